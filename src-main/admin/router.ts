@@ -1,0 +1,140 @@
+// The admin API under /admin/api/ (CONTRACT §5): loopback Host only, same-origin only, admin token
+// required, JSON in and out. Routes are a plain table; each module contributes its rows.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { GatewayError, errorBody } from '../gateway/errors.js';
+import { readBody, sendJson, toGatewayError } from '../gateway/proxy.js';
+import type { AppServices } from '../app-services.js';
+
+export interface AdminRequest {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  services: AppServices;
+  /** For routes that answer with a stream (the live log). */
+  raw: { req: IncomingMessage; res: ServerResponse };
+}
+
+/** `body: STREAMED` means the route wrote the response itself. */
+export interface AdminReply {
+  status: number;
+  body: unknown;
+}
+
+export const STREAMED = Symbol('streamed');
+
+export interface AdminRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Relative to /admin/api, with `:name` parameters: `/virtual-keys/:id`. */
+  path: string;
+  handle(request: AdminRequest): AdminReply | Promise<AdminReply>;
+}
+
+interface CompiledRoute {
+  route: AdminRoute;
+  pattern: RegExp;
+  names: string[];
+}
+
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '[::1]', '::1']);
+
+/** Exactly a loopback name or address: `127.0.0.1.evil.com` and `localhost.evil.com` are not. */
+export function isLoopbackHostname(hostname: string): boolean {
+  const lower = hostname.toLowerCase();
+  if (LOOPBACK_HOSTNAMES.has(lower)) return true;
+  const parts = lower.split('.');
+  return parts.length === 4 && parts[0] === '127' && parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255);
+}
+
+/** The hostname of a Host header value (`127.0.0.1:8787`, `[::1]:8787`, `localhost`). */
+export function hostnameOf(hostHeader: string): string | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
+  return match ? match[1] : null;
+}
+
+export function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
+  if (!hostHeader) return false;
+  const hostname = hostnameOf(hostHeader);
+  return hostname !== null && isLoopbackHostname(hostname);
+}
+
+/** A browser page of another origin must not use the admin API, even on loopback. */
+export function isAllowedOrigin(origin: string | undefined, hostHeader: string | undefined): boolean {
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' && url.host === hostHeader && isLoopbackHostHeader(url.host);
+}
+
+export function tokensMatch(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices) {
+  const compiled: CompiledRoute[] = routes.map((route) => {
+    const names: string[] = [];
+    const source = route.path.replace(/:([a-zA-Z]+)/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    return { route, pattern: new RegExp(`^${source}$`), names };
+  });
+
+  return async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    try {
+      if (!isLoopbackHostHeader(req.headers.host)) throw new GatewayError(403, 'permission_error', 'The admin API answers only on a loopback address');
+      if (!isAllowedOrigin(req.headers.origin as string | undefined, req.headers.host)) {
+        throw new GatewayError(403, 'permission_error', 'Cross-origin requests to the admin API are refused');
+      }
+      const authorization = req.headers.authorization ?? '';
+      const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1] ?? '';
+      if (!tokensMatch(token, services.adminToken)) throw new GatewayError(401, 'authentication_error', 'Missing or wrong admin token');
+
+      const subPath = url.pathname.slice('/admin/api'.length) || '/';
+      let matched: { route: AdminRoute; params: Record<string, string> } | undefined;
+      let pathExists = false;
+      for (const candidate of compiled) {
+        const match = candidate.pattern.exec(subPath);
+        if (!match) continue;
+        pathExists = true;
+        if (candidate.route.method !== req.method) continue;
+        matched = { route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodeURIComponent(match[i + 1])])) };
+        break;
+      }
+      if (!matched) {
+        throw pathExists
+          ? new GatewayError(405, 'invalid_request_error', `${req.method} is not allowed on ${url.pathname}`)
+          : new GatewayError(404, 'not_found_error', `No admin endpoint ${url.pathname}`);
+      }
+      let body: unknown = undefined;
+      if (req.method === 'POST' || req.method === 'PATCH') {
+        const raw = await readBody(req, 1024 * 1024);
+        if (raw.length) {
+          try {
+            body = JSON.parse(raw.toString('utf8'));
+          } catch {
+            throw new GatewayError(400, 'invalid_request_error', 'The request body is not valid JSON');
+          }
+        }
+      }
+      const reply = await matched.route.handle({ params: matched.params, query: url.searchParams, body, services, raw: { req, res } });
+      if (reply.body === STREAMED) return;
+      if (reply.status === 204) {
+        res.writeHead(204).end();
+        return;
+      }
+      sendJson(res, reply.status, reply.body, { 'cache-control': 'no-store' });
+    } catch (error) {
+      const failure = toGatewayError(error);
+      if (!(error instanceof GatewayError)) console.error('Gatehouse: admin API error', error);
+      if (!res.headersSent) sendJson(res, failure.status, errorBody(failure.type, failure.message, failure.param, failure.code));
+      else res.end();
+    }
+  };
+}

@@ -1,0 +1,104 @@
+// Who is calling, and with which provider credentials. A gateway API key lets the request name its
+// provider and bring its own token; a virtual key fixes both, and nothing in the request can change them.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { GatewayError, invalidRequest, unauthorized } from './errors.js';
+import { normalizeCustomHost, type GatewayHeaders } from './gateway-headers.js';
+import type { ProviderCredentials } from './providers/types.js';
+
+export const VIRTUAL_KEY_PREFIX = 'gh-vk-';
+
+export type Caller =
+  | { kind: 'gateway-key'; keyId: string | null }
+  | {
+      kind: 'virtual-key';
+      keyId: string;
+      provider: string;
+      /** The host the key is bound to, normalised; undefined means the provider's own default. */
+      customHost?: string;
+      /** Decrypts the stored secret for this one request. */
+      loadCredentials(): Promise<ProviderCredentials>;
+    };
+
+/** Resolves presented keys from memory (no disk read per request); implemented by the key store. */
+export interface KeyDirectory {
+  resolve(presentedKey: string): Caller | undefined;
+}
+
+export interface RouteTarget {
+  caller: Caller;
+  provider: string;
+  customHost?: string;
+  credentials: ProviderCredentials;
+}
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+/** Accepts the `GATEWAY_API_KEY` of the server's environment, compared in constant time. */
+export function environmentKeyDirectory(environmentKey: string | undefined): KeyDirectory {
+  const expected = environmentKey ? hashKey(environmentKey) : undefined;
+  return {
+    resolve(presentedKey) {
+      if (!expected) return undefined;
+      return timingSafeEqual(hashKey(presentedKey), expected) ? { kind: 'gateway-key', keyId: null } : undefined;
+    },
+  };
+}
+
+/** Tries each directory in turn (the key store first, then the environment key). */
+export function chainKeyDirectories(...directories: KeyDirectory[]): KeyDirectory {
+  return {
+    resolve(presentedKey) {
+      for (const directory of directories) {
+        const caller = directory.resolve(presentedKey);
+        if (caller) return caller;
+      }
+      return undefined;
+    },
+  };
+}
+
+export function authenticate(headers: GatewayHeaders, directory: KeyDirectory): Caller {
+  if (headers.apiKey !== undefined) {
+    const caller = directory.resolve(headers.apiKey);
+    if (!caller) throw unauthorized('Invalid x-gateway-api-key: no such gateway API key or virtual key');
+    return caller;
+  }
+  // Tools that can only set a base URL and an API key send the virtual key as a bearer token.
+  if (headers.bearer?.startsWith(VIRTUAL_KEY_PREFIX)) {
+    const caller = directory.resolve(headers.bearer);
+    if (!caller || caller.kind !== 'virtual-key') throw unauthorized('Invalid virtual key');
+    return caller;
+  }
+  throw unauthorized('Missing x-gateway-api-key: send a gateway API key or a virtual key');
+}
+
+export async function resolveTarget(headers: GatewayHeaders, caller: Caller): Promise<RouteTarget> {
+  const requestedHost = headers.customHost ? normalizeCustomHost(headers.customHost) : undefined;
+  if (caller.kind === 'virtual-key') {
+    if (headers.provider && headers.provider !== caller.provider) {
+      throw invalidRequest(`This virtual key is for provider '${caller.provider}', not '${headers.provider}'`, 'x-gateway-provider');
+    }
+    if (requestedHost && requestedHost !== caller.customHost) {
+      throw invalidRequest(
+        'This virtual key is bound to its own host; a request cannot send its secret to a different x-gateway-custom-host',
+        'x-gateway-custom-host',
+      );
+    }
+    return { caller, provider: caller.provider, customHost: caller.customHost, credentials: await caller.loadCredentials() };
+  }
+  if (!headers.provider) {
+    throw invalidRequest("Missing 'x-gateway-provider': name the provider (e.g. openai) or use a virtual key", 'x-gateway-provider');
+  }
+  // The bearer token is the provider's; it must not be a virtual key smuggled past the key check.
+  if (headers.bearer?.startsWith(VIRTUAL_KEY_PREFIX)) {
+    throw new GatewayError(400, 'invalid_request_error', 'A virtual key cannot be used as a provider token', 'authorization');
+  }
+  return {
+    caller,
+    provider: headers.provider,
+    customHost: requestedHost,
+    credentials: { token: headers.bearer, ...headers.cloud },
+  };
+}

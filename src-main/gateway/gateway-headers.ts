@@ -1,0 +1,157 @@
+// Reads the `x-gateway-*` headers of a request once (CONTRACT §3, spec §5) into plain typed data.
+import type { IncomingHttpHeaders } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { invalidRequest } from './errors.js';
+import type { ProviderCredentials } from './providers/types.js';
+
+export interface GatewayHeaders {
+  apiKey?: string;
+  /** The token of `Authorization: Bearer <token>`. */
+  bearer?: string;
+  provider?: string;
+  customHost?: string;
+  cloud: Pick<ProviderCredentials, 'azure' | 'vertex' | 'bedrock'>;
+  /** Headers the client asked to send unchanged: lower-cased name → value. */
+  forwardHeaders: Record<string, string>;
+  /** Names whose values must never be logged. */
+  sensitiveHeaderNames: Set<string>;
+  retryCount: number;
+  timeoutMs: number;
+  traceId: string;
+  metadata: Record<string, string>;
+}
+
+export const MAX_RETRIES = 5;
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** Headers never sent to a provider: ours, hop-by-hop ones, and those the gateway sets itself. */
+const NEVER_FORWARDED = new Set([
+  'host', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'trailers',
+  'transfer-encoding', 'upgrade', 'content-length', 'content-type', 'authorization', 'accept-encoding', 'cookie',
+  'expect', 'origin', 'referer',
+]);
+
+/** Credential headers of other providers: they are only sent when the client names them explicitly. */
+export const CREDENTIAL_HEADERS = new Set(['api-key', 'x-api-key', 'x-goog-api-key', 'x-amz-security-token', 'x-amz-date']);
+
+function single(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text;
+}
+
+function parseForwardList(raw: string | undefined): string[] {
+  if (!raw) return [];
+  const trimmed = raw.trim();
+  if (trimmed.startsWith('[')) {
+    let list: unknown;
+    try {
+      list = JSON.parse(trimmed);
+    } catch {
+      throw invalidRequest("'x-gateway-forward-headers' must be a comma-separated list or a JSON array of header names", 'x-gateway-forward-headers');
+    }
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) {
+      throw invalidRequest("'x-gateway-forward-headers' must be an array of strings", 'x-gateway-forward-headers');
+    }
+    return list.map((name) => name.trim().toLowerCase()).filter(Boolean);
+  }
+  return trimmed.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+}
+
+function parseMetadata(raw: string | undefined): Record<string, string> {
+  if (!raw) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw invalidRequest("'x-gateway-metadata' must be a JSON object of strings", 'x-gateway-metadata');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidRequest("'x-gateway-metadata' must be a JSON object of strings", 'x-gateway-metadata');
+  }
+  for (const [key, entry] of Object.entries(value)) {
+    if (typeof entry !== 'string') throw invalidRequest(`'x-gateway-metadata' value of '${key}' must be a string`, 'x-gateway-metadata');
+  }
+  return value as Record<string, string>;
+}
+
+function parseIntegerHeader(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw invalidRequest(`'${name}' must be an integer from ${min} to ${max}`, name);
+  const value = Number(raw);
+  if (value < min || value > max) throw invalidRequest(`'${name}' must be an integer from ${min} to ${max}`, name);
+  return value;
+}
+
+function bearerToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  return match ? match[1].trim() : undefined;
+}
+
+export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders {
+  const h = (name: string) => single(headers[name]);
+  const forwardNames = parseForwardList(h('x-gateway-forward-headers'));
+  const explicitlyForwarded = new Set(forwardNames);
+
+  const forwardHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name.startsWith('x-gateway-') || name.startsWith('x-cloud-b-') || NEVER_FORWARDED.has(name)) continue;
+    if (CREDENTIAL_HEADERS.has(name) && !explicitlyForwarded.has(name)) continue;
+    forwardHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  for (const name of forwardNames) {
+    const value = h(name);
+    if (value !== undefined && !name.startsWith('x-gateway-') && name !== 'host' && name !== 'content-length') forwardHeaders[name] = value;
+  }
+
+  const azure = {
+    resourceName: h('x-gateway-cloud-a-resource-name'),
+    deploymentId: h('x-gateway-cloud-a-deployment-id'),
+    apiVersion: h('x-gateway-cloud-a-api-version'),
+    modelName: h('x-gateway-cloud-a-model-name'),
+  };
+  const vertex = {
+    projectId: h('x-gateway-cloud-b-project-id'),
+    region: h('x-gateway-cloud-b-region'),
+    requestType: h('x-cloud-b-llm-request-type'),
+  };
+  const bedrock = {
+    accessKeyId: h('x-gateway-cloud-c-access-key-id'),
+    secretAccessKey: h('x-gateway-cloud-c-secret-access-key'),
+    region: h('x-gateway-cloud-c-region'),
+    sessionToken: h('x-gateway-cloud-c-session-token'),
+  };
+  const anyValue = (record: Record<string, string | undefined>) => Object.values(record).some((value) => value !== undefined);
+
+  return {
+    apiKey: h('x-gateway-api-key'),
+    bearer: bearerToken(h('authorization')),
+    provider: h('x-gateway-provider')?.trim().toLowerCase(),
+    customHost: h('x-gateway-custom-host')?.trim(),
+    cloud: {
+      ...(anyValue(azure) ? { azure } : {}),
+      ...(anyValue(vertex) ? { vertex } : {}),
+      ...(anyValue(bedrock) ? { bedrock } : {}),
+    },
+    forwardHeaders,
+    sensitiveHeaderNames: explicitlyForwarded,
+    retryCount: parseIntegerHeader('x-gateway-retry-count', h('x-gateway-retry-count'), 0, MAX_RETRIES, 0),
+    timeoutMs: parseIntegerHeader('x-gateway-request-timeout', h('x-gateway-request-timeout'), 1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+    traceId: h('x-gateway-trace-id') ?? randomUUID(),
+    metadata: parseMetadata(h('x-gateway-metadata')),
+  };
+}
+
+/** A custom host must be an absolute http(s) URL; anything else would make an unroutable upstream call. */
+export function normalizeCustomHost(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidRequest(`'x-gateway-custom-host' is not a valid URL: ${raw}`, 'x-gateway-custom-host');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidRequest("'x-gateway-custom-host' must be an http or https URL", 'x-gateway-custom-host');
+  }
+  return url.toString().replace(/\/+$/, '');
+}

@@ -1,0 +1,87 @@
+// Providers that speak OpenAI's own format. Nothing is translated: the client's bytes go up and the
+// provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
+import { GatewayError, errorTypeForStatus } from '../errors.js';
+import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+
+export interface OpenAICompatibleOptions {
+  slug: string;
+  name: string;
+  defaultBaseUrl: string;
+  /** Local servers (Ollama) need no token; hosted providers do. */
+  tokenRequired: boolean;
+  /** Most OpenAI-format hosts have no legacy /completions; it is still forwarded, and their 404 relayed. */
+  supportsN?: boolean;
+}
+
+const tokenField = (required: boolean): CredentialField => ({
+  name: 'token',
+  label: 'API key',
+  secret: true,
+  required,
+  header: 'Authorization',
+});
+
+export function joinUrl(base: string, path: string): string {
+  const url = new URL(base);
+  // Keep a base's own query (some proxies need one) and append the provider's path to its pathname.
+  url.pathname = url.pathname.replace(/\/+$/, '') + path;
+  return url.toString();
+}
+
+export function bearerHeaders(token: string | undefined): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** OpenAI-style error bodies: `{error:{message,type,param,code}}`, with older `{message}` / `{error:"..."}` forms. */
+export function mapOpenAIStyleError(status: number, body: string): MappedProviderError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
+  }
+  const root = (parsed ?? {}) as Record<string, unknown>;
+  const inner = root.error;
+  if (typeof inner === 'string') return { message: inner, type: errorTypeForStatus(status), code: null };
+  const error = (inner && typeof inner === 'object' ? inner : root) as Record<string, unknown>;
+  const message = typeof error.message === 'string' ? error.message : `Provider answered with status ${status}`;
+  return {
+    message,
+    type: typeof error.type === 'string' ? error.type : errorTypeForStatus(status),
+    code: typeof error.code === 'string' || typeof error.code === 'number' ? error.code : null,
+    param: typeof error.param === 'string' ? error.param : null,
+  };
+}
+
+export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ProviderAdapter {
+  return {
+    slug: options.slug,
+    name: options.name,
+    defaultBaseUrl: options.defaultBaseUrl,
+    credentialFields: [tokenField(options.tokenRequired)],
+    relay: 'passthrough',
+    supportsN: options.supportsN ?? true,
+    buildRequest(call: ProviderCall): UpstreamRequest {
+      const token = call.credentials.token;
+      if (options.tokenRequired && !token && !call.customHost) {
+        throw new GatewayError(401, 'authentication_error', `Provider '${options.slug}' needs a token: send 'Authorization: Bearer <provider key>' or use a virtual key`, null, null, options.slug);
+      }
+      const path = call.endpoint === 'chat' ? '/chat/completions' : '/completions';
+      return {
+        url: joinUrl(call.customHost ?? options.defaultBaseUrl, path),
+        method: 'POST',
+        headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
+        body: call.rawBody,
+      };
+    },
+    mapError: (status, body) => mapOpenAIStyleError(status, body),
+  };
+}
+
+export const openai = createOpenAICompatibleProvider({ slug: 'openai', name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', tokenRequired: true });
+export const ollama = createOpenAICompatibleProvider({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', tokenRequired: false });
+export const groq = createOpenAICompatibleProvider({ slug: 'groq', name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai/v1', tokenRequired: true });
+export const togetherAi = createOpenAICompatibleProvider({ slug: 'together-ai', name: 'Together AI', defaultBaseUrl: 'https://api.together.xyz/v1', tokenRequired: true });
+export const deepseek = createOpenAICompatibleProvider({ slug: 'deepseek', name: 'DeepSeek', defaultBaseUrl: 'https://api.deepseek.com/v1', tokenRequired: true });
+export const mistralAi = createOpenAICompatibleProvider({ slug: 'mistral-ai', name: 'Mistral AI', defaultBaseUrl: 'https://api.mistral.ai/v1', tokenRequired: true });
+export const openrouter = createOpenAICompatibleProvider({ slug: 'openrouter', name: 'OpenRouter', defaultBaseUrl: 'https://openrouter.ai/api/v1', tokenRequired: true });

@@ -1,0 +1,172 @@
+// One proxied call, as a pipeline of plain stages: read headers → authenticate → read and validate the
+// body → resolve provider and credentials → build the upstream request → send → relay or translate back.
+// Every call, failed ones included, leaves one entry for the request log.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError, errorTypeForStatus, invalidRequest, type ErrorBody } from './errors.js';
+import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
+import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
+import { validateChat, validateCompletion, type ChatRequest, type CompletionRequest } from './validate.js';
+import { getProvider } from './providers/registry.js';
+import type { Endpoint, ProviderAdapter, ProviderCall, ProviderCredentials } from './providers/types.js';
+import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from './upstream.js';
+import { checkContextWindow } from './context-window.js';
+import { redactHeaders, redactSecrets } from './redact.js';
+import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
+import type { LogEntryInput } from '../store/request-log.js';
+
+export interface ProxyDependencies {
+  keys: KeyDirectory;
+  log: (entry: LogEntryInput) => void;
+  maxBodyBytes: number;
+}
+
+/** The client left before the answer was complete. */
+export class ClientGone extends Error {
+  constructor() {
+    super('The client closed the connection');
+  }
+}
+
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    return Promise.reject(new GatewayError(413, 'invalid_request_error', `The request body is larger than the limit of ${maxBytes} bytes`));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        reject(new GatewayError(413, 'invalid_request_error', `The request body is larger than the limit of ${maxBytes} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extraHeaders });
+  res.end(text);
+}
+
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(500, 'api_error', 'Internal gateway error');
+}
+
+function parseJsonBody(raw: Buffer): unknown {
+  if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Splits `n` for providers that generate one choice per call. */
+function fanOutCount(adapter: ProviderAdapter, body: CompletionRequest | ChatRequest): number {
+  return !adapter.supportsN && body.n != null && body.n > 1 ? body.n : 1;
+}
+
+export async function handleProxy(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, path: string, deps: ProxyDependencies): Promise<void> {
+  const startedAt = Date.now();
+  const started = performance.now();
+  const controller = new AbortController();
+  let timeout: NodeJS.Timeout | undefined;
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort(new ClientGone());
+  });
+
+  let headers: GatewayHeaders | undefined;
+  let caller: Caller | undefined;
+  let providerSlug: string | null = null;
+  let body: CompletionRequest | ChatRequest | undefined;
+  let rawBody: Buffer | undefined;
+  let credentials: ProviderCredentials | undefined;
+  let attempts = 0;
+  let outcome: RelayOutcome | undefined;
+  let failure: GatewayError | undefined;
+
+  try {
+    headers = readGatewayHeaders(req.headers);
+    res.setHeader('x-gateway-trace-id', headers.traceId);
+    caller = authenticate(headers, deps.keys);
+    rawBody = await readBody(req, deps.maxBodyBytes);
+    const json = parseJsonBody(rawBody);
+    body = endpoint === 'chat' ? validateChat(json) : validateCompletion(json);
+    const target = await resolveTarget(headers, caller);
+    providerSlug = target.provider;
+    credentials = target.credentials;
+    const adapter = getProvider(target.provider);
+    if (endpoint === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
+
+    timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+    const stream = body.stream === true;
+    const copies = fanOutCount(adapter, body);
+    const calls: ProviderCall[] = Array.from({ length: copies }, () => ({
+      endpoint,
+      body: copies > 1 ? { ...body!, n: 1 } : body!,
+      rawBody: rawBody!,
+      stream,
+      credentials: target.credentials,
+      customHost: target.customHost,
+      forwardHeaders: headers!.forwardHeaders,
+    })) as ProviderCall[];
+    const retries = headers.retryCount;
+    const send = async (call: ProviderCall): Promise<UpstreamResponse> => {
+      const upstreamRequest = await adapter.buildRequest(call);
+      return sendUpstream(upstreamRequest, adapter.slug, { signal: controller.signal, retries, onAttempt: () => attempts++ });
+    };
+    const secrets = secretValues(target.credentials, headers);
+    outcome =
+      adapter.relay === 'passthrough'
+        ? await relayPassthrough(res, await send(calls[0]), { adapter, stream, started, signal: controller.signal, secrets })
+        : await relayTranslated(res, calls, send, { adapter, stream, started, signal: controller.signal, secrets });
+  } catch (error) {
+    failure = controller.signal.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
+    if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
+    if (!res.headersSent && !res.destroyed) {
+      const safeBody: ErrorBody = failure.toBody();
+      safeBody.error.message = redactSecrets(safeBody.error.message, secretValues(credentials, headers));
+      sendJson(res, failure.status, safeBody);
+    }
+  } finally {
+    clearTimeout(timeout);
+  }
+
+  const status = outcome?.status ?? failure?.status ?? 500;
+  deps.log({
+    createdAt: startedAt,
+    traceId: headers?.traceId ?? '',
+    metadata: headers?.metadata ?? {},
+    keyId: caller?.keyId ?? null,
+    provider: providerSlug,
+    model: body?.model ?? null,
+    path,
+    status,
+    latencyMs: performance.now() - started,
+    ttfbMs: outcome?.ttfbMs ?? null,
+    stream: body?.stream === true,
+    error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretValues(credentials, headers)) : null),
+    attempts: Math.max(attempts, 1),
+    requestHeaders: redactHeaders(req.headers, headers?.sensitiveHeaderNames ?? new Set()),
+    requestBody: rawBody ? redactSecrets(rawBody.toString('utf8'), secretValues(credentials, headers)) : null,
+    responseBody: outcome?.responseBody ?? (failure ? JSON.stringify(failure.toBody()) : null),
+    ...(outcome?.usage ? { promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens } : {}),
+  });
+}
+
+/** The values that must never appear in what we relay or record. */
+function secretValues(credentials: ProviderCredentials | undefined, headers: GatewayHeaders | undefined): string[] {
+  const values: (string | undefined)[] = [credentials?.token, credentials?.bedrock?.secretAccessKey, credentials?.bedrock?.sessionToken, headers?.apiKey, headers?.bearer];
+  if (headers) for (const name of headers.sensitiveHeaderNames) values.push(headers.forwardHeaders[name]);
+  return values.filter((value): value is string => typeof value === 'string');
+}
+
+export { errorTypeForStatus };

@@ -1,0 +1,27 @@
+// Keeps secrets out of everything the gateway records or relays: log headers, error messages, bodies.
+
+const ALWAYS_SECRET = new Set([
+  'authorization', 'x-gateway-api-key', 'api-key', 'x-api-key', 'x-goog-api-key', 'cookie', 'proxy-authorization',
+  'x-gateway-cloud-c-secret-access-key', 'x-gateway-cloud-c-session-token', 'x-gateway-cloud-c-access-key-id', 'x-amz-security-token',
+]);
+
+export const REDACTED = '[redacted]';
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>, alsoSecret: ReadonlySet<string>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    result[name] = ALWAYS_SECRET.has(name) || alsoSecret.has(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+  }
+  return result;
+}
+
+/** Replaces each secret (and any `Bearer` token or provider-key-looking string) in a text. */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    // Short values would blank out ordinary words; real credentials are long.
+    if (secret && secret.length >= 8) result = result.split(secret).join(REDACTED);
+  }
+  return result.replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,})/g, REDACTED);
+}

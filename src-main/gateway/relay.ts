@@ -1,0 +1,255 @@
+// Sends the provider's answer on to the client: OpenAI-format providers byte for byte, others through
+// their adapter's mapping. Streams are written event by event, the moment each arrives.
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { GatewayError, errorBody } from './errors.js';
+import type { ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
+import { ProviderStreamError } from './providers/types.js';
+import type { UpstreamResponse } from './upstream.js';
+import { UpstreamTimeout, describeConnectionError } from './upstream.js';
+import { readSseEvents, sseData, SSE_DONE } from './sse.js';
+import { readEventStreamFrames } from './aws-eventstream.js';
+import { redactSecrets } from './redact.js';
+
+export interface RelayOutcome {
+  status: number;
+  ttfbMs: number | null;
+  error: string | null;
+  /** What the client received (capped), for the log. */
+  responseBody: string | null;
+  /** Known when the gateway assembled the answer itself. */
+  usage?: { promptTokens: number | null; completionTokens: number | null };
+}
+
+export interface RelayOptions {
+  adapter: ProviderAdapter;
+  stream: boolean;
+  started: number;
+  signal: AbortSignal;
+  secrets: readonly string[];
+}
+
+/** Upstream headers worth passing on: request ids and rate-limit figures help clients. */
+const RELAYED_RESPONSE_HEADERS = /^(x-request-id|request-id|x-ratelimit-.*|retry-after|openai-.*|x-amzn-requestid)$/;
+
+/** Keeps what the client received for the log: the head, and the tail where a stream's usage is. */
+class BodyCapture {
+  private head = '';
+  private tail = '';
+  private skipped = 0;
+  constructor(private readonly limit = 1024 * 1024) {}
+  add(text: string): void {
+    if (this.head.length < this.limit) {
+      this.head += text;
+      return;
+    }
+    this.tail = (this.tail + text).slice(-16 * 1024);
+    this.skipped += text.length;
+  }
+  text(): string {
+    return this.skipped ? `${this.head}\n… [middle of the answer not kept]\n${this.tail}` : this.head;
+  }
+}
+
+async function write(res: ServerResponse, data: string | Buffer): Promise<void> {
+  if (!res.write(data) && !res.destroyed) await once(res, 'drain');
+}
+
+function relayedHeaders(upstream: UpstreamResponse): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    if (value !== undefined && RELAYED_RESPONSE_HEADERS.test(name)) result[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return result;
+}
+
+const streamHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+/** The provider's error, in the contract's shape, with its status and name. */
+async function relayProviderError(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions): Promise<RelayOutcome> {
+  const text = await upstream.body.text();
+  const mapped = options.adapter.mapError(upstream.status, text, upstream.headers);
+  const message = redactSecrets(mapped.message, options.secrets);
+  const body = errorBody(mapped.type, message, mapped.param ?? null, mapped.code, options.adapter.slug);
+  const json = JSON.stringify(body);
+  res.writeHead(upstream.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(upstream) });
+  res.end(json);
+  return { status: upstream.status, ttfbMs: performance.now() - options.started, error: message, responseBody: json };
+}
+
+/** Why a stream stopped early, as the message of the error event the client gets. */
+function streamFailure(error: unknown, signal: AbortSignal, provider: string): GatewayError {
+  if (signal.reason instanceof UpstreamTimeout) {
+    return new GatewayError(504, 'gateway_error', `${signal.reason.message} (x-gateway-request-timeout)`, null, 'timeout', provider);
+  }
+  if (error instanceof ProviderStreamError) return new GatewayError(502, error.type, error.message, null, error.code, provider);
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(502, 'gateway_error', `The provider stream broke off: ${describeConnectionError(error)}`, null, 'stream_interrupted', provider);
+}
+
+export async function relayPassthrough(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions): Promise<RelayOutcome> {
+  if (upstream.status >= 400) return relayProviderError(res, upstream, options);
+  const contentType = String(upstream.headers['content-type'] ?? (options.stream ? 'text/event-stream' : 'application/json'));
+  const isEventStream = contentType.startsWith('text/event-stream');
+  res.writeHead(upstream.status, { ...(isEventStream ? streamHeaders : {}), 'content-type': contentType, ...relayedHeaders(upstream) });
+  const capture = new BodyCapture();
+  let ttfbMs: number | null = null;
+  let endsOnEventBoundary = true;
+  try {
+    for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+      ttfbMs ??= performance.now() - options.started;
+      await write(res, chunk);
+      const text = chunk.toString('utf8');
+      capture.add(text);
+      endsOnEventBoundary = text.endsWith('\n\n');
+    }
+  } catch (error) {
+    if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text() };
+    const failure = streamFailure(error, options.signal, options.adapter.slug);
+    if (!isEventStream) {
+      // A JSON answer cut in half cannot be repaired; closing the connection tells the client it failed.
+      res.destroy();
+      return { status: failure.status, ttfbMs, error: failure.message, responseBody: capture.text() };
+    }
+    const event = (endsOnEventBoundary ? '' : '\n\n') + sseData(JSON.stringify(failure.toBody()));
+    capture.add(event);
+    res.end(event);
+    return { status: failure.status, ttfbMs, error: failure.message, responseBody: capture.text() };
+  }
+  res.end();
+  return { status: upstream.status, ttfbMs, error: null, responseBody: capture.text() };
+}
+
+function upstreamEvents(body: AsyncIterable<Buffer>, framing: StreamTranslator['framing']): AsyncIterable<UpstreamEvent> {
+  if (framing === 'aws-eventstream') return readEventStreamFrames(body);
+  return (async function* () {
+    for await (const event of readSseEvents(body)) yield { kind: 'sse' as const, event: event.event, data: event.data };
+  })();
+}
+
+interface UsageLike {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+
+interface ChunkLike {
+  choices?: { index?: number }[];
+  usage?: UsageLike | null;
+}
+
+function addUsage(total: UsageLike | null, usage: UsageLike): UsageLike {
+  if (!total) return { ...usage };
+  return {
+    ...total,
+    prompt_tokens: (total.prompt_tokens ?? 0) + (usage.prompt_tokens ?? 0),
+    completion_tokens: (total.completion_tokens ?? 0) + (usage.completion_tokens ?? 0),
+    total_tokens: (total.total_tokens ?? 0) + (usage.total_tokens ?? 0),
+  };
+}
+
+/** Merges the answers of n single-choice calls into one answer with choices 0..n-1. */
+function mergeAnswers(answers: object[]): object {
+  if (answers.length === 1) return answers[0];
+  const merged = { ...(answers[0] as ChunkLike) } as ChunkLike & Record<string, unknown>;
+  merged.choices = answers.flatMap((answer, index) => ((answer as ChunkLike).choices ?? []).map((choice) => ({ ...choice, index })));
+  let usage: UsageLike | null = null;
+  for (const answer of answers) if ((answer as ChunkLike).usage) usage = addUsage(usage, (answer as ChunkLike).usage!);
+  if (usage) merged.usage = usage;
+  return merged;
+}
+
+function usageFigures(usage: UsageLike | null | undefined): RelayOutcome['usage'] {
+  return usage ? { promptTokens: usage.prompt_tokens ?? null, completionTokens: usage.completion_tokens ?? null } : undefined;
+}
+
+export async function relayTranslated(
+  res: ServerResponse,
+  calls: ProviderCall[],
+  send: (call: ProviderCall) => Promise<UpstreamResponse>,
+  options: RelayOptions,
+): Promise<RelayOutcome> {
+  const { adapter } = options;
+  const upstreams = await Promise.all(calls.map(send));
+  const failed = upstreams.find((upstream) => upstream.status >= 400);
+  if (failed) {
+    for (const other of upstreams) if (other !== failed) other.body.destroy();
+    return relayProviderError(res, failed, options);
+  }
+
+  if (!options.stream) {
+    const answers = await Promise.all(
+      upstreams.map(async (upstream, index) => {
+        const text = await upstream.body.text();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          throw new GatewayError(502, 'gateway_error', `Provider '${adapter.slug}' answered with a body that is not JSON`, null, 'bad_provider_response', adapter.slug);
+        }
+        return adapter.mapResponse!(calls[index], json);
+      }),
+    );
+    const answer = mergeAnswers(answers);
+    const json = JSON.stringify(answer);
+    const ttfbMs = performance.now() - options.started;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(upstreams[0]) });
+    res.end(json);
+    return { status: 200, ttfbMs, error: null, responseBody: json, usage: usageFigures((answer as ChunkLike).usage) };
+  }
+
+  res.writeHead(200, { ...streamHeaders, ...relayedHeaders(upstreams[0]) });
+  const capture = new BodyCapture();
+  let ttfbMs: number | null = null;
+  let usage: UsageLike | null = null;
+  const fanOut = calls.length > 1;
+  const emit = async (chunk: object, index: number) => {
+    const typed = chunk as ChunkLike;
+    if (typed.usage && typed.choices?.length === 0 && fanOut) {
+      // With n calls, their usage chunks are summed into one at the end.
+      usage = addUsage(usage, typed.usage);
+      return;
+    }
+    if (typed.usage) usage = fanOut ? addUsage(usage, typed.usage) : typed.usage;
+    if (fanOut && typed.choices) typed.choices = typed.choices.map((choice) => ({ ...choice, index }));
+    const line = sseData(JSON.stringify(chunk));
+    ttfbMs ??= performance.now() - options.started;
+    capture.add(line);
+    await write(res, line);
+  };
+  const finalChunks: object[] = [];
+  try {
+    await Promise.all(
+      upstreams.map(async (upstream, index) => {
+        const translator = adapter.createStreamTranslator!(calls[index]);
+        for await (const event of upstreamEvents(upstream.body as AsyncIterable<Buffer>, translator.framing)) {
+          for (const chunk of translator.onEvent(event)) await emit(chunk, index);
+        }
+        for (const chunk of translator.onEnd()) {
+          if (fanOut && (chunk as ChunkLike).usage && (chunk as ChunkLike).choices?.length === 0) usage = addUsage(usage, (chunk as ChunkLike).usage!);
+          else if (fanOut) finalChunks.push(chunk);
+          else await emit(chunk, index);
+        }
+      }),
+    );
+    for (const chunk of finalChunks) await emit(chunk, 0);
+    if (fanOut && usage && calls[0].body.stream_options?.include_usage) {
+      const template = { id: '', object: calls[0].endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: Math.floor(Date.now() / 1000), model: calls[0].body.model };
+      const line = sseData(JSON.stringify({ ...template, choices: [], usage }));
+      capture.add(line);
+      await write(res, line);
+    }
+  } catch (error) {
+    for (const upstream of upstreams) upstream.body.destroy();
+    if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text(), usage: usageFigures(usage) };
+    const failure = streamFailure(error, options.signal, adapter.slug);
+    const body = errorBody(failure.type, redactSecrets(failure.message, options.secrets), null, failure.code, adapter.slug);
+    const event = sseData(JSON.stringify(body));
+    capture.add(event);
+    res.end(event);
+    return { status: failure.status, ttfbMs, error: body.error.message, responseBody: capture.text(), usage: usageFigures(usage) };
+  }
+  capture.add(SSE_DONE);
+  res.end(SSE_DONE);
+  return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: usageFigures(usage) };
+}

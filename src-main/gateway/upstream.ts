@@ -1,0 +1,127 @@
+// Calls to providers: one keep-alive connection pool per origin (undici Agent), aborts when the client
+// leaves or the timeout passes, and retries with backoff for failures that happen before any byte went out.
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { GatewayError } from './errors.js';
+import type { UpstreamRequest } from './providers/types.js';
+
+export const upstreamAgent = new Agent({
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 120_000,
+  connections: 256,
+  connect: { timeout: 10_000 },
+  // Time limits are set per request from x-gateway-request-timeout; these are the outer bounds.
+  headersTimeout: 10 * 60_000,
+  bodyTimeout: 10 * 60_000,
+});
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+export interface AttemptRecord {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface SendOptions {
+  signal: AbortSignal;
+  retries: number;
+  /** Called after each attempt, the last one included: the log records every attempt. */
+  onAttempt?: (attempt: AttemptRecord) => void;
+}
+
+const RETRYABLE = (status: number) => status === 429 || status >= 500;
+const MAX_BACKOFF_MS = 8_000;
+
+/** Exponential backoff with full jitter, or the provider's `Retry-After` when it gives one. */
+export function retryDelayMs(attempt: number, retryAfter: string | undefined, random = Math.random): number {
+  if (retryAfter) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000);
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.min(Math.max(0, date - Date.now()), 60_000);
+  }
+  const ceiling = Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt);
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function describeConnectionError(error: unknown): string {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  return code ? `${code}: ${err.cause?.message ?? err.message ?? 'connection failed'}` : (err.message ?? String(error));
+}
+
+/** The abort reason our own timeout uses, so it can be told apart from a client that left. */
+export class UpstreamTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`The provider did not answer within ${timeoutMs} ms`);
+  }
+}
+
+function upstreamFailure(error: unknown, signal: AbortSignal, provider: string): GatewayError {
+  if (signal.reason instanceof UpstreamTimeout) {
+    return new GatewayError(504, 'gateway_error', `${signal.reason.message} (x-gateway-request-timeout)`, null, 'timeout', provider);
+  }
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return new GatewayError(504, 'gateway_error', 'The provider timed out', null, 'timeout', provider);
+  }
+  return new GatewayError(502, 'gateway_error', `Could not reach provider '${provider}': ${describeConnectionError(error)}`, null, 'provider_unreachable', provider);
+}
+
+/**
+ * Sends the request, retrying 429 / 5xx / connection errors up to `retries` times. Retries only
+ * happen here, before the response is handed back — so never once a byte went to the client.
+ */
+export async function sendUpstream(upstream: UpstreamRequest, provider: string, options: SendOptions): Promise<UpstreamResponse> {
+  for (let attempt = 0; ; attempt++) {
+    const started = performance.now();
+    try {
+      const response = await request(upstream.url, {
+        method: upstream.method,
+        headers: upstream.headers,
+        body: upstream.body,
+        signal: options.signal,
+        dispatcher: upstreamAgent,
+      });
+      options.onAttempt?.({ status: response.statusCode, error: null, durationMs: performance.now() - started });
+      if (attempt < options.retries && RETRYABLE(response.statusCode)) {
+        const retryAfter = response.headers['retry-after'];
+        await response.body.dump().catch(() => undefined);
+        await sleep(retryDelayMs(attempt, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter), options.signal);
+        continue;
+      }
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      if (options.signal.aborted) {
+        options.onAttempt?.({ status: null, error: String(options.signal.reason?.message ?? 'aborted'), durationMs: performance.now() - started });
+        throw upstreamFailure(error, options.signal, provider);
+      }
+      if (error instanceof GatewayError) throw error;
+      options.onAttempt?.({ status: null, error: describeConnectionError(error), durationMs: performance.now() - started });
+      if (attempt < options.retries) {
+        await sleep(retryDelayMs(attempt, undefined), options.signal).catch(() => undefined);
+        if (options.signal.aborted) throw upstreamFailure(error, options.signal, provider);
+        continue;
+      }
+      throw upstreamFailure(error, options.signal, provider);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// Opens the SQLite database of a data directory: WAL mode, private file modes, migrations applied,
+// and a clear refusal for a file that is damaged, foreign, or made by a newer Gatehouse.
+import Database from 'better-sqlite3';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrations, type Migration } from './migrations.js';
+
+export type SqliteDatabase = Database.Database;
+
+export const DATABASE_FILE = 'gatehouse.db';
+
+export class DatabaseOpenError extends Error {
+  override name = 'DatabaseOpenError';
+}
+
+export interface OpenDatabaseOptions {
+  /** A better-sqlite3 addon built for another ABI (Electron's), see STACK.md. */
+  nativeBinding?: string;
+  migrations?: readonly Migration[];
+}
+
+/** Creates the data directory readable by its owner only. */
+export function ensureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+}
+
+export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
+  ensureDataDir(dataDir);
+  const file = join(dataDir, DATABASE_FILE);
+  // SQLite gives -wal and -shm the mode of the main file, so creating it 0600 covers all three.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+
+  let db: SqliteDatabase;
+  try {
+    db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new DatabaseOpenError(`${file} is not a Gatehouse database or is damaged (${(error as Error).message}). It was left untouched; move it away to start afresh.`);
+  }
+  try {
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, options.migrations ?? migrations, file);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function applyMigrations(db: SqliteDatabase, list: readonly Migration[], file: string): void {
+  const latest = list.at(-1)?.version ?? 0;
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > latest) {
+    throw new DatabaseOpenError(
+      `${file} was written by a newer version of Gatehouse (schema ${current}; this version knows up to ${latest}). ` +
+        'Update Gatehouse, or use another data directory. The file was not changed.',
+    );
+  }
+  if (current === 0) {
+    // A file with tables but no version is not ours: refuse rather than mix schemas.
+    const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
+    if (tables.n > 0) throw new DatabaseOpenError(`${file} holds tables of another program; it was left untouched.`);
+  }
+  for (const migration of list) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+  }
+}

@@ -1,0 +1,269 @@
+// The request log: rows are queued by the gateway and written in one transaction per batch, off the
+// request path; listeners (the admin event stream) hear about each row once it is stored.
+import type { SqliteDatabase } from './database.js';
+import { summarizeOpenAIResponse } from '../gateway/openai-usage.js';
+
+/** What the gateway hands over for one finished request. Derived figures are computed at write time. */
+export interface LogEntryInput {
+  createdAt: number;
+  traceId: string;
+  metadata: Record<string, string>;
+  keyId: string | null;
+  provider: string | null;
+  model: string | null;
+  path: string;
+  status: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+  stream: boolean;
+  error: string | null;
+  attempts: number;
+  requestHeaders: Record<string, string>;
+  requestBody: string | null;
+  /** What the client received, in OpenAI's format (JSON or SSE text). */
+  responseBody: string | null;
+  /** Known exactly by the gateway (translated streams); otherwise read from `responseBody`. */
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+}
+
+export interface LogEntry {
+  id: string;
+  createdAt: string;
+  traceId: string;
+  metadata: Record<string, string>;
+  provider: string | null;
+  model: string | null;
+  path: string;
+  status: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  stream: boolean;
+  error: string | null;
+  attempts: number;
+}
+
+export interface LogEntryDetail extends LogEntry {
+  keyId: string | null;
+  requestHeaders: Record<string, string>;
+  requestBody: string | null;
+  responseBody: string | null;
+}
+
+export interface LogQuery {
+  limit?: number;
+  /** An entry id: list entries older than it (the `next` cursor). */
+  before?: string;
+  provider?: string;
+  model?: string;
+  status?: number | 'error';
+  q?: string;
+}
+
+export interface RequestLogOptions {
+  batchSize?: number;
+  flushIntervalMs?: number;
+  /** Body text kept per row; longer bodies are cut with a marker. */
+  maxStoredBodyChars?: number;
+  storeBodies?: () => boolean;
+}
+
+interface Row {
+  id: number;
+  created_at: number;
+  trace_id: string;
+  metadata: string;
+  key_id: string | null;
+  provider: string | null;
+  model: string | null;
+  path: string;
+  status: number;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  stream: number;
+  error: string | null;
+  attempts: number;
+  request_headers: string | null;
+  request_body: string | null;
+  response_body: string | null;
+}
+
+const LIST_COLUMNS =
+  'id, created_at, trace_id, metadata, provider, model, path, status, latency_ms, ttfb_ms, prompt_tokens, completion_tokens, stream, error, attempts';
+
+function toEntry(row: Row): LogEntry {
+  return {
+    id: String(row.id),
+    createdAt: new Date(row.created_at).toISOString(),
+    traceId: row.trace_id,
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    provider: row.provider,
+    model: row.model,
+    path: row.path,
+    status: row.status,
+    latencyMs: row.latency_ms,
+    ttfbMs: row.ttfb_ms,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    stream: row.stream === 1,
+    error: row.error,
+    attempts: row.attempts,
+  };
+}
+
+function cut(text: string | null, max: number): string | null {
+  if (text === null || text.length <= max) return text;
+  return `${text.slice(0, max)}\n… [${text.length - max} more characters not stored]`;
+}
+
+export type LogListener = (entry: LogEntry) => void;
+
+export class RequestLog {
+  private queue: LogEntryInput[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<LogListener>();
+  private readonly insert;
+  private readonly batchSize: number;
+  private readonly flushIntervalMs: number;
+  private readonly maxStoredBodyChars: number;
+  private readonly storeBodies: () => boolean;
+  private closed = false;
+
+  constructor(private readonly db: SqliteDatabase, options: RequestLogOptions = {}) {
+    this.batchSize = options.batchSize ?? 500;
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
+    this.maxStoredBodyChars = options.maxStoredBodyChars ?? 256 * 1024;
+    this.storeBodies = options.storeBodies ?? (() => true);
+    this.insert = db.prepare(`
+      INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, ttfb_ms,
+        prompt_tokens, completion_tokens, stream, error, attempts, request_headers, request_body, response_body)
+      VALUES (@created_at, @trace_id, @metadata, @key_id, @provider, @model, @path, @status, @latency_ms, @ttfb_ms,
+        @prompt_tokens, @completion_tokens, @stream, @error, @attempts, @request_headers, @request_body, @response_body)`);
+  }
+
+  /** Queues a row; costs no disk work on the caller's path. */
+  append(entry: LogEntryInput): void {
+    if (this.closed) return;
+    this.queue.push(entry);
+    if (this.queue.length >= this.batchSize) setImmediate(() => this.flush());
+    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.flushIntervalMs);
+  }
+
+  get pendingCount(): number {
+    return this.queue.length;
+  }
+
+  /** Writes every queued row in one transaction, then tells the listeners. */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    const keepBodies = this.storeBodies();
+    const written: LogEntry[] = [];
+    this.db.transaction(() => {
+      for (const input of batch) {
+        const summary =
+          input.promptTokens === undefined && input.responseBody !== null && input.status < 400
+            ? summarizeOpenAIResponse(input.responseBody, input.stream)
+            : null;
+        const row: Omit<Row, 'id'> = {
+          created_at: input.createdAt,
+          trace_id: input.traceId,
+          metadata: JSON.stringify(input.metadata),
+          key_id: input.keyId,
+          provider: input.provider,
+          model: input.model,
+          path: input.path,
+          status: input.status,
+          latency_ms: Math.round(input.latencyMs * 1000) / 1000,
+          ttfb_ms: input.ttfbMs === null ? null : Math.round(input.ttfbMs * 1000) / 1000,
+          prompt_tokens: input.promptTokens ?? summary?.promptTokens ?? null,
+          completion_tokens: input.completionTokens ?? summary?.completionTokens ?? null,
+          stream: input.stream ? 1 : 0,
+          error: input.error,
+          attempts: input.attempts,
+          request_headers: JSON.stringify(input.requestHeaders),
+          request_body: keepBodies ? cut(input.requestBody, this.maxStoredBodyChars) : null,
+          response_body: keepBodies ? cut(input.responseBody, this.maxStoredBodyChars) : null,
+        };
+        const result = this.insert.run(row);
+        written.push(toEntry({ ...row, id: Number(result.lastInsertRowid) }));
+      }
+    })();
+    for (const entry of written) for (const listener of this.listeners) listener(entry);
+  }
+
+  subscribe(listener: LogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const where: string[] = [];
+    const params: Record<string, string | number> = {};
+    if (query.before) {
+      where.push('id < @before');
+      params.before = Number(query.before);
+    }
+    if (query.provider) {
+      where.push('provider = @provider');
+      params.provider = query.provider;
+    }
+    if (query.model) {
+      where.push('model = @model');
+      params.model = query.model;
+    }
+    if (query.status === 'error') where.push('status >= 400');
+    else if (typeof query.status === 'number') {
+      where.push('status = @status');
+      params.status = query.status;
+    }
+    if (query.q) {
+      where.push("(instr(model, @q) > 0 OR instr(trace_id, @q) > 0 OR instr(ifnull(error, ''), @q) > 0 OR instr(metadata, @q) > 0 OR instr(path, @q) > 0)");
+      params.q = query.q;
+    }
+    const sql = `SELECT ${LIST_COLUMNS} FROM request_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
+    const rows = this.db.prepare(sql).all(params) as Row[];
+    const items = rows.slice(0, limit).map(toEntry);
+    return { items, next: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  get(id: string): LogEntryDetail | undefined {
+    if (!/^\d+$/.test(id)) return undefined;
+    const row = this.db.prepare('SELECT * FROM request_log WHERE id = ?').get(Number(id)) as Row | undefined;
+    if (!row) return undefined;
+    return {
+      ...toEntry(row),
+      keyId: row.key_id,
+      requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
+      requestBody: row.request_body,
+      responseBody: row.response_body,
+    };
+  }
+
+  /** Deletes rows past the age or count limit, a slice at a time so requests never wait on it. */
+  prune(maxAgeMs: number, maxRows: number): number {
+    const cutoff = Date.now() - maxAgeMs;
+    let removed = this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ? LIMIT 5000)').run(cutoff).changes;
+    const newestKept = this.db.prepare('SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?').get(maxRows) as { id: number } | undefined;
+    if (newestKept) {
+      removed += this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? LIMIT 5000)').run(newestKept.id).changes;
+    }
+    return removed;
+  }
+
+  close(): void {
+    this.flush();
+    this.closed = true;
+    this.listeners.clear();
+  }
+}
