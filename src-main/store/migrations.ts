@@ -44,4 +44,62 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'virtual keys, gateway keys and the wrapped data key',
+    sql: `
+      -- One row: the data key pair. Secrets are sealed to public_key; the private half is stored
+      -- only wrapped by a key protector (keychain, master key or key file), never in the clear.
+      CREATE TABLE key_store (
+        id                  INTEGER PRIMARY KEY CHECK (id = 1),
+        format              INTEGER NOT NULL,
+        protector_mode      TEXT NOT NULL,
+        wrapped_private_key BLOB NOT NULL,
+        public_key          BLOB NOT NULL,
+        created_at          INTEGER NOT NULL
+      );
+
+      -- Keys are stored as SHA-256 hashes plus a short display prefix; the key itself is shown once.
+      CREATE TABLE virtual_keys (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        provider     TEXT NOT NULL,
+        custom_host  TEXT,
+        key_hash     BLOB NOT NULL UNIQUE,
+        key_prefix   TEXT NOT NULL,
+        -- Non-secret credential fields (resource name, region ...) for display; JSON.
+        settings     TEXT NOT NULL DEFAULT '{}',
+        -- All credential fields, sealed (secret-box.ts); NULL once revoked.
+        credentials  BLOB,
+        created_at   INTEGER NOT NULL,
+        updated_at   INTEGER NOT NULL,
+        revoked_at   INTEGER
+      );
+
+      CREATE TABLE gateway_keys (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        key_hash     BLOB NOT NULL UNIQUE,
+        key_prefix   TEXT NOT NULL,
+        created_at   INTEGER NOT NULL,
+        updated_at   INTEGER NOT NULL,
+        revoked_at   INTEGER
+      );
+
+      -- Bumped by every change to the key tables, whoever makes it (server, CLI, a hand edit), so
+      -- a running server notices another process's change without rereading the tables each time.
+      CREATE TABLE key_generation (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        value INTEGER NOT NULL
+      );
+      INSERT INTO key_generation (id, value) VALUES (1, 0);
+      CREATE TRIGGER virtual_keys_insert AFTER INSERT ON virtual_keys BEGIN UPDATE key_generation SET value = value + 1; END;
+      CREATE TRIGGER virtual_keys_update AFTER UPDATE ON virtual_keys BEGIN UPDATE key_generation SET value = value + 1; END;
+      CREATE TRIGGER virtual_keys_delete AFTER DELETE ON virtual_keys BEGIN UPDATE key_generation SET value = value + 1; END;
+      CREATE TRIGGER gateway_keys_insert AFTER INSERT ON gateway_keys BEGIN UPDATE key_generation SET value = value + 1; END;
+      CREATE TRIGGER gateway_keys_update AFTER UPDATE ON gateway_keys BEGIN UPDATE key_generation SET value = value + 1; END;
+      CREATE TRIGGER gateway_keys_delete AFTER DELETE ON gateway_keys BEGIN UPDATE key_generation SET value = value + 1; END;
+      CREATE TRIGGER key_store_change AFTER UPDATE ON key_store BEGIN UPDATE key_generation SET value = value + 1; END;
+    `,
+  },
 ];
