@@ -1,0 +1,103 @@
+// Admin endpoints of the core: health, the request log (list, one entry, live events) and settings.
+import { ZodError } from 'zod';
+import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { STREAMED, type AdminRoute } from './router.js';
+import type { LogQuery } from '../store/request-log.js';
+
+function parseLogQuery(query: URLSearchParams): LogQuery {
+  const limit = query.get('limit');
+  const status = query.get('status');
+  if (limit !== null && !/^\d+$/.test(limit)) throw invalidRequest("'limit' must be a positive integer", 'limit');
+  if (status !== null && status !== 'error' && !/^\d{3}$/.test(status)) throw invalidRequest("'status' must be a status code or 'error'", 'status');
+  return {
+    limit: limit === null ? undefined : Number(limit),
+    before: query.get('before') ?? undefined,
+    provider: query.get('provider') || undefined,
+    model: query.get('model') || undefined,
+    status: status === null || status === '' ? undefined : status === 'error' ? 'error' : Number(status),
+    q: query.get('q') || undefined,
+  };
+}
+
+export const coreRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/health',
+    handle: ({ services }) => ({ status: 200, body: { ok: true, version: services.version } }),
+  },
+  {
+    method: 'GET',
+    path: '/logs',
+    handle: ({ services, query }) => {
+      // Rows still in the write queue belong in the answer too.
+      services.requestLog.flush();
+      return { status: 200, body: services.requestLog.list(parseLogQuery(query)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/logs/:id',
+    handle: ({ services, params }) => {
+      services.requestLog.flush();
+      const entry = services.requestLog.get(params.id);
+      if (!entry) throw new GatewayError(404, 'not_found_error', `No log entry ${params.id}`);
+      return { status: 200, body: entry };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/events',
+    handle: ({ services, raw }) => {
+      const { req, res } = raw;
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+      res.write(': connected\n\n');
+      const unsubscribe = services.requestLog.subscribe((entry) => res.write(`data: ${JSON.stringify(entry)}\n\n`));
+      // Comments keep idle connections (and proxies in between) from timing out.
+      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+      const end = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+        res.end();
+      };
+      req.on('close', end);
+      services.shutdown.addEventListener('abort', end, { once: true });
+      return { status: 200, body: STREAMED };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/settings',
+    handle: ({ services }) => ({ status: 200, body: describeSettings(services) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/settings',
+    handle: ({ services, body }) => {
+      try {
+        services.settings.update(body ?? {});
+      } catch (error) {
+        if (error instanceof ZodError) {
+          const issue = error.issues[0];
+          throw invalidRequest(`'${issue.path.join('.')}': ${issue.message}`, String(issue.path[0] ?? ''));
+        }
+        throw error;
+      }
+      return { status: 200, body: describeSettings(services) };
+    },
+  },
+];
+
+function describeSettings(services: Parameters<AdminRoute['handle']>[0]['services']) {
+  const settings = services.settings.get();
+  return {
+    ...settings,
+    listening: services.listening,
+    dataDir: services.dataDir,
+    version: services.version,
+    keyProtection: {
+      mode: services.keyProtection.mode,
+      protected: services.keyProtection.isProtected,
+      warning: services.keyProtection.warning,
+    },
+  };
+}

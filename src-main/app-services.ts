@@ -1,0 +1,19 @@
+// What the admin API and the gateway share at run time: plain services, composed once in app.ts.
+import type { RequestLog } from './store/request-log.js';
+import type { SettingsStore } from './store/settings.js';
+import type { KeyStore } from './store/keys.js';
+import type { KeyProtector } from './store/key-protection.js';
+
+export interface AppServices {
+  version: string;
+  dataDir: string;
+  adminToken: string;
+  /** Where the server actually listens (the port is known once it is bound). */
+  listening: { host: string; port: number };
+  requestLog: RequestLog;
+  settings: SettingsStore;
+  keys: KeyStore;
+  keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
+  /** Aborted when the server stops: long-lived responses (live events) end then. */
+  shutdown: AbortSignal;
+}

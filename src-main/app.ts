@@ -1,0 +1,183 @@
+// Composes Gatehouse from its parts: data dir, database, key store, request log, gateway server and
+// admin API. The CLI (`gatehouse serve`) and the Electron main process both start it through here.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { openDatabase } from './store/database.js';
+import { RequestLog } from './store/request-log.js';
+import { SettingsStore } from './store/settings.js';
+import { KeyStore } from './store/keys.js';
+import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
+import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
+import { createGatewayServer } from './gateway/server.js';
+import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
+import { coreRoutes } from './admin/core-routes.js';
+import { keyRoutes } from './admin/key-routes.js';
+import type { AppServices } from './app-services.js';
+
+export interface StartOptions {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  allowRemote?: boolean;
+  keyProtection?: KeyProtector;
+  /** A better-sqlite3 addon built for Electron's ABI (see STACK.md). */
+  sqliteNativeBinding?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where status lines go (the CLI prints them; Electron may show them). */
+  log?: (line: string) => void;
+  maxBodyBytes?: number;
+}
+
+export interface RunningGatehouse {
+  url: string;
+  host: string;
+  port: number;
+  adminToken: string;
+  dataDir: string;
+  services: AppServices;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** The folder that holds package.json, from the sources (tsx) or from the build (out/main). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('Cannot find the Gatehouse package folder');
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GATEHOUSE_DATA_DIR) return env.GATEHOUSE_DATA_DIR;
+  const home = env.HOME ?? env.USERPROFILE ?? '.';
+  if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', 'Gatehouse');
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Gatehouse');
+  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'Gatehouse');
+}
+
+export function isLoopbackBindAddress(host: string): boolean {
+  return host === '::1' || host === 'localhost' || isLoopbackHostname(host);
+}
+
+/** `GATEHOUSE_ADMIN_TOKEN`, or one generated once into `<data dir>/admin-token` (mode 0600). */
+export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string {
+  if (env.GATEHOUSE_ADMIN_TOKEN) return env.GATEHOUSE_ADMIN_TOKEN;
+  const file = join(dataDir, 'admin-token');
+  if (existsSync(file)) {
+    chmodSync(file, 0o600);
+    return readFileSync(file, 'utf8').trim();
+  }
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  return token;
+}
+
+export async function startGatehouse(options: StartOptions = {}): Promise<RunningGatehouse> {
+  const env = options.env ?? process.env;
+  const host = options.host ?? env.GATEHOUSE_HOST ?? DEFAULT_HOST;
+  const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : DEFAULT_PORT);
+  const dataDir = options.dataDir ?? defaultDataDir(env);
+  const log = options.log ?? (() => undefined);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${port}`);
+  if (!isLoopbackBindAddress(host) && !options.allowRemote) {
+    throw new Error(`Refusing to listen on ${host}: it is not a loopback address. Pass --allow-remote to expose Gatehouse to other machines.`);
+  }
+
+  const db = openDatabase(dataDir, { nativeBinding: options.sqliteNativeBinding });
+  const closers: (() => void)[] = [() => db.close()];
+  try {
+    const protector = options.keyProtection ?? (await chooseHeadlessKeyProtector(dataDir, env));
+    if (protector.warning) log(`Warning: ${protector.warning}`);
+    const keys = await KeyStore.open(db, protector);
+    closers.unshift(() => keys.close());
+    const stopWatching = keys.watchForExternalChanges();
+    closers.unshift(stopWatching);
+    const settings = new SettingsStore(db);
+    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies });
+    closers.unshift(() => requestLog.close());
+    const adminToken = loadAdminToken(dataDir, env);
+
+    const shutdown = new AbortController();
+    const services: AppServices = {
+      version: packageVersion(),
+      dataDir,
+      adminToken,
+      listening: { host, port },
+      requestLog,
+      settings,
+      keys,
+      keyProtection: protector,
+      shutdown: shutdown.signal,
+    };
+    const uiDir = join(packageRoot(), 'out', 'renderer');
+    const server = createGatewayServer({
+      keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
+      log: (entry) => requestLog.append(entry),
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes], services),
+      uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
+    });
+
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as AddressInfo).port;
+    services.listening = { host, port: bound };
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    const url = `http://${urlHost}:${bound}`;
+
+    const prune = () => {
+      const { retentionDays, maxLogRows } = settings.get();
+      try {
+        requestLog.prune(retentionDays * 86_400_000, maxLogRows);
+      } catch (error) {
+        log(`Log pruning failed: ${(error as Error).message}`);
+      }
+    };
+    const pruneTimer = setInterval(prune, 10 * 60_000);
+    pruneTimer.unref();
+    setTimeout(prune, 5_000).unref();
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        clearInterval(pruneTimer);
+        shutdown.abort();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // In-flight calls get a grace period, then their connections are cut (which aborts the provider calls).
+        const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        await closed;
+        clearTimeout(grace);
+        for (const close of closers) close();
+      })());
+
+    return { url, host, port: bound, adminToken, dataDir, services, stop };
+  } catch (error) {
+    for (const close of closers) {
+      try {
+        close();
+      } catch {
+        // Already failing; the first error is the one to report.
+      }
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,80 @@
+// `gatehouse serve` and `gatehouse keys ...` (CONTRACT §1).
+import { parseArgs } from 'node:util';
+import { startGatehouse, type RunningGatehouse } from './app.js';
+import { runKeysCommand } from './cli-keys.js';
+
+const USAGE = `Usage:
+  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
+  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
+  gatehouse keys list | keys revoke ID
+Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'allow-remote': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const port = values.port !== undefined ? Number(values.port) : undefined;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    process.stderr.write(`Invalid --port: ${values.port}\n`);
+    return 2;
+  }
+  let running: RunningGatehouse;
+  try {
+    running = await startGatehouse({
+      host: values.host,
+      port,
+      dataDir: values['data-dir'],
+      allowRemote: values['allow-remote'],
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    const err = error as NodeJS.ErrnoException;
+    const message = err.code === 'EADDRINUSE' ? `Port ${port ?? process.env.GATEHOUSE_PORT ?? 8787} is already in use; choose another with --port.` : err.message;
+    process.stderr.write(`Gatehouse could not start: ${message}\n`);
+    return 1;
+  }
+  process.stdout.write(`Gatehouse listening on ${running.url}\n`);
+  process.stdout.write(`Open the UI: ${running.url}/#token=${running.adminToken}\n`);
+
+  await new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      running.stop().then(resolve, (error: unknown) => {
+        process.stderr.write(`Error while stopping: ${(error as Error).message}\n`);
+        resolve();
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'serve') return await serve(rest);
+    if (command === 'keys' || command === 'gateway-keys') {
+      return await runKeysCommand(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+    }
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    }
+    process.stderr.write(`Unknown command '${command}'.\n${USAGE}\n`);
+    return 2;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,0 +1,112 @@
+// The HTTP server: routes each request to the proxy, the admin API or the UI's static files.
+// It only wires the stages; each stage is a plain function of what the previous one produced.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { errorBody } from './errors.js';
+import { handleProxy, sendJson, type ProxyDependencies } from './proxy.js';
+import { isLoopbackHostHeader } from '../admin/router.js';
+
+export interface GatewayServerOptions extends ProxyDependencies {
+  handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /** The built UI (out/renderer); absent in tests that need no UI. */
+  uiDir?: string;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/** The UI loads only its own scripts and talks only to this origin. */
+export const UI_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const UI_HEADERS = {
+  'content-security-policy': UI_CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  if (!uiDir) return sendJson(res, 404, errorBody('not_found_error', 'The UI is not built: run `npm run build`'));
+  if (!isLoopbackHostHeader(req.headers.host)) {
+    return sendJson(res, 403, errorBody('permission_error', 'The UI answers only on a loopback address'));
+  }
+  const requested = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+  const file = join(uiDir, requested);
+  // A path that climbs out of the UI folder is not ours to serve.
+  const isInside = file === uiDir || file.startsWith(uiDir.endsWith(sep) ? uiDir : uiDir + sep);
+  const candidates = isInside && extname(requested) ? [file] : [join(uiDir, 'index.html')];
+  for (const candidate of candidates) {
+    try {
+      const content = await readFile(candidate);
+      const type = CONTENT_TYPES[extname(candidate)] ?? 'application/octet-stream';
+      const cache = candidate.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache';
+      res.writeHead(200, { ...UI_HEADERS, 'content-type': type, 'content-length': content.length, 'cache-control': cache });
+      res.end(req.method === 'HEAD' ? undefined : content);
+      return;
+    } catch {
+      // Fall through to 404.
+    }
+  }
+  sendJson(res, 404, errorBody('not_found_error', `No such path: ${url.pathname}`));
+}
+
+export function createGatewayServer(options: GatewayServerOptions): Server {
+  const server = createServer(
+    {
+      // Slow or stuck clients cannot pin the server (CONTRACT: bad input never hurts the gateway).
+      headersTimeout: 30_000,
+      requestTimeout: 120_000,
+      keepAliveTimeout: 65_000,
+      maxHeaderSize: 64 * 1024,
+    },
+    (req, res) => {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
+      } catch {
+        sendJson(res, 400, errorBody('invalid_request_error', 'Malformed request URL'));
+        return;
+      }
+      const path = url.pathname;
+      const route = (): Promise<void> | void => {
+        if (path === '/v1/completions' || path === '/v1/chat/completions') {
+          if (req.method !== 'POST') {
+            return sendJson(res, 405, errorBody('invalid_request_error', `Use POST for ${path}`), { allow: 'POST' });
+          }
+          return handleProxy(req, res, path === '/v1/completions' ? 'completions' : 'chat', path, options);
+        }
+        if (path === '/admin/api' || path.startsWith('/admin/api/')) return options.handleAdmin(req, res, url);
+        if ((req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/v1/') && !path.startsWith('/admin/')) {
+          return serveUi(options.uiDir, req, res, url);
+        }
+        return sendJson(res, 404, errorBody('not_found_error', `Unknown path: ${req.method} ${path}`));
+      };
+      Promise.resolve()
+        .then(route)
+        .catch((error: unknown) => {
+          console.error('Gatehouse: unhandled error', error);
+          if (!res.headersSent) sendJson(res, 500, errorBody('api_error', 'Internal gateway error'));
+          else res.destroy();
+        });
+    },
+  );
+  // A malformed request line or oversize headers: answer in the contract's shape, never crash.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify(errorBody('invalid_request_error', `Bad request: ${error.code ?? error.message}`));
+    socket.end(`HTTP/1.1 ${status} Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  return server;
+}
