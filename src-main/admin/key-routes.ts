@@ -1,0 +1,133 @@
+// Admin endpoints for virtual keys, gateway API keys and the provider list the UI builds its key
+// forms from (CONTRACT §5). Input is checked here once; the key store does the rest.
+import { z } from 'zod';
+import { invalidRequest } from '../gateway/errors.js';
+import { listProviders } from '../gateway/providers/registry.js';
+import type { AdminRoute } from './router.js';
+
+const name = z.string().trim().min(1).max(100);
+/** Credential fields by field name (`azure.resourceName`), spec parameter (`cloud_a_resource_name`) or camelCase. */
+const cloudFields = z.record(z.string(), z.string());
+const customHost = z.string().nullable();
+
+const createVirtualKeyBody = z.object({
+  name,
+  provider: z.string().trim().min(1),
+  secret: z.string().optional(),
+  customHost: customHost.optional(),
+  cloud: cloudFields.optional(),
+});
+
+const updateVirtualKeyBody = z.object({
+  name: name.optional(),
+  secret: z.string().optional(),
+  customHost: customHost.optional(),
+  cloud: cloudFields.optional(),
+  /** Issues a new `gh-vk-` key for the same credentials; the answer carries it once. */
+  regenerateKey: z.boolean().optional(),
+});
+
+const createGatewayKeyBody = z.object({ name });
+const updateGatewayKeyBody = z.object({ name });
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue.path.map(String).join('.');
+    throw invalidRequest(`'${field || 'body'}': ${issue.message}`, field || null);
+  }
+  return result.data;
+}
+
+const includeRevoked = (query: URLSearchParams) => query.get('includeRevoked') === 'true';
+
+export const keyRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/providers',
+    handle: () => ({
+      status: 200,
+      body: {
+        items: listProviders().map((provider) => ({
+          slug: provider.slug,
+          name: provider.name,
+          defaultBaseUrl: provider.defaultBaseUrl,
+          fields: provider.credentialFields.map((field) => ({ ...field })),
+        })),
+      },
+    }),
+  },
+
+  {
+    method: 'POST',
+    path: '/virtual-keys',
+    handle: ({ services, body }) => {
+      const input = parseBody(createVirtualKeyBody, body);
+      const created = services.keys.createVirtualKey({
+        name: input.name,
+        provider: input.provider,
+        secret: input.secret,
+        customHost: input.customHost,
+        fields: input.cloud,
+      });
+      return { status: 201, body: created };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/virtual-keys',
+    handle: ({ services, query }) => ({ status: 200, body: { items: services.keys.listVirtualKeys({ includeRevoked: includeRevoked(query) }) } }),
+  },
+  {
+    method: 'GET',
+    path: '/virtual-keys/:id',
+    handle: ({ services, params }) => ({ status: 200, body: services.keys.getVirtualKey(params.id) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/virtual-keys/:id',
+    handle: ({ services, params, body }) => {
+      const change = parseBody(updateVirtualKeyBody, body);
+      const updated = services.keys.updateVirtualKey(params.id, {
+        name: change.name,
+        secret: change.secret,
+        customHost: change.customHost,
+        fields: change.cloud,
+        regenerateKey: change.regenerateKey,
+      });
+      return { status: 200, body: updated };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/virtual-keys/:id',
+    handle: ({ services, params }) => ({ status: 200, body: services.keys.revokeVirtualKey(params.id) }),
+  },
+
+  {
+    method: 'POST',
+    path: '/gateway-keys',
+    handle: ({ services, body }) => ({ status: 201, body: services.keys.createGatewayKey(parseBody(createGatewayKeyBody, body)) }),
+  },
+  {
+    method: 'GET',
+    path: '/gateway-keys',
+    handle: ({ services, query }) => ({ status: 200, body: { items: services.keys.listGatewayKeys({ includeRevoked: includeRevoked(query) }) } }),
+  },
+  {
+    method: 'GET',
+    path: '/gateway-keys/:id',
+    handle: ({ services, params }) => ({ status: 200, body: services.keys.getGatewayKey(params.id) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/gateway-keys/:id',
+    handle: ({ services, params, body }) => ({ status: 200, body: services.keys.renameGatewayKey(params.id, parseBody(updateGatewayKeyBody, body).name) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/gateway-keys/:id',
+    handle: ({ services, params }) => ({ status: 200, body: services.keys.revokeGatewayKey(params.id) }),
+  },
+];

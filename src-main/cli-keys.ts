@@ -1,0 +1,311 @@
+// `gatehouse keys ...` and `gatehouse gateway-keys ...` (CONTRACT §1). Secrets come from stdin (a
+// hidden prompt on a terminal), never from flags, which would land in shell history. The command
+// writes to the database directly; a server running on the same data dir picks the change up
+// within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
+// master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultDataDir } from './app.js';
+import { openDatabase } from './store/database.js';
+import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './store/key-protection.js';
+import { CLOUD_PARAMETERS, KeyStore, mainSecretField, type GatewayKeySummary, type VirtualKeySummary } from './store/keys.js';
+import { getProvider } from './gateway/providers/registry.js';
+import type { ProviderAdapter } from './gateway/providers/types.js';
+
+export interface KeysCommandIO {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Secret credential flags exist only to explain why they are refused. */
+const SECRET_FLAGS = new Set(['cloud-c-secret-access-key', 'cloud-c-session-token', 'secret', 'token', 'api-key']);
+
+const USAGE = `Usage:
+  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret]
+      Reads the provider secret from stdin (hidden prompt on a terminal; one line per secret field
+      when piped, e.g. Bedrock: secret access key, then an optional session token) and prints the
+      new virtual key once. Cloud flags: ${Object.keys(CLOUD_PARAMETERS)
+        .filter((name) => !SECRET_FLAGS.has(flagOf(name)))
+        .map((name) => `--${flagOf(name)}`)
+        .join(', ')}
+  gatehouse keys list [--all] [--json]
+  gatehouse keys rotate ID            (the new secret from stdin, as for add)
+  gatehouse keys revoke ID            (a virtual key vk_..., or a gateway key gk_...)
+  gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
+Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
+
+function flagOf(parameter: string): string {
+  return parameter.replace(/_/g, '-');
+}
+
+class UsageError extends Error {}
+
+export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise<number> {
+  const [first, ...rest] = args;
+  const group = first === 'gateway-keys' ? 'gateway-keys' : 'keys';
+  const commandArgs = first === 'keys' || first === 'gateway-keys' ? rest : args;
+  const [subcommand, ...options] = commandArgs;
+  try {
+    switch (`${group} ${subcommand ?? ''}`) {
+      case 'keys add':
+        return await addVirtualKey(options, io);
+      case 'keys list':
+        return await listKeys(options, io, 'virtual');
+      case 'keys rotate':
+        return await rotateVirtualKey(options, io);
+      case 'keys revoke':
+      case 'gateway-keys revoke':
+        return await revokeKey(options, io);
+      case 'gateway-keys add':
+        return await addGatewayKey(options, io);
+      case 'gateway-keys list':
+        return await listKeys(options, io, 'gateway');
+      case 'keys help':
+      case 'keys --help':
+      case 'gateway-keys help':
+      case 'gateway-keys --help':
+        io.stdout.write(`${USAGE}\n`);
+        return 0;
+      default:
+        throw new UsageError(subcommand ? `Unknown command '${group} ${subcommand}'.` : `'${group}' needs a command.`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`${error.message}\n${USAGE}\n`);
+      return 2;
+    }
+    // parseArgs reports unknown or malformed flags this way.
+    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+      return 2;
+    }
+    io.stderr.write(`${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+const commonOptions = { 'data-dir': { type: 'string' } } as const;
+
+/** Opens the store for the command, and closes it (and its database) afterwards. */
+async function withKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore) => Promise<T> | T): Promise<T> {
+  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
+  const db = openDatabase(dataDir);
+  try {
+    const store = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
+    try {
+      return await use(store);
+    } finally {
+      store.close();
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function warnIfUnprotected(store: KeyStore, dataDir: string | undefined, io: KeysCommandIO): void {
+  if (store.protectorMode === 'key-file') {
+    io.stderr.write(`Warning: ${keyFileWarning(join(dataDir ?? defaultDataDir(io.env), KEY_FILE_NAME))}\n`);
+  }
+}
+
+async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
+  const cloudOptions = Object.fromEntries(Object.keys(CLOUD_PARAMETERS).map((name) => [flagOf(name), { type: 'string' } as const]));
+  const secretOptions = Object.fromEntries([...SECRET_FLAGS].map((name) => [name, { type: 'string' } as const]));
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...commonOptions,
+      ...cloudOptions,
+      ...secretOptions,
+      name: { type: 'string' },
+      provider: { type: 'string' },
+      'custom-host': { type: 'string' },
+      'no-secret': { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const options = values as Record<string, string | boolean | undefined>;
+  for (const flag of SECRET_FLAGS) {
+    if (options[flag] !== undefined) {
+      throw new UsageError(`--${flag} is not accepted: a secret on the command line stays in shell history. Pipe it to stdin instead.`);
+    }
+  }
+  if (typeof values.name !== 'string') throw new UsageError('keys add needs --name.');
+  if (typeof values.provider !== 'string') throw new UsageError('keys add needs --provider (for example openai or anthropic).');
+
+  const provider = getProvider(values.provider.trim().toLowerCase());
+  const fields: Record<string, string> = {};
+  for (const parameter of Object.keys(CLOUD_PARAMETERS)) {
+    const value = options[flagOf(parameter)];
+    if (typeof value === 'string') fields[CLOUD_PARAMETERS[parameter]] = value;
+  }
+  const mayOmitToken = typeof values['custom-host'] === 'string';
+  const secrets = values['no-secret'] ? {} : await readSecrets(provider, Object.keys(fields), io, mayOmitToken);
+
+  return withKeyStore(values['data-dir'], io, (store) => {
+    const created = store.createVirtualKey({
+      name: values.name as string,
+      provider: provider.slug,
+      customHost: values['custom-host'],
+      fields: { ...fields, ...secrets },
+    });
+    warnIfUnprotected(store, values['data-dir'], io);
+    io.stderr.write(
+      `Created virtual key ${created.id} '${created.name}' for ${created.provider}${created.customHost ? ` at ${created.customHost}` : ''}. ` +
+        'It is shown only this once:\n',
+    );
+    io.stdout.write(`${created.key}\n`);
+    return 0;
+  });
+}
+
+async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
+  const id = singleId(positionals, 'keys rotate');
+  return withKeyStore(values['data-dir'], io, async (store) => {
+    const key = store.getVirtualKey(id);
+    const provider = getProvider(key.provider);
+    // The store cannot read old secrets here (no data key in the CLI), so every secret field is asked for again.
+    const secrets = await readSecrets(provider, [], io, key.customHost !== null);
+    const updated = store.updateVirtualKey(id, { fields: secrets });
+    io.stderr.write(`Replaced the secret of virtual key ${updated.id} '${updated.name}'. The key itself is unchanged.\n`);
+    return 0;
+  });
+}
+
+async function addGatewayKey(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values } = parseArgs({ args, options: { ...commonOptions, name: { type: 'string' } }, strict: true });
+  if (typeof values.name !== 'string') throw new UsageError('gateway-keys add needs --name.');
+  return withKeyStore(values['data-dir'], io, (store) => {
+    const created = store.createGatewayKey({ name: values.name as string });
+    io.stderr.write(`Created gateway API key ${created.id} '${created.name}'. It is shown only this once:\n`);
+    io.stdout.write(`${created.key}\n`);
+    return 0;
+  });
+}
+
+async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'gateway'): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...commonOptions, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  return withKeyStore(values['data-dir'], io, (store) => {
+    const includeRevoked = values.all === true;
+    const items = kind === 'virtual' ? store.listVirtualKeys({ includeRevoked }) : store.listGatewayKeys({ includeRevoked });
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
+      return 0;
+    }
+    if (items.length === 0) {
+      io.stderr.write(kind === 'virtual' ? 'No virtual keys. Create one with: gatehouse keys add --name N --provider SLUG\n' : 'No gateway API keys.\n');
+      return 0;
+    }
+    io.stdout.write(formatTable(kind === 'virtual' ? virtualKeyRows(items as VirtualKeySummary[]) : gatewayKeyRows(items as GatewayKeySummary[])));
+    return 0;
+  });
+}
+
+async function revokeKey(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
+  const id = singleId(positionals, 'revoke');
+  return withKeyStore(values['data-dir'], io, (store) => {
+    const revoked = id.startsWith('gk_') ? store.revokeGatewayKey(id) : store.revokeVirtualKey(id);
+    io.stderr.write(`Revoked ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} ${revoked.id} '${revoked.name}'.\n`);
+    return 0;
+  });
+}
+
+function singleId(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`${command} takes one key id (see 'gatehouse keys list').`);
+  return positionals[0];
+}
+
+function virtualKeyRows(items: VirtualKeySummary[]): string[][] {
+  return [
+    ['ID', 'NAME', 'PROVIDER', 'KEY', 'HOST', 'CREATED', 'REVOKED'],
+    ...items.map((item) => [item.id, item.name, item.provider, `${item.keyPrefix}…`, item.customHost ?? '-', item.createdAt, item.revokedAt ?? '-']),
+  ];
+}
+
+function gatewayKeyRows(items: GatewayKeySummary[]): string[][] {
+  return [['ID', 'NAME', 'KEY', 'CREATED', 'REVOKED'], ...items.map((item) => [item.id, item.name, `${item.keyPrefix}…`, item.createdAt, item.revokedAt ?? '-'])];
+}
+
+function formatTable(rows: string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+/**
+ * The provider's secret fields not given as flags, main secret first: from a hidden prompt each on
+ * a terminal, else one line each from stdin. Optional ones may be left empty.
+ */
+async function readSecrets(provider: ProviderAdapter, givenByFlag: string[], io: KeysCommandIO, mayOmitToken: boolean): Promise<Record<string, string>> {
+  const main = mainSecretField(provider);
+  const wanted = provider.credentialFields.filter((field) => field.secret && !givenByFlag.includes(field.name));
+  wanted.sort((a, b) => Number(b === main) - Number(a === main));
+  if (wanted.length === 0) return {};
+
+  const secrets: Record<string, string> = {};
+  if (io.stdin.isTTY && io.stdin.setRawMode) {
+    for (const field of wanted) {
+      const hint = field.required ? '' : ' (Enter for none)';
+      const value = await readHiddenLine(io, `${field.label}${hint}: `);
+      if (value) secrets[field.name] = value;
+    }
+    return secrets;
+  }
+  const lines = (await readAll(io.stdin)).split(/\r?\n/).map((line) => line.trim());
+  wanted.forEach((field, index) => {
+    if (lines[index]) secrets[field.name] = lines[index];
+  });
+  if (main && wanted.includes(main) && !secrets[main.name] && main.required && !(mayOmitToken && main.name === 'token')) {
+    throw new Error(`No ${main.label} on stdin. Pipe it in, e.g.: printf '%s' "$KEY" | gatehouse keys add ...`);
+  }
+  return secrets;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads one line from a terminal without echoing it. */
+function readHiddenLine(io: KeysCommandIO, prompt: string): Promise<string> {
+  const { stdin, stderr } = io;
+  stderr.write(prompt);
+  stdin.setRawMode?.(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = () => {
+      stdin.removeListener('data', onData);
+      stdin.setRawMode?.(false);
+      stdin.pause();
+      stderr.write('\n');
+    };
+    const onData = (chunk: string | Buffer) => {
+      for (const character of chunk.toString()) {
+        if (character === '\r' || character === '\n') {
+          finish();
+          resolve(value.trim());
+          return;
+        }
+        if (character === '\u0003' || character === '\u0004') {
+          finish();
+          reject(new Error('Cancelled.'));
+          return;
+        }
+        if (character === '\u007f' || character === '\b') value = value.slice(0, -1);
+        else value += character;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
