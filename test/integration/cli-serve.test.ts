@@ -1,0 +1,108 @@
+// `gatehouse serve` as a user runs it (CONTRACT §1): the ready line, --port 0, loopback only,
+// and a graceful stop on SIGTERM that flushes the log and exits 0.
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { startOpenAIFake } from '../fakes/openai.js';
+
+const CLI = ['--import', 'tsx', 'src-main/cli.ts'];
+const children: ChildProcessWithoutNullStreams[] = [];
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function runServe(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [...CLI, 'serve', ...args], {
+    env: { ...process.env, GATEWAY_API_KEY: 'cli-test-key', GATEHOUSE_MASTER_KEY: Buffer.alloc(32, 1).toString('base64'), ...env },
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const match = /Gatehouse listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve(match[1]);
+    };
+    child.stdout.on('data', check);
+    exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  // Tests that expect a refusal never await `ready`; its rejection is expected there.
+  ready.catch(() => undefined);
+  return { child, ready, exited, output: () => ({ stdout, stderr }) };
+}
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('gatehouse serve', () => {
+  it('prints the ready line with the real port for --port 0 and the UI address with the token', async () => {
+    const dataDir = tempDir();
+    const serve = runServe(['--port', '0', '--data-dir', dataDir]);
+    const url = await serve.ready;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(url).not.toMatch(/:0$/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(serve.output().stdout).toMatch(new RegExp(`Open the UI: ${url.replace(/[.]/g, '\\.')}/#token=\\S+`));
+    const health = await fetch(`${url}/admin/api/health`, { headers: { authorization: `Bearer ${serve.output().stdout.split('#token=')[1].trim()}` } });
+    expect(await health.json()).toMatchObject({ ok: true });
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
+  });
+
+  it('takes host, port and data dir from the environment', async () => {
+    const dataDir = tempDir();
+    const serve = runServe([], { GATEHOUSE_PORT: '0', GATEHOUSE_HOST: '127.0.0.1', GATEHOUSE_DATA_DIR: dataDir });
+    await serve.ready;
+    expect(statSync(join(dataDir, 'gatehouse.db')).isFile()).toBe(true);
+  });
+
+  it('refuses a non-loopback host unless --allow-remote is given', async () => {
+    const serve = runServe(['--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()]);
+    expect(await serve.exited).toBe(1);
+    expect(serve.output().stderr).toContain('--allow-remote');
+  });
+
+  it('stops on SIGTERM with exit code 0, after writing the log of the requests it served', async () => {
+    const dataDir = tempDir();
+    const fake = await startOpenAIFake();
+    try {
+      const serve = runServe(['--port', '0', '--data-dir', dataDir]);
+      const url = await serve.ready;
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${url}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gateway-api-key': 'cli-test-key', 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.baseUrl, authorization: 'Bearer sk-x' },
+          body: JSON.stringify({ model: 'm', prompt: `p${i}` }),
+        });
+        expect(response.status).toBe(200);
+      }
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+      const db = new Database(join(dataDir, 'gatehouse.db'), { readonly: true });
+      expect((db.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n).toBe(5);
+      db.close();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('says clearly when the port is taken', async () => {
+    const first = runServe(['--port', '0', '--data-dir', tempDir()]);
+    const port = new URL(await first.ready).port;
+    const second = runServe(['--port', port, '--data-dir', tempDir()]);
+    expect(await second.exited).toBe(1);
+    expect(second.output().stderr).toContain(`Port ${port} is already in use`);
+  });
+});
