@@ -1,9 +1,10 @@
 // Every provider Gatehouse can reach, by slug (CONTRACT §3). Adding a provider adds one line here.
 import { invalidRequest } from '../errors.js';
 import { deepseek, groq, mistralAi, ollama, openai, openrouter, togetherAi } from './openai-compatible.js';
+import { azureOpenAI } from './azure-openai.js';
 import type { ProviderAdapter } from './types.js';
 
-const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter];
+const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI];
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 

@@ -1,0 +1,207 @@
+// Azure OpenAI ("Cloud A"): OpenAI's format behind a resource/deployment URL with `api-version`.
+// The client's body goes up byte for byte (a seed beyond 2^53 must arrive exact); answers come back
+// through a light translator, because Azure streams chunks no OpenAI client expects: a leading chunk
+// whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
+import { GatewayError, invalidRequest } from '../errors.js';
+import { joinUrl, mapOpenAIStyleError } from './openai-compatible.js';
+import type {
+  CredentialField,
+  MappedProviderError,
+  ProviderAdapter,
+  ProviderCall,
+  StreamTranslator,
+  UpstreamEvent,
+  UpstreamRequest,
+} from './types.js';
+import { ProviderStreamError } from './types.js';
+
+const SLUG = 'azure-openai';
+
+export const AZURE_HEADERS = {
+  resourceName: 'x-gateway-cloud-a-resource-name',
+  deploymentId: 'x-gateway-cloud-a-deployment-id',
+  apiVersion: 'x-gateway-cloud-a-api-version',
+  modelName: 'x-gateway-cloud-a-model-name',
+} as const;
+
+const credentialFields: readonly CredentialField[] = [
+  { name: 'token', label: 'API key', secret: true, required: true, header: 'Authorization', placeholder: 'resource key or Entra ID token' },
+  // Not required: a custom host replaces the resource's own address.
+  { name: 'azure.resourceName', label: 'Resource name', secret: false, required: false, header: AZURE_HEADERS.resourceName, placeholder: 'my-resource' },
+  { name: 'azure.deploymentId', label: 'Deployment', secret: false, required: true, header: AZURE_HEADERS.deploymentId, placeholder: 'gpt-35-turbo-instruct' },
+  { name: 'azure.apiVersion', label: 'API version', secret: false, required: true, header: AZURE_HEADERS.apiVersion, placeholder: '2024-10-21' },
+  { name: 'azure.modelName', label: 'Model name', secret: false, required: false, header: AZURE_HEADERS.modelName },
+];
+
+/** An Entra ID access token is a JWT: three base64url parts, the header starting `{"` (`eyJ`). */
+export function isEntraToken(token: string): boolean {
+  return /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+}
+
+/** A resource name becomes a host name label; anything else could point the key at another host. */
+const RESOURCE_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})$/;
+
+function requireSetting(value: string | undefined, header: string, what: string): string {
+  if (!value) throw new GatewayError(400, 'invalid_request_error', `Provider '${SLUG}' needs the ${what}: send '${header}' or use a virtual key that stores it`, header, 'missing_provider_setting', SLUG);
+  return value;
+}
+
+export function azureUrl(call: ProviderCall): string {
+  const azure = call.credentials.azure ?? {};
+  const deployment = requireSetting(azure.deploymentId, AZURE_HEADERS.deploymentId, 'deployment name');
+  const apiVersion = requireSetting(azure.apiVersion, AZURE_HEADERS.apiVersion, 'API version');
+  let base = call.customHost;
+  if (!base) {
+    const resource = requireSetting(azure.resourceName, AZURE_HEADERS.resourceName, 'resource name');
+    if (!RESOURCE_NAME.test(resource)) throw invalidRequest(`'${AZURE_HEADERS.resourceName}' must be an Azure resource name (letters, digits and hyphens)`, AZURE_HEADERS.resourceName);
+    base = `https://${resource}.openai.azure.com/openai`;
+  }
+  const path = `/deployments/${encodeURIComponent(deployment)}/${call.endpoint === 'chat' ? 'chat/completions' : 'completions'}`;
+  const url = new URL(joinUrl(base, path));
+  url.searchParams.set('api-version', apiVersion);
+  return url.toString();
+}
+
+function authHeaders(call: ProviderCall): Record<string, string> {
+  const token = call.credentials.token;
+  if (!token) {
+    // A key the client forwards itself (x-gateway-forward-headers: api-key) or a keyless custom host still works.
+    if (call.forwardHeaders['api-key'] || call.customHost) return {};
+    throw new GatewayError(401, 'authentication_error', `Provider '${SLUG}' needs a key: send 'Authorization: Bearer <Azure key or Entra ID token>' or use a virtual key`, null, null, SLUG);
+  }
+  return isEntraToken(token) ? { authorization: `Bearer ${token}` } : { 'api-key': token };
+}
+
+function buildRequest(call: ProviderCall): UpstreamRequest {
+  return {
+    url: azureUrl(call),
+    method: 'POST',
+    headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...authHeaders(call) },
+    // Unchanged bytes: Azure ignores `model` (the deployment decides) and takes OpenAI's fields as they are.
+    body: call.rawBody,
+  };
+}
+
+interface AzureChoice {
+  index?: number;
+  text?: unknown;
+  delta?: unknown;
+  message?: unknown;
+  finish_reason?: unknown;
+  [key: string]: unknown;
+}
+
+interface AzureChunk {
+  id?: unknown;
+  object?: unknown;
+  model?: unknown;
+  choices?: unknown;
+  usage?: unknown;
+  error?: unknown;
+  [key: string]: unknown;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The model to report when Azure leaves it blank: the configured model name, else what the client asked for. */
+function fallbackModel(call: ProviderCall): string {
+  return call.credentials.azure?.modelName ?? call.body.model;
+}
+
+/**
+ * A stream choice worth sending: it carries text (completions) or a delta (chat), or it finishes.
+ * Entries that only hold `content_filter_results` / offsets are annotations and are dropped.
+ */
+function normaliseStreamChoice(choice: AzureChoice, endpoint: ProviderCall['endpoint']): AzureChoice | null {
+  const finishes = choice.finish_reason !== null && choice.finish_reason !== undefined;
+  if (endpoint === 'chat') {
+    if (isRecord(choice.delta)) return choice;
+    return finishes ? { ...choice, delta: {} } : null;
+  }
+  if (typeof choice.text === 'string') return choice;
+  return finishes ? { ...choice, text: '' } : null;
+}
+
+function filledIn(chunk: AzureChunk, call: ProviderCall, objectName: string): AzureChunk {
+  const filled = { ...chunk };
+  if (typeof filled.model !== 'string' || filled.model === '') filled.model = fallbackModel(call);
+  if (typeof filled.object !== 'string' || filled.object === '') filled.object = objectName;
+  return filled;
+}
+
+function createStreamTranslator(call: ProviderCall): StreamTranslator {
+  const objectName = call.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+  return {
+    framing: 'sse',
+    onEvent(event: UpstreamEvent): object[] {
+      if (event.kind !== 'sse') return [];
+      const data = event.data.trim();
+      // The relay writes its own `data: [DONE]` after the last chunk.
+      if (data === '' || data === '[DONE]') return [];
+      let chunk: AzureChunk;
+      try {
+        chunk = JSON.parse(data) as AzureChunk;
+      } catch {
+        throw new ProviderStreamError(`Provider '${SLUG}' sent a stream event that is not JSON`, 'gateway_error', 'bad_provider_response');
+      }
+      if (isRecord(chunk.error)) {
+        const mapped = mapOpenAIStyleError(500, JSON.stringify(chunk));
+        throw new ProviderStreamError(mapped.message, mapped.type, mapped.code === null ? null : String(mapped.code));
+      }
+      const choices = Array.isArray(chunk.choices) ? (chunk.choices as AzureChoice[]) : [];
+      const kept = choices.map((choice) => normaliseStreamChoice(choice, call.endpoint)).filter((choice): choice is AzureChoice => choice !== null);
+      // A chunk with nothing left is a filter annotation — unless it is the include_usage chunk.
+      if (kept.length === 0 && !isRecord(chunk.usage)) return [];
+      return [filledIn({ ...chunk, choices: kept }, call, objectName)];
+    },
+    onEnd: () => [],
+  };
+}
+
+/** Non-stream answers are OpenAI's shape already; filter results stay, since clients may want them. */
+function mapResponse(call: ProviderCall, json: unknown): object {
+  if (!isRecord(json)) throw new GatewayError(502, 'gateway_error', `Provider '${SLUG}' answered with JSON that is not an object`, null, 'bad_provider_response', SLUG);
+  const answer = filledIn(json, call, call.endpoint === 'chat' ? 'chat.completion' : 'text_completion');
+  if (!Array.isArray(answer.choices)) answer.choices = [];
+  return answer;
+}
+
+interface ContentFilterCategory {
+  filtered?: boolean;
+  severity?: string;
+  detected?: boolean;
+}
+
+/** Which filter categories blocked the prompt, from `innererror.content_filter_result`. */
+function filteredCategories(body: string): string[] {
+  try {
+    const parsed = JSON.parse(body) as { error?: { innererror?: { content_filter_result?: Record<string, ContentFilterCategory> } } };
+    const result = parsed.error?.innererror?.content_filter_result ?? {};
+    return Object.entries(result)
+      .filter(([, category]) => isRecord(category) && category.filtered === true)
+      .map(([name, category]) => (category.severity ? `${name} (${category.severity})` : name));
+  } catch {
+    return [];
+  }
+}
+
+/** OpenAI's error shape plus Azure's `innererror`; a content-filter 400 also says which categories fired. */
+export function mapAzureError(status: number, body: string): MappedProviderError {
+  const mapped = mapOpenAIStyleError(status, body);
+  const categories = mapped.code === 'content_filter' ? filteredCategories(body) : [];
+  return categories.length ? { ...mapped, message: `${mapped.message} (filtered: ${categories.join(', ')})` } : mapped;
+}
+
+export const azureOpenAI: ProviderAdapter = {
+  slug: SLUG,
+  name: 'Azure OpenAI',
+  defaultBaseUrl: 'https://{resource}.openai.azure.com/openai',
+  credentialFields,
+  relay: 'translate',
+  // Azure generates n choices itself (same API as OpenAI).
+  supportsN: true,
+  buildRequest,
+  mapResponse,
+  createStreamTranslator,
+  mapError: (status, body) => mapAzureError(status, body),
+};

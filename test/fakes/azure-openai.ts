@@ -1,0 +1,198 @@
+// A local stand-in for Azure OpenAI, in its wire format: deployment routes with a required
+// `api-version`, `api-key` or Entra bearer auth, answers that carry content-filter results, and streams
+// that open with an empty-`choices` prompt-filter chunk and slip in annotation-only choice entries.
+// Tests read what it received and can script what it answers.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface AzureRecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  path: string;
+  deployment: string | null;
+  apiVersion: string | null;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  json: Record<string, unknown>;
+}
+
+export type AzureBehaviour = (request: AzureRecordedRequest, res: ServerResponse) => void | Promise<void>;
+
+export interface AzureFake {
+  /** What a custom host stands in for: `https://{resource}.openai.azure.com/openai`. */
+  baseUrl: string;
+  origin: string;
+  requests: AzureRecordedRequest[];
+  enqueue(...behaviours: AzureBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+/** The model Azure reports: the deployment's model, whatever the body's `model` said. */
+export const AZURE_MODEL = 'gpt-35-turbo-instruct-0914';
+
+const safeFilter = {
+  hate: { filtered: false, severity: 'safe' },
+  self_harm: { filtered: false, severity: 'safe' },
+  sexual: { filtered: false, severity: 'safe' },
+  violence: { filtered: false, severity: 'safe' },
+};
+
+const promptFilterResults = [{ prompt_index: 0, content_filter_results: safeFilter }];
+
+export const azureCompletionText = (prompt: unknown) => `azure says: ${typeof prompt === 'string' ? prompt : JSON.stringify(prompt)}`;
+export const AZURE_CHAT_TEXT = 'Hello from Azure';
+const usage = { prompt_tokens: 6, completion_tokens: 4, total_tokens: 10 };
+
+function sse(res: ServerResponse, payload: object | string): void {
+  res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+}
+
+export function defaultAzureAnswer(request: AzureRecordedRequest, res: ServerResponse): void {
+  const body = request.json;
+  const isChat = request.path.endsWith('/chat/completions');
+  const text = isChat ? AZURE_CHAT_TEXT : azureCompletionText(body.prompt);
+  const object = isChat ? 'chat.completion.chunk' : 'text_completion';
+  const id = isChat ? 'chatcmpl-azure' : 'cmpl-azure';
+  if (body.stream === true) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'apim-request-id': 'azure-req-1', 'x-request-id': 'azure-req-1' });
+    // Azure's first event: prompt filter results and no choices at all.
+    sse(res, { id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: promptFilterResults });
+    const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    text.split(' ').forEach((word, i) => {
+      const piece = (i ? ' ' : '') + word;
+      const choice = isChat
+        ? { index: 0, finish_reason: null, delta: i === 0 ? { role: 'assistant', content: piece } : { content: piece }, content_filter_results: safeFilter }
+        : { index: 0, text: piece, logprobs: null, finish_reason: null, content_filter_results: safeFilter };
+      sse(res, { id, object, created: 1700000000, model: AZURE_MODEL, choices: [choice], ...(includeUsage ? { usage: null } : {}) });
+    });
+    // Asynchronous filtering: an entry with filter results and offsets but no text or delta.
+    sse(res, { id: '', object: '', created: 0, model: '', choices: [{ index: 0, finish_reason: null, content_filter_results: safeFilter, content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 20 } }] });
+    const last = isChat ? { index: 0, finish_reason: 'stop', delta: {} } : { index: 0, text: '', logprobs: null, finish_reason: 'stop' };
+    sse(res, { id, object, created: 1700000000, model: AZURE_MODEL, choices: [last] });
+    if (includeUsage) sse(res, { id, object, created: 1700000000, model: AZURE_MODEL, choices: [], usage });
+    sse(res, '[DONE]');
+    res.end();
+    return;
+  }
+  const answer = isChat
+    ? {
+        id,
+        object: 'chat.completion',
+        created: 1700000000,
+        model: AZURE_MODEL,
+        prompt_filter_results: promptFilterResults,
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text }, logprobs: null, content_filter_results: safeFilter }],
+        usage,
+      }
+    : {
+        id,
+        object: 'text_completion',
+        created: 1700000000,
+        model: AZURE_MODEL,
+        prompt_filter_results: promptFilterResults,
+        choices: [{ index: 0, text, logprobs: null, finish_reason: 'stop', content_filter_results: safeFilter }],
+        usage,
+      };
+  res.writeHead(200, { 'content-type': 'application/json', 'apim-request-id': 'azure-req-1' });
+  res.end(JSON.stringify(answer));
+}
+
+/** Azure's error envelope: OpenAI-like, `code` first, sometimes an `innererror`. */
+export function azureError(status: number, error: Record<string, unknown>, headers: Record<string, string> = {}): AzureBehaviour {
+  return (_request, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ error }));
+  };
+}
+
+/** The 400 Azure answers when the prompt trips its content filter. */
+export const contentFilterError = azureError(400, {
+  message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+  type: null,
+  param: 'prompt',
+  code: 'content_filter',
+  status: 400,
+  innererror: {
+    code: 'ResponsibleAIPolicyViolation',
+    content_filter_result: { ...safeFilter, violence: { filtered: true, severity: 'medium' } },
+  },
+});
+
+/** A stream that fails after it started: Azure sends an `error` object as a data event. */
+export const streamThatFails: AzureBehaviour = (_request, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  sse(res, { id: 'cmpl-azure', object: 'text_completion', created: 1700000000, model: AZURE_MODEL, choices: [{ index: 0, text: 'partial', logprobs: null, finish_reason: null }] });
+  sse(res, { error: { code: 'server_error', message: 'The server had an error while processing your request.' } });
+  res.end();
+};
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(completions|chat\/completions)$/;
+
+export async function startAzureFake(): Promise<AzureFake> {
+  const requests: AzureRecordedRequest[] = [];
+  const queue: AzureBehaviour[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer(async (req, res) => {
+    const body = await readAll(req);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      // Recorded as is.
+    }
+    const route = DEPLOYMENT_ROUTE.exec(url.pathname);
+    const request: AzureRecordedRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      path: url.pathname,
+      deployment: route ? decodeURIComponent(route[1]) : null,
+      apiVersion: url.searchParams.get('api-version'),
+      headers: req.headers,
+      body,
+      json,
+    };
+    requests.push(request);
+    // What the real service checks before anything else: route, api-version, credentials.
+    if (!route) return azureError(404, { code: '404', message: 'Resource not found' })(request, res);
+    if (!request.apiVersion) {
+      return azureError(404, { code: '404', message: 'Resource not found' })(request, res);
+    }
+    if (!req.headers['api-key'] && !/^Bearer eyJ/.test(String(req.headers.authorization ?? ''))) {
+      return azureError(401, { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' })(request, res);
+    }
+    const behaviour = queue.shift() ?? defaultAzureAnswer;
+    try {
+      await behaviour(request, res);
+    } catch {
+      res.destroy();
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl: `${origin}/openai`,
+    origin,
+    requests,
+    enqueue: (...behaviours) => queue.push(...behaviours),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
