@@ -2,7 +2,7 @@
 // body → resolve provider and credentials → build the upstream request → send → relay or translate back.
 // Every call, failed ones included, leaves one entry for the request log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, errorTypeForStatus, invalidRequest, type ErrorBody } from './errors.js';
+import { GatewayError, invalidRequest, type ErrorBody } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
 import { validateChat, validateCompletion, type ChatRequest, type CompletionRequest } from './validate.js';
@@ -169,4 +169,3 @@ function secretValues(credentials: ProviderCredentials | undefined, headers: Gat
   return values.filter((value): value is string => typeof value === 'string');
 }
 
-export { errorTypeForStatus };
