@@ -1,0 +1,115 @@
+// The shell: a sidebar with the four pages and the connection status, and the page in view.
+import { useEffect } from 'react';
+import { Icon, type IconName } from './components/Icon';
+import { Toaster } from './components/Toaster';
+import { KeysPage } from './pages/KeysPage';
+import { LogsPage } from './pages/LogsPage';
+import { PlaygroundPage } from './pages/PlaygroundPage';
+import { SettingsPage } from './pages/SettingsPage';
+import { SignInPage } from './pages/SignInPage';
+import { useRouteStore, type PageName } from './stores/route-store';
+import { useSessionStore } from './stores/session-store';
+
+const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
+  { page: 'playground', label: 'Playground', icon: 'playground' },
+  { page: 'logs', label: 'Logs', icon: 'logs' },
+  { page: 'keys', label: 'Keys', icon: 'keys' },
+  { page: 'settings', label: 'Settings', icon: 'settings' },
+];
+
+function ConnectionStatus() {
+  const connection = useSessionStore((state) => state.connection);
+  const version = useSessionStore((state) => state.version);
+  const checkHealth = useSessionStore((state) => state.checkHealth);
+  const label = connection === 'connected' ? 'Running' : connection === 'checking' ? 'Connecting' : 'Unreachable';
+  return (
+    <div className={`connection connection-${connection}`}>
+      <span className="connection-dot" aria-hidden="true" />
+      <div className="connection-text">
+        <span className="connection-state">{label}</span>
+        <span className="connection-address">
+          {window.location.host}
+          {version ? ` · v${version}` : ''}
+        </span>
+      </div>
+      {connection === 'offline' && (
+        <button type="button" className="button button-ghost button-icon" aria-label="Check connection again" onClick={() => void checkHealth()}>
+          <Icon name="refresh" />
+        </button>
+      )}
+    </div>
+  );
+}
+
+function CurrentPage({ page }: { page: PageName }) {
+  switch (page) {
+    case 'logs':
+      return <LogsPage />;
+    case 'keys':
+      return <KeysPage />;
+    case 'settings':
+      return <SettingsPage />;
+    default:
+      return <PlaygroundPage />;
+  }
+}
+
+export function App() {
+  const connection = useSessionStore((state) => state.connection);
+  const page = useRouteStore((state) => state.page);
+  const navigate = useRouteStore((state) => state.navigate);
+  const syncFromLocation = useRouteStore((state) => state.syncFromLocation);
+
+  useEffect(() => {
+    window.addEventListener('hashchange', syncFromLocation);
+    return () => window.removeEventListener('hashchange', syncFromLocation);
+  }, [syncFromLocation]);
+
+  useEffect(() => {
+    const title = NAVIGATION.find((item) => item.page === page)?.label ?? 'Gatehouse';
+    document.title = `${title} · Gatehouse`;
+  }, [page]);
+
+  if (connection === 'no-token' || connection === 'unauthorized') return <SignInPage />;
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            <svg viewBox="0 0 32 32" width="28" height="28">
+              <rect width="32" height="32" rx="8" fill="currentColor" />
+              <path d="M9 24V13l7-5 7 5v11h-4.5v-6h-5v6z" fill="white" />
+            </svg>
+          </span>
+          <span className="brand-name">Gatehouse</span>
+        </div>
+        <nav aria-label="Main" className="nav">
+          {NAVIGATION.map((item) => (
+            <a
+              key={item.page}
+              href={`#/${item.page}`}
+              className="nav-link"
+              aria-current={page === item.page ? 'page' : undefined}
+              onClick={(event) => {
+                event.preventDefault();
+                navigate(item.page);
+              }}
+            >
+              <Icon name={item.icon} size={18} />
+              <span>{item.label}</span>
+            </a>
+          ))}
+        </nav>
+        <ConnectionStatus />
+      </aside>
+      <main id="main" className="main" tabIndex={-1}>
+        <CurrentPage page={page} />
+      </main>
+      <Toaster />
+    </div>
+  );
+}

@@ -1,0 +1,133 @@
+// The typed client of the admin API (CONTRACT §5). Same origin as the page, so paths are relative.
+import { apiErrorFromResponse } from './api-error';
+import type {
+  CreatedGatewayKey,
+  CreatedVirtualKey,
+  GatewayKey,
+  Health,
+  ItemList,
+  LogDetail,
+  LogEntry,
+  LogPage,
+  LogQuery,
+  NewVirtualKey,
+  ProviderInfo,
+  Settings,
+  SettingsPatch,
+  VirtualKey,
+  VirtualKeyRotation,
+} from './types';
+import { readServerSentEvents } from './sse';
+
+export const ADMIN_BASE = '/admin/api';
+
+export class AdminClient {
+  constructor(
+    private readonly token: string,
+    private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+  ) {}
+
+  private async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await this.fetchImpl(`${ADMIN_BASE}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+    if (!response.ok) throw await apiErrorFromResponse(response);
+    if (response.status === 204) return undefined as T;
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  health(signal?: AbortSignal): Promise<Health> {
+    return this.request('GET', '/health', undefined, signal);
+  }
+
+  providers(): Promise<ItemList<ProviderInfo>> {
+    return this.request('GET', '/providers');
+  }
+
+  listVirtualKeys(): Promise<ItemList<VirtualKey>> {
+    return this.request('GET', '/virtual-keys');
+  }
+
+  createVirtualKey(input: NewVirtualKey): Promise<CreatedVirtualKey> {
+    return this.request('POST', '/virtual-keys', input);
+  }
+
+  renameVirtualKey(id: string, name: string): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { name });
+  }
+
+  rotateVirtualKey(id: string, rotation: VirtualKeyRotation): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, rotation);
+  }
+
+  revokeVirtualKey(id: string): Promise<void> {
+    return this.request('DELETE', `/virtual-keys/${encodeURIComponent(id)}`);
+  }
+
+  listGatewayKeys(): Promise<ItemList<GatewayKey>> {
+    return this.request('GET', '/gateway-keys');
+  }
+
+  createGatewayKey(name: string): Promise<CreatedGatewayKey> {
+    return this.request('POST', '/gateway-keys', { name });
+  }
+
+  revokeGatewayKey(id: string): Promise<void> {
+    return this.request('DELETE', `/gateway-keys/${encodeURIComponent(id)}`);
+  }
+
+  logs(query: LogQuery, signal?: AbortSignal): Promise<LogPage> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '') params.set(name, String(value));
+    }
+    const search = params.toString();
+    return this.request('GET', `/logs${search ? `?${search}` : ''}`, undefined, signal);
+  }
+
+  logDetail(id: string, signal?: AbortSignal): Promise<LogDetail> {
+    return this.request('GET', `/logs/${encodeURIComponent(id)}`, undefined, signal);
+  }
+
+  settings(): Promise<Settings> {
+    return this.request('GET', '/settings');
+  }
+
+  updateSettings(patch: SettingsPatch): Promise<Settings> {
+    return this.request('PATCH', '/settings', patch);
+  }
+
+  /**
+   * Follows the live log. EventSource cannot send an Authorization header, so this reads the
+   * event stream through fetch. Resolves when the stream ends or `signal` aborts.
+   */
+  async followLogEvents(onEntry: (entry: LogEntry) => void, signal: AbortSignal, onOpen?: () => void): Promise<void> {
+    const response = await this.fetchImpl(`${ADMIN_BASE}/events`, {
+      headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' },
+      signal,
+    });
+    if (!response.ok || !response.body) throw await apiErrorFromResponse(response);
+    onOpen?.();
+    for await (const event of readServerSentEvents(response.body, signal)) {
+      if (!event.data) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(event.data);
+      } catch {
+        continue; // keep-alives and anything that is not a log entry
+      }
+      if (isLogEntry(parsed)) onEntry(parsed);
+    }
+  }
+}
+
+function isLogEntry(value: unknown): value is LogEntry {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
+    && typeof (value as { createdAt?: unknown }).createdAt === 'string';
+}

@@ -1,0 +1,52 @@
+// A modal built on the native <dialog>: it traps focus, closes on Escape and restores focus to
+// whatever opened it, without a focus-management library.
+import { useEffect, useRef, type ReactNode } from 'react';
+import { Icon } from './Icon';
+
+interface DialogProps {
+  title: string;
+  description?: ReactNode;
+  onClose(): void;
+  children: ReactNode;
+  footer?: ReactNode;
+  size?: 'small' | 'medium' | 'large';
+}
+
+export function Dialog({ title, description, onClose, children, footer, size = 'medium' }: DialogProps) {
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+
+  useEffect(() => {
+    const dialog = dialogRef.current;
+    if (!dialog) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!dialog.open) dialog.showModal();
+    const onCancel = (event: Event) => {
+      event.preventDefault();
+      onCloseRef.current();
+    };
+    dialog.addEventListener('cancel', onCancel);
+    return () => {
+      dialog.removeEventListener('cancel', onCancel);
+      if (dialog.open) dialog.close();
+      opener?.focus();
+    };
+  }, []);
+
+  return (
+    <dialog ref={dialogRef} className={`dialog dialog-${size}`} aria-labelledby="dialog-title">
+      <header className="dialog-header">
+        <div>
+          <h2 id="dialog-title">{title}</h2>
+          {description && <p className="dialog-description">{description}</p>}
+        </div>
+        <button type="button" className="button button-ghost button-icon" aria-label="Close" onClick={onClose}>
+          <Icon name="close" />
+        </button>
+      </header>
+      <div className="dialog-body">{children}</div>
+      {footer && <footer className="dialog-footer">{footer}</footer>}
+    </dialog>
+  );
+}

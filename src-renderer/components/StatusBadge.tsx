@@ -1,0 +1,7 @@
+import { statusTone } from './format';
+
+export function StatusBadge({ status, error }: { status: number | null | undefined; error?: string | null }) {
+  const tone = statusTone(status, error);
+  const text = status ? String(status) : error ? 'failed' : '—';
+  return <span className={`badge badge-${tone}`}>{text}</span>;
+}

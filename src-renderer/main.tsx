@@ -1,0 +1,19 @@
+// Entry of the UI: find the admin token, then render the app.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { resolveAdminToken } from './api/admin-token';
+import { App } from './App';
+import { useSessionStore } from './stores/session-store';
+import './styles/base.css';
+import './styles/components.css';
+import './styles/pages.css';
+
+useSessionStore.getState().start(resolveAdminToken());
+
+const rootElement = document.getElementById('root');
+if (!rootElement) throw new Error('index.html has no #root element');
+createRoot(rootElement).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,237 @@
+// Virtual keys (provider credentials stored in Gatehouse) and gateway API keys (for clients that
+// bring their own provider token).
+import { useEffect, useState, type FormEvent } from 'react';
+import { describeError } from '../api/api-error';
+import type { GatewayKey, VirtualKey } from '../api/types';
+import { Dialog } from '../components/Dialog';
+import { formatFullTime, formatRelativeTime } from '../components/format';
+import { Icon } from '../components/Icon';
+import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews';
+import { useKeysStore } from '../stores/keys-store';
+import { useToastStore } from '../stores/toast-store';
+import { ConfirmRevokeDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
+import { KeyUsage } from './keys/KeyUsage';
+
+type OpenDialog =
+  | { type: 'new-virtual' }
+  | { type: 'new-gateway' }
+  | { type: 'rotate'; key: VirtualKey }
+  | { type: 'revoke-virtual'; key: VirtualKey }
+  | { type: 'revoke-gateway'; key: GatewayKey }
+  | { type: 'usage'; kind: 'virtual' | 'gateway'; name: string; provider: string | null }
+  | null;
+
+function RenameForm({ virtualKey, onDone }: { virtualKey: VirtualKey; onDone(): void }) {
+  const renameVirtualKey = useKeysStore((state) => state.renameVirtualKey);
+  const [name, setName] = useState(virtualKey.name);
+  const [error, setError] = useState<string | null>(null);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!name.trim() || name.trim() === virtualKey.name) return onDone();
+    try {
+      await renameVirtualKey(virtualKey.id, name.trim());
+      onDone();
+    } catch (caught) {
+      setError(describeError(caught));
+    }
+  };
+  return (
+    <form className="rename-form" onSubmit={onSubmit}>
+      <input className="input input-compact" aria-label={`New name for ${virtualKey.name}`} value={name} autoFocus onChange={(event) => setName(event.target.value)} onKeyDown={(event) => event.key === 'Escape' && onDone()} />
+      <button type="submit" className="button button-primary button-small">
+        Save
+      </button>
+      <button type="button" className="button button-ghost button-small" onClick={onDone}>
+        Cancel
+      </button>
+      {error && <span className="field-error">{error}</span>}
+    </form>
+  );
+}
+
+function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: VirtualKey; providerName: string; onOpen(dialog: OpenDialog): void }) {
+  const [isRenaming, setRenaming] = useState(false);
+  return (
+    <li className="key-row">
+      <div className="key-main">
+        {isRenaming ? <RenameForm virtualKey={virtualKey} onDone={() => setRenaming(false)} /> : <span className="key-name">{virtualKey.name}</span>}
+        <div className="key-meta">
+          <span className="badge badge-accent">{providerName}</span>
+          <code className="key-prefix">{virtualKey.keyPrefix}…</code>
+          {virtualKey.customHost && (
+            <span className="muted truncate mono small" title={virtualKey.customHost}>
+              → {virtualKey.customHost}
+            </span>
+          )}
+        </div>
+      </div>
+      <div className="key-dates small muted">
+        <span title={formatFullTime(virtualKey.createdAt)}>Created {formatRelativeTime(virtualKey.createdAt)}</span>
+        <span title={virtualKey.lastUsedAt ? formatFullTime(virtualKey.lastUsedAt) : undefined}>Used {formatRelativeTime(virtualKey.lastUsedAt)}</span>
+      </div>
+      <div className="key-actions">
+        <button type="button" className="button button-ghost button-small" aria-label={`Usage of ${virtualKey.name}`} onClick={() => onOpen({ type: 'usage', kind: 'virtual', name: virtualKey.name, provider: virtualKey.provider })}>
+          <Icon name="code" />
+          Use
+        </button>
+        <button type="button" className="button button-ghost button-small" aria-label={`Rename ${virtualKey.name}`} onClick={() => setRenaming(true)}>
+          <Icon name="edit" />
+          Rename
+        </button>
+        <button type="button" className="button button-ghost button-small" aria-label={`Rotate ${virtualKey.name}`} onClick={() => onOpen({ type: 'rotate', key: virtualKey })}>
+          <Icon name="rotate" />
+          Rotate
+        </button>
+        <button type="button" className="button button-ghost button-small button-danger-text" aria-label={`Revoke ${virtualKey.name}`} onClick={() => onOpen({ type: 'revoke-virtual', key: virtualKey })}>
+          <Icon name="trash" />
+          Revoke
+        </button>
+      </div>
+    </li>
+  );
+}
+
+function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(dialog: OpenDialog): void }) {
+  return (
+    <li className="key-row">
+      <div className="key-main">
+        <span className="key-name">{gatewayKey.name}</span>
+        <div className="key-meta">
+          <code className="key-prefix">{gatewayKey.keyPrefix}…</code>
+        </div>
+      </div>
+      <div className="key-dates small muted">
+        <span title={formatFullTime(gatewayKey.createdAt)}>Created {formatRelativeTime(gatewayKey.createdAt)}</span>
+        {gatewayKey.lastUsedAt !== undefined && <span>Used {formatRelativeTime(gatewayKey.lastUsedAt)}</span>}
+      </div>
+      <div className="key-actions">
+        <button type="button" className="button button-ghost button-small" aria-label={`Usage of ${gatewayKey.name}`} onClick={() => onOpen({ type: 'usage', kind: 'gateway', name: gatewayKey.name, provider: null })}>
+          <Icon name="code" />
+          Use
+        </button>
+        <button type="button" className="button button-ghost button-small button-danger-text" aria-label={`Revoke ${gatewayKey.name}`} onClick={() => onOpen({ type: 'revoke-gateway', key: gatewayKey })}>
+          <Icon name="trash" />
+          Revoke
+        </button>
+      </div>
+    </li>
+  );
+}
+
+export function KeysPage() {
+  const status = useKeysStore((state) => state.status);
+  const loadError = useKeysStore((state) => state.loadError);
+  const virtualKeys = useKeysStore((state) => state.virtualKeys);
+  const gatewayKeys = useKeysStore((state) => state.gatewayKeys);
+  const providers = useKeysStore((state) => state.providers);
+  const revealed = useKeysStore((state) => state.revealed);
+  const { load, dismissRevealed, revokeVirtualKey, revokeGatewayKey } = useKeysStore.getState();
+  const showToast = useToastStore((state) => state.show);
+  const [dialog, setDialog] = useState<OpenDialog>(null);
+
+  useEffect(() => {
+    void load();
+    // A key shown once must not reappear when the person comes back to this page.
+    return () => dismissRevealed();
+  }, [load, dismissRevealed]);
+
+  const providerName = (slug: string) => providers.find((provider) => provider.slug === slug)?.name ?? slug;
+  const close = () => setDialog(null);
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>Keys</h1>
+          <p className="page-subtitle">Hand out keys instead of provider secrets. Revoke one without touching the others.</p>
+        </div>
+        <div className="header-actions">
+          <button type="button" className="button button-secondary" onClick={() => setDialog({ type: 'new-gateway' })}>
+            <Icon name="plus" />
+            New gateway key
+          </button>
+          <button type="button" className="button button-primary" onClick={() => setDialog({ type: 'new-virtual' })}>
+            <Icon name="plus" />
+            New virtual key
+          </button>
+        </div>
+      </header>
+
+      {status === 'loading' && <LoadingState label="Loading keys" />}
+      {status === 'error' && <ErrorNotice title="Could not load keys" message={loadError ?? ''} onRetry={() => void load()} />}
+
+      {status === 'ready' && (
+        <>
+          <section className="card card-flush" aria-labelledby="virtual-keys-heading">
+            <div className="card-header card-header-padded">
+              <div>
+                <h2 id="virtual-keys-heading" className="card-title">
+                  Virtual keys <span className="count">{virtualKeys.length}</span>
+                </h2>
+                <p className="muted small">Each refers to one stored provider credential and its host.</p>
+              </div>
+            </div>
+            {virtualKeys.length ? (
+              <ul className="key-list" aria-label="Virtual keys">
+                {virtualKeys.map((virtualKey) => (
+                  <VirtualKeyRow key={virtualKey.id} virtualKey={virtualKey} providerName={providerName(virtualKey.provider)} onOpen={setDialog} />
+                ))}
+              </ul>
+            ) : (
+              <EmptyState
+                icon="keys"
+                title="No virtual keys yet"
+                action={
+                  <button type="button" className="button button-primary" onClick={() => setDialog({ type: 'new-virtual' })}>
+                    <Icon name="plus" />
+                    Create your first virtual key
+                  </button>
+                }
+              >
+                Store a provider’s API key once; give each app its own gh-vk- key.
+              </EmptyState>
+            )}
+          </section>
+
+          <section className="card card-flush" aria-labelledby="gateway-keys-heading">
+            <div className="card-header card-header-padded">
+              <div>
+                <h2 id="gateway-keys-heading" className="card-title">
+                  Gateway API keys <span className="count">{gatewayKeys.length}</span>
+                </h2>
+                <p className="muted small">For clients that send their own provider token with x-gateway-provider.</p>
+              </div>
+            </div>
+            {gatewayKeys.length ? (
+              <ul className="key-list" aria-label="Gateway API keys">
+                {gatewayKeys.map((gatewayKey) => (
+                  <GatewayKeyRow key={gatewayKey.id} gatewayKey={gatewayKey} onOpen={setDialog} />
+                ))}
+              </ul>
+            ) : (
+              <EmptyState icon="lock" title="No gateway API keys">
+                Create one when a client brings its own provider token.
+              </EmptyState>
+            )}
+          </section>
+        </>
+      )}
+
+      {dialog?.type === 'new-virtual' && <NewVirtualKeyDialog onClose={close} />}
+      {dialog?.type === 'new-gateway' && <NewGatewayKeyDialog onClose={close} />}
+      {dialog?.type === 'rotate' && <RotateKeyDialog virtualKey={dialog.key} onClose={close} onRotated={() => { close(); showToast('Credential rotated'); }} />}
+      {dialog?.type === 'revoke-virtual' && (
+        <ConfirmRevokeDialog kind="virtual" name={dialog.key.name} onClose={close} onConfirm={async () => { await revokeVirtualKey(dialog.key.id); showToast(`Revoked ${dialog.key.name}`); }} />
+      )}
+      {dialog?.type === 'revoke-gateway' && (
+        <ConfirmRevokeDialog kind="gateway" name={dialog.key.name} onClose={close} onConfirm={async () => { await revokeGatewayKey(dialog.key.id); showToast(`Revoked ${dialog.key.name}`); }} />
+      )}
+      {dialog?.type === 'usage' && (
+        <Dialog title={`Use “${dialog.name}”`} description="The full key was shown once when it was created; these examples read it from an environment variable." onClose={close} size="large">
+          <KeyUsage kind={dialog.kind} provider={dialog.provider} />
+        </Dialog>
+      )}
+      {revealed && !dialog && <RevealedKeyDialog revealed={revealed} onClose={dismissRevealed} />}
+    </div>
+  );
+}

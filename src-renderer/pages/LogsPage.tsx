@@ -1,0 +1,137 @@
+// Every request through the gateway, newest first, updating live.
+import { useEffect, useState } from 'react';
+import { Icon } from '../components/Icon';
+import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/StatusViews';
+import { useKeysStore } from '../stores/keys-store';
+import { EMPTY_FILTERS, useLogsStore, type StatusFilter } from '../stores/logs-store';
+import { useRouteStore } from '../stores/route-store';
+import { KNOWN_PROVIDER_SLUGS } from './playground/ConnectionCard';
+import { LogDetailPanel } from './logs/LogDetailPanel';
+import { LogsTable } from './logs/LogsTable';
+
+const SEARCH_DEBOUNCE_MS = 250;
+
+function useDebouncedFilter(value: string, apply: (value: string) => void) {
+  const [draft, setDraft] = useState(value);
+  useEffect(() => setDraft(value), [value]);
+  useEffect(() => {
+    if (draft === value) return;
+    const timer = setTimeout(() => apply(draft), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [draft, value, apply]);
+  return [draft, setDraft] as const;
+}
+
+function LiveIndicator() {
+  const live = useLogsStore((state) => state.live);
+  const liveError = useLogsStore((state) => state.liveError);
+  const text = live === 'live' ? 'Live' : live === 'retrying' ? 'Reconnecting…' : live === 'connecting' ? 'Connecting…' : 'Paused';
+  return (
+    <span className={`live live-${live}`} title={live === 'retrying' ? (liveError ?? undefined) : undefined}>
+      <span className="live-dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}
+
+export function LogsPage() {
+  const rows = useLogsStore((state) => state.rows);
+  const status = useLogsStore((state) => state.status);
+  const loadError = useLogsStore((state) => state.loadError);
+  const filters = useLogsStore((state) => state.filters);
+  const next = useLogsStore((state) => state.next);
+  const loadingMore = useLogsStore((state) => state.loadingMore);
+  const selectedId = useLogsStore((state) => state.selectedId);
+  const { load, loadMore, setFilters, startLive, stopLive, select } = useLogsStore.getState();
+  const providers = useKeysStore((state) => state.providers);
+  const loadProviders = useKeysStore((state) => state.loadProviders);
+  const navigate = useRouteStore((state) => state.navigate);
+
+  useEffect(() => {
+    void load();
+    startLive();
+    void loadProviders();
+    return () => stopLive();
+  }, [load, startLive, stopLive, loadProviders]);
+
+  const applySearch = (q: string) => setFilters({ q });
+  const applyModel = (model: string) => setFilters({ model });
+  const [searchDraft, setSearchDraft] = useDebouncedFilter(filters.q, applySearch);
+  const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
+  const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.status !== '';
+  const providerSlugs = providers.length ? providers.map((provider) => provider.slug) : KNOWN_PROVIDER_SLUGS;
+
+  let body;
+  if (status === 'loading' && !rows.length) body = <LoadingState label="Loading requests" />;
+  else if (status === 'error' && !rows.length) body = <ErrorNotice title="Could not load the log" message={loadError ?? ''} onRetry={() => void load()} />;
+  else if (!rows.length)
+    body = isFiltered ? (
+      <EmptyState icon="search" title="No requests match these filters" action={<button type="button" className="button button-secondary" onClick={() => setFilters(EMPTY_FILTERS)}>Clear filters</button>} />
+    ) : (
+      <EmptyState
+        icon="logs"
+        title="No requests yet"
+        action={
+          <button type="button" className="button button-primary" onClick={() => navigate('playground')}>
+            <Icon name="playground" />
+            Open the Playground
+          </button>
+        }
+      >
+        Requests through the gateway appear here the moment they finish.
+      </EmptyState>
+    );
+  else body = <LogsTable rows={rows} selectedId={selectedId} onSelect={(id) => void select(id)} onNearEnd={() => void loadMore()} />;
+
+  return (
+    <div className="page page-fill" onKeyDown={(event) => event.key === 'Escape' && selectedId && void select(null)}>
+      <header className="page-header">
+        <div>
+          <h1>Logs</h1>
+          <p className="page-subtitle">
+            <LiveIndicator />
+            <span className="muted">
+              {rows.length.toLocaleString('en-US')} {rows.length === 1 ? 'request' : 'requests'}
+              {next ? ' loaded' : ''}
+            </span>
+            {loadingMore && <Spinner label="Loading more requests" />}
+          </p>
+        </div>
+        <button type="button" className="button button-secondary" onClick={() => void load()}>
+          <Icon name="refresh" />
+          Refresh
+        </button>
+      </header>
+
+      <div className="filter-bar" role="search" aria-label="Filter requests">
+        <label className="search-input">
+          <Icon name="search" />
+          <input type="search" className="input" aria-label="Search" placeholder="Search trace id, model, error…" value={searchDraft} onChange={(event) => setSearchDraft(event.target.value)} />
+        </label>
+        <select className="input" aria-label="Provider filter" value={filters.provider} onChange={(event) => setFilters({ provider: event.target.value })}>
+          <option value="">All providers</option>
+          {providerSlugs.map((slug) => (
+            <option key={slug} value={slug}>
+              {slug}
+            </option>
+          ))}
+        </select>
+        <input className="input" aria-label="Model filter" placeholder="Model" value={modelDraft} onChange={(event) => setModelDraft(event.target.value)} />
+        <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value as StatusFilter })}>
+          <option value="">All statuses</option>
+          <option value="success">Succeeded</option>
+          <option value="error">Failed</option>
+          <option value="4xx">4xx</option>
+          <option value="5xx">5xx</option>
+        </select>
+      </div>
+
+      {status === 'error' && rows.length > 0 && <ErrorNotice message={loadError ?? ''} onRetry={() => void load()} />}
+
+      <div className={`logs-layout${selectedId ? ' logs-layout-detail' : ''}`}>
+        <div className="logs-list card card-flush">{body}</div>
+        <LogDetailPanel />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+// Try a prompt through the gateway exactly as a client would, and see what went over the wire.
+import { useMemo, type KeyboardEvent } from 'react';
+import { Field } from '../components/Field';
+import { Icon } from '../components/Icon';
+import { ConnectionCard } from './playground/ConnectionCard';
+import { InspectorPanel } from './playground/InspectorPanel';
+import { OutputPanel } from './playground/OutputPanel';
+import { ParametersPanel } from './playground/ParametersPanel';
+import { draftRequest, usePlaygroundStore, type ChatRole } from '../stores/playground-store';
+
+function ConversationEditor() {
+  const messages = usePlaygroundStore((state) => state.messages);
+  const addMessage = usePlaygroundStore((state) => state.addMessage);
+  const updateMessage = usePlaygroundStore((state) => state.updateMessage);
+  const removeMessage = usePlaygroundStore((state) => state.removeMessage);
+  return (
+    <div className="conversation" aria-label="Conversation" role="group">
+      {messages.map((message, index) => (
+        <div key={message.id} className={`message message-${message.role}`}>
+          <div className="message-header">
+            <select
+              className="input input-compact"
+              aria-label={`Role of message ${index + 1}`}
+              value={message.role}
+              onChange={(event) => updateMessage(message.id, { role: event.target.value as ChatRole })}
+            >
+              <option value="system">System</option>
+              <option value="user">User</option>
+              <option value="assistant">Assistant</option>
+            </select>
+            <button type="button" className="button button-ghost button-icon" aria-label={`Remove message ${index + 1}`} onClick={() => removeMessage(message.id)}>
+              <Icon name="trash" />
+            </button>
+          </div>
+          <textarea
+            className="input message-text"
+            rows={2}
+            aria-label={`Message ${index + 1} (${message.role})`}
+            value={message.content}
+            onChange={(event) => updateMessage(message.id, { content: event.target.value })}
+          />
+        </div>
+      ))}
+      <button type="button" className="button button-ghost button-small" onClick={() => addMessage(messages.length % 2 === 1 ? 'user' : 'assistant')}>
+        <Icon name="plus" />
+        Add message
+      </button>
+    </div>
+  );
+}
+
+export function PlaygroundPage() {
+  const mode = usePlaygroundStore((state) => state.mode);
+  const prompt = usePlaygroundStore((state) => state.prompt);
+  const phase = usePlaygroundStore((state) => state.phase);
+  const error = usePlaygroundStore((state) => state.error);
+  const update = usePlaygroundStore((state) => state.update);
+  const run = usePlaygroundStore((state) => state.run);
+  const stop = usePlaygroundStore((state) => state.stop);
+  const model = usePlaygroundStore((state) => state.model);
+  const messages = usePlaygroundStore((state) => state.messages);
+  const parameters = usePlaygroundStore((state) => state.parameters);
+  const isRunning = phase === 'running';
+
+  // Field errors shown as the person types; the server's own error is mapped onto its `param`.
+  const errors = useMemo(() => {
+    const { errors: draftErrors } = draftRequest({ mode, model, prompt, messages, parameters });
+    const shown: Partial<Record<string, string>> = { ...draftErrors };
+    if (!model.trim() && phase !== 'error') delete shown.model;
+    if (error?.param) shown[error.param] = error.message;
+    return shown;
+  }, [mode, model, prompt, messages, parameters, error, phase]);
+
+  const onPromptKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) {
+      event.preventDefault();
+      void run();
+    }
+  };
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>Playground</h1>
+          <p className="page-subtitle">Send a request through the gateway and watch it stream back.</p>
+        </div>
+        <div className="segmented segmented-large" role="radiogroup" aria-label="Mode">
+          <button type="button" role="radio" aria-checked={mode === 'completion'} className="segment" onClick={() => update({ mode: 'completion' })}>
+            Completion
+          </button>
+          <button type="button" role="radio" aria-checked={mode === 'chat'} className="segment" onClick={() => update({ mode: 'chat' })}>
+            Chat
+          </button>
+        </div>
+      </header>
+
+      <div className="playground-grid">
+        <div className="playground-main">
+          <ConnectionCard errors={errors} />
+
+          <section className="card" aria-labelledby="prompt-heading">
+            <h2 id="prompt-heading" className="card-title">
+              {mode === 'chat' ? 'Conversation' : 'Prompt'}
+            </h2>
+            {mode === 'chat' && <ConversationEditor />}
+            <Field label="Prompt" hint={mode === 'chat' ? 'Sent as the next user message. Ctrl+Enter runs.' : 'Ctrl+Enter runs.'} error={errors.prompt ?? errors.messages}>
+              <textarea
+                className="input prompt-input"
+                rows={mode === 'chat' ? 3 : 6}
+                value={prompt}
+                placeholder={mode === 'chat' ? 'Ask something…' : 'Once upon a time'}
+                onChange={(event) => update({ prompt: event.target.value })}
+                onKeyDown={onPromptKeyDown}
+              />
+            </Field>
+            <div className="run-row">
+              {isRunning ? (
+                <button type="button" className="button button-danger" onClick={stop}>
+                  <Icon name="stop" />
+                  Stop
+                </button>
+              ) : (
+                <button type="button" className="button button-primary" onClick={() => void run()}>
+                  <Icon name="play" />
+                  Run
+                </button>
+              )}
+              <span className="muted small">
+                {mode === 'chat' ? 'POST /v1/chat/completions' : 'POST /v1/completions'}
+                {parameters.stream ? ' · streaming' : ''}
+              </span>
+            </div>
+          </section>
+
+          <OutputPanel />
+          <InspectorPanel />
+        </div>
+        <ParametersPanel errors={errors} />
+      </div>
+    </div>
+  );
+}

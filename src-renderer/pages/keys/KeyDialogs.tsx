@@ -1,0 +1,266 @@
+// The dialogs of the Keys page: create, show once, rotate, revoke.
+import { useState, type FormEvent } from 'react';
+import { ApiError, describeError } from '../../api/api-error';
+import type { ProviderInfo, VirtualKey } from '../../api/types';
+import { CopyButton } from '../../components/CopyButton';
+import { Dialog } from '../../components/Dialog';
+import { Field } from '../../components/Field';
+import { Icon } from '../../components/Icon';
+import { ErrorNotice } from '../../components/StatusViews';
+import { buildNewVirtualKey, buildRotation, credentialFields, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
+import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
+import { KeyUsage } from './KeyUsage';
+
+interface FormError {
+  message: string;
+  param: string | null;
+}
+
+function toFormError(error: unknown): FormError {
+  return { message: describeError(error), param: error instanceof ApiError ? error.param : null };
+}
+
+/** The provider's credential inputs; secret ones are password fields that never autofill. */
+function CredentialFields({ provider, values, onChange, error }: { provider: ProviderInfo | undefined; values: FieldValues; onChange(values: FieldValues): void; error: FormError | null }) {
+  return (
+    <>
+      {credentialFields(provider).map((field) => (
+        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && field.name === 'secret') ? error.message : null} hint={field.required ? undefined : 'Optional'}>
+          <input
+            className={`input${field.secret ? ' input-mono' : ''}`}
+            type={field.secret ? 'password' : 'text'}
+            autoComplete={field.secret ? 'new-password' : 'off'}
+            spellCheck={false}
+            required={field.required}
+            placeholder={field.placeholder}
+            value={values[field.name] ?? ''}
+            onChange={(event) => onChange({ ...values, [field.name]: event.target.value })}
+          />
+        </Field>
+      ))}
+    </>
+  );
+}
+
+export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
+  const providers = useKeysStore((state) => state.providers);
+  const createVirtualKey = useKeysStore((state) => state.createVirtualKey);
+  const [name, setName] = useState('');
+  const [providerSlug, setProviderSlug] = useState(providers[0]?.slug ?? 'openai');
+  const [values, setValues] = useState<FieldValues>({});
+  const [customHost, setCustomHost] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<FormError | null>(null);
+  const provider = providers.find((item) => item.slug === providerSlug);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!name.trim()) {
+      setError({ message: 'Give the key a name you will recognise', param: 'name' });
+      return;
+    }
+    const missing = missingRequiredFields(provider, values);
+    if (missing.length) {
+      setError({ message: `${missing[0].label} is required for ${provider?.name ?? providerSlug}`, param: missing[0].name });
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    try {
+      await createVirtualKey(buildNewVirtualKey(name, provider, providerSlug, values, customHost));
+      onClose();
+    } catch (caught) {
+      setError(toFormError(caught));
+      setSubmitting(false);
+    }
+  };
+
+  const fieldError = (param: string) => (error?.param === param ? error.message : null);
+  const generalError = error && !['name', 'provider', 'customHost', ...credentialFields(provider).map((field) => field.name)].includes(error.param ?? '') ? error.message : null;
+
+  return (
+    <Dialog
+      title="New virtual key"
+      description="Store a provider credential in Gatehouse and hand out a gh-vk- key that refers to it. The credential is encrypted and never shown again."
+      onClose={onClose}
+    >
+      <form className="stack" onSubmit={onSubmit} noValidate>
+        <Field label="Name" error={fieldError('name')}>
+          <input className="input" value={name} placeholder="e.g. Laptop scripts" autoFocus onChange={(event) => setName(event.target.value)} />
+        </Field>
+        <Field label="Provider" error={fieldError('provider')}>
+          <select className="input" value={providerSlug} onChange={(event) => { setProviderSlug(event.target.value); setValues({}); }}>
+            {providers.map((item) => (
+              <option key={item.slug} value={item.slug}>
+                {item.name}
+              </option>
+            ))}
+            {!providers.length && <option value="openai">openai</option>}
+          </select>
+        </Field>
+        <CredentialFields provider={provider} values={values} onChange={setValues} error={error} />
+        <Field label="Custom host" error={fieldError('customHost')} hint={`Optional. The key only ever goes to this address${provider?.defaultBaseUrl ? ` (default ${provider.defaultBaseUrl})` : ''}.`}>
+          <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'https://…'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />
+        </Field>
+        {generalError && <ErrorNotice message={generalError} />}
+        <div className="dialog-actions">
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button button-primary" disabled={submitting}>
+            {submitting ? 'Creating…' : 'Create'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function NewGatewayKeyDialog({ onClose }: { onClose(): void }) {
+  const createGatewayKey = useKeysStore((state) => state.createGatewayKey);
+  const [name, setName] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<FormError | null>(null);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!name.trim()) {
+      setError({ message: 'Give the key a name you will recognise', param: 'name' });
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    try {
+      await createGatewayKey(name.trim());
+      onClose();
+    } catch (caught) {
+      setError(toFormError(caught));
+      setSubmitting(false);
+    }
+  };
+  return (
+    <Dialog title="New gateway API key" description="Clients send this key in x-gateway-api-key together with their own provider token." onClose={onClose} size="small">
+      <form className="stack" onSubmit={onSubmit} noValidate>
+        <Field label="Name" error={error?.param === 'name' || !error?.param ? error?.message : null}>
+          <input className="input" value={name} placeholder="e.g. CI runner" autoFocus onChange={(event) => setName(event.target.value)} />
+        </Field>
+        <div className="dialog-actions">
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button button-primary" disabled={submitting}>
+            {submitting ? 'Creating…' : 'Create'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function RevealedKeyDialog({ revealed, onClose }: { revealed: RevealedKey; onClose(): void }) {
+  return (
+    <Dialog title={`${revealed.kind === 'virtual' ? 'Virtual key' : 'Gateway API key'} “${revealed.name}” created`} onClose={onClose} size="large">
+      <div className="stack">
+        <div className="notice notice-warning">
+          <Icon name="alert" size={18} />
+          <div className="notice-body">
+            <strong>Copy it now: this is the only time it is shown.</strong>
+            <span>Gatehouse keeps only a hash. If you lose it, revoke it and create another.</span>
+          </div>
+        </div>
+        <div className="secret-display">
+          <code aria-label="New key" className="secret-value">
+            {revealed.key}
+          </code>
+          <CopyButton text={revealed.key} what="key" variant="primary" />
+        </div>
+        <h3 className="subheading">Use it</h3>
+        <KeyUsage kind={revealed.kind} provider={revealed.provider} keyValue={revealed.key} />
+        <div className="dialog-actions">
+          <button type="button" className="button button-primary" onClick={onClose}>
+            Done
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey: VirtualKey; onClose(): void; onRotated(): void }) {
+  const providers = useKeysStore((state) => state.providers);
+  const rotateVirtualKey = useKeysStore((state) => state.rotateVirtualKey);
+  const provider = providers.find((item) => item.slug === virtualKey.provider);
+  const [values, setValues] = useState<FieldValues>({});
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<FormError | null>(null);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const rotation = buildRotation(provider, values);
+    if (!rotation.secret && !rotation.cloud) {
+      setError({ message: 'Enter the new credential', param: null });
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    try {
+      await rotateVirtualKey(virtualKey.id, rotation);
+      onRotated();
+    } catch (caught) {
+      setError(toFormError(caught));
+      setSubmitting(false);
+    }
+  };
+  return (
+    <Dialog
+      title={`Rotate credential of “${virtualKey.name}”`}
+      description="Replace the provider credential this key refers to. The virtual key itself stays the same, so clients keep working."
+      onClose={onClose}
+    >
+      <form className="stack" onSubmit={onSubmit} noValidate>
+        <CredentialFields provider={provider} values={values} onChange={setValues} error={error} />
+        {error && !error.param && <ErrorNotice message={error.message} />}
+        <div className="dialog-actions">
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button button-primary" disabled={submitting}>
+            {submitting ? 'Saving…' : 'Save new credential'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function ConfirmRevokeDialog({ kind, name, onConfirm, onClose }: { kind: 'virtual' | 'gateway'; name: string; onConfirm(): Promise<void>; onClose(): void }) {
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const confirm = async () => {
+    setSubmitting(true);
+    try {
+      await onConfirm();
+      onClose();
+    } catch (caught) {
+      setError(describeError(caught));
+      setSubmitting(false);
+    }
+  };
+  return (
+    <Dialog title={`Revoke “${name}”?`} onClose={onClose} size="small">
+      <div className="stack">
+        <p>
+          Every client using this {kind === 'virtual' ? 'virtual key' : 'gateway API key'} gets <strong>401</strong> from its next request.
+          {kind === 'virtual' ? ' The stored provider credential is deleted.' : ''} This cannot be undone.
+        </p>
+        {error && <ErrorNotice message={error} />}
+        <div className="dialog-actions">
+          <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="button button-danger" onClick={() => void confirm()} disabled={submitting}>
+            {submitting ? 'Revoking…' : 'Revoke key'}
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,199 @@
+// One request in full: timing, attempts, redacted headers, and bodies made readable.
+import { useState } from 'react';
+import type { LogDetail } from '../../api/types';
+import { CodeBlock } from '../../components/CodeBlock';
+import { formatCount, formatDuration, formatFullTime } from '../../components/format';
+import { Icon } from '../../components/Icon';
+import { StatusBadge } from '../../components/StatusBadge';
+import { ErrorNotice, LoadingState } from '../../components/StatusViews';
+import { Tabs } from '../../components/Tabs';
+import { assembleStream, looksLikeEventStream } from '../../logs/stream-assembly';
+import { prettyJsonText } from '../../playground/json-text';
+import { useLogsStore } from '../../stores/logs-store';
+
+function TimingBar({ ttfbMs, latencyMs }: { ttfbMs: number | null; latencyMs: number | null }) {
+  if (!latencyMs) return null;
+  const firstBytePercent = ttfbMs ? Math.min(100, Math.max(2, (ttfbMs / latencyMs) * 100)) : 0;
+  return (
+    <div className="timing">
+      <div className="timing-bar" aria-hidden="true">
+        <span className="timing-wait" style={{ width: `${firstBytePercent}%` }} />
+        <span className="timing-transfer" style={{ width: `${100 - firstBytePercent}%` }} />
+      </div>
+      <div className="timing-legend">
+        <span>
+          <i className="legend-wait" /> First byte {formatDuration(ttfbMs)}
+        </span>
+        <span>
+          <i className="legend-transfer" /> Total {formatDuration(latencyMs)}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+function HeadersTable({ headers }: { headers: LogDetail['requestHeaders'] }) {
+  const entries = Object.entries(headers ?? {});
+  if (!entries.length) return <p className="muted small">No headers recorded.</p>;
+  return (
+    <table className="kv-table">
+      <tbody>
+        {entries.map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td>{Array.isArray(value) ? value.join(', ') : value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ResponseView({ detail }: { detail: LogDetail }) {
+  const [view, setView] = useState<'text' | 'events'>('text');
+  const body = detail.responseBody;
+  if (body === null || body === undefined) return <p className="muted small">Response body not stored (bodies are off in Settings, or the request failed before one arrived).</p>;
+  if (!(detail.stream || looksLikeEventStream(body))) return <CodeBlock code={prettyJsonText(body)} label="response body" maxHeight={420} />;
+  const assembled = assembleStream(body);
+  return (
+    <Tabs<'text' | 'events'>
+      label="Stream view"
+      variant="pill"
+      active={view}
+      onChange={setView}
+      tabs={[
+        { id: 'text', label: 'Assembled text' },
+        { id: 'events', label: `Raw events (${assembled.events.length})` },
+      ]}
+    >
+      {view === 'text' ? (
+        <div className="stack-small">
+          {assembled.choices.length === 0 && <p className="muted small">The stream carried no text.</p>}
+          {assembled.choices.map((text, index) => (
+            <div key={index} className="assembled">
+              {assembled.choices.length > 1 && <div className="output-choice-label">Choice {index + 1}</div>}
+              <pre className="output-text">{text}</pre>
+              {assembled.finishReasons[index] && <p className="muted small">finish reason: {assembled.finishReasons[index]}</p>}
+            </div>
+          ))}
+          {assembled.errors.map((message, index) => (
+            <ErrorNotice key={index} title="Error event in the stream" message={message} />
+          ))}
+        </div>
+      ) : (
+        <CodeBlock code={assembled.events.map((event) => `data: ${event}`).join('\n\n')} label="raw events" maxHeight={420} />
+      )}
+    </Tabs>
+  );
+}
+
+function DetailBody({ detail }: { detail: LogDetail }) {
+  const [tab, setTab] = useState<'response' | 'request' | 'attempts'>('response');
+  const metadata = Object.entries(detail.metadata ?? {});
+  const attempts = detail.attempts ?? [];
+  return (
+    <>
+      {detail.error && <ErrorNotice title="Error" message={detail.error} />}
+      <dl className="detail-grid">
+        <div>
+          <dt>Time</dt>
+          <dd>{formatFullTime(detail.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Provider</dt>
+          <dd>{detail.provider ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Path</dt>
+          <dd className="mono">{detail.path}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>
+            {formatCount(detail.promptTokens)} in · {formatCount(detail.completionTokens)} out
+          </dd>
+        </div>
+        <div>
+          <dt>Streamed</dt>
+          <dd>{detail.stream ? 'yes' : 'no'}</dd>
+        </div>
+        <div>
+          <dt>Trace id</dt>
+          <dd className="mono truncate" title={detail.traceId ?? undefined}>
+            {detail.traceId ?? '—'}
+          </dd>
+        </div>
+      </dl>
+      <TimingBar ttfbMs={detail.ttfbMs} latencyMs={detail.latencyMs} />
+      {metadata.length > 0 && (
+        <div className="metadata">
+          {metadata.map(([name, value]) => (
+            <span key={name} className="chip chip-static">
+              <span className="muted">{name}</span> {value}
+            </span>
+          ))}
+        </div>
+      )}
+      <Tabs<'response' | 'request' | 'attempts'>
+        label="Request and response"
+        active={tab}
+        onChange={setTab}
+        tabs={[
+          { id: 'response', label: 'Response' },
+          { id: 'request', label: 'Request' },
+          ...(attempts.length ? [{ id: 'attempts' as const, label: `Attempts (${attempts.length})` }] : []),
+        ]}
+      >
+        {tab === 'response' && <ResponseView detail={detail} />}
+        {tab === 'request' && (
+          <div className="stack-small">
+            <h4 className="subheading">Headers (secrets redacted)</h4>
+            <HeadersTable headers={detail.requestHeaders} />
+            <h4 className="subheading">Body</h4>
+            {detail.requestBody ? <CodeBlock code={prettyJsonText(detail.requestBody)} label="request body" maxHeight={420} /> : <p className="muted small">Request body not stored.</p>}
+          </div>
+        )}
+        {tab === 'attempts' && (
+          <ol className="attempts">
+            {attempts.map((attempt, index) => (
+              <li key={index}>
+                <span className="attempt-number">#{attempt.attempt ?? index + 1}</span>
+                <StatusBadge status={typeof attempt.status === 'number' ? attempt.status : null} error={attempt.error ?? null} />
+                <span>{formatDuration(typeof attempt.latencyMs === 'number' ? attempt.latencyMs : null)}</span>
+                {attempt.error && <span className="muted truncate">{attempt.error}</span>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </Tabs>
+    </>
+  );
+}
+
+export function LogDetailPanel() {
+  const selectedId = useLogsStore((state) => state.selectedId);
+  const detail = useLogsStore((state) => state.detail);
+  const detailStatus = useLogsStore((state) => state.detailStatus);
+  const detailError = useLogsStore((state) => state.detailError);
+  const select = useLogsStore((state) => state.select);
+  if (!selectedId) return null;
+  const current = detail && detail.id === selectedId ? detail : null;
+  return (
+    <section className="detail-panel" aria-label="Request detail">
+      <header className="detail-header">
+        <div className="detail-title">
+          {current && <StatusBadge status={current.status} error={current.error} />}
+          <h2 className="truncate">{current?.model ?? (detailStatus === 'loading' ? 'Loading…' : 'Request')}</h2>
+        </div>
+        <button type="button" className="button button-ghost button-icon" aria-label="Close detail" onClick={() => void select(null)}>
+          <Icon name="close" />
+        </button>
+      </header>
+      <div className="detail-scroll">
+        {detailStatus === 'loading' && !current && <LoadingState label="Loading request" />}
+        {detailStatus === 'error' && <ErrorNotice message={detailError ?? 'Could not load this request'} onRetry={() => void select(selectedId)} />}
+        {current && <DetailBody detail={current} />}
+      </div>
+    </section>
+  );
+}

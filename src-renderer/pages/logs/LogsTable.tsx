@@ -1,0 +1,120 @@
+// The request log as an ARIA table whose body is windowed: only visible rows are in the DOM,
+// and aria-rowcount/aria-rowindex tell assistive technology how many there really are.
+import { useCallback, useRef, type CSSProperties, type KeyboardEvent } from 'react';
+import type { LogEntry } from '../../api/types';
+import { formatCount, formatDuration, formatLogTime } from '../../components/format';
+import { StatusBadge } from '../../components/StatusBadge';
+import { VirtualList, type VirtualListHandle } from '../../components/VirtualList';
+
+export const LOG_ROW_HEIGHT = 40;
+
+interface LogsTableProps {
+  rows: readonly LogEntry[];
+  selectedId: string | null;
+  onSelect(id: string): void;
+  onNearEnd(): void;
+}
+
+const logKey = (entry: LogEntry) => entry.id;
+
+export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTableProps) {
+  const listRef = useRef<VirtualListHandle>(null);
+  const now = new Date();
+
+  const focusRow = useCallback((index: number) => {
+    listRef.current?.scrollToIndex(index);
+    // The row may only exist after the list re-renders at its new scroll position.
+    requestAnimationFrame(() => {
+      listRef.current?.element()?.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus();
+    });
+  }, []);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>, index: number) => {
+    let target = index;
+    if (event.key === 'ArrowDown') target = Math.min(rows.length - 1, index + 1);
+    else if (event.key === 'ArrowUp') target = Math.max(0, index - 1);
+    else if (event.key === 'Home') target = 0;
+    else if (event.key === 'End') target = rows.length - 1;
+    else if (event.key === 'PageDown') target = Math.min(rows.length - 1, index + 10);
+    else if (event.key === 'PageUp') target = Math.max(0, index - 10);
+    else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      onSelect(rows[index].id);
+      return;
+    } else return;
+    event.preventDefault();
+    onSelect(rows[target].id);
+    focusRow(target);
+  };
+
+  const selectedIndex = selectedId ? rows.findIndex((row) => row.id === selectedId) : -1;
+  const tabStop = selectedIndex >= 0 ? selectedIndex : 0;
+
+  const renderRow = (entry: LogEntry, index: number, style: CSSProperties) => {
+    const isSelected = entry.id === selectedId;
+    const tokens = entry.promptTokens !== null || entry.completionTokens !== null ? `${formatCount(entry.promptTokens)} / ${formatCount(entry.completionTokens)}` : '—';
+    return (
+      <div
+        key={entry.id}
+        role="row"
+        aria-rowindex={index + 2}
+        aria-selected={isSelected}
+        data-index={index}
+        tabIndex={index === tabStop ? 0 : -1}
+        className={`log-row${isSelected ? ' log-row-selected' : ''}${entry.error || entry.status >= 400 ? ' log-row-failed' : ''}`}
+        style={style}
+        onClick={() => onSelect(entry.id)}
+        onKeyDown={(event) => onKeyDown(event, index)}
+      >
+        <div role="cell" className="col-time">
+          {formatLogTime(entry.createdAt, now)}
+        </div>
+        <div role="cell" className="col-status">
+          <StatusBadge status={entry.status} error={entry.error} />
+        </div>
+        <div role="cell" className="col-provider">
+          {entry.provider ?? '—'}
+        </div>
+        <div role="cell" className="col-model truncate" title={entry.model ?? undefined}>
+          {entry.model ?? '—'}
+          {entry.stream && <span className="tag">stream</span>}
+        </div>
+        <div role="cell" className="col-path truncate">
+          {entry.path}
+        </div>
+        <div role="cell" className="col-latency">
+          {formatDuration(entry.latencyMs)}
+        </div>
+        <div role="cell" className="col-tokens">
+          {tokens}
+        </div>
+      </div>
+    );
+  };
+
+  return (
+    <div role="table" aria-label="Requests" aria-rowcount={rows.length + 1} className="log-table">
+      <div role="rowgroup" className="log-head">
+        <div role="row" aria-rowindex={1} className="log-row log-row-head">
+          <div role="columnheader" className="col-time">Time</div>
+          <div role="columnheader" className="col-status">Status</div>
+          <div role="columnheader" className="col-provider">Provider</div>
+          <div role="columnheader" className="col-model">Model</div>
+          <div role="columnheader" className="col-path">Path</div>
+          <div role="columnheader" className="col-latency">Latency</div>
+          <div role="columnheader" className="col-tokens">Tokens in / out</div>
+        </div>
+      </div>
+      <VirtualList<LogEntry>
+        ref={listRef}
+        role="rowgroup"
+        className="log-body"
+        items={rows}
+        rowHeight={LOG_ROW_HEIGHT}
+        itemKey={logKey}
+        renderRow={renderRow}
+        onNearEnd={onNearEnd}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+// How the Playground authenticates: a virtual key, or a provider with its own token (and a
+// gateway API key, which the gateway needs whenever no virtual key is sent).
+import { useEffect } from 'react';
+import { Field } from '../../components/Field';
+import { LOCAL_SERVER_PRESETS, usePlaygroundStore } from '../../stores/playground-store';
+import { useKeysStore } from '../../stores/keys-store';
+
+/** CONTRACT §3: the slugs every Gatehouse knows, used when the provider list cannot be fetched. */
+export const KNOWN_PROVIDER_SLUGS = ['openai', 'anthropic', 'azure-openai', 'vertex-ai', 'bedrock', 'google', 'mistral-ai', 'groq', 'together-ai', 'deepseek', 'openrouter', 'ollama'];
+
+export function ConnectionCard({ errors }: { errors: Partial<Record<string, string>> }) {
+  const authKind = usePlaygroundStore((state) => state.authKind);
+  const virtualKey = usePlaygroundStore((state) => state.virtualKey);
+  const provider = usePlaygroundStore((state) => state.provider);
+  const providerToken = usePlaygroundStore((state) => state.providerToken);
+  const customHost = usePlaygroundStore((state) => state.customHost);
+  const gatewayApiKey = usePlaygroundStore((state) => state.gatewayApiKey);
+  const update = usePlaygroundStore((state) => state.update);
+  const providers = useKeysStore((state) => state.providers);
+  const loadProviders = useKeysStore((state) => state.loadProviders);
+
+  useEffect(() => {
+    void loadProviders();
+  }, [loadProviders]);
+
+  const providerOptions = providers.length ? providers.map((item) => ({ slug: item.slug, name: item.name })) : KNOWN_PROVIDER_SLUGS.map((slug) => ({ slug, name: slug }));
+  const defaultBaseUrl = providers.find((item) => item.slug === provider)?.defaultBaseUrl;
+
+  return (
+    <section className="card" aria-labelledby="connection-heading">
+      <div className="card-header">
+        <h2 id="connection-heading" className="card-title">
+          Connection
+        </h2>
+        <div className="segmented" role="radiogroup" aria-label="Authenticate with">
+          <button type="button" role="radio" aria-checked={authKind === 'virtual-key'} className="segment" onClick={() => update({ authKind: 'virtual-key' })}>
+            Virtual key
+          </button>
+          <button type="button" role="radio" aria-checked={authKind === 'provider'} className="segment" onClick={() => update({ authKind: 'provider' })}>
+            Provider + token
+          </button>
+        </div>
+      </div>
+      {authKind === 'virtual-key' ? (
+        <Field label="Virtual key" hint="A gh-vk- key from the Keys page. It fixes the provider, its credentials and its host." error={errors.virtualKey}>
+          <input
+            className="input input-mono"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="gh-vk-…"
+            value={virtualKey}
+            onChange={(event) => update({ virtualKey: event.target.value })}
+          />
+        </Field>
+      ) : (
+        <div className="form-grid">
+          <Field label="Provider" error={errors.provider}>
+            <select className="input" value={provider} onChange={(event) => update({ provider: event.target.value })}>
+              {providerOptions.map((option) => (
+                <option key={option.slug} value={option.slug}>
+                  {option.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Gateway API key" hint="Required when no virtual key is sent." error={errors.gatewayApiKey}>
+            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={gatewayApiKey} onChange={(event) => update({ gatewayApiKey: event.target.value })} />
+          </Field>
+          <Field label="Provider token" hint="Sent as Authorization: Bearer. Local servers usually need none.">
+            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={providerToken} onChange={(event) => update({ providerToken: event.target.value })} />
+          </Field>
+          <Field label="Custom host" hint={defaultBaseUrl ? `Empty uses ${defaultBaseUrl}` : 'Empty uses the provider’s own address'}>
+            <input
+              className="input input-mono"
+              type="url"
+              spellCheck={false}
+              placeholder={defaultBaseUrl ?? 'http://localhost:11434/v1'}
+              value={customHost}
+              onChange={(event) => update({ customHost: event.target.value })}
+            />
+          </Field>
+          <div className="preset-row full-width" role="group" aria-label="Local server presets">
+            <span className="preset-label">Local servers</span>
+            {LOCAL_SERVER_PRESETS.map((preset) => (
+              <button
+                key={preset.label}
+                type="button"
+                className={`chip${customHost === preset.baseUrl ? ' chip-active' : ''}`}
+                aria-pressed={customHost === preset.baseUrl}
+                onClick={() => update({ provider: preset.provider, customHost: preset.baseUrl })}
+              >
+                {preset.label}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

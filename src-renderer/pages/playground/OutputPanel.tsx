@@ -1,0 +1,89 @@
+// The completion as it arrives, and the numbers people compare between runs.
+import { formatCount, formatDuration } from '../../components/format';
+import { ErrorNotice } from '../../components/StatusViews';
+import { StatusBadge } from '../../components/StatusBadge';
+import { CopyButton } from '../../components/CopyButton';
+import { usePlaygroundStore } from '../../stores/playground-store';
+
+export function OutputPanel() {
+  const phase = usePlaygroundStore((state) => state.phase);
+  const outputs = usePlaygroundStore((state) => state.outputs);
+  const stats = usePlaygroundStore((state) => state.stats);
+  const error = usePlaygroundStore((state) => state.error);
+  const mode = usePlaygroundStore((state) => state.mode);
+  const keepReply = usePlaygroundStore((state) => state.keepReplyInConversation);
+  const isRunning = phase === 'running';
+  const choices = outputs.length ? outputs : [''];
+  const usage = stats?.usage;
+  const finishReasons = stats?.finishReasons.filter(Boolean).join(', ');
+
+  return (
+    <section className="card output-card" aria-labelledby="output-heading">
+      <div className="card-header">
+        <h2 id="output-heading" className="card-title">
+          Output
+          {phase === 'stopped' && <span className="badge badge-neutral">stopped</span>}
+        </h2>
+        <div className="card-actions">
+          {mode === 'chat' && phase === 'done' && outputs[0] && (
+            <button type="button" className="button button-secondary button-small" onClick={keepReply}>
+              Add reply to conversation
+            </button>
+          )}
+          {outputs.some(Boolean) && <CopyButton text={outputs.join('\n\n')} what="output" variant="ghost" />}
+        </div>
+      </div>
+
+      <div role="region" aria-label="Output" aria-busy={isRunning} className={`output${isRunning ? ' output-running' : ''}`}>
+        {choices.map((text, index) => (
+          <div key={index} className="output-choice">
+            {choices.length > 1 && <div className="output-choice-label">Choice {index + 1}</div>}
+            <pre className="output-text">
+              {text}
+              {isRunning && <span className="caret" aria-hidden="true" />}
+            </pre>
+          </div>
+        ))}
+        {phase === 'idle' && !outputs.length && <p className="output-placeholder">Run a prompt to see the completion here, token by token when streaming.</p>}
+      </div>
+
+      {error && <ErrorNotice title={error.status ? `Request failed (${error.status})` : 'Cannot run yet'} message={error.message} />}
+
+      <dl className="stats" aria-label="Run statistics">
+        <div className="stat">
+          <dt>Status</dt>
+          <dd>{stats?.status ? <StatusBadge status={stats.status} error={error?.message} /> : isRunning ? 'waiting…' : '—'}</dd>
+        </div>
+        <div className="stat">
+          <dt>Latency</dt>
+          <dd>{formatDuration(stats?.latencyMs)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Time to first token</dt>
+          <dd>{formatDuration(stats?.firstTokenMs)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Tokens</dt>
+          <dd>
+            {usage ? (
+              <>
+                {formatCount(usage.promptTokens)} <span className="muted">in</span> · {formatCount(usage.completionTokens)} <span className="muted">out</span>
+              </>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div className="stat">
+          <dt>Finish reason</dt>
+          <dd>{finishReasons || '—'}</dd>
+        </div>
+      </dl>
+      {stats?.traceId && (
+        <p className="trace-line">
+          Trace id <code>{stats.traceId}</code>
+        </p>
+      )}
+    </section>
+  );
+}

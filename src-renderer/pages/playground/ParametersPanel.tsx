@@ -1,0 +1,189 @@
+// Every request field of spec §2.1, each control bounded by the gateway's own spec-bounds.
+import { useState, type KeyboardEvent } from 'react';
+import { Field } from '../../components/Field';
+import { Icon } from '../../components/Icon';
+import {
+  CHAT_TOP_LOGPROBS_CONTROL,
+  escapeStopSequence,
+  LOGIT_BIAS_BOUND,
+  MAX_STOP_SEQUENCES,
+  NUMERIC_CONTROLS,
+  unescapeStopSequence,
+  type NumericControl,
+} from '../../playground/parameters';
+import { usePlaygroundStore } from '../../stores/playground-store';
+
+function boundText(control: NumericControl): string {
+  const { min, max } = control.bound;
+  if (control.name === 'seed') return '64-bit integer';
+  if (max >= Number.MAX_SAFE_INTEGER) return `≥ ${min}`;
+  return `${min} – ${max}`;
+}
+
+function NumericParameter({ control, error }: { control: NumericControl; error?: string }) {
+  const raw = usePlaygroundStore((state) => state.parameters.numbers[control.name] ?? '');
+  const setNumber = usePlaygroundStore((state) => state.setNumber);
+  const { bound } = control;
+  const sliderValue = raw.trim() && Number.isFinite(Number(raw)) ? Number(raw) : (bound.default ?? bound.min);
+  return (
+    <Field
+      label={control.label}
+      error={error}
+      hint={control.help}
+      trailing={
+        <span className="field-meta">
+          {boundText(control)}
+          {raw !== '' && (
+            <button type="button" className="link-button" aria-label={`Reset ${control.label}`} onClick={() => setNumber(control.name, '')}>
+              reset
+            </button>
+          )}
+        </span>
+      }
+    >
+      {control.slider ? (
+        <div className="slider-row">
+          <input
+            type="range"
+            className="slider"
+            aria-hidden="true"
+            tabIndex={-1}
+            min={bound.min}
+            max={bound.max}
+            step={control.step}
+            value={sliderValue}
+            onChange={(event) => setNumber(control.name, event.target.value)}
+          />
+          <input
+            className="input input-number"
+            type="number"
+            inputMode="decimal"
+            min={bound.min}
+            max={bound.max}
+            step={control.step}
+            placeholder={bound.default !== undefined ? String(bound.default) : 'off'}
+            value={raw}
+            onChange={(event) => setNumber(control.name, event.target.value)}
+          />
+        </div>
+      ) : (
+        <input
+          className="input input-number-wide"
+          type={control.name === 'seed' ? 'text' : 'number'}
+          inputMode="numeric"
+          min={control.name === 'seed' ? undefined : bound.min}
+          max={control.name === 'seed' || bound.max >= Number.MAX_SAFE_INTEGER ? undefined : bound.max}
+          step={1}
+          placeholder={bound.default !== undefined ? `default ${bound.default}` : 'not sent'}
+          value={raw}
+          onChange={(event) => setNumber(control.name, event.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
+function StopSequences({ error }: { error?: string }) {
+  const stop = usePlaygroundStore((state) => state.parameters.stop);
+  const updateParameters = usePlaygroundStore((state) => state.updateParameters);
+  const [draft, setDraft] = useState('');
+  const isFull = stop.length >= MAX_STOP_SEQUENCES;
+  const add = () => {
+    if (!draft || isFull) return;
+    updateParameters({ stop: [...stop, unescapeStopSequence(draft)] });
+    setDraft('');
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      add();
+    }
+  };
+  return (
+    <div className="field-group">
+      <Field label="Stop sequences" error={error} hint={isFull ? `At most ${MAX_STOP_SEQUENCES}.` : 'Press Enter to add. \\n is a newline.'} trailing={<span className="field-meta">{stop.length} / {MAX_STOP_SEQUENCES}</span>}>
+        <input className="input input-mono" value={draft} disabled={isFull} placeholder={isFull ? 'Limit reached' : 'e.g. \\n\\n'} onChange={(event) => setDraft(event.target.value)} onKeyDown={onKeyDown} />
+      </Field>
+      {stop.length > 0 && (
+        <ul className="chip-list" aria-label="Stop sequences added">
+          {stop.map((sequence, index) => (
+            <li key={`${sequence}-${index}`} className="chip chip-static">
+              <code>{escapeStopSequence(sequence)}</code>
+              <button type="button" className="chip-remove" aria-label={`Remove stop sequence ${escapeStopSequence(sequence)}`} onClick={() => updateParameters({ stop: stop.filter((_, position) => position !== index) })}>
+                <Icon name="close" size={12} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function ParametersPanel({ errors }: { errors: Partial<Record<string, string>> }) {
+  const mode = usePlaygroundStore((state) => state.mode);
+  const model = usePlaygroundStore((state) => state.model);
+  const parameters = usePlaygroundStore((state) => state.parameters);
+  const update = usePlaygroundStore((state) => state.update);
+  const updateParameters = usePlaygroundStore((state) => state.updateParameters);
+  const controls = NUMERIC_CONTROLS.filter((control) => control.modes.includes(mode));
+  const [primary, advanced] = [controls.filter((control) => control.slider || control.name === 'max_tokens'), controls.filter((control) => !control.slider && control.name !== 'max_tokens')];
+
+  return (
+    <aside className="card parameters" aria-labelledby="parameters-heading">
+      <h2 id="parameters-heading" className="card-title">
+        Parameters
+      </h2>
+      <Field label="Model" error={errors.model} hint="Any model the provider serves, e.g. gpt-4o-mini, llama3.2">
+        <input className="input input-mono" value={model} spellCheck={false} placeholder="gpt-4o-mini" onChange={(event) => update({ model: event.target.value })} />
+      </Field>
+
+      <div className="toggle-row">
+        <label className="checkbox">
+          <input type="checkbox" checked={parameters.stream} onChange={(event) => updateParameters({ stream: event.target.checked })} />
+          <span>Stream</span>
+        </label>
+        <label className={`checkbox${parameters.stream ? '' : ' checkbox-disabled'}`}>
+          <input type="checkbox" disabled={!parameters.stream} checked={parameters.stream && parameters.includeUsage} onChange={(event) => updateParameters({ includeUsage: event.target.checked })} />
+          <span>Include usage</span>
+        </label>
+        {mode === 'completion' && (
+          <label className="checkbox">
+            <input type="checkbox" checked={parameters.echo} onChange={(event) => updateParameters({ echo: event.target.checked })} />
+            <span>Echo prompt</span>
+          </label>
+        )}
+      </div>
+
+      {primary.map((control) => (
+        <NumericParameter key={control.name} control={control} error={errors[control.name]} />
+      ))}
+
+      <details className="disclosure" open={Boolean(advanced.some((control) => errors[control.name]) || errors.stop || errors.logit_bias || errors.top_logprobs) || undefined}>
+        <summary>Advanced</summary>
+        <div className="disclosure-body">
+          {advanced.map((control) => (
+            <NumericParameter key={control.name} control={control} error={errors[control.name]} />
+          ))}
+          {mode === 'chat' && (
+            <Field label={CHAT_TOP_LOGPROBS_CONTROL.label} hint={CHAT_TOP_LOGPROBS_CONTROL.help} error={errors.top_logprobs} trailing={<span className="field-meta">{CHAT_TOP_LOGPROBS_CONTROL.bound.min} – {CHAT_TOP_LOGPROBS_CONTROL.bound.max}</span>}>
+              <input className="input input-number-wide" type="number" min={CHAT_TOP_LOGPROBS_CONTROL.bound.min} max={CHAT_TOP_LOGPROBS_CONTROL.bound.max} step={1} placeholder="not sent" value={parameters.topLogprobs} onChange={(event) => updateParameters({ topLogprobs: event.target.value })} />
+            </Field>
+          )}
+          <StopSequences error={errors.stop} />
+          <Field label="Logit bias" error={errors.logit_bias} hint={`JSON of token id to bias, ${LOGIT_BIAS_BOUND.min} to ${LOGIT_BIAS_BOUND.max}.`}>
+            <textarea className="input input-mono" rows={2} spellCheck={false} placeholder='{"50256": -100}' value={parameters.logitBias} onChange={(event) => updateParameters({ logitBias: event.target.value })} />
+          </Field>
+          {mode === 'completion' && (
+            <Field label="Suffix" hint="Text that comes after the inserted completion.">
+              <input className="input" value={parameters.suffix} onChange={(event) => updateParameters({ suffix: event.target.value })} />
+            </Field>
+          )}
+          <Field label="User" hint="End-user id passed to the provider for abuse monitoring.">
+            <input className="input" value={parameters.user} onChange={(event) => updateParameters({ user: event.target.value })} />
+          </Field>
+        </div>
+      </details>
+    </aside>
+  );
+}

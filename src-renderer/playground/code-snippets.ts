@@ -1,0 +1,150 @@
+// "Copy as curl / Python / JavaScript" for the Playground request and the usage examples on the
+// Keys page. Secrets are never written into a snippet: they are read from environment variables.
+import type { GatewayAuth, GatewayEndpoint } from '../api/gateway-client';
+import { stringifyJson } from './json-text';
+import type { JsonValue, RequestBody } from './parameters';
+
+export type SnippetLanguage = 'curl' | 'python' | 'javascript';
+
+/** What a snippet needs to know about authentication, without the secret values. */
+export type SnippetAuth =
+  | { kind: 'virtual-key' }
+  | { kind: 'provider'; provider: string; customHost: string; hasGatewayApiKey: boolean; hasProviderToken: boolean };
+
+export const ENV_VIRTUAL_KEY = 'GATEHOUSE_VIRTUAL_KEY';
+export const ENV_GATEWAY_KEY = 'GATEHOUSE_API_KEY';
+export const ENV_PROVIDER_TOKEN = 'PROVIDER_API_KEY';
+
+export function snippetAuthOf(auth: GatewayAuth): SnippetAuth {
+  if (auth.kind === 'virtual-key') return { kind: 'virtual-key' };
+  return {
+    kind: 'provider',
+    provider: auth.provider,
+    customHost: auth.customHost.trim(),
+    hasGatewayApiKey: Boolean(auth.gatewayApiKey.trim()),
+    hasProviderToken: Boolean(auth.providerToken.trim()),
+  };
+}
+
+export interface SnippetInput {
+  origin: string;
+  endpoint: GatewayEndpoint;
+  auth: SnippetAuth;
+  body: RequestBody;
+}
+
+function shellSingleQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export function curlSnippet({ origin, endpoint, auth, body }: SnippetInput): string {
+  const lines = [`curl ${origin}${endpoint}${body.stream === true ? ' -N' : ''}`, `  -H "Content-Type: application/json"`];
+  if (auth.kind === 'virtual-key') {
+    lines.push(`  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
+  } else {
+    if (auth.hasGatewayApiKey) lines.push(`  -H "x-gateway-api-key: $${ENV_GATEWAY_KEY}"`);
+    lines.push(`  -H "x-gateway-provider: ${auth.provider}"`);
+    if (auth.hasProviderToken) lines.push(`  -H "Authorization: Bearer $${ENV_PROVIDER_TOKEN}"`);
+    if (auth.customHost) lines.push(`  -H ${shellSingleQuote(`x-gateway-custom-host: ${auth.customHost}`)}`);
+  }
+  lines.push(`  -d ${shellSingleQuote(stringifyJson(body, 2))}`);
+  return lines.join(' \\\n');
+}
+
+function pythonLiteral(value: JsonValue, depth: number): string {
+  if (value === null) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object') return JSON.stringify(value);
+  const pad = '    '.repeat(depth + 1);
+  const close = '    '.repeat(depth);
+  if (Array.isArray(value)) {
+    if (!value.length) return '[]';
+    return `[\n${value.map((item) => pad + pythonLiteral(item, depth + 1)).join(',\n')},\n${close}]`;
+  }
+  const entries = Object.entries(value);
+  if (!entries.length) return '{}';
+  return `{\n${entries.map(([key, item]) => `${pad}${JSON.stringify(key)}: ${pythonLiteral(item, depth + 1)}`).join(',\n')},\n${close}}`;
+}
+
+function javascriptLiteral(value: JsonValue, depth: number): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const pad = '  '.repeat(depth + 1);
+  const close = '  '.repeat(depth);
+  if (Array.isArray(value)) {
+    if (!value.length) return '[]';
+    return `[\n${value.map((item) => pad + javascriptLiteral(item, depth + 1)).join(',\n')},\n${close}]`;
+  }
+  const entries = Object.entries(value);
+  if (!entries.length) return '{}';
+  const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
+  return `{\n${entries.map(([name, item]) => `${pad}${key(name)}: ${javascriptLiteral(item, depth + 1)}`).join(',\n')},\n${close}}`;
+}
+
+function sdkHeaders(auth: SnippetAuth): Array<[string, string]> {
+  if (auth.kind === 'virtual-key') return [];
+  const headers: Array<[string, string]> = [];
+  if (auth.hasGatewayApiKey) headers.push(['x-gateway-api-key', `env:${ENV_GATEWAY_KEY}`]);
+  headers.push(['x-gateway-provider', auth.provider]);
+  if (auth.customHost) headers.push(['x-gateway-custom-host', auth.customHost]);
+  return headers;
+}
+
+/** The env var whose value the SDK sends as its API key (Authorization: Bearer ...). */
+function sdkApiKeyEnv(auth: SnippetAuth): string | null {
+  if (auth.kind === 'virtual-key') return ENV_VIRTUAL_KEY;
+  return auth.hasProviderToken ? ENV_PROVIDER_TOKEN : null;
+}
+
+export function pythonSnippet({ origin, endpoint, auth, body }: SnippetInput): string {
+  const apiKeyEnv = sdkApiKeyEnv(auth);
+  const headers = sdkHeaders(auth);
+  const client = [`client = OpenAI(`, `    base_url="${origin}/v1",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
+  if (headers.length) {
+    client.push('    default_headers={');
+    for (const [name, value] of headers) {
+      client.push(`        "${name}": ${value.startsWith('env:') ? `os.environ["${value.slice(4)}"]` : JSON.stringify(value)},`);
+    }
+    client.push('    },');
+  }
+  client.push(')');
+  const isChat = endpoint === '/v1/chat/completions';
+  const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
+  const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
+  const call = [`response = ${method}(`, ...kwargs, ')'];
+  const textOf = isChat ? 'chunk.choices[0].delta.content or ""' : 'chunk.choices[0].text';
+  const output = body.stream === true
+    ? ['for chunk in response:', '    if chunk.choices:', `        print(${textOf}, end="", flush=True)`, 'print()']
+    : [isChat ? 'print(response.choices[0].message.content)' : 'print(response.choices[0].text)'];
+  return ['import os', 'from openai import OpenAI', '', ...client, '', ...call, ...output].join('\n');
+}
+
+export function javascriptSnippet({ origin, endpoint, auth, body }: SnippetInput): string {
+  const apiKeyEnv = sdkApiKeyEnv(auth);
+  const headers = sdkHeaders(auth);
+  const client = [`const client = new OpenAI({`, `  baseURL: "${origin}/v1",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];
+  if (headers.length) {
+    client.push('  defaultHeaders: {');
+    for (const [name, value] of headers) {
+      client.push(`    "${name}": ${value.startsWith('env:') ? `process.env.${value.slice(4)}` : JSON.stringify(value)},`);
+    }
+    client.push('  },');
+  }
+  client.push('});');
+  const isChat = endpoint === '/v1/chat/completions';
+  const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
+  const call = [`const response = await ${method}(${javascriptLiteral(body, 0)});`];
+  const textOf = isChat ? 'chunk.choices[0]?.delta?.content ?? ""' : 'chunk.choices[0]?.text ?? ""';
+  const output = body.stream === true
+    ? ['for await (const chunk of response) {', `  process.stdout.write(${textOf});`, '}']
+    : [isChat ? 'console.log(response.choices[0].message.content);' : 'console.log(response.choices[0].text);'];
+  return ['import OpenAI from "openai";', '', ...client, '', ...call, ...output].join('\n');
+}
+
+export function codeSnippet(language: SnippetLanguage, input: SnippetInput): string {
+  if (language === 'curl') return curlSnippet(input);
+  if (language === 'python') return pythonSnippet(input);
+  return javascriptSnippet(input);
+}

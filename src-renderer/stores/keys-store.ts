@@ -1,0 +1,95 @@
+// Virtual keys and gateway API keys. A newly created key is held here only until the person
+// dismisses it: the server never returns it again.
+import { create } from 'zustand';
+import { describeError } from '../api/api-error';
+import type { GatewayKey, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyRotation } from '../api/types';
+import { requireAdminClient } from './session-store';
+
+export type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
+
+export interface RevealedKey {
+  kind: 'virtual' | 'gateway';
+  name: string;
+  key: string;
+  provider: string | null;
+}
+
+interface KeysState {
+  providers: ProviderInfo[];
+  virtualKeys: VirtualKey[];
+  gatewayKeys: GatewayKey[];
+  status: LoadStatus;
+  loadError: string | null;
+  revealed: RevealedKey | null;
+  load(): Promise<void>;
+  /** Providers alone, for the Playground's provider picker. */
+  loadProviders(): Promise<void>;
+  createVirtualKey(input: NewVirtualKey): Promise<void>;
+  createGatewayKey(name: string): Promise<void>;
+  renameVirtualKey(id: string, name: string): Promise<void>;
+  rotateVirtualKey(id: string, rotation: VirtualKeyRotation): Promise<void>;
+  revokeVirtualKey(id: string): Promise<void>;
+  revokeGatewayKey(id: string): Promise<void>;
+  dismissRevealed(): void;
+}
+
+export const useKeysStore = create<KeysState>()((set, get) => ({
+  providers: [],
+  virtualKeys: [],
+  gatewayKeys: [],
+  status: 'idle',
+  loadError: null,
+  revealed: null,
+
+  async load() {
+    const client = requireAdminClient();
+    set({ status: get().status === 'ready' ? 'ready' : 'loading', loadError: null });
+    try {
+      const [providers, virtualKeys, gatewayKeys] = await Promise.all([
+        client.providers(),
+        client.listVirtualKeys(),
+        client.listGatewayKeys(),
+      ]);
+      set({ providers: providers.items, virtualKeys: virtualKeys.items, gatewayKeys: gatewayKeys.items, status: 'ready' });
+    } catch (error) {
+      set({ status: 'error', loadError: describeError(error) });
+    }
+  },
+  async loadProviders() {
+    if (get().providers.length) return;
+    try {
+      set({ providers: (await requireAdminClient().providers()).items });
+    } catch {
+      // The picker falls back to the known slugs; the Keys page reports the failure.
+    }
+  },
+  async createVirtualKey(input) {
+    const created = await requireAdminClient().createVirtualKey(input);
+    set({ revealed: { kind: 'virtual', name: created.name, key: created.key, provider: created.provider } });
+    await get().load();
+  },
+  async createGatewayKey(name) {
+    const created = await requireAdminClient().createGatewayKey(name);
+    set({ revealed: { kind: 'gateway', name: created.name, key: created.key, provider: null } });
+    await get().load();
+  },
+  async renameVirtualKey(id, name) {
+    await requireAdminClient().renameVirtualKey(id, name);
+    set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, name } : key)) });
+  },
+  async rotateVirtualKey(id, rotation) {
+    await requireAdminClient().rotateVirtualKey(id, rotation);
+    await get().load();
+  },
+  async revokeVirtualKey(id) {
+    await requireAdminClient().revokeVirtualKey(id);
+    set({ virtualKeys: get().virtualKeys.filter((key) => key.id !== id) });
+  },
+  async revokeGatewayKey(id) {
+    await requireAdminClient().revokeGatewayKey(id);
+    set({ gatewayKeys: get().gatewayKeys.filter((key) => key.id !== id) });
+  },
+  dismissRevealed() {
+    set({ revealed: null });
+  },
+}));

@@ -1,0 +1,211 @@
+// The request log: pages fetched newest first, new entries pushed live from the event feed, and
+// the one entry whose detail is open. Live entries are batched so a burst of traffic costs one
+// render, not one per request.
+import { create } from 'zustand';
+import { ApiError, describeError, isAbortError } from '../api/api-error';
+import type { LogDetail, LogEntry, LogQuery } from '../api/types';
+import type { LoadStatus } from './keys-store';
+import { requireAdminClient } from './session-store';
+
+export type StatusFilter = '' | 'success' | 'error' | '4xx' | '5xx';
+
+export interface LogFilters {
+  provider: string;
+  model: string;
+  status: StatusFilter;
+  q: string;
+}
+
+export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', status: '', q: '' };
+export const LOG_PAGE_SIZE = 200;
+const LIVE_FLUSH_MS = 120;
+const LIVE_RETRY_MS = 3000;
+
+export type LiveState = 'off' | 'connecting' | 'live' | 'retrying';
+
+/** Whether a live entry belongs in the list under the current filters (the server filters pages). */
+export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
+  if (filters.provider && entry.provider !== filters.provider) return false;
+  if (filters.model && !(entry.model ?? '').toLowerCase().includes(filters.model.toLowerCase())) return false;
+  if (filters.status) {
+    const isSuccess = entry.status >= 200 && entry.status < 300 && !entry.error;
+    if (filters.status === 'success' && !isSuccess) return false;
+    if (filters.status === 'error' && isSuccess) return false;
+    if (filters.status === '4xx' && !(entry.status >= 400 && entry.status < 500)) return false;
+    if (filters.status === '5xx' && !(entry.status >= 500)) return false;
+  }
+  if (filters.q) {
+    const needle = filters.q.toLowerCase();
+    const haystack = [entry.model, entry.provider, entry.path, entry.traceId, entry.error, entry.id, String(entry.status)]
+      .concat(entry.metadata ? Object.values(entry.metadata) : [])
+      .join(' ')
+      .toLowerCase();
+    if (!haystack.includes(needle)) return false;
+  }
+  return true;
+}
+
+export function queryOf(filters: LogFilters, before?: string): LogQuery {
+  return {
+    limit: LOG_PAGE_SIZE,
+    before,
+    provider: filters.provider || undefined,
+    model: filters.model || undefined,
+    status: filters.status || undefined,
+    q: filters.q || undefined,
+  };
+}
+
+interface LogsState {
+  rows: LogEntry[];
+  next: string | null;
+  filters: LogFilters;
+  status: LoadStatus;
+  loadError: string | null;
+  loadingMore: boolean;
+  live: LiveState;
+  liveError: string | null;
+  selectedId: string | null;
+  detail: LogDetail | null;
+  detailStatus: LoadStatus;
+  detailError: string | null;
+
+  load(): Promise<void>;
+  loadMore(): Promise<void>;
+  setFilters(patch: Partial<LogFilters>): void;
+  receiveLive(entry: LogEntry): void;
+  startLive(): void;
+  stopLive(): void;
+  select(id: string | null): Promise<void>;
+}
+
+let listRequest: AbortController | null = null;
+let detailRequest: AbortController | null = null;
+let liveConnection: AbortController | null = null;
+let liveBuffer: LogEntry[] = [];
+let liveFlushTimer: ReturnType<typeof setTimeout> | null = null;
+const knownIds = new Set<string>();
+
+export const useLogsStore = create<LogsState>()((set, get) => ({
+  rows: [],
+  next: null,
+  filters: EMPTY_FILTERS,
+  status: 'idle',
+  loadError: null,
+  loadingMore: false,
+  live: 'off',
+  liveError: null,
+  selectedId: null,
+  detail: null,
+  detailStatus: 'idle',
+  detailError: null,
+
+  async load() {
+    listRequest?.abort();
+    const controller = new AbortController();
+    listRequest = controller;
+    set({ status: 'loading', loadError: null });
+    try {
+      const page = await requireAdminClient().logs(queryOf(get().filters), controller.signal);
+      knownIds.clear();
+      for (const entry of page.items) knownIds.add(entry.id);
+      set({ rows: page.items, next: page.next, status: 'ready' });
+    } catch (error) {
+      if (!isAbortError(error)) set({ status: 'error', loadError: describeError(error) });
+    }
+  },
+  async loadMore() {
+    const { next, loadingMore, filters } = get();
+    if (!next || loadingMore) return;
+    set({ loadingMore: true });
+    try {
+      const page = await requireAdminClient().logs(queryOf(filters, next));
+      const fresh = page.items.filter((entry) => !knownIds.has(entry.id));
+      for (const entry of fresh) knownIds.add(entry.id);
+      set({ rows: get().rows.concat(fresh), next: page.next, loadingMore: false });
+    } catch (error) {
+      set({ loadingMore: false, loadError: describeError(error) });
+    }
+  },
+  setFilters(patch) {
+    set({ filters: { ...get().filters, ...patch } });
+    void get().load();
+  },
+  receiveLive(entry) {
+    liveBuffer.push(entry);
+    if (liveFlushTimer) return;
+    liveFlushTimer = setTimeout(() => {
+      liveFlushTimer = null;
+      const { filters, rows } = get();
+      const arrivals = liveBuffer.filter((item) => !knownIds.has(item.id) && matchesFilters(item, filters));
+      liveBuffer = [];
+      if (!arrivals.length) return;
+      for (const item of arrivals) knownIds.add(item.id);
+      // Events arrive oldest first; the list is newest first.
+      arrivals.reverse();
+      set({ rows: arrivals.concat(rows) });
+    }, LIVE_FLUSH_MS);
+  },
+  startLive() {
+    if (liveConnection) return;
+    const controller = new AbortController();
+    liveConnection = controller;
+    const connect = async (): Promise<void> => {
+      while (!controller.signal.aborted) {
+        set({ live: get().live === 'retrying' ? 'retrying' : 'connecting' });
+        try {
+          const client = requireAdminClient();
+          const isReconnect = get().live === 'retrying';
+          await client.followLogEvents((entry) => get().receiveLive(entry), controller.signal, () => {
+            set({ live: 'live', liveError: null });
+            // Entries written while the feed was down are fetched again with the first page.
+            if (isReconnect) void get().load();
+          });
+        } catch (error) {
+          if (controller.signal.aborted || isAbortError(error)) return;
+          set({ live: 'retrying', liveError: describeError(error) });
+        }
+        if (controller.signal.aborted) return;
+        set({ live: 'retrying' });
+        await new Promise((resolve) => setTimeout(resolve, LIVE_RETRY_MS));
+      }
+    };
+    void connect();
+  },
+  stopLive() {
+    liveConnection?.abort();
+    liveConnection = null;
+    set({ live: 'off' });
+  },
+  async select(id) {
+    detailRequest?.abort();
+    if (!id) {
+      set({ selectedId: null, detail: null, detailStatus: 'idle', detailError: null });
+      return;
+    }
+    const controller = new AbortController();
+    detailRequest = controller;
+    set({ selectedId: id, detailStatus: 'loading', detailError: null });
+    try {
+      const detail = await requireAdminClient().logDetail(id, controller.signal);
+      if (get().selectedId === id) set({ detail, detailStatus: 'ready' });
+    } catch (error) {
+      if (isAbortError(error)) return;
+      const message = error instanceof ApiError && error.status === 404 ? 'This entry is no longer in the log (retention may have removed it).' : describeError(error);
+      set({ detail: null, detailStatus: 'error', detailError: message });
+    }
+  },
+}));
+
+/** For tests: forget ids and pending live entries between cases. */
+export function resetLogsStoreForTests(): void {
+  knownIds.clear();
+  liveBuffer = [];
+  if (liveFlushTimer) clearTimeout(liveFlushTimer);
+  liveFlushTimer = null;
+  listRequest = null;
+  detailRequest = null;
+  liveConnection?.abort();
+  liveConnection = null;
+  useLogsStore.setState({ rows: [], next: null, filters: EMPTY_FILTERS, status: 'idle', loadError: null, live: 'off', selectedId: null, detail: null, detailStatus: 'idle' });
+}

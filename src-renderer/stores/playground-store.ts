@@ -1,0 +1,268 @@
+// The Playground: how to authenticate, what to send, and the run in progress or last finished.
+// Secrets typed here stay in memory only; nothing in this store is persisted.
+import { create } from 'zustand';
+import { ApiError, describeError, isAbortError } from '../api/api-error';
+import {
+  buildGatewayHeaders,
+  callGateway,
+  maskHeaders,
+  type GatewayAuth,
+  type GatewayEndpoint,
+  type Usage,
+} from '../api/gateway-client';
+import { stringifyJson } from '../playground/json-text';
+import {
+  buildParameterFields,
+  INITIAL_PARAMETERS,
+  type ParameterValues,
+  type PlaygroundMode,
+  type RequestBody,
+} from '../playground/parameters';
+
+export type AuthKind = 'virtual-key' | 'provider';
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  id: number;
+  role: ChatRole;
+  content: string;
+}
+
+export type RunPhase = 'idle' | 'running' | 'done' | 'error' | 'stopped';
+
+export interface RunStats {
+  status: number | null;
+  firstTokenMs: number | null;
+  latencyMs: number | null;
+  usage: Usage | null;
+  finishReasons: Array<string | null>;
+  traceId: string | null;
+  eventCount: number;
+}
+
+export interface RawExchange {
+  request: { method: string; url: string; headers: Record<string, string>; body: string };
+  response: { status: number | null; headers: Record<string, string>; body: string };
+}
+
+export interface RunError {
+  message: string;
+  param: string | null;
+  status: number | null;
+}
+
+export interface LocalServerPreset {
+  label: string;
+  provider: string;
+  baseUrl: string;
+}
+
+export const LOCAL_SERVER_PRESETS: LocalServerPreset[] = [
+  { label: 'Ollama', provider: 'ollama', baseUrl: 'http://localhost:11434/v1' },
+  { label: 'llama.cpp', provider: 'openai', baseUrl: 'http://localhost:8080/v1' },
+  { label: 'vLLM', provider: 'openai', baseUrl: 'http://localhost:8000/v1' },
+  { label: 'LM Studio', provider: 'openai', baseUrl: 'http://localhost:1234/v1' },
+];
+
+interface PlaygroundState {
+  mode: PlaygroundMode;
+  authKind: AuthKind;
+  virtualKey: string;
+  provider: string;
+  providerToken: string;
+  customHost: string;
+  gatewayApiKey: string;
+  model: string;
+  prompt: string;
+  messages: ChatMessage[];
+  parameters: ParameterValues;
+
+  phase: RunPhase;
+  outputs: string[];
+  stats: RunStats | null;
+  error: RunError | null;
+  raw: RawExchange | null;
+
+  update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt'>>): void;
+  updateParameters(patch: Partial<ParameterValues>): void;
+  setNumber(name: keyof ParameterValues['numbers'], raw: string): void;
+  addMessage(role: ChatRole): void;
+  updateMessage(id: number, patch: Partial<Omit<ChatMessage, 'id'>>): void;
+  removeMessage(id: number): void;
+  keepReplyInConversation(): void;
+  run(): Promise<void>;
+  stop(): void;
+}
+
+let nextMessageId = 1;
+let activeRun: AbortController | null = null;
+
+export function endpointFor(mode: PlaygroundMode): GatewayEndpoint {
+  return mode === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+}
+
+export function authOf(state: Pick<PlaygroundState, 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey'>): GatewayAuth {
+  return state.authKind === 'virtual-key'
+    ? { kind: 'virtual-key', virtualKey: state.virtualKey }
+    : { kind: 'provider', provider: state.provider, providerToken: state.providerToken, customHost: state.customHost, gatewayApiKey: state.gatewayApiKey };
+}
+
+/** The request body the Run button would send now, with the errors that block it. */
+export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'prompt' | 'messages' | 'parameters'>): { body: RequestBody; errors: Partial<Record<string, string>> } {
+  const { fields, errors } = buildParameterFields(state.mode, state.parameters);
+  const body: RequestBody = { model: state.model.trim() };
+  if (state.mode === 'chat') {
+    const history = state.messages.filter((message) => message.content.trim()).map((message) => ({ role: message.role, content: message.content }));
+    body.messages = state.prompt ? [...history, { role: 'user', content: state.prompt }] : history;
+  } else {
+    body.prompt = state.prompt;
+  }
+  if (!state.model.trim()) errors.model = 'Enter a model name';
+  return { body: { ...body, ...fields }, errors };
+}
+
+function authErrors(auth: GatewayAuth): Partial<Record<string, string>> {
+  if (auth.kind === 'virtual-key') return auth.virtualKey.trim() ? {} : { virtualKey: 'Paste a virtual key (gh-vk-…)' };
+  const errors: Partial<Record<string, string>> = {};
+  if (!auth.provider) errors.provider = 'Choose a provider';
+  if (!auth.gatewayApiKey.trim()) errors.gatewayApiKey = 'Paste a gateway API key';
+  return errors;
+}
+
+export const usePlaygroundStore = create<PlaygroundState>()((set, get) => ({
+  mode: 'completion',
+  authKind: 'virtual-key',
+  virtualKey: '',
+  provider: 'openai',
+  providerToken: '',
+  customHost: '',
+  gatewayApiKey: '',
+  model: '',
+  prompt: '',
+  messages: [{ id: nextMessageId++, role: 'system', content: 'You are a helpful assistant.' }],
+  parameters: INITIAL_PARAMETERS,
+
+  phase: 'idle',
+  outputs: [],
+  stats: null,
+  error: null,
+  raw: null,
+
+  update(patch) {
+    set(patch);
+  },
+  updateParameters(patch) {
+    set({ parameters: { ...get().parameters, ...patch } });
+  },
+  setNumber(name, raw) {
+    const parameters = get().parameters;
+    set({ parameters: { ...parameters, numbers: { ...parameters.numbers, [name]: raw } } });
+  },
+  addMessage(role) {
+    set({ messages: [...get().messages, { id: nextMessageId++, role, content: '' }] });
+  },
+  updateMessage(id, patch) {
+    set({ messages: get().messages.map((message) => (message.id === id ? { ...message, ...patch } : message)) });
+  },
+  removeMessage(id) {
+    set({ messages: get().messages.filter((message) => message.id !== id) });
+  },
+  keepReplyInConversation() {
+    const { prompt, outputs, messages } = get();
+    const reply = outputs[0] ?? '';
+    const added: ChatMessage[] = [];
+    if (prompt) added.push({ id: nextMessageId++, role: 'user', content: prompt });
+    if (reply) added.push({ id: nextMessageId++, role: 'assistant', content: reply });
+    set({ messages: [...messages, ...added], prompt: '', outputs: [], phase: 'idle', stats: null, raw: null });
+  },
+
+  async run() {
+    const state = get();
+    if (state.phase === 'running') return;
+    const auth = authOf(state);
+    const { body, errors } = draftRequest(state);
+    const blocking = { ...authErrors(auth), ...errors };
+    const firstBlocking = Object.entries(blocking)[0];
+    if (firstBlocking) {
+      set({ phase: 'error', error: { message: firstBlocking[1] ?? 'Check the highlighted field', param: firstBlocking[0], status: null } });
+      return;
+    }
+
+    const endpoint = endpointFor(state.mode);
+    const headers = buildGatewayHeaders(auth);
+    const bodyText = stringifyJson(body);
+    const stream = body.stream === true;
+    const controller = new AbortController();
+    activeRun = controller;
+    const startedAt = performance.now();
+    const rawLines: string[] = [];
+    const outputs: string[] = [];
+    const finishReasons: Array<string | null> = [];
+    let stats: RunStats = { status: null, firstTokenMs: null, latencyMs: null, usage: null, finishReasons, traceId: null, eventCount: 0 };
+    const raw: RawExchange = {
+      request: { method: 'POST', url: `${window.location.origin}${endpoint}`, headers: maskHeaders(headers), body: stringifyJson(body, 2) },
+      response: { status: null, headers: {}, body: '' },
+    };
+    set({ phase: 'running', outputs: [], stats, error: null, raw });
+
+    try {
+      const outcome = await callGateway(
+        { endpoint, headers, bodyText, stream },
+        {
+          onResponseStart(status, responseHeaders) {
+            stats = { ...stats, status, traceId: responseHeaders['x-gateway-trace-id'] ?? null };
+            raw.response = { status, headers: responseHeaders, body: '' };
+            set({ stats, raw: { ...raw } });
+          },
+          onRawText(text) {
+            rawLines.push(text);
+          },
+          onPiece(piece) {
+            let sawText = false;
+            for (const choice of piece.choices) {
+              outputs[choice.index] = (outputs[choice.index] ?? '') + choice.text;
+              if (choice.text) sawText = true;
+              if (choice.finishReason) finishReasons[choice.index] = choice.finishReason;
+            }
+            stats = {
+              ...stats,
+              eventCount: stats.eventCount + 1,
+              usage: piece.usage ?? stats.usage,
+              finishReasons: [...finishReasons],
+              firstTokenMs: stats.firstTokenMs ?? (sawText ? Math.round(performance.now() - startedAt) : null),
+            };
+            set({ outputs: [...outputs], stats });
+          },
+        },
+        controller.signal,
+      );
+      stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };
+      raw.response.body = rawLines.join(stream ? '\n\n' : '');
+      set({
+        phase: outcome.streamError ? 'error' : 'done',
+        stats,
+        raw: { ...raw },
+        error: outcome.streamError ? { message: outcome.streamError, param: null, status: outcome.status } : null,
+      });
+    } catch (error) {
+      stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };
+      raw.response.body = rawLines.join(stream ? '\n\n' : '');
+      if (isAbortError(error) || controller.signal.aborted) {
+        set({ phase: 'stopped', stats, raw: { ...raw } });
+      } else {
+        const apiError = error instanceof ApiError ? error : null;
+        set({
+          phase: 'error',
+          stats,
+          raw: { ...raw },
+          error: { message: describeError(error), param: apiError?.param ?? null, status: apiError?.status ?? null },
+        });
+      }
+    } finally {
+      if (activeRun === controller) activeRun = null;
+    }
+  },
+  stop() {
+    activeRun?.abort();
+  },
+}));
