@@ -2,9 +2,10 @@
 import { invalidRequest } from '../errors.js';
 import { deepseek, groq, mistralAi, ollama, openai, openrouter, togetherAi } from './openai-compatible.js';
 import { azureOpenAI } from './azure-openai.js';
+import { anthropic } from './anthropic.js';
 import type { ProviderAdapter } from './types.js';
 
-const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI];
+const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic];
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 

@@ -1,0 +1,133 @@
+// Turns an OpenAI completion or chat request into a provider-neutral conversation (system text plus
+// user/assistant turns) for providers that only have a chat API, and refuses, with the contract's 400,
+// every field such a provider cannot honour instead of dropping it.
+import { unsupportedField, type GatewayError } from '../errors.js';
+import type { ChatRequest, CompletionRequest } from '../validate.js';
+import type { ProviderCall } from './types.js';
+
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  /** Text parts in order; a plain string content is one part. */
+  parts: string[];
+}
+
+export interface Conversation {
+  /** System and developer messages, in order. */
+  system: string[];
+  turns: ConversationTurn[];
+}
+
+/** Fields every chat-only adapter maps (or the core handles: `n` by fan-out, `stream_options` in the translators). */
+const ALWAYS_HANDLED = new Set(['model', 'prompt', 'messages', 'max_tokens', 'max_completion_tokens', 'stop', 'stream', 'stream_options', 'temperature', 'top_p', 'n']);
+
+/** Values equal to OpenAI's default change nothing, so sending them to a provider without the field is no loss. */
+function isDefaultValue(field: string, value: unknown): boolean {
+  switch (field) {
+    case 'echo':
+    case 'logprobs':
+    case 'store':
+    case 'parallel_tool_calls':
+      return value === false;
+    case 'best_of':
+      return value === 0 || value === 1;
+    case 'presence_penalty':
+    case 'frequency_penalty':
+      return value === 0;
+    case 'logit_bias':
+    case 'metadata':
+      return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+    case 'suffix':
+      return value === '';
+    default:
+      return false;
+  }
+}
+
+const REFUSAL_REASONS: Readonly<Record<string, string>> = {
+  best_of: 'greater than 1 is not supported',
+  echo: 'is not supported',
+  logprobs: 'is not supported (the provider returns no log probabilities)',
+  top_logprobs: 'is not supported (the provider returns no log probabilities)',
+};
+
+/**
+ * Refuses any field that is set to something other than its default and that neither this module nor
+ * the provider (`providerFields`) handles: `tools`, `response_format`, `logit_bias`, `best_of` ...
+ */
+export function refuseUnsupportedFields(body: CompletionRequest | ChatRequest, provider: string, providerFields: ReadonlySet<string>): void {
+  for (const [field, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    if (ALWAYS_HANDLED.has(field) || providerFields.has(field) || isDefaultValue(field, value)) continue;
+    throw unsupportedField(field, provider, REFUSAL_REASONS[field]);
+  }
+}
+
+function refusePrompt(provider: string, why: string): GatewayError {
+  return unsupportedField('prompt', provider, why);
+}
+
+/** The single text prompt of a completion request; a chat-only API has nowhere to put several or token IDs. */
+export function promptText(prompt: CompletionRequest['prompt'], provider: string): string {
+  if (typeof prompt === 'string') return prompt;
+  if (prompt === null || prompt.length === 0) {
+    throw refusePrompt(provider, 'left empty (generate from the start of a new document) is not supported');
+  }
+  if (prompt.every((item): item is string => typeof item === 'string')) {
+    if (prompt.length === 1) return prompt[0];
+    throw refusePrompt(provider, 'as an array of several prompts is not supported (send one request per prompt)');
+  }
+  throw refusePrompt(provider, 'as token IDs is not supported (send the prompt as text)');
+}
+
+function messageParts(content: ChatRequest['messages'][number]['content'], where: string, provider: string): string[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return [content];
+  return content.flatMap((part, index) => {
+    if (part.type !== 'text' || typeof part.text !== 'string') {
+      throw unsupportedField(`${where}.content[${index}]`, provider, `of type '${part.type}' is not supported`);
+    }
+    // An empty text part adds nothing, and Anthropic refuses empty text blocks.
+    return part.text === '' ? [] : [part.text];
+  });
+}
+
+/** The chat messages as a conversation: system/developer messages apart, assistant and user turns in order. */
+export function chatConversation(messages: ChatRequest['messages'], provider: string): Conversation {
+  const conversation: Conversation = { system: [], turns: [] };
+  messages.forEach((message, index) => {
+    const where = `messages[${index}]`;
+    for (const field of ['tool_calls', 'function_call', 'tool_call_id', 'name'] as const) {
+      if (message[field] !== undefined && message[field] !== null) throw unsupportedField(`${where}.${field}`, provider);
+    }
+    const parts = messageParts(message.content, where, provider);
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        conversation.system.push(...parts);
+        break;
+      case 'user':
+      case 'assistant':
+        conversation.turns.push({ role: message.role, parts });
+        break;
+      default:
+        throw unsupportedField(`${where}.role`, provider, `'${message.role}' is not supported`);
+    }
+  });
+  return conversation;
+}
+
+/** The conversation of either endpoint: a completion's prompt becomes one user turn. */
+export function conversationOf(call: ProviderCall, provider: string): Conversation {
+  if (call.endpoint === 'chat') return chatConversation((call.body as ChatRequest).messages, provider);
+  return { system: [], turns: [{ role: 'user', parts: [promptText((call.body as CompletionRequest).prompt, provider)] }] };
+}
+
+/** `stop` as a list, whichever form the client sent. */
+export function stopSequences(stop: CompletionRequest['stop']): string[] | undefined {
+  if (stop === null || stop === undefined) return undefined;
+  return typeof stop === 'string' ? [stop] : stop;
+}
+
+export function includeUsage(call: ProviderCall): boolean {
+  return call.body.stream_options?.include_usage === true;
+}

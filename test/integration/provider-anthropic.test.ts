@@ -1,0 +1,249 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { anthropicError, startAnthropicFake, streamThenOverloaded, type AnthropicFake } from '../fakes/anthropic.js';
+import { finishReasons, readDataLines, streamedText } from '../helpers/sse.js';
+
+const TOKEN = 'sk-ant-test-token';
+const MODEL = 'claude-sonnet-4-5';
+
+let gateway: TestGateway;
+let fake: AnthropicFake;
+
+beforeAll(async () => {
+  [gateway, fake] = await Promise.all([startGateway(), startAnthropicFake()]);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.close(), fake?.close()]);
+});
+
+beforeEach(() => {
+  fake.requests.length = 0;
+});
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-gateway-api-key': gateway.apiKey,
+    'x-gateway-provider': 'anthropic',
+    'x-gateway-custom-host': fake.baseUrl,
+    authorization: `Bearer ${TOKEN}`,
+    ...extra,
+  };
+}
+
+function post(path: string, body: unknown, extra: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${gateway.baseUrl}/v1/${path}`, { method: 'POST', headers: headers(extra), body: JSON.stringify(body) });
+}
+
+function sdk(): OpenAI {
+  return new OpenAI({
+    apiKey: TOKEN,
+    baseURL: `${gateway.baseUrl}/v1`,
+    defaultHeaders: { 'x-gateway-api-key': gateway.apiKey, 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': fake.baseUrl },
+    maxRetries: 0,
+  });
+}
+
+describe('anthropic: /v1/completions through Messages', () => {
+  it('sends the prompt as one user message with x-api-key and anthropic-version, and answers a text_completion', async () => {
+    const res = await post('completions', { model: MODEL, prompt: 'Say hi', max_tokens: 20, stop: 'END', temperature: 0.5, top_p: 0.9, user: 'user-42' });
+    expect(res.status).toBe(200);
+    const answer = await res.json();
+    expect(answer).toMatchObject({
+      id: 'msg_fake_01',
+      object: 'text_completion',
+      model: MODEL,
+      choices: [{ index: 0, text: 'Claude heard: Say hi', logprobs: null, finish_reason: 'stop' }],
+      // input 11 + cache creation 2 + cache read 5: cached tokens are prompt tokens too.
+      usage: { prompt_tokens: 18, completion_tokens: 4, total_tokens: 22 },
+    });
+    expect(typeof answer.created).toBe('number');
+
+    expect(fake.requests).toHaveLength(1);
+    const sent = fake.requests[0];
+    expect(sent.method).toBe('POST');
+    expect(sent.url).toBe('/v1/messages');
+    expect(sent.headers['x-api-key']).toBe(TOKEN);
+    expect(sent.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent.headers.authorization).toBeUndefined();
+    expect(sent.json).toEqual({
+      model: MODEL,
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'Say hi' }],
+      stop_sequences: ['END'],
+      temperature: 0.5,
+      top_p: 0.9,
+      metadata: { user_id: 'user-42' },
+    });
+  });
+
+  it('asks for 16 tokens when the client names no max_tokens, as OpenAI would generate', async () => {
+    await post('completions', { model: MODEL, prompt: 'Hi' });
+    expect(fake.requests[0].json.max_tokens).toBe(16);
+  });
+
+  it('passes the client’s anthropic-beta header on', async () => {
+    await post('completions', { model: MODEL, prompt: 'Hi' }, { 'anthropic-beta': 'prompt-caching-2024-07-31' });
+    expect(fake.requests[0].headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
+  });
+
+  it('streams text_completion chunks as the typed events arrive, with the usage chunk and data: [DONE]', async () => {
+    const res = await post('completions', { model: MODEL, prompt: 'Stream me', stream: true, stream_options: { include_usage: true } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const stream = readDataLines(await res.text());
+    expect(stream.done).toBe(true);
+    expect(stream.raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(streamedText(stream.chunks)).toBe('Claude heard: Stream me');
+    for (const chunk of stream.chunks) {
+      expect(chunk).toMatchObject({ id: 'msg_fake_01', object: 'text_completion', model: MODEL });
+    }
+    const textChunks = stream.chunks.filter((chunk) => (chunk.choices as unknown[]).length > 0);
+    for (const chunk of textChunks) {
+      expect(chunk.usage).toBeNull();
+      expect((chunk.choices as Record<string, unknown>[])[0]).toMatchObject({ index: 0, logprobs: null });
+    }
+    expect(finishReasons(stream.chunks)).toEqual(['stop']);
+    const last = stream.chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toEqual({ prompt_tokens: 18, completion_tokens: 4, total_tokens: 22, prompt_tokens_details: { cached_tokens: 5 } });
+    expect(fake.requests[0].json.stream).toBe(true);
+  });
+
+  it('serves n=2 with two Messages calls merged into choices 0 and 1', async () => {
+    const res = await post('completions', { model: MODEL, prompt: 'Twice', n: 2 });
+    const answer = await res.json();
+    expect(fake.requests).toHaveLength(2);
+    expect(answer.choices.map((choice: { index: number }) => choice.index)).toEqual([0, 1]);
+    expect(answer.usage.prompt_tokens).toBe(36);
+    for (const request of fake.requests) expect(request.json).not.toHaveProperty('n');
+  });
+
+  it.each([
+    [{ logprobs: 2 }, 'logprobs'],
+    [{ best_of: 3 }, 'best_of'],
+    [{ echo: true }, 'echo'],
+    [{ suffix: 'after' }, 'suffix'],
+    [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
+    [{ seed: 7 }, 'seed'],
+    [{ presence_penalty: 0.5 }, 'presence_penalty'],
+    [{ temperature: 1.5 }, 'temperature'],
+    [{ prompt: [1, 2, 3] }, 'prompt'],
+    [{ prompt: ['one', 'two'] }, 'prompt'],
+  ])('refuses %j with a 400 naming the field and the provider', async (fields, param) => {
+    const res = await post('completions', { model: MODEL, prompt: 'Hi', ...fields });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', param, provider: 'anthropic' });
+    expect(body.error.message).toContain(param);
+    expect(body.error.message).toContain("'anthropic'");
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('accepts fields set to their defaults (echo false, penalties 0, best_of 1)', async () => {
+    const res = await post('completions', { model: MODEL, prompt: 'Hi', echo: false, presence_penalty: 0, frequency_penalty: 0, best_of: 1, logit_bias: {} });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('anthropic: /v1/chat/completions', () => {
+  it('moves system messages to the top-level system, keeps turns, and answers a chat.completion to the OpenAI SDK', async () => {
+    const completion = await sdk().chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: 'Answer in English.' },
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Hi there' },
+        { role: 'user', content: [{ type: 'text', text: 'What is ' }, { type: 'text', text: '2+2?' }] },
+      ],
+    });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0].message).toMatchObject({ role: 'assistant', content: 'Claude heard: What is 2+2?' });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(completion.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 4, total_tokens: 22 });
+
+    expect(fake.requests[0].json).toEqual({
+      model: MODEL,
+      // No limit from the client: the chat default.
+      max_tokens: 4096,
+      system: 'Be brief.\n\nAnswer in English.',
+      messages: [
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Hi there' },
+        { role: 'user', content: [{ type: 'text', text: 'What is ' }, { type: 'text', text: '2+2?' }] },
+      ],
+    });
+  });
+
+  it('prefers max_completion_tokens', async () => {
+    await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], max_completion_tokens: 77, max_tokens: 5 });
+    expect(fake.requests[0].json.max_tokens).toBe(77);
+  });
+
+  it('streams chat.completion.chunk objects to the OpenAI SDK, the first naming the role', async () => {
+    const stream = await sdk().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Stream please' }], stream: true, stream_options: { include_usage: true } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0].choices[0].delta.role).toBe('assistant');
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Claude heard: Stream please');
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true);
+    expect(chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['stop']);
+    expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 4 });
+  });
+
+  it('refuses tools and image parts with a 400 naming them', async () => {
+    const tools = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f' } }] });
+    expect(tools.status).toBe(400);
+    expect((await tools.json()).error).toMatchObject({ param: 'tools', provider: 'anthropic' });
+
+    const image = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
+    expect(image.status).toBe(400);
+    expect((await image.json()).error).toMatchObject({ param: 'messages[0].content[0]', provider: 'anthropic' });
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('anthropic: errors', () => {
+  it('relays the provider’s status and message, naming the provider', async () => {
+    fake.enqueue(anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'));
+    const res = await post('completions', { model: MODEL, prompt: 'Hi' });
+    expect(res.status).toBe(429);
+    expect((await res.json()).error).toEqual({
+      message: 'Number of request tokens has exceeded your per-minute rate limit',
+      type: 'rate_limit_error',
+      param: null,
+      code: 'rate_limit_error',
+      provider: 'anthropic',
+    });
+  });
+
+  it('relays an overloaded 529 to the OpenAI SDK as an APIError with the same status and message', async () => {
+    fake.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    const error = await sdk().completions.create({ model: MODEL, prompt: 'Hi' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(529);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('Overloaded');
+  });
+
+  it('ends the stream with an error event when Anthropic sends an error event mid-stream', async () => {
+    fake.enqueue(streamThenOverloaded);
+    const res = await post('completions', { model: MODEL, prompt: 'Hi', stream: true });
+    const stream = readDataLines(await res.text());
+    expect(streamedText(stream.chunks.filter((chunk) => !chunk.error))).toBe('Partial');
+    expect(stream.done).toBe(false);
+    expect(stream.chunks.at(-1)!.error).toMatchObject({ message: 'Overloaded', code: 'overloaded_error', provider: 'anthropic' });
+  });
+
+  it('needs a token unless a custom host is given', async () => {
+    const res = await fetch(`${gateway.baseUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.apiKey, 'x-gateway-provider': 'anthropic' },
+      body: JSON.stringify({ model: MODEL, prompt: 'Hi' }),
+    });
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.provider).toBe('anthropic');
+  });
+});
