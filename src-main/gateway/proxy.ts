@@ -8,7 +8,7 @@ import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './a
 import { validateChat, validateCompletion, type ChatRequest, type CompletionRequest } from './validate.js';
 import { getProvider } from './providers/registry.js';
 import type { Endpoint, ProviderAdapter, ProviderCall, ProviderCredentials } from './providers/types.js';
-import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from './upstream.js';
+import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
 import { checkContextWindow } from './context-window.js';
 import { redactHeaders, redactSecrets } from './redact.js';
 import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
@@ -18,6 +18,13 @@ export interface ProxyDependencies {
   keys: KeyDirectory;
   log: (entry: LogEntryInput) => void;
   maxBodyBytes: number;
+}
+
+/** The abort reason once a request is over: frees any provider call still open. */
+class RequestFinished extends Error {
+  constructor() {
+    super('The request is finished');
+  }
 }
 
 /** The client left before the answer was complete. */
@@ -89,9 +96,10 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
   let body: CompletionRequest | ChatRequest | undefined;
   let rawBody: Buffer | undefined;
   let credentials: ProviderCredentials | undefined;
-  let attempts = 0;
+  const attemptLog: AttemptRecord[] = [];
   let outcome: RelayOutcome | undefined;
   let failure: GatewayError | undefined;
+  let failureBody: ErrorBody | undefined;
 
   try {
     headers = readGatewayHeaders(req.headers);
@@ -121,7 +129,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
     const retries = headers.retryCount;
     const send = async (call: ProviderCall): Promise<UpstreamResponse> => {
       const upstreamRequest = await adapter.buildRequest(call);
-      return sendUpstream(upstreamRequest, adapter.slug, { signal: controller.signal, retries, onAttempt: () => attempts++ });
+      return sendUpstream(upstreamRequest, adapter.slug, { signal: controller.signal, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
     };
     const secrets = secretValues(target.credentials, headers);
     outcome =
@@ -131,13 +139,13 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
   } catch (error) {
     failure = controller.signal.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
-    if (!res.headersSent && !res.destroyed) {
-      const safeBody: ErrorBody = failure.toBody();
-      safeBody.error.message = redactSecrets(safeBody.error.message, secretValues(credentials, headers));
-      sendJson(res, failure.status, safeBody);
-    }
+    failureBody = failure.toBody();
+    failureBody.error.message = redactSecrets(failureBody.error.message, secretValues(credentials, headers));
+    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody);
   } finally {
     clearTimeout(timeout);
+    // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.
+    if (!controller.signal.aborted) controller.abort(new RequestFinished());
   }
 
   const status = outcome?.status ?? failure?.status ?? 500;
@@ -154,10 +162,12 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
     ttfbMs: outcome?.ttfbMs ?? null,
     stream: body?.stream === true,
     error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretValues(credentials, headers)) : null),
-    attempts: Math.max(attempts, 1),
+    attempts: Math.max(attemptLog.length, 1),
+    attemptLog,
     requestHeaders: redactHeaders(req.headers, headers?.sensitiveHeaderNames ?? new Set()),
     requestBody: rawBody ? redactSecrets(rawBody.toString('utf8'), secretValues(credentials, headers)) : null,
-    responseBody: outcome?.responseBody ?? (failure ? JSON.stringify(failure.toBody()) : null),
+    // A provider may echo the caller's key in an answer too, not only in errors.
+    responseBody: outcome?.responseBody != null ? redactSecrets(outcome.responseBody, secretValues(credentials, headers)) : failureBody ? JSON.stringify(failureBody) : null,
     ...(outcome?.usage ? { promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens } : {}),
   });
 }
