@@ -102,4 +102,12 @@ export const migrations: readonly Migration[] = [
       CREATE TRIGGER key_store_change AFTER UPDATE ON key_store BEGIN UPDATE key_generation SET value = value + 1; END;
     `,
   },
+  {
+    version: 3,
+    description: 'each attempt of a request (status, error, duration), so retries can be read back',
+    sql: `
+      -- JSON array of {status, error, durationMs}, one item per call to the provider; NULL when none was made.
+      ALTER TABLE request_log ADD COLUMN attempt_log TEXT;
+    `,
+  },
 ];
