@@ -3,9 +3,10 @@ import { invalidRequest } from '../errors.js';
 import { deepseek, groq, mistralAi, ollama, openai, openrouter, togetherAi } from './openai-compatible.js';
 import { azureOpenAI } from './azure-openai.js';
 import { anthropic } from './anthropic.js';
+import { google } from './google.js';
 import type { ProviderAdapter } from './types.js';
 
-const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic];
+const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic, google];
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 

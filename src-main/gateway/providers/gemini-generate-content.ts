@@ -1,0 +1,197 @@
+// Google's generateContent format, shared by `google` (Gemini API) and Gemini models on `vertex-ai`:
+// the request body, the answer, the SSE stream (`alt=sse`, no [DONE]) and the `{error:{code,message,status}}`
+// body, each mapped to or from OpenAI's shape.
+import { errorTypeForStatus, unsupportedField } from '../errors.js';
+import type { ChatRequest } from '../validate.js';
+import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences } from './conversation.js';
+import {
+  asRecord,
+  asString,
+  buildAnswer,
+  buildChunk,
+  buildUsageChunk,
+  nowInSeconds,
+  usageOf,
+  type AnswerIdentity,
+  type FinishReason,
+  type OpenAIUsage,
+} from './openai-shape.js';
+import { ProviderStreamError, type MappedProviderError, type ProviderCall, type StreamTranslator, type UpstreamEvent } from './types.js';
+
+interface GeminiContent {
+  role: 'user' | 'model';
+  parts: { text: string }[];
+}
+
+export interface GenerateContentBody {
+  contents: GeminiContent[];
+  systemInstruction?: { parts: { text: string }[] };
+  generationConfig?: {
+    maxOutputTokens?: number;
+    temperature?: number;
+    topP?: number;
+    stopSequences?: string[];
+    presencePenalty?: number;
+    frequencyPenalty?: number;
+    seed?: number;
+  };
+}
+
+/** Fields generateContent honours beyond the common ones. */
+const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty']);
+
+/** generationConfig.seed is an int32. */
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * The generateContent body for a completion or chat call. `max_tokens` is sent only when the client
+ * names it: Gemini needs no limit, and a made-up 16 would leave thinking models no room to answer.
+ */
+export function buildGenerateContentBody(call: ProviderCall, provider: string): GenerateContentBody {
+  const body = call.body;
+  refuseUnsupportedFields(body, provider, GENERATE_CONTENT_FIELDS);
+  if (body.seed != null && Math.abs(body.seed) > INT32_MAX) {
+    throw unsupportedField('seed', provider, 'outside the 32-bit integer range is not supported');
+  }
+  const conversation = conversationOf(call, provider);
+  const maxTokens = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+  const stop = stopSequences(body.stop);
+  const generationConfig: NonNullable<GenerateContentBody['generationConfig']> = {
+    ...(maxTokens != null ? { maxOutputTokens: maxTokens } : {}),
+    ...(body.temperature != null ? { temperature: body.temperature } : {}),
+    ...(body.top_p != null ? { topP: body.top_p } : {}),
+    ...(stop ? { stopSequences: stop } : {}),
+    ...(body.presence_penalty != null ? { presencePenalty: body.presence_penalty } : {}),
+    ...(body.frequency_penalty != null ? { frequencyPenalty: body.frequency_penalty } : {}),
+    ...(body.seed != null ? { seed: body.seed } : {}),
+  };
+  return {
+    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((text) => ({ text })) })),
+    ...(conversation.system.length ? { systemInstruction: { parts: conversation.system.map((text) => ({ text })) } } : {}),
+    ...(Object.keys(generationConfig).length ? { generationConfig } : {}),
+  };
+}
+
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+
+export function mapFinishReason(finishReason: unknown): FinishReason | null {
+  if (typeof finishReason !== 'string' || finishReason === '') return null;
+  if (finishReason === 'MAX_TOKENS') return 'length';
+  if (FILTERED.has(finishReason)) return 'content_filter';
+  // STOP, and LANGUAGE, OTHER, MALFORMED_FUNCTION_CALL, FINISH_REASON_UNSPECIFIED and later values.
+  return 'stop';
+}
+
+/**
+ * `promptTokenCount` already includes cached tokens; thinking tokens are generated tokens, as
+ * OpenAI counts reasoning tokens in `completion_tokens`.
+ */
+export function toOpenAIUsage(usageMetadata: unknown): OpenAIUsage {
+  const usage = asRecord(usageMetadata);
+  const count = (field: string) => (typeof usage[field] === 'number' ? (usage[field] as number) : 0);
+  return usageOf(count('promptTokenCount') + count('toolUsePromptTokenCount'), count('candidatesTokenCount') + count('thoughtsTokenCount'), count('cachedContentTokenCount'));
+}
+
+/** The visible text of the first candidate; thought summaries (`thought: true`) are not the answer. */
+function candidateText(candidate: Record<string, unknown>): string {
+  const parts = Array.isArray(asRecord(candidate.content).parts) ? (asRecord(candidate.content).parts as unknown[]) : [];
+  return parts
+    .map(asRecord)
+    .filter((part) => part.thought !== true && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('');
+}
+
+function firstCandidate(response: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Array.isArray(response.candidates) && response.candidates.length ? asRecord(response.candidates[0]) : undefined;
+}
+
+/** A prompt Gemini blocked comes back with no candidates and `promptFeedback.blockReason`. */
+const isPromptBlocked = (response: Record<string, unknown>): boolean => typeof asRecord(response.promptFeedback).blockReason === 'string';
+
+function identityOf(response: Record<string, unknown>, call: ProviderCall): AnswerIdentity {
+  return { id: asString(response.responseId) ?? `gen-${Date.now()}`, created: nowInSeconds(), model: asString(response.modelVersion) ?? call.body.model };
+}
+
+export function mapGenerateContentResponse(call: ProviderCall, json: unknown): object {
+  const response = asRecord(json);
+  const candidate = firstCandidate(response);
+  const finishReason = candidate ? mapFinishReason(candidate.finishReason) : isPromptBlocked(response) ? 'content_filter' : null;
+  return buildAnswer(call.endpoint, identityOf(response, call), candidate ? candidateText(candidate) : '', finishReason, toOpenAIUsage(response.usageMetadata));
+}
+
+/** Reads a Google error object (`{code, message, status}`) into a stream error. */
+function streamError(error: Record<string, unknown>): ProviderStreamError {
+  const status = asString(error.status);
+  const code = typeof error.code === 'number' ? error.code : 500;
+  return new ProviderStreamError(asString(error.message) ?? 'The provider reported an error in the stream', errorTypeForStatus(code), status ?? null);
+}
+
+/**
+ * Reads `streamGenerateContent?alt=sse`: each `data:` is a GenerateContentResponse holding the next
+ * piece of text; the last one has `finishReason` and the usage. There is no `[DONE]`: the relay adds it.
+ */
+export function createGenerateContentStreamTranslator(call: ProviderCall): StreamTranslator {
+  const withUsage = includeUsage(call);
+  let identity: AnswerIdentity | undefined;
+  let usage: OpenAIUsage = usageOf(0, 0);
+  let roleSent = false;
+  let finished = false;
+  const chunk = (id: AnswerIdentity, text: string | undefined, finishReason: FinishReason | null) => {
+    const withRole = call.endpoint === 'chat' && !roleSent;
+    roleSent = true;
+    return buildChunk(call.endpoint, id, { text: withRole && text === undefined ? '' : text, finishReason, withRole }, withUsage);
+  };
+
+  return {
+    framing: 'sse',
+    onEvent(event: UpstreamEvent): object[] {
+      if (event.kind !== 'sse') return [];
+      let response: Record<string, unknown>;
+      try {
+        response = asRecord(JSON.parse(event.data));
+      } catch {
+        throw new ProviderStreamError(`The provider sent a stream event that is not JSON: ${event.data.slice(0, 200)}`, 'api_error', 'bad_provider_stream');
+      }
+      if (response.error !== undefined) throw streamError(asRecord(response.error));
+      identity ??= identityOf(response, call);
+      if (response.usageMetadata !== undefined) usage = toOpenAIUsage(response.usageMetadata);
+      const chunks: object[] = [];
+      const candidate = firstCandidate(response);
+      if (candidate) {
+        const text = candidateText(candidate);
+        if (text) chunks.push(chunk(identity, text, null));
+        const finishReason = mapFinishReason(candidate.finishReason);
+        if (finishReason) {
+          finished = true;
+          chunks.push(chunk(identity, call.endpoint === 'chat' ? undefined : '', finishReason));
+        }
+      } else if (isPromptBlocked(response)) {
+        finished = true;
+        chunks.push(chunk(identity, call.endpoint === 'chat' ? undefined : '', 'content_filter'));
+      }
+      return chunks;
+    },
+    onEnd(): object[] {
+      if (!finished) throw new ProviderStreamError('The provider stream ended before a finishReason', 'api_error', 'stream_incomplete');
+      return withUsage ? [buildUsageChunk(call.endpoint, identity ?? identityOf({}, call), usage)] : [];
+    },
+  };
+}
+
+/** `{error:{code, message, status}}` (sometimes wrapped in an array) → the contract's fields; `code` keeps Google's status. */
+export function mapGoogleError(status: number, body: string): MappedProviderError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
+  }
+  const root = asRecord(Array.isArray(parsed) ? parsed[0] : parsed);
+  const error = asRecord(root.error);
+  return {
+    message: asString(error.message) ?? asString(root.message) ?? `Provider answered with status ${status}`,
+    type: errorTypeForStatus(status),
+    code: asString(error.status) ?? null,
+  };
+}

@@ -1,0 +1,47 @@
+// The Gemini API of Google AI Studio (`{base}/v1beta/models/{m}:generateContent`, streams with
+// `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
+import { GatewayError } from '../errors.js';
+import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
+import { joinUrl } from './openai-compatible.js';
+import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+
+/** `gemini-2.0-flash` → `models/gemini-2.0-flash`; names given in full (`models/…`, `tunedModels/…`) stay as they are. */
+export function geminiModelPath(model: string): string {
+  const full = /^(models|tunedModels)\//.test(model) ? model : `models/${model}`;
+  return full.split('/').map(encodeURIComponent).join('/');
+}
+
+/** The method suffix of a Google model URL: `:generateContent`, or the SSE stream. */
+export function googleMethodUrl(base: string, path: string, method: string, stream: boolean): string {
+  const url = new URL(joinUrl(base, `${path}:${method}`));
+  // Without alt=sse the stream is one JSON array delivered piece by piece, not server-sent events.
+  if (stream) url.searchParams.set('alt', 'sse');
+  return url.toString();
+}
+
+export const google: ProviderAdapter = {
+  slug: 'google',
+  name: 'Google Gemini (AI Studio)',
+  defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+  credentialFields: [{ name: 'token', label: 'API key', secret: true, required: true, placeholder: 'AIza…', header: 'Authorization' }],
+  relay: 'translate',
+  // candidateCount > 1 is refused by many Gemini models; n separate calls work with every one.
+  supportsN: false,
+  buildRequest(call: ProviderCall): UpstreamRequest {
+    const token = call.credentials.token;
+    if (!token && !call.customHost) {
+      throw new GatewayError(401, 'authentication_error', "Provider 'google' needs an API key: send 'Authorization: Bearer <Gemini API key>' or use a virtual key", null, null, 'google');
+    }
+    const body = buildGenerateContentBody(call, 'google');
+    const method = call.stream ? 'streamGenerateContent' : 'generateContent';
+    return {
+      url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.body.model)}`, method, call.stream),
+      method: 'POST',
+      headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
+      body: JSON.stringify(body),
+    };
+  },
+  mapResponse: mapGenerateContentResponse,
+  createStreamTranslator: createGenerateContentStreamTranslator,
+  mapError: (status, body) => mapGoogleError(status, body),
+};

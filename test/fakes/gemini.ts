@@ -1,0 +1,113 @@
+// A stand-in for Google's Gemini API (AI Studio) in its real wire format:
+// `POST /v1beta/models/{m}:generateContent` and `:streamGenerateContent?alt=sse` with `x-goog-api-key`,
+// GenerateContentResponse JSON, SSE streams of response fragments (no [DONE]) and `{error:{code,message,status}}`.
+// The same answers serve Gemini on Vertex (test/fakes/vertex.ts).
+import type { ServerResponse } from 'node:http';
+import { sendJson, startRecordingServer, writeSseEvents, type Behaviour, type RecordedRequest, type RecordingServer } from './recording-server.js';
+
+export interface GeminiFake extends RecordingServer {
+  /** `http://127.0.0.1:PORT`, as a custom host (the API's own path starts with /v1beta). */
+  baseUrl: string;
+}
+
+const STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+
+export function googleError(status: number, message: string, statusName = STATUS_NAMES[status] ?? 'UNKNOWN'): Behaviour {
+  return (_request, res) => sendJson(res, status, { error: { code: status, message, status: statusName } });
+}
+
+export const FAKE_USAGE_METADATA = { promptTokenCount: 9, candidatesTokenCount: 5, thoughtsTokenCount: 2, cachedContentTokenCount: 4, totalTokenCount: 16 };
+
+interface Content {
+  role?: string;
+  parts?: { text?: string }[];
+}
+
+export const geminiReply = (json: Record<string, unknown>): string => {
+  const contents = Array.isArray(json.contents) ? (json.contents as Content[]) : [];
+  const lastUser = [...contents].reverse().find((content) => content.role === 'user');
+  return `Gemini heard: ${(lastUser?.parts ?? []).map((part) => part.text ?? '').join('')}`;
+};
+
+/** The checks Gemini makes of a generateContent body; returns the message of the 400, or undefined when valid. */
+export function invalidGenerateContentBody(json: Record<string, unknown>): string | undefined {
+  const contents = json.contents;
+  if (!Array.isArray(contents) || contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified';
+  for (const content of contents as Content[]) {
+    if (content.role !== 'user' && content.role !== 'model') return `Please use a valid role: user, model.`;
+  }
+  const config = (json.generationConfig ?? {}) as Record<string, unknown>;
+  if (typeof config.temperature === 'number' && (config.temperature < 0 || config.temperature > 2)) return 'Unable to submit request because it has a temperature value out of range';
+  return undefined;
+}
+
+/** A generateContent answer: JSON, or with `stream` an SSE series of fragments ending in finishReason + usage. */
+export async function answerGenerateContent(request: RecordedRequest, res: ServerResponse, model: string, stream: boolean): Promise<void> {
+  const text = geminiReply(request.json);
+  const responseId = 'gemini-response-01';
+  if (stream) {
+    const words = text.split(' ');
+    await writeSseEvents(
+      res,
+      words.map((word, i) => {
+        const last = i === words.length - 1;
+        return {
+          data: {
+            candidates: [{ content: { role: 'model', parts: [{ text: (i ? ' ' : '') + word }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+            usageMetadata: last ? FAKE_USAGE_METADATA : { promptTokenCount: 9, candidatesTokenCount: i + 1, totalTokenCount: 10 + i },
+            modelVersion: model,
+            responseId,
+          },
+        };
+      }),
+    );
+    return;
+  }
+  sendJson(res, 200, {
+    candidates: [
+      {
+        content: { role: 'model', parts: [{ text: 'thinking about it…', thought: true }, { text }] },
+        finishReason: 'STOP',
+        index: 0,
+        safetyRatings: [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }],
+      },
+    ],
+    usageMetadata: FAKE_USAGE_METADATA,
+    modelVersion: model,
+    responseId,
+  });
+}
+
+const MODEL_URL = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/;
+
+const defaultAnswer: Behaviour = async (request, res) => {
+  const match = MODEL_URL.exec(request.url);
+  if (!match) return googleError(404, `Requested entity was not found: ${request.url}`)(request, res);
+  if (!request.headers['x-goog-api-key']) return googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")(request, res);
+  const invalid = invalidGenerateContentBody(request.json);
+  if (invalid) return googleError(400, invalid)(request, res);
+  await answerGenerateContent(request, res, decodeURIComponent(match[1]), match[2] === 'streamGenerateContent');
+};
+
+/** A prompt Gemini blocks: no candidates, only promptFeedback. */
+export const blockedPrompt: Behaviour = (_request, res) =>
+  sendJson(res, 200, { promptFeedback: { blockReason: 'SAFETY', safetyRatings: [] }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 }, modelVersion: 'gemini-2.0-flash', responseId: 'blocked-01' });
+
+/** A stream that stops on the token limit. */
+export const streamCutByMaxTokens: Behaviour = (_request, res) =>
+  writeSseEvents(res, [
+    { data: { candidates: [{ content: { role: 'model', parts: [{ text: 'Once upon' }] }, index: 0 }], responseId: 'r2', modelVersion: 'gemini-2.0-flash' } },
+    { data: { candidates: [{ content: { role: 'model', parts: [{ text: ' a time' }] }, index: 0, finishReason: 'MAX_TOKENS' }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 }, responseId: 'r2', modelVersion: 'gemini-2.0-flash' } },
+  ]);
+
+/** A stream that breaks off with an error object, as Gemini sends when the backend fails mid-answer. */
+export const streamThenError: Behaviour = (_request, res) =>
+  writeSseEvents(res, [
+    { data: { candidates: [{ content: { role: 'model', parts: [{ text: 'Partial' }] }, index: 0 }], responseId: 'r3', modelVersion: 'gemini-2.0-flash' } },
+    { data: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } },
+  ]);
+
+export async function startGeminiFake(): Promise<GeminiFake> {
+  const server = await startRecordingServer(defaultAnswer);
+  return { ...server, baseUrl: server.origin };
+}
