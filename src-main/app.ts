@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { openDatabase } from './store/database.js';
 import { RequestLog } from './store/request-log.js';
 import { SettingsStore } from './store/settings.js';
-import { KeyStore } from './store/keys.js';
+import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
 import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
 import { createGatewayServer } from './gateway/server.js';
@@ -101,7 +101,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   try {
     const protector = options.keyProtection ?? (await chooseHeadlessKeyProtector(dataDir, env));
     if (protector.warning) log(`Warning: ${protector.warning}`);
-    const keys = await KeyStore.open(db, protector);
+    // A store made with the key file moves to GATEHOUSE_MASTER_KEY (or the keychain) when one is set.
+    const keys = await KeyStore.open(db, protector, headlessProtectionUpgrade(dataDir, env));
     closers.unshift(() => keys.close());
     const stopWatching = keys.watchForExternalChanges();
     closers.unshift(stopWatching);

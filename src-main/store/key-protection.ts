@@ -3,7 +3,7 @@
 // with the OS keychain (src-main/electron/), headless processes with GATEHOUSE_MASTER_KEY (a raw key
 // or a passphrase through scrypt), and, as a last resort, with a key file beside the database.
 import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
-import { chmodSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDataDir } from './database.js';
 import { unwrapWithKey, wrapWithKey } from './secret-box.js';
@@ -179,6 +179,16 @@ function readKeyFile(keyFile: string): Buffer | undefined {
     throw new Error(`${keyFile} does not hold a 32-byte key; it was left untouched. Restore it from a backup, or move it away only if no secrets depend on it.`);
   }
   return key;
+}
+
+/** The key file's protector if the file exists (never creates one): to move its data key elsewhere. */
+export function existingKeyFileProtector(dataDir: string): KeyProtector | undefined {
+  return existsSync(join(dataDir, KEY_FILE_NAME)) ? keyFileProtector(dataDir) : undefined;
+}
+
+/** Once the data key is wrapped by something stronger the key file protects nothing: removing it removes the weak point. */
+export function retireKeyFile(dataDir: string): void {
+  rmSync(join(dataDir, KEY_FILE_NAME), { force: true });
 }
 
 /** The protector for `gatehouse serve` and the `keys` command line (no Electron). */

@@ -7,7 +7,14 @@ import { normalizeCustomHost } from '../gateway/gateway-headers.js';
 import { getProvider } from '../gateway/providers/registry.js';
 import type { CredentialField, ProviderAdapter, ProviderCredentials } from '../gateway/providers/types.js';
 import type { SqliteDatabase } from './database.js';
-import { describeProtectorMode, type KeyProtector } from './key-protection.js';
+import {
+  describeProtectorMode,
+  existingKeyFileProtector,
+  masterKeyProtector,
+  MASTER_KEY_ENV,
+  retireKeyFile,
+  type KeyProtector,
+} from './key-protection.js';
 import {
   generateDataKeyPair,
   loadDataPrivateKey,
@@ -146,6 +153,25 @@ export interface KeyStoreOpenOptions {
   previousProtectors?: readonly KeyProtector[];
   /** Called after a rewrap, e.g. to delete the key file that is no longer needed. */
   onRewrapped?(fromMode: string, toMode: string): void;
+}
+
+/**
+ * Lets a store protected the headless way move to the protector in use now: from the key file to
+ * GATEHOUSE_MASTER_KEY (the step the key-file warning recommends), or from either to the desktop
+ * keychain. The key file is deleted once nothing depends on it.
+ */
+export function headlessProtectionUpgrade(dataDir: string, env: NodeJS.ProcessEnv): KeyStoreOpenOptions {
+  const previousProtectors: KeyProtector[] = [];
+  const masterKey = env[MASTER_KEY_ENV];
+  if (masterKey !== undefined && masterKey.trim() !== '') previousProtectors.push(masterKeyProtector(masterKey));
+  const keyFile = existingKeyFileProtector(dataDir);
+  if (keyFile) previousProtectors.push(keyFile);
+  return {
+    previousProtectors,
+    onRewrapped: (fromMode) => {
+      if (fromMode === 'key-file') retireKeyFile(dataDir);
+    },
+  };
 }
 
 const isoTime = (ms: number) => new Date(ms).toISOString();
@@ -303,7 +329,14 @@ export class KeyStore implements KeyDirectory {
       const der = privateKey.export({ format: 'der', type: 'pkcs8' });
       const rewrapped = await protector.wrap(der);
       der.fill(0);
-      db.prepare('UPDATE key_store SET protector_mode = ?, wrapped_private_key = ? WHERE id = 1').run(protector.mode, rewrapped);
+      // Durable before onRewrapped may delete the old key: WAL with synchronous=NORMAL does not fsync commits.
+      const synchronous = db.pragma('synchronous', { simple: true }) as number;
+      db.pragma('synchronous = FULL');
+      try {
+        db.prepare('UPDATE key_store SET protector_mode = ?, wrapped_private_key = ? WHERE id = 1').run(protector.mode, rewrapped);
+      } finally {
+        db.pragma(`synchronous = ${synchronous}`);
+      }
       options.onRewrapped?.(row.protector_mode, protector.mode);
       return new KeyStore(db, row.public_key, privateKey, protector.mode);
     }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src-main/gateway/errors.js';
 import { DatabaseOpenError, openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { keyFileProtector, masterKeyProtector, type KeyProtector } from '../../../src-main/store/key-protection.js';
-import { KeyStore, KeyStoreLockedError } from '../../../src-main/store/keys.js';
+import { KEY_FILE_NAME, keyFileProtector, masterKeyProtector, type KeyProtector } from '../../../src-main/store/key-protection.js';
+import { headlessProtectionUpgrade, KeyStore, KeyStoreLockedError } from '../../../src-main/store/keys.js';
 
 let dataDir: string;
 let databases: SqliteDatabase[];
@@ -198,6 +198,43 @@ describe('the data key', () => {
     expect(await caller.loadCredentials()).toEqual({ token: 'sk-moved' });
     // From now on the master key alone opens it.
     await expect(openStore(masterKeyProtector(masterKey))).resolves.toBeInstanceOf(KeyStore);
+  });
+});
+
+describe('moving off the key file', () => {
+  it('setting GATEHOUSE_MASTER_KEY later rewraps the data key and deletes the key file', async () => {
+    const before = await openStore(keyFileProtector(dataDir));
+    const created = before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-upgrade' });
+    expect(existsSync(join(dataDir, KEY_FILE_NAME))).toBe(true);
+
+    const env = { GATEHOUSE_MASTER_KEY: masterKey };
+    const after = await KeyStore.open(openDb(), masterKeyProtector(masterKey), headlessProtectionUpgrade(dataDir, env));
+    stores.push(after);
+    expect(after.protectorMode).toBe('master-key');
+    expect(existsSync(join(dataDir, KEY_FILE_NAME))).toBe(false);
+    const caller = after.resolve(created.key);
+    if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
+    expect(await caller.loadCredentials()).toEqual({ token: 'sk-upgrade' });
+  });
+
+  it('a store made with GATEHOUSE_MASTER_KEY moves into another protector (the desktop keychain) while the variable is set', async () => {
+    const before = await openStore();
+    const created = before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-to-keychain' });
+    const keychainKey = randomBytes(32);
+    const keychain: KeyProtector = {
+      mode: 'test-keychain',
+      isProtected: true,
+      warning: null,
+      wrap: async (key) => Buffer.concat([keychainKey, key]),
+      unwrap: async (wrapped) => wrapped.subarray(32),
+    };
+    const after = await KeyStore.open(openDb(), keychain, headlessProtectionUpgrade(dataDir, { GATEHOUSE_MASTER_KEY: masterKey }));
+    stores.push(after);
+    expect(after.protectorMode).toBe('test-keychain');
+    const caller = after.resolve(created.key);
+    if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
+    expect(await caller.loadCredentials()).toEqual({ token: 'sk-to-keychain' });
+    await expect(openStore()).rejects.toThrow(/protected by the 'test-keychain' key protection/);
   });
 });
 
