@@ -4,9 +4,10 @@ import { deepseek, groq, mistralAi, ollama, openai, openrouter, togetherAi } fro
 import { azureOpenAI } from './azure-openai.js';
 import { anthropic } from './anthropic.js';
 import { google } from './google.js';
+import { bedrock } from './bedrock.js';
 import type { ProviderAdapter } from './types.js';
 
-const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic, google];
+const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic, google, bedrock];
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 

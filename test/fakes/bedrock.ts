@@ -1,0 +1,346 @@
+// A local stand-in for the Bedrock runtime's Converse API, in its wire format. It checks SigV4 with its
+// own implementation (node:crypto, written from the AWS recipe, sharing nothing with the Smithy signer
+// the gateway uses) and refuses a bad signature the way Bedrock does; it streams ConverseStream answers
+// as real binary event-stream frames from its own encoder (CRC32 by zlib), so the gateway's decoder is
+// tested against bytes it did not produce itself.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { crc32 } from 'node:zlib';
+
+export interface AwsTestCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** When set, requests signed with this key must carry (and sign) it as x-amz-security-token. */
+  sessionToken?: string;
+}
+
+export interface BedrockRecordedRequest {
+  method: string;
+  /** Path and query exactly as received (the model id still percent-encoded). */
+  rawUrl: string;
+  /** The model id, decoded. */
+  modelId: string | null;
+  operation: 'converse' | 'converse-stream' | null;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  json: Record<string, unknown>;
+  /** SignedHeaders of a SigV4 request, else empty. */
+  signedHeaders: string[];
+}
+
+export type BedrockBehaviour = (request: BedrockRecordedRequest, res: ServerResponse) => void | Promise<void>;
+
+export interface BedrockFake {
+  /** What a custom host stands in for: `https://bedrock-runtime.{region}.amazonaws.com`. */
+  baseUrl: string;
+  region: string;
+  requests: BedrockRecordedRequest[];
+  enqueue(...behaviours: BedrockBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+export interface BedrockFakeOptions {
+  region?: string;
+  credentials?: AwsTestCredentials[];
+  /** Bedrock API keys accepted as `Authorization: Bearer`. */
+  apiKeys?: string[];
+}
+
+// ---- SigV4, verified independently -------------------------------------------------------------
+
+/** RFC 3986 encoding as SigV4 wants it: everything but unreserved characters. */
+function uriEncode(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Non-S3 services encode each path segment once more, so `%3A` in the sent path becomes `%253A`. */
+export function canonicalUri(rawPath: string): string {
+  return rawPath
+    .split('/')
+    .map((segment) => uriEncode(segment))
+    .join('/');
+}
+
+function canonicalQuery(rawQuery: string): string {
+  if (!rawQuery) return '';
+  return rawQuery
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const [key, value = ''] = pair.split('=');
+      const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+      return [uriEncode(decode(key)), uriEncode(decode(value))] as const;
+    })
+    .sort(([keyA, valueA], [keyB, valueB]) => (keyA === keyB ? (valueA < valueB ? -1 : 1) : keyA < keyB ? -1 : 1))
+    .map(([key, value]) => `${key}=${value}`)
+    .join('&');
+}
+
+const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
+
+interface ParsedAuthorization {
+  accessKeyId: string;
+  date: string;
+  region: string;
+  service: string;
+  signedHeaders: string[];
+  signature: string;
+}
+
+function parseAuthorization(header: string): ParsedAuthorization | null {
+  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(header);
+  if (!match) return null;
+  return { accessKeyId: match[1], date: match[2], region: match[3], service: match[4], signedHeaders: match[5].split(';'), signature: match[6] };
+}
+
+export interface SignatureCheck {
+  ok: boolean;
+  status: number;
+  errorType: string;
+  message: string;
+}
+
+const accepted: SignatureCheck = { ok: true, status: 200, errorType: '', message: '' };
+const refuse = (status: number, errorType: string, message: string): SignatureCheck => ({ ok: false, status, errorType, message });
+
+export function verifySigV4(method: string, rawUrl: string, headers: IncomingHttpHeaders, body: Buffer, region: string, keys: readonly AwsTestCredentials[]): SignatureCheck {
+  const authorization = String(headers.authorization ?? '');
+  const parsed = parseAuthorization(authorization);
+  if (!parsed) return refuse(403, 'IncompleteSignatureException', `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${authorization.split(' ')[0]}`);
+  const key = keys.find((candidate) => candidate.accessKeyId === parsed.accessKeyId);
+  if (!key) return refuse(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+  if (parsed.service !== 'bedrock') return refuse(403, 'InvalidSignatureException', `Credential should be scoped to correct service: 'bedrock'.`);
+  if (parsed.region !== region) return refuse(403, 'InvalidSignatureException', `Credential should be scoped to a valid region.`);
+  for (const required of ['host', 'x-amz-date']) {
+    if (!parsed.signedHeaders.includes(required)) return refuse(403, 'InvalidSignatureException', `'${required}' must be a 'SignedHeader' in the AWS Authorization.`);
+  }
+  if (key.sessionToken !== undefined) {
+    if (headers['x-amz-security-token'] !== key.sessionToken) return refuse(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+    if (!parsed.signedHeaders.includes('x-amz-security-token')) return refuse(403, 'InvalidSignatureException', "'x-amz-security-token' must be a 'SignedHeader' in the AWS Authorization.");
+  }
+  const amzDate = String(headers['x-amz-date'] ?? '');
+  const signedAt = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  if (Number.isNaN(signedAt) || Math.abs(Date.now() - signedAt) > 5 * 60_000) return refuse(403, 'InvalidSignatureException', `Signature expired: ${amzDate} is now earlier or later than 5 minutes from now.`);
+  if (!amzDate.startsWith(parsed.date)) return refuse(403, 'InvalidSignatureException', 'Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP.');
+
+  const payloadHash = sha256Hex(body);
+  const declaredHash = headers['x-amz-content-sha256'];
+  if (declaredHash !== undefined && declaredHash !== payloadHash) return refuse(400, 'ValidationException', 'The provided x-amz-content-sha256 header does not match what was computed.');
+
+  const [rawPath, rawQuery = ''] = rawUrl.split('?');
+  const canonicalHeaders = parsed.signedHeaders
+    .map((name) => {
+      const value = headers[name];
+      const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+      return `${name}:${text.trim().replace(/\s+/g, ' ')}\n`;
+    })
+    .join('');
+  const canonicalRequest = [method, canonicalUri(rawPath), canonicalQuery(rawQuery), canonicalHeaders, parsed.signedHeaders.join(';'), payloadHash].join('\n');
+  const scope = `${parsed.date}/${parsed.region}/${parsed.service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
+  let signingKey = hmac(`AWS4${key.secretAccessKey}`, parsed.date);
+  for (const part of [parsed.region, parsed.service, 'aws4_request']) signingKey = hmac(signingKey, part);
+  const expected = Buffer.from(createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest('hex'));
+  const given = Buffer.from(parsed.signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    return refuse(
+      403,
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+    );
+  }
+  return accepted;
+}
+
+// ---- Event-stream frames, encoded independently --------------------------------------------------
+
+const STRING_HEADER = 7;
+
+function encodeHeaders(headers: Record<string, string>): Buffer {
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const nameBytes = Buffer.from(name, 'utf8');
+    const valueBytes = Buffer.from(value, 'utf8');
+    const header = Buffer.alloc(1 + nameBytes.length + 1 + 2 + valueBytes.length);
+    let offset = header.writeUInt8(nameBytes.length, 0);
+    offset += nameBytes.copy(header, offset);
+    offset = header.writeUInt8(STRING_HEADER, offset);
+    offset = header.writeUInt16BE(valueBytes.length, offset);
+    valueBytes.copy(header, offset);
+    parts.push(header);
+  }
+  return Buffer.concat(parts);
+}
+
+/** `[total u32][headers u32][prelude crc u32][headers][payload][message crc u32]`, big-endian. */
+export function encodeFrame(headers: Record<string, string>, payload: Buffer): Buffer {
+  const headerBytes = encodeHeaders(headers);
+  const total = 12 + headerBytes.length + payload.length + 4;
+  const frame = Buffer.alloc(total);
+  frame.writeUInt32BE(total, 0);
+  frame.writeUInt32BE(headerBytes.length, 4);
+  frame.writeUInt32BE(crc32(frame.subarray(0, 8)), 8);
+  headerBytes.copy(frame, 12);
+  payload.copy(frame, 12 + headerBytes.length);
+  frame.writeUInt32BE(crc32(frame.subarray(0, total - 4)), total - 4);
+  return frame;
+}
+
+export function eventFrame(eventType: string, body: object): Buffer {
+  return encodeFrame({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }, Buffer.from(JSON.stringify(body)));
+}
+
+export function exceptionFrame(exceptionType: string, message: string): Buffer {
+  return encodeFrame({ ':exception-type': exceptionType, ':content-type': 'application/json', ':message-type': 'exception' }, Buffer.from(JSON.stringify({ message })));
+}
+
+// ---- Answers ----------------------------------------------------------------------------------------
+
+export const BEDROCK_USAGE = { inputTokens: 7, outputTokens: 5, totalTokens: 15, cacheReadInputTokens: 2, cacheWriteInputTokens: 1 };
+
+/** The text the fake answers: it repeats the last user message, so tests can tell calls apart. */
+export function bedrockAnswerText(json: Record<string, unknown>): string {
+  const messages = Array.isArray(json.messages) ? (json.messages as { role: string; content: { text?: string }[] }[]) : [];
+  const lastUser = messages.filter((message) => message.role === 'user').at(-1);
+  return `bedrock says: ${(lastUser?.content ?? []).map((block) => block.text ?? '').join(' ')}`;
+}
+
+function words(text: string): string[] {
+  return text.split(' ').map((word, i) => (i ? ' ' : '') + word);
+}
+
+export function defaultBedrockAnswer(request: BedrockRecordedRequest, res: ServerResponse): void {
+  const text = bedrockAnswerText(request.json);
+  if (request.operation === 'converse-stream') {
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'bedrock-req-1' });
+    // Padding `p` as Bedrock adds it; one frame is cut across two writes to test reassembly.
+    const frames = [
+      eventFrame('messageStart', { p: 'abcdefgh', role: 'assistant' }),
+      eventFrame('contentBlockStart', { contentBlockIndex: 0, start: {}, p: 'ab' }),
+      ...words(text).map((piece) => eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece }, p: 'abcd' })),
+      eventFrame('contentBlockStop', { contentBlockIndex: 0, p: 'abcdef' }),
+      eventFrame('messageStop', { stopReason: 'end_turn', p: 'abc' }),
+      eventFrame('metadata', { usage: BEDROCK_USAGE, metrics: { latencyMs: 12 }, p: 'a' }),
+    ];
+    const bytes = Buffer.concat(frames);
+    const cut = frames[0].length + 7;
+    res.write(bytes.subarray(0, cut));
+    res.end(bytes.subarray(cut));
+    return;
+  }
+  const answer = {
+    output: { message: { role: 'assistant', content: [{ text: words(text)[0] }, { text: words(text).slice(1).join('') }] } },
+    stopReason: 'end_turn',
+    usage: BEDROCK_USAGE,
+    metrics: { latencyMs: 12 },
+  };
+  res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'bedrock-req-1' });
+  res.end(JSON.stringify(answer));
+}
+
+/** Bedrock's error: `{message}` in the body, the error's name in `x-amzn-ErrorType`. */
+export function bedrockError(status: number, errorType: string, message: string): BedrockBehaviour {
+  return (_request, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': `${errorType}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'bedrock-req-err' });
+    res.end(JSON.stringify({ message }));
+  };
+}
+
+/** A stream that starts, then fails with an in-stream exception frame. */
+export function streamWithException(exceptionType: string, message: string): BedrockBehaviour {
+  return (_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+    res.write(eventFrame('messageStart', { role: 'assistant' }));
+    res.write(eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'partial' } }));
+    res.end(exceptionFrame(exceptionType, message));
+  };
+}
+
+/** A streamed answer that stops for a given reason. */
+export function streamStoppingFor(stopReason: string): BedrockBehaviour {
+  return (_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+    res.write(eventFrame('messageStart', { role: 'assistant' }));
+    res.write(eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'cut' } }));
+    res.write(eventFrame('messageStop', { stopReason }));
+    res.end(eventFrame('metadata', { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 } }));
+  };
+}
+
+// ---- Server ---------------------------------------------------------------------------------------
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const ROUTE = /\/model\/([^/]+)\/(converse|converse-stream)$/;
+
+export async function startBedrockFake(options: BedrockFakeOptions = {}): Promise<BedrockFake> {
+  const region = options.region ?? 'us-east-1';
+  const keys = options.credentials ?? [];
+  const apiKeys = new Set(options.apiKeys ?? []);
+  const requests: BedrockRecordedRequest[] = [];
+  const queue: BedrockBehaviour[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer(async (req, res) => {
+    const body = await readAll(req);
+    const rawUrl = req.url ?? '/';
+    const route = ROUTE.exec(rawUrl.split('?')[0]);
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      // Recorded as is.
+    }
+    const authorization = String(req.headers.authorization ?? '');
+    const request: BedrockRecordedRequest = {
+      method: req.method ?? '',
+      rawUrl,
+      modelId: route ? decodeURIComponent(route[1]) : null,
+      operation: route ? (route[2] as 'converse' | 'converse-stream') : null,
+      headers: req.headers,
+      body,
+      json,
+      signedHeaders: parseAuthorization(authorization)?.signedHeaders ?? [],
+    };
+    requests.push(request);
+    if (authorization.startsWith('Bearer ')) {
+      if (!apiKeys.has(authorization.slice('Bearer '.length))) return bedrockError(403, 'AccessDeniedException', 'Invalid API Key format: Must start with pre-defined prefix')(request, res);
+    } else if (!authorization) {
+      return bedrockError(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')(request, res);
+    } else {
+      const check = verifySigV4(request.method, rawUrl, req.headers, body, region, keys);
+      if (!check.ok) return bedrockError(check.status, check.errorType, check.message)(request, res);
+    }
+    if (!route) return bedrockError(404, 'UnknownOperationException', 'Unknown operation')(request, res);
+    const behaviour = queue.shift() ?? defaultBedrockAnswer;
+    try {
+      await behaviour(request, res);
+    } catch {
+      res.destroy();
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    region,
+    requests,
+    enqueue: (...behaviours) => queue.push(...behaviours),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
