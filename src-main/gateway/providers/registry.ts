@@ -5,9 +5,10 @@ import { azureOpenAI } from './azure-openai.js';
 import { anthropic } from './anthropic.js';
 import { google } from './google.js';
 import { bedrock } from './bedrock.js';
+import { vertexAi } from './vertex-ai.js';
 import type { ProviderAdapter } from './types.js';
 
-const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic, google, bedrock];
+const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic, google, bedrock, vertexAi];
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 

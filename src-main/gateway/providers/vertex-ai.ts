@@ -1,0 +1,112 @@
+// Vertex AI ("Cloud B"): Gemini models through generateContent and Claude models through rawPredict,
+// both under `/v1/projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`,
+// with the OAuth access token as a bearer and the project and region from the Cloud B headers.
+import { GatewayError } from '../errors.js';
+import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
+import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
+import { googleMethodUrl } from './google.js';
+import { bearerHeaders } from './openai-compatible.js';
+import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+
+const SLUG = 'vertex-ai';
+
+/** Claude on Vertex takes the Messages body without `model` and with this version in the body. */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+const PROJECT_HEADER = 'x-gateway-cloud-b-project-id';
+const REGION_HEADER = 'x-gateway-cloud-b-region';
+
+/** Project ids (also domain-scoped `example.com:project`) and numbers; nothing that could leave the path. */
+const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9.:_-]*$/;
+/** The region becomes part of the host name, so it is held to what region names look like. */
+const REGION = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+export const isClaudeModel = (model: string): boolean => /^claude/i.test(model);
+
+function badHeader(header: string, message: string): GatewayError {
+  return new GatewayError(400, 'invalid_request_error', message, header, 'missing_cloud_header', SLUG);
+}
+
+export function vertexLocation(call: ProviderCall): { projectId: string; region: string } {
+  const { projectId, region } = call.credentials.vertex ?? {};
+  if (!projectId) throw badHeader(PROJECT_HEADER, `Provider '${SLUG}' needs the Google Cloud project: send '${PROJECT_HEADER}' (or use a virtual key that has one)`);
+  if (!region) throw badHeader(REGION_HEADER, `Provider '${SLUG}' needs the region: send '${REGION_HEADER}' (e.g. us-central1, or global)`);
+  if (!PROJECT_ID.test(projectId)) throw badHeader(PROJECT_HEADER, `'${PROJECT_HEADER}' is not a valid project id: ${projectId}`);
+  if (!REGION.test(region)) throw badHeader(REGION_HEADER, `'${REGION_HEADER}' is not a valid region: ${region}`);
+  return { projectId, region };
+}
+
+/** The regional endpoint, or the global one for `locations/global`. */
+export function vertexBaseUrl(region: string): string {
+  return region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`;
+}
+
+/** Vertex model ids carry versions after `@` (claude-sonnet-4-5@20250929), which stays readable in the path. */
+const encodeModel = (model: string): string => encodeURIComponent(model).replace(/%40/g, '@');
+
+export function buildVertexRequest(call: ProviderCall): UpstreamRequest {
+  const { projectId, region } = vertexLocation(call);
+  const token = call.credentials.token;
+  if (!token && !call.customHost) {
+    throw new GatewayError(401, 'authentication_error', `Provider '${SLUG}' needs an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token) or use a virtual key`, null, null, SLUG);
+  }
+  const model = call.body.model;
+  const claude = isClaudeModel(model);
+  const path = `/v1/projects/${projectId}/locations/${region}/publishers/${claude ? 'anthropic' : 'google'}/models/${encodeModel(model)}`;
+  const base = call.customHost ?? vertexBaseUrl(region);
+  let url: string;
+  let body: object;
+  if (claude) {
+    const { model: _inUrl, ...messages } = buildMessagesBody(call, SLUG);
+    body = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...messages };
+    // streamRawPredict answers in Anthropic's own SSE; no alt=sse here.
+    url = googleMethodUrl(base, path, call.stream ? 'streamRawPredict' : 'rawPredict', false);
+  } else {
+    body = buildGenerateContentBody(call, SLUG);
+    url = googleMethodUrl(base, path, call.stream ? 'streamGenerateContent' : 'generateContent', call.stream);
+  }
+  const requestType = call.credentials.vertex?.requestType;
+  return {
+    url,
+    method: 'POST',
+    headers: {
+      ...call.forwardHeaders,
+      'content-type': 'application/json',
+      // The spec's X-Cloud-B-LLM-Request-Type is Vertex's provisioned-throughput switch, under Vertex's name.
+      ...(requestType ? { 'x-vertex-ai-llm-request-type': requestType } : {}),
+      ...bearerHeaders(token),
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Errors come from Google's front end (`{error:{code,status}}`) or, for Claude, from Anthropic (`{type:"error"}`). */
+export function mapVertexError(status: number, body: string): ReturnType<ProviderAdapter['mapError']> {
+  let isAnthropicShape = false;
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    isAnthropicShape = typeof parsed === 'object' && parsed !== null && (parsed as Record<string, unknown>).type === 'error';
+  } catch {
+    // Not JSON: the Google mapper keeps the text.
+  }
+  return isAnthropicShape ? mapMessagesError(status, body) : mapGoogleError(status, body);
+}
+
+export const vertexAi: ProviderAdapter = {
+  slug: SLUG,
+  name: 'Google Vertex AI',
+  defaultBaseUrl: 'https://{region}-aiplatform.googleapis.com',
+  credentialFields: [
+    { name: 'token', label: 'Access token', secret: true, required: true, placeholder: 'ya29.… (gcloud auth print-access-token)', header: 'Authorization' },
+    { name: 'vertex.projectId', label: 'Project ID', secret: false, required: true, placeholder: 'my-project', header: PROJECT_HEADER },
+    { name: 'vertex.region', label: 'Region', secret: false, required: true, placeholder: 'us-central1', header: REGION_HEADER },
+    { name: 'vertex.requestType', label: 'LLM request type', secret: false, required: false, placeholder: 'dedicated or shared', header: 'X-Cloud-B-LLM-Request-Type' },
+  ],
+  relay: 'translate',
+  // Gemini's candidateCount is refused by many models and Claude has none: n separate calls work everywhere.
+  supportsN: false,
+  buildRequest: buildVertexRequest,
+  mapResponse: (call, json) => (isClaudeModel(call.body.model) ? mapMessagesResponse(call, json) : mapGenerateContentResponse(call, json)),
+  createStreamTranslator: (call) => (isClaudeModel(call.body.model) ? createMessagesStreamTranslator(call) : createGenerateContentStreamTranslator(call)),
+  mapError: (status, body) => mapVertexError(status, body),
+};
