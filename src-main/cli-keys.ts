@@ -3,10 +3,11 @@
 // writes to the database directly; a server running on the same data dir picks the change up
 // within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
 // master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from './app.js';
-import { openDatabase } from './store/database.js';
+import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './store/key-protection.js';
 import { CLOUD_PARAMETERS, KeyStore, mainSecretField, type GatewayKeySummary, type VirtualKeySummary } from './store/keys.js';
 import { getProvider } from './gateway/providers/registry.js';
@@ -88,11 +89,28 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
 
 const commonOptions = { 'data-dir': { type: 'string' } } as const;
 
-/** Opens the store for the command, and closes it (and its database) afterwards. */
+/** Opens the store for a command that adds keys (creating the data dir and data key if need be), and closes it afterwards. */
 async function withKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore) => Promise<T> | T): Promise<T> {
+  return withStore(dataDirFlag, io, true, (store) => {
+    if (!store) throw new Error('The key store could not be opened');
+    return use(store);
+  });
+}
+
+/**
+ * For commands that only read or remove keys: `undefined` for a data dir that holds no keys yet,
+ * rather than creating a database and a key file as a side effect of looking.
+ */
+async function withExistingKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore | undefined) => Promise<T> | T): Promise<T> {
+  return withStore(dataDirFlag, io, false, use);
+}
+
+async function withStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, create: boolean, use: (store: KeyStore | undefined) => Promise<T> | T): Promise<T> {
   const dataDir = dataDirFlag ?? defaultDataDir(io.env);
+  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
   const db = openDatabase(dataDir);
   try {
+    if (!create && !KeyStore.isInitialised(db)) return await use(undefined);
     const store = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
     try {
       return await use(store);
@@ -165,7 +183,8 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
 async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'keys rotate');
-  return withKeyStore(values['data-dir'], io, async (store) => {
+  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+    if (!store) throw new Error(`No virtual key with id '${id}'`);
     const key = store.getVirtualKey(id);
     const provider = getProvider(key.provider);
     // The store cannot read old secrets here (no data key in the CLI), so every secret field is asked for again.
@@ -193,9 +212,9 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
     options: { ...commonOptions, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
     strict: true,
   });
-  return withKeyStore(values['data-dir'], io, (store) => {
+  return withExistingKeyStore(values['data-dir'], io, (store) => {
     const includeRevoked = values.all === true;
-    const items = kind === 'virtual' ? store.listVirtualKeys({ includeRevoked }) : store.listGatewayKeys({ includeRevoked });
+    const items = !store ? [] : kind === 'virtual' ? store.listVirtualKeys({ includeRevoked }) : store.listGatewayKeys({ includeRevoked });
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
       return 0;
@@ -212,7 +231,8 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
 async function revokeKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'revoke');
-  return withKeyStore(values['data-dir'], io, (store) => {
+  return withExistingKeyStore(values['data-dir'], io, (store) => {
+    if (!store) throw new Error(`No ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} with id '${id}'`);
     const revoked = id.startsWith('gk_') ? store.revokeGatewayKey(id) : store.revokeVirtualKey(id);
     io.stderr.write(`Revoked ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} ${revoked.id} '${revoked.name}'.\n`);
     return 0;

@@ -34,6 +34,8 @@ export function describeProtectorMode(mode: string): string {
       return `the ${MASTER_KEY_ENV} passphrase`;
     case 'key-file':
       return `the key file ${KEY_FILE_NAME} in the data directory`;
+    case 'os-keychain':
+      return "the desktop app's OS keychain";
     default:
       return `the '${mode}' key protection (for example the desktop app's OS keychain)`;
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -109,6 +109,17 @@ describe('gatehouse keys', () => {
     const result = await run(['keys', 'add', '--name', 'x', '--provider', 'openai'], 'sk-1\n', {});
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/only as safe as that file/);
+  });
+
+  it('list and revoke on a data dir without keys create nothing (no database, no key file)', async () => {
+    const fresh = join(dataDir, 'fresh');
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const io = { stdin: Readable.from(['']), stdout, stderr, env: {} };
+    expect(await runKeysCommand(['keys', 'list', '--data-dir', fresh], io)).toBe(0);
+    expect(await runKeysCommand(['keys', 'revoke', 'vk_x', '--data-dir', fresh], io)).toBe(1);
+    expect(existsSync(fresh)).toBe(false);
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('unknown commands and flags print the usage', async () => {
