@@ -105,6 +105,19 @@ describe('bedrock: requests', () => {
     });
   });
 
+  it('gives a completion without max_tokens OpenAI\'s default of 16', async () => {
+    await post('/v1/completions', { model: CLAUDE, prompt: 'hi' });
+    expect(fake.requests[0].json.inferenceConfig).toEqual({ maxTokens: 16 });
+  });
+
+  it('escapes an inference-profile ARN as one path segment and signs it', async () => {
+    const arn = 'arn:aws:bedrock:us-west-2:123456789012:inference-profile/us.anthropic.claude-3-5-sonnet-20240620-v1:0';
+    const response = await post('/v1/completions', { model: arn, prompt: 'hi' });
+    expect(response.status).toBe(200);
+    expect(fake.requests[0].rawUrl).toBe('/model/arn%3Aaws%3Abedrock%3Aus-west-2%3A123456789012%3Ainference-profile%2Fus.anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
+    expect(fake.requests[0].modelId).toBe(arn);
+  });
+
   it('sends a session token as x-amz-security-token, and signs it', async () => {
     const response = await post('/v1/completions', { model: CLAUDE, prompt: 'hi' }, cloudHeaders(SESSION));
     expect(response.status).toBe(200);
@@ -131,6 +144,41 @@ describe('bedrock: requests', () => {
     const response = await post('/v1/completions', { model: CLAUDE, prompt: 'hi' }, { ...cloudHeaders(), 'x-gateway-cloud-c-secret-access-key': '' });
     expect(response.status).toBe(400);
     expect(((await response.json()) as ErrorAnswer).error.param).toBe('x-gateway-cloud-c-secret-access-key');
+  });
+});
+
+describe('bedrock: credentials from a virtual key', () => {
+  it('signs with the access key, secret and session token stored in the key, with no provider headers', async () => {
+    const created = await gateway.admin('/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'bedrock-session',
+        provider: 'bedrock',
+        secret: SESSION.secretAccessKey,
+        customHost: fake.baseUrl,
+        cloud: { cloud_c_access_key_id: SESSION.accessKeyId, cloud_c_region: 'us-west-2', cloud_c_session_token: SESSION.sessionToken },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    const response = await post('/v1/chat/completions', { model: CLAUDE, messages: [{ role: 'user', content: 'from a key' }] }, { 'x-gateway-api-key': key });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('bedrock says: from a key');
+    expect(fake.requests[0].headers['x-amz-security-token']).toBe(SESSION.sessionToken);
+    expect(fake.requests[0].headers.authorization).toContain(`Credential=${SESSION.accessKeyId}/`);
+  });
+});
+
+describe('bedrock: the request log', () => {
+  it('records tokens of a streamed answer and keeps no AWS secret', async () => {
+    const response = await post('/v1/completions', { model: CLAUDE, prompt: 'logged', stream: true, stream_options: { include_usage: true } }, { ...cloudHeaders(SESSION), 'x-gateway-trace-id': 'bedrock-log-trace' });
+    await response.text();
+    gateway.flushLog();
+    const list = (await (await gateway.admin('/logs?q=bedrock-log-trace')).json()) as { items: { id: string; provider: string; status: number; promptTokens: number; completionTokens: number }[] };
+    expect(list.items[0]).toMatchObject({ provider: 'bedrock', status: 200, promptTokens: 10, completionTokens: 5 });
+    const detail = JSON.stringify(await (await gateway.admin(`/logs/${list.items[0].id}`)).json());
+    expect(detail).not.toContain(SESSION.secretAccessKey);
+    expect(detail).not.toContain(SESSION.sessionToken);
   });
 });
 

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { GatewayError, errorTypeForStatus, invalidRequest, unsupportedField, type ErrorType } from '../errors.js';
+import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import type { ChatRequest } from '../validate.js';
 import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, type Conversation } from './conversation.js';
 import { joinUrl } from './openai-compatible.js';
@@ -101,7 +102,9 @@ export function converseRequest(call: ProviderCall): Record<string, unknown> {
   const request: Record<string, unknown> = { messages: converseMessages(conversation) };
   if (conversation.system.length) request.system = conversation.system.map((text) => ({ text }));
 
-  const maxTokens = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+  // A legacy completion without max_tokens means 16 (OpenAI's default); chat has no limit of its own,
+  // so Converse's model default applies.
+  const maxTokens = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : (body.max_tokens ?? COMPLETION_BOUNDS.max_tokens.default);
   const inferenceConfig: Record<string, unknown> = {};
   if (maxTokens != null) inferenceConfig.maxTokens = maxTokens;
   if (body.temperature != null) inferenceConfig.temperature = body.temperature;
