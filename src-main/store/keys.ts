@@ -16,8 +16,10 @@ import {
   type KeyProtector,
 } from './key-protection.js';
 import {
+  deriveSealedValueKey,
   generateDataKeyPair,
   loadDataPrivateKey,
+  openSealedValue,
   openSecret,
   publicKeyOf,
   sealSecret,
@@ -264,6 +266,11 @@ function nonSecretValues(provider: ProviderAdapter, values: CredentialValues): C
 
 function credentialsContext(id: string): SecretContext {
   return { table: 'virtual_keys', rowId: id, field: 'credentials' };
+}
+
+function undecryptable(id: string, error: unknown): unknown {
+  if (!(error instanceof SecretBoxError)) return error;
+  return new GatewayError(500, 'api_error', `The stored credentials of virtual key '${id}' cannot be decrypted (altered or moved); rotate its secret.`);
 }
 
 function notFound(kind: string, id: string): GatewayError {
@@ -556,15 +563,23 @@ export class KeyStore implements KeyDirectory {
   private virtualKeyCaller(row: VirtualKeyRow): Caller {
     const sealed = row.credentials;
     const id = row.id;
+    // Only the ciphertext is held, plus (after first use) the key that opens this one value, which
+    // spares the key agreement per request; the secret exists in clear for one request at a time.
+    let valueKey: Buffer | undefined;
     return {
       kind: 'virtual-key',
       keyId: id,
       provider: row.provider,
       ...(row.custom_host ? { customHost: row.custom_host } : {}),
-      // Only the ciphertext is held in memory; the secret exists in clear for one request at a time.
       loadCredentials: async () => {
         if (!sealed) return {};
-        return toProviderCredentials(this.openValues(id, sealed));
+        if (!this.privateKey) throw new Error('This key store was opened without the data key and cannot decrypt secrets');
+        try {
+          valueKey ??= deriveSealedValueKey(this.privateKey, this.publicKey, sealed);
+          return toProviderCredentials(JSON.parse(openSealedValue(valueKey, sealed, credentialsContext(id))) as CredentialValues);
+        } catch (error) {
+          throw undecryptable(id, error);
+        }
       },
     };
   }
@@ -578,10 +593,7 @@ export class KeyStore implements KeyDirectory {
     try {
       return JSON.parse(openSecret(this.privateKey, this.publicKey, sealed, credentialsContext(id))) as CredentialValues;
     } catch (error) {
-      if (error instanceof SecretBoxError) {
-        throw new GatewayError(500, 'api_error', `The stored credentials of virtual key '${id}' cannot be decrypted (altered or moved); rotate its secret.`);
-      }
-      throw error;
+      throw undecryptable(id, error);
     }
   }
 
