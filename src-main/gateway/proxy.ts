@@ -12,6 +12,7 @@ import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamRespons
 import { checkContextWindow } from './context-window.js';
 import { redactHeaders, redactSecrets } from './redact.js';
 import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput } from '../store/request-log.js';
 
 export interface ProxyDependencies {
@@ -34,31 +35,53 @@ export class ClientGone extends Error {
   }
 }
 
+/** How long a refused body may go on arriving while the 413 is read; then the connection is cut. */
+const REFUSED_BODY_DRAIN_MS = 1_000;
+
+/**
+ * Stops taking a body over the limit without cutting the connection at once: a client still sending
+ * would get a reset instead of the 413. What arrives is discarded, and the socket is closed soon after.
+ */
+function refuseRemainingBody(req: IncomingMessage): void {
+  req.resume();
+  const cut = setTimeout(() => req.socket.destroy(), REFUSED_BODY_DRAIN_MS);
+  cut.unref();
+  req.socket.once('close', () => clearTimeout(cut));
+}
+
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () => new GatewayError(413, 'invalid_request_error', `The request body is larger than the limit of ${maxBytes} bytes`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    return Promise.reject(new GatewayError(413, 'invalid_request_error', `The request body is larger than the limit of ${maxBytes} bytes`));
+    refuseRemainingBody(req);
+    return Promise.reject(tooLarge());
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
-        reject(new GatewayError(413, 'invalid_request_error', `The request body is larger than the limit of ${maxBytes} bytes`));
-        req.destroy();
+        req.off('data', onData);
+        req.off('end', onEnd);
+        refuseRemainingBody(req);
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    };
+    const onEnd = () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    req.on('data', onData);
+    req.on('end', onEnd);
     req.on('error', reject);
   });
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extraHeaders });
+  // After a refused body the connection cannot be reused: the rest of that body is still on the wire.
+  const connection: Record<string, string> = status === 413 ? { connection: 'close' } : {};
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...connection, ...extraHeaders });
   res.end(text);
 }
 
@@ -69,6 +92,7 @@ export function toGatewayError(error: unknown): GatewayError {
 
 function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
+  if (exceedsJsonDepth(raw)) throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
