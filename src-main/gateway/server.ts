@@ -1,6 +1,6 @@
 // The HTTP server: routes each request to the proxy, the admin API or the UI's static files.
 // It only wires the stages; each stage is a plain function of what the previous one produced.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { errorBody } from './errors.js';
@@ -11,7 +11,21 @@ export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   /** The built UI (out/renderer); absent in tests that need no UI. */
   uiDir?: string;
+  /** Told of each request's handling, settled once it is done (logged included): shutdown waits on these. */
+  trackRequest?: (handled: Promise<void>) => void;
+  clientTimeouts?: Partial<ClientTimeouts>;
 }
+
+/** How long a client may take to send its request; a slow or stalled client cannot pin a connection longer. */
+export interface ClientTimeouts {
+  headersTimeoutMs: number;
+  /** The whole request, body included (not the answer: streams may run long). */
+  requestTimeoutMs: number;
+  /** How often Node checks the two above. */
+  checkIntervalMs: number;
+}
+
+export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { headersTimeoutMs: 30_000, requestTimeoutMs: 120_000, checkIntervalMs: 5_000 };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -62,11 +76,13 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
 }
 
 export function createGatewayServer(options: GatewayServerOptions): Server {
+  const timeouts = { ...DEFAULT_CLIENT_TIMEOUTS, ...options.clientTimeouts };
   const server = createServer(
     {
       // Slow or stuck clients cannot pin the server (CONTRACT: bad input never hurts the gateway).
-      headersTimeout: 30_000,
-      requestTimeout: 120_000,
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
       keepAliveTimeout: 65_000,
       maxHeaderSize: 64 * 1024,
     },
@@ -92,13 +108,14 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
         }
         return sendJson(res, 404, errorBody('not_found_error', `Unknown path: ${req.method} ${path}`));
       };
-      Promise.resolve()
+      const handled = Promise.resolve()
         .then(route)
         .catch((error: unknown) => {
           console.error('Gatehouse: unhandled error', error);
           if (!res.headersSent) sendJson(res, 500, errorBody('api_error', 'Internal gateway error'));
           else res.destroy();
         });
+      options.trackRequest?.(handled);
     },
   );
   // A malformed request line or oversize headers: answer in the contract's shape, never crash.
@@ -106,7 +123,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     if (!socket.writable) return socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify(errorBody('invalid_request_error', `Bad request: ${error.code ?? error.message}`));
-    socket.end(`HTTP/1.1 ${status} Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   return server;
 }

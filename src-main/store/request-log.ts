@@ -18,6 +18,8 @@ export interface LogEntryInput {
   stream: boolean;
   error: string | null;
   attempts: number;
+  /** Each call to the provider, retries included. */
+  attemptLog?: LoggedAttempt[];
   requestHeaders: Record<string, string>;
   requestBody: string | null;
   /** What the client received, in OpenAI's format (JSON or SSE text). */
@@ -25,6 +27,13 @@ export interface LogEntryInput {
   /** Known exactly by the gateway (translated streams); otherwise read from `responseBody`. */
   promptTokens?: number | null;
   completionTokens?: number | null;
+}
+
+export interface LoggedAttempt {
+  /** The provider's status, or null when the attempt failed before an answer (connection error, abort). */
+  status: number | null;
+  error: string | null;
+  durationMs: number;
 }
 
 export interface LogEntry {
@@ -47,6 +56,7 @@ export interface LogEntry {
 
 export interface LogEntryDetail extends LogEntry {
   keyId: string | null;
+  attemptLog: LoggedAttempt[];
   requestHeaders: Record<string, string>;
   requestBody: string | null;
   responseBody: string | null;
@@ -87,6 +97,7 @@ interface Row {
   stream: number;
   error: string | null;
   attempts: number;
+  attempt_log: string | null;
   request_headers: string | null;
   request_body: string | null;
   response_body: string | null;
@@ -140,9 +151,9 @@ export class RequestLog {
     this.storeBodies = options.storeBodies ?? (() => true);
     this.insert = db.prepare(`
       INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, ttfb_ms,
-        prompt_tokens, completion_tokens, stream, error, attempts, request_headers, request_body, response_body)
+        prompt_tokens, completion_tokens, stream, error, attempts, attempt_log, request_headers, request_body, response_body)
       VALUES (@created_at, @trace_id, @metadata, @key_id, @provider, @model, @path, @status, @latency_ms, @ttfb_ms,
-        @prompt_tokens, @completion_tokens, @stream, @error, @attempts, @request_headers, @request_body, @response_body)`);
+        @prompt_tokens, @completion_tokens, @stream, @error, @attempts, @attempt_log, @request_headers, @request_body, @response_body)`);
   }
 
   /** Queues a row; costs no disk work on the caller's path. */
@@ -190,6 +201,9 @@ export class RequestLog {
           stream: input.stream ? 1 : 0,
           error: input.error,
           attempts: input.attempts,
+          attempt_log: input.attemptLog?.length
+            ? JSON.stringify(input.attemptLog.map((attempt) => ({ ...attempt, durationMs: Math.round(attempt.durationMs) })))
+            : null,
           request_headers: JSON.stringify(input.requestHeaders),
           request_body: keepBodies ? cut(input.requestBody, this.maxStoredBodyChars) : null,
           response_body: keepBodies ? cut(input.responseBody, this.maxStoredBodyChars) : null,
@@ -244,19 +258,30 @@ export class RequestLog {
     return {
       ...toEntry(row),
       keyId: row.key_id,
+      attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as LoggedAttempt[]) : [],
       requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
       requestBody: row.request_body,
       responseBody: row.response_body,
     };
   }
 
-  /** Deletes rows past the age or count limit, a slice at a time so requests never wait on it. */
-  prune(maxAgeMs: number, maxRows: number): number {
+  /**
+   * Deletes every row older than `maxAgeMs` and every row beyond the newest `maxRows`, one slice per
+   * turn of the event loop, so a request waits on one short slice at most, never on the whole purge.
+   */
+  async prune(maxAgeMs: number, maxRows: number, sliceRows = 2_000): Promise<number> {
     const cutoff = Date.now() - maxAgeMs;
-    let removed = this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ? LIMIT 5000)').run(cutoff).changes;
-    const newestKept = this.db.prepare('SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?').get(maxRows) as { id: number } | undefined;
-    if (newestKept) {
-      removed += this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? LIMIT 5000)').run(newestKept.id).changes;
+    // The cap is fixed once: rows written while pruning runs are never the ones it removes.
+    const firstBeyondCap = this.db.prepare('SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?').get(maxRows) as { id: number } | undefined;
+    const deleteOld = this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ? LIMIT ?)');
+    const deleteBeyondCap = this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? ORDER BY id LIMIT ?)');
+    let removed = 0;
+    while (!this.closed) {
+      let changes = deleteOld.run(cutoff, sliceRows).changes;
+      if (firstBeyondCap) changes += deleteBeyondCap.run(firstBeyondCap.id, sliceRows).changes;
+      removed += changes;
+      if (changes === 0) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return removed;
   }
