@@ -91,24 +91,22 @@ function upstreamFailure(error: unknown, signal: AbortSignal, provider: string):
  * happen here, before the response is handed back — so never once a byte went to the client.
  */
 export async function sendUpstream(upstream: UpstreamRequest, provider: string, options: SendOptions): Promise<UpstreamResponse> {
+  // Waiting between attempts is not an attempt: an abort during the wait ends the call without a record.
+  const backOff = (attempt: number, retryAfter: string | undefined) =>
+    sleep(retryDelayMs(attempt, retryAfter), options.signal).catch((reason: unknown) => {
+      throw upstreamFailure(reason, options.signal, provider);
+    });
   for (let attempt = 0; ; attempt++) {
     const started = performance.now();
+    let response: Dispatcher.ResponseData;
     try {
-      const response = await request(upstream.url, {
+      response = await request(upstream.url, {
         method: upstream.method,
         headers: upstream.headers,
         body: upstream.body,
         signal: options.signal,
         dispatcher: upstreamAgent,
       });
-      options.onAttempt?.({ status: response.statusCode, error: null, durationMs: performance.now() - started });
-      if (attempt < options.retries && RETRYABLE(response.statusCode)) {
-        const retryAfter = response.headers['retry-after'];
-        await response.body.dump().catch(() => undefined);
-        await sleep(retryDelayMs(attempt, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter), options.signal);
-        continue;
-      }
-      return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
       if (options.signal.aborted) {
         options.onAttempt?.({ status: null, error: String(options.signal.reason?.message ?? 'aborted'), durationMs: performance.now() - started });
@@ -117,11 +115,18 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
       if (error instanceof GatewayError) throw error;
       options.onAttempt?.({ status: null, error: describeConnectionError(error), durationMs: performance.now() - started });
       if (attempt < options.retries) {
-        await sleep(retryDelayMs(attempt, undefined), options.signal).catch(() => undefined);
-        if (options.signal.aborted) throw upstreamFailure(error, options.signal, provider);
+        await backOff(attempt, undefined);
         continue;
       }
       throw upstreamFailure(error, options.signal, provider);
     }
+    options.onAttempt?.({ status: response.statusCode, error: null, durationMs: performance.now() - started });
+    if (attempt < options.retries && RETRYABLE(response.statusCode)) {
+      const retryAfter = response.headers['retry-after'];
+      await response.body.dump().catch(() => undefined);
+      await backOff(attempt, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+      continue;
+    }
+    return { status: response.statusCode, headers: response.headers, body: response.body };
   }
 }
