@@ -32,26 +32,39 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   chmodSync(file, 0o600);
 
+  const damaged = (error: unknown) =>
+    new DatabaseOpenError(`${file} is not a Gatehouse database or is damaged (${(error as Error).message}). It was left untouched; move it away to start afresh.`);
   let db: SqliteDatabase;
   try {
     db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-    db.pragma('journal_mode = WAL');
   } catch (error) {
-    throw new DatabaseOpenError(`${file} is not a Gatehouse database or is damaged (${(error as Error).message}). It was left untouched; move it away to start afresh.`);
+    throw damaged(error);
   }
   try {
+    // Only reads until the file is known to be ours: switching a foreign file to WAL would rewrite its header.
+    const list = options.migrations ?? migrations;
+    const current = refuseForeignOrNewer(db, list, file);
+    db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
-    applyMigrations(db, options.migrations ?? migrations, file);
+    applyMigrations(db, list, current);
   } catch (error) {
     db.close();
-    throw error;
+    if (error instanceof DatabaseOpenError) throw error;
+    throw isSqliteDamage(error) ? damaged(error) : error;
   }
   return db;
 }
 
-function applyMigrations(db: SqliteDatabase, list: readonly Migration[], file: string): void {
+/** SQLite's words for a file that is not a database, or one whose pages are broken. */
+export function isSqliteDamage(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+}
+
+/** The schema version of the file, once it is known to be a Gatehouse database this version can use. */
+function refuseForeignOrNewer(db: SqliteDatabase, list: readonly Migration[], file: string): number {
   const latest = list.at(-1)?.version ?? 0;
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > latest) {
@@ -65,6 +78,10 @@ function applyMigrations(db: SqliteDatabase, list: readonly Migration[], file: s
     const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
     if (tables.n > 0) throw new DatabaseOpenError(`${file} holds tables of another program; it was left untouched.`);
   }
+  return current;
+}
+
+function applyMigrations(db: SqliteDatabase, list: readonly Migration[], current: number): void {
   for (const migration of list) {
     if (migration.version <= current) continue;
     db.transaction(() => {
