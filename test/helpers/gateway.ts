@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGatehouse, type RunningGatehouse } from '../../src-main/app.js';
+import type { ClientTimeouts } from '../../src-main/gateway/server.js';
 
 export const TEST_GATEWAY_KEY = 'gh-test-gateway-key-0123456789';
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -21,7 +22,15 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(options: { env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; maxBodyBytes?: number } = {}): Promise<TestGateway> {
+export interface StartGatewayOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  keepDataDir?: boolean;
+  maxBodyBytes?: number;
+  clientTimeouts?: Partial<ClientTimeouts>;
+}
+
+export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   const running = await startGatehouse({
     host: '127.0.0.1',
@@ -29,6 +38,7 @@ export async function startGateway(options: { env?: Record<string, string>; data
     dataDir,
     env: { GATEWAY_API_KEY: TEST_GATEWAY_KEY, GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, HOME: dataDir, ...options.env },
     maxBodyBytes: options.maxBodyBytes,
+    clientTimeouts: options.clientTimeouts,
   });
   return {
     baseUrl: running.url,
