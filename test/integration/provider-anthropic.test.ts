@@ -247,3 +247,18 @@ describe('anthropic: errors', () => {
     expect((await res.json()).error.provider).toBe('anthropic');
   });
 });
+
+describe('anthropic: virtual keys', () => {
+  it('serves an OpenAI SDK that knows only the base URL and a virtual key as its API key', async () => {
+    const created = await gateway.admin('/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'claude', provider: 'anthropic', secret: 'sk-ant-stored', customHost: fake.baseUrl }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    const client = new OpenAI({ apiKey: key, baseURL: `${gateway.baseUrl}/v1`, maxRetries: 0 });
+    const completion = await client.completions.create({ model: MODEL, prompt: 'From a plain SDK' });
+    expect(completion.choices[0].text).toBe('Claude heard: From a plain SDK');
+    expect(fake.requests[0].headers['x-api-key']).toBe('sk-ant-stored');
+    expect(JSON.stringify(fake.requests[0].headers)).not.toContain(key);
+  });
+});

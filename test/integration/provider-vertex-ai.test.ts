@@ -198,3 +198,30 @@ describe('vertex-ai: Cloud B headers', () => {
     expect((await res.json()).error).toMatchObject({ param: 'logprobs', provider: 'vertex-ai' });
   });
 });
+
+describe('vertex-ai: virtual keys and the providers list', () => {
+  it('lists the Cloud B fields the UI needs', async () => {
+    const res = await gateway.admin('/providers');
+    const { items } = (await res.json()) as { items: { slug: string; fields: { name: string; required: boolean; header?: string }[] }[] };
+    const fields = items.find((item) => item.slug === 'vertex-ai')!.fields;
+    expect(fields.map((field) => field.name)).toEqual(['token', 'vertex.projectId', 'vertex.region', 'vertex.requestType']);
+    expect(fields.find((field) => field.name === 'vertex.region')).toMatchObject({ required: true, header: 'x-gateway-cloud-b-region' });
+  });
+
+  it('serves a request with a virtual key that holds the token, project and region', async () => {
+    const created = await gateway.admin('/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'vertex', provider: 'vertex-ai', secret: 'ya29.stored-token', customHost: fake.baseUrl, cloud: { cloud_b_project_id: 'stored-project', cloud_b_region: 'europe-west4' } }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    const res = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+      body: JSON.stringify({ model: GEMINI, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(fake.requests[0].url).toBe(`/v1/projects/stored-project/locations/europe-west4/publishers/google/models/${GEMINI}:generateContent`);
+    expect(fake.requests[0].headers.authorization).toBe('Bearer ya29.stored-token');
+  });
+});
