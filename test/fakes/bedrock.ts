@@ -145,10 +145,12 @@ export function verifySigV4(method: string, rawUrl: string, headers: IncomingHtt
   const expected = Buffer.from(createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest('hex'));
   const given = Buffer.from(parsed.signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    // Bedrock adds what it computed, which shows the signed header values (a session token included).
     return refuse(
       403,
       'InvalidSignatureException',
-      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.' +
+        `\n\nThe Canonical String for this request should have been\n'${canonicalRequest}'\n\nThe String-to-Sign should have been\n'${stringToSign}'\n`,
     );
   }
   return accepted;

@@ -208,6 +208,16 @@ describe('bedrock: the test double checks signatures for real', () => {
     expect(body.error.type).toBe('authentication_error');
     expect(body.error.provider).toBe('bedrock');
   });
+
+  it('keeps the session token out of the canonical request Bedrock echoes in its 403', async () => {
+    const response = await post('/v1/completions', { model: CLAUDE, prompt: 'hi' }, { ...cloudHeaders(SESSION), 'x-gateway-cloud-c-secret-access-key': 'not-the-right-secret-0000000000000000000' });
+    expect(response.status).toBe(403);
+    const body = (await response.json()) as ErrorAnswer;
+    expect(body.error.message).toContain('The Canonical String for this request should have been');
+    expect(body.error.message).toContain('%253A0/converse');
+    expect(body.error.message).toContain('x-amz-security-token:[redacted]');
+    expect(body.error.message).not.toContain(SESSION.sessionToken!);
+  });
 });
 
 describe('bedrock: answers through the official OpenAI SDK', () => {
