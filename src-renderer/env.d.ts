@@ -1,9 +1,10 @@
 // What the Electron preload exposes to the page; absent when the UI is opened in a browser.
-interface GatehouseBridge {
-  adminToken: string;
-  platform: string;
+import type { GatehouseBridge } from '../src-main/electron/bridge';
+
+declare global {
+  interface Window {
+    gatehouse?: GatehouseBridge;
+  }
 }
 
-interface Window {
-  gatehouse?: GatehouseBridge;
-}
+export {};

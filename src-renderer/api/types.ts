@@ -1,4 +1,10 @@
-// The shapes of the admin API (CONTRACT §5) as the UI reads them. Fields the server may omit are optional.
+// The shapes of the admin API (CONTRACT §5) as the UI reads them.
+// Shapes owned by the main process are taken with `import type` so the UI and the server share one
+// source of truth (STYLE: types at the edges).
+import type { CredentialField } from '../../src-main/gateway/providers/types';
+import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/store/keys';
+import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/store/request-log';
+import type { Settings as StoredSettings } from '../../src-main/store/settings';
 
 export interface ApiErrorBody {
   error: { message: string; type?: string; param?: string | null; code?: string | number | null; provider?: string };
@@ -9,13 +15,7 @@ export interface Health {
   version: string;
 }
 
-export interface ProviderField {
-  name: string;
-  label: string;
-  secret: boolean;
-  required: boolean;
-  placeholder?: string;
-}
+export type ProviderField = Pick<CredentialField, 'name' | 'label' | 'secret' | 'required' | 'placeholder' | 'header'>;
 
 export interface ProviderInfo {
   slug: string;
@@ -24,25 +24,10 @@ export interface ProviderInfo {
   defaultBaseUrl: string;
 }
 
-export interface VirtualKey {
-  id: string;
-  name: string;
-  provider: string;
-  keyPrefix: string;
-  customHost: string | null;
-  createdAt: string;
-  lastUsedAt?: string | null;
-}
+export type VirtualKey = VirtualKeySummary & { lastUsedAt?: string | null };
+export type CreatedVirtualKey = VirtualKeySummary & { key: string };
 
-export interface CreatedVirtualKey {
-  id: string;
-  name: string;
-  provider: string;
-  key: string;
-  keyPrefix: string;
-  createdAt: string;
-}
-
+/** POST /admin/api/virtual-keys: the API key goes in `secret`, other credential fields in `cloud`. */
 export interface NewVirtualKey {
   name: string;
   provider: string;
@@ -56,68 +41,19 @@ export interface VirtualKeyRotation {
   cloud?: Record<string, string>;
 }
 
-export interface GatewayKey {
-  id: string;
-  name: string;
-  keyPrefix: string;
-  createdAt: string;
-  lastUsedAt?: string | null;
-}
+export type GatewayKey = GatewayKeySummary & { lastUsedAt?: string | null };
+export type CreatedGatewayKey = GatewayKeySummary & { key: string };
 
-export interface CreatedGatewayKey {
-  id: string;
-  name: string;
-  key: string;
-  keyPrefix: string;
-  createdAt: string;
-}
-
-export interface LogEntry {
-  id: string;
-  createdAt: string;
-  traceId: string | null;
-  metadata: Record<string, string> | null;
-  provider: string | null;
-  model: string | null;
-  path: string;
-  status: number;
-  latencyMs: number | null;
-  ttfbMs: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  stream: boolean;
-  error: string | null;
-}
-
-export interface LogAttempt {
-  attempt?: number;
-  status?: number | null;
-  latencyMs?: number | null;
-  error?: string | null;
-  startedAt?: string;
-  [field: string]: unknown;
-}
-
-export interface LogDetail extends LogEntry {
-  requestHeaders: Record<string, string | string[]>;
-  requestBody: string | null;
-  responseBody: string | null;
-  attempts?: LogAttempt[];
-}
+export type LogEntry = StoredLogEntry;
+export type LogDetail = LogEntryDetail;
 
 export interface LogPage {
   items: LogEntry[];
   next: string | null;
 }
 
-export interface LogQuery {
-  limit?: number;
-  before?: string;
-  provider?: string;
-  status?: string;
-  q?: string;
-  model?: string;
-}
+/** Query-string form of the store's LogQuery: `status` is a code or `error` (any status >= 400). */
+export type LogQuery = Omit<StoredLogQuery, 'status'> & { status?: string };
 
 export interface KeyProtection {
   mode: string;
@@ -125,16 +61,15 @@ export interface KeyProtection {
   warning: string | null;
 }
 
-export interface Settings {
-  host: string;
-  port: number;
+export interface Settings extends StoredSettings {
   dataDir: string;
-  retentionDays: number;
-  storeBodies: boolean;
+  /** Where the running server actually listens; `host`/`port` apply from the next start. */
+  listening?: { host: string; port: number };
+  version?: string;
   keyProtection: KeyProtection;
 }
 
-export type SettingsPatch = Partial<Pick<Settings, 'host' | 'port' | 'retentionDays' | 'storeBodies'>>;
+export type SettingsPatch = Partial<StoredSettings>;
 
 export interface ItemList<T> {
   items: T[];

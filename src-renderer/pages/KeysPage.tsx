@@ -67,7 +67,9 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
       </div>
       <div className="key-dates small muted">
         <span title={formatFullTime(virtualKey.createdAt)}>Created {formatRelativeTime(virtualKey.createdAt)}</span>
-        <span title={virtualKey.lastUsedAt ? formatFullTime(virtualKey.lastUsedAt) : undefined}>Used {formatRelativeTime(virtualKey.lastUsedAt)}</span>
+        {virtualKey.lastUsedAt !== undefined && (
+          <span title={virtualKey.lastUsedAt ? formatFullTime(virtualKey.lastUsedAt) : undefined}>Used {formatRelativeTime(virtualKey.lastUsedAt)}</span>
+        )}
       </div>
       <div className="key-actions">
         <button type="button" className="button button-ghost button-small" aria-label={`Usage of ${virtualKey.name}`} onClick={() => onOpen({ type: 'usage', kind: 'virtual', name: virtualKey.name, provider: virtualKey.provider })}>

@@ -3,13 +3,14 @@ import { useEffect, useState } from 'react';
 import { Icon } from '../components/Icon';
 import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/StatusViews';
 import { useKeysStore } from '../stores/keys-store';
-import { EMPTY_FILTERS, useLogsStore, type StatusFilter } from '../stores/logs-store';
+import { EMPTY_FILTERS, useLogsStore } from '../stores/logs-store';
 import { useRouteStore } from '../stores/route-store';
 import { KNOWN_PROVIDER_SLUGS } from './playground/ConnectionCard';
 import { LogDetailPanel } from './logs/LogDetailPanel';
 import { LogsTable } from './logs/LogsTable';
 
 const SEARCH_DEBOUNCE_MS = 250;
+const FILTERABLE_STATUS_CODES = [200, 400, 401, 404, 413, 429, 500, 502, 503, 504];
 
 function useDebouncedFilter(value: string, apply: (value: string) => void) {
   const [draft, setDraft] = useState(value);
@@ -117,12 +118,14 @@ export function LogsPage() {
           ))}
         </select>
         <input className="input" aria-label="Model filter" placeholder="Model" value={modelDraft} onChange={(event) => setModelDraft(event.target.value)} />
-        <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value as StatusFilter })}>
+        <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value })}>
           <option value="">All statuses</option>
-          <option value="success">Succeeded</option>
-          <option value="error">Failed</option>
-          <option value="4xx">4xx</option>
-          <option value="5xx">5xx</option>
+          <option value="error">Failed (400 and up)</option>
+          {FILTERABLE_STATUS_CODES.map((code) => (
+            <option key={code} value={String(code)}>
+              {code}
+            </option>
+          ))}
         </select>
       </div>
 

@@ -99,7 +99,7 @@ export function PlaygroundPage() {
         <div className="playground-main">
           <ConnectionCard errors={errors} />
 
-          <section className="card" aria-labelledby="prompt-heading">
+          <section className="card">
             <h2 id="prompt-heading" className="card-title">
               {mode === 'chat' ? 'Conversation' : 'Prompt'}
             </h2>

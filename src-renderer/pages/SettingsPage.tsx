@@ -1,5 +1,6 @@
 // Where Gatehouse listens, where it keeps its data, what it logs, and how well keys are protected.
 import { useEffect, useState, type FormEvent } from 'react';
+import { settingsSchema } from '../../src-main/store/settings';
 import type { Settings } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { Field } from '../components/Field';
@@ -13,11 +14,34 @@ interface SettingsDraft {
   host: string;
   port: string;
   retentionDays: string;
+  maxLogRows: string;
   storeBodies: boolean;
 }
 
+type NumericSetting = 'port' | 'retentionDays' | 'maxLogRows';
+type EditableSetting = 'host' | NumericSetting;
+
+const NUMERIC_SETTING_LABELS: Record<NumericSetting, string> = { port: 'Port', retentionDays: 'Retention', maxLogRows: 'Row limit' };
+
 function draftOf(settings: Settings): SettingsDraft {
-  return { host: settings.host, port: String(settings.port), retentionDays: String(settings.retentionDays), storeBodies: settings.storeBodies };
+  return {
+    host: settings.host,
+    port: String(settings.port),
+    retentionDays: String(settings.retentionDays),
+    maxLogRows: String(settings.maxLogRows),
+    storeBodies: settings.storeBodies,
+  };
+}
+
+/** Checks a typed value against the server's own settings schema, so the bounds live in one place. */
+function settingError(name: EditableSetting, text: string): string | null {
+  if (name === 'host') return settingsSchema.shape.host.safeParse(text.trim()).success ? null : 'Enter an address to listen on';
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  const result = settingsSchema.shape[name].safeParse(value);
+  if (result.success) return null;
+  const issue = result.error.issues[0];
+  const range = issue && 'minimum' in issue ? ` (at least ${Number(issue.minimum).toLocaleString('en-US')})` : issue && 'maximum' in issue ? ` (at most ${Number(issue.maximum).toLocaleString('en-US')})` : '';
+  return `${NUMERIC_SETTING_LABELS[name]} must be a whole number in range${range}`;
 }
 
 function KeyProtectionCard({ settings }: { settings: Settings }) {
@@ -72,20 +96,27 @@ export function SettingsPage() {
   if (status === 'error' && !settings) return <div className="page"><ErrorNotice title="Could not load settings" message={loadError ?? ''} onRetry={() => void load()} /></div>;
   if (!settings || !draft) return null;
 
-  const portNumber = Number(draft.port);
-  const retention = Number(draft.retentionDays);
-  const localErrors: Partial<Record<'host' | 'port' | 'retentionDays', string>> = {};
-  if (!draft.host.trim()) localErrors.host = 'Enter an address to listen on';
-  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) localErrors.port = 'Port must be a whole number from 0 to 65535';
-  if (!Number.isInteger(retention) || retention < 1) localErrors.retentionDays = 'Keep logs for at least 1 day';
-  const fieldError = (name: 'host' | 'port' | 'retentionDays') => localErrors[name] ?? (saveError?.param === name ? saveError.message : null);
+  const localErrors: Partial<Record<EditableSetting, string>> = {};
+  for (const name of ['host', 'port', 'retentionDays', 'maxLogRows'] as const) {
+    const error = settingError(name, draft[name]);
+    if (error) localErrors[name] = error;
+  }
+  const fieldError = (name: EditableSetting) => localErrors[name] ?? (saveError?.param === name ? saveError.message : null);
   const isDirty = JSON.stringify(draft) !== JSON.stringify(draftOf(settings));
-  const listenChanged = draft.host !== settings.host || portNumber !== settings.port;
+  const portNumber = Number(draft.port);
+  const listenChanged = draft.host.trim() !== settings.host || portNumber !== settings.port;
+  const listening = settings.listening ?? { host: settings.host, port: settings.port };
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (Object.keys(localErrors).length) return;
-    const saved = await save({ host: draft.host.trim(), port: portNumber, retentionDays: retention, storeBodies: draft.storeBodies });
+    const saved = await save({
+      host: draft.host.trim(),
+      port: portNumber,
+      retentionDays: Number(draft.retentionDays),
+      maxLogRows: Number(draft.maxLogRows),
+      storeBodies: draft.storeBodies,
+    });
     if (saved) showToast(listenChanged ? 'Saved. Restart Gatehouse to listen on the new address.' : 'Settings saved');
   };
 
@@ -94,7 +125,9 @@ export function SettingsPage() {
       <header className="page-header">
         <div>
           <h1>Settings</h1>
-          <p className="page-subtitle">Gatehouse {version ? `v${version}` : ''} · listening on {settings.host}:{settings.port}</p>
+          <p className="page-subtitle">
+            Gatehouse {version ? `v${version}` : ''} · listening on <code>{listening.host}:{listening.port}</code>
+          </p>
         </div>
       </header>
 
@@ -109,7 +142,7 @@ export function SettingsPage() {
             <Field label="Bind address" error={fieldError('host')} hint="127.0.0.1 keeps Gatehouse on this machine. Other addresses need --allow-remote.">
               <input className="input input-mono" value={draft.host} onChange={(event) => setDraft({ ...draft, host: event.target.value })} />
             </Field>
-            <Field label="Port" error={fieldError('port')} hint="Takes effect after a restart.">
+            <Field label="Port" error={fieldError('port')} hint="Takes effect after a restart. 0 picks a free port.">
               <input className="input input-mono" type="number" min={0} max={65535} value={draft.port} onChange={(event) => setDraft({ ...draft, port: event.target.value })} />
             </Field>
           </div>
@@ -123,7 +156,10 @@ export function SettingsPage() {
             <Field label="Keep logs for (days)" error={fieldError('retentionDays')} hint="Older entries are deleted automatically.">
               <input className="input" type="number" min={1} value={draft.retentionDays} onChange={(event) => setDraft({ ...draft, retentionDays: event.target.value })} />
             </Field>
-            <div className="field">
+            <Field label="Keep at most (rows)" error={fieldError('maxLogRows')} hint="The oldest rows go first once the log is this long.">
+              <input className="input" type="number" min={1000} step={1000} value={draft.maxLogRows} onChange={(event) => setDraft({ ...draft, maxLogRows: event.target.value })} />
+            </Field>
+            <div className="field full-width">
               <span className="field-label">Bodies</span>
               <label className="switch">
                 <input type="checkbox" role="switch" checked={draft.storeBodies} onChange={(event) => setDraft({ ...draft, storeBodies: event.target.checked })} />
@@ -149,7 +185,7 @@ export function SettingsPage() {
           <p className="muted small">Holds the database (keys, request log, settings) and the admin token. Back it up to move Gatehouse to another machine.</p>
         </section>
 
-        {saveError && !['host', 'port', 'retentionDays'].includes(saveError.param ?? '') && <ErrorNotice title="Could not save" message={saveError.message} />}
+        {saveError && !['host', 'port', 'retentionDays', 'maxLogRows'].includes(saveError.param ?? '') && <ErrorNotice title="Could not save" message={saveError.message} />}
 
         <div className="form-footer">
           <button type="button" className="button button-secondary" disabled={!isDirty || saving} onClick={() => setDraft(draftOf(settings))}>

@@ -7,7 +7,8 @@ import type { LogDetail, LogEntry, LogQuery } from '../api/types';
 import type { LoadStatus } from './keys-store';
 import { requireAdminClient } from './session-store';
 
-export type StatusFilter = '' | 'success' | 'error' | '4xx' | '5xx';
+/** '' for all, 'error' for any status of 400 or more, or one exact status code (the admin API's forms). */
+export type StatusFilter = string;
 
 export interface LogFilters {
   provider: string;
@@ -27,13 +28,8 @@ export type LiveState = 'off' | 'connecting' | 'live' | 'retrying';
 export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.provider && entry.provider !== filters.provider) return false;
   if (filters.model && !(entry.model ?? '').toLowerCase().includes(filters.model.toLowerCase())) return false;
-  if (filters.status) {
-    const isSuccess = entry.status >= 200 && entry.status < 300 && !entry.error;
-    if (filters.status === 'success' && !isSuccess) return false;
-    if (filters.status === 'error' && isSuccess) return false;
-    if (filters.status === '4xx' && !(entry.status >= 400 && entry.status < 500)) return false;
-    if (filters.status === '5xx' && !(entry.status >= 500)) return false;
-  }
+  if (filters.status === 'error' && entry.status < 400) return false;
+  if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
   if (filters.q) {
     const needle = filters.q.toLowerCase();
     const haystack = [entry.model, entry.provider, entry.path, entry.traceId, entry.error, entry.id, String(entry.status)]

@@ -88,9 +88,8 @@ function ResponseView({ detail }: { detail: LogDetail }) {
 }
 
 function DetailBody({ detail }: { detail: LogDetail }) {
-  const [tab, setTab] = useState<'response' | 'request' | 'attempts'>('response');
+  const [tab, setTab] = useState<'response' | 'request'>('response');
   const metadata = Object.entries(detail.metadata ?? {});
-  const attempts = detail.attempts ?? [];
   return (
     <>
       {detail.error && <ErrorNotice title="Error" message={detail.error} />}
@@ -118,6 +117,10 @@ function DetailBody({ detail }: { detail: LogDetail }) {
           <dd>{detail.stream ? 'yes' : 'no'}</dd>
         </div>
         <div>
+          <dt>Attempts</dt>
+          <dd>{detail.attempts > 1 ? `${detail.attempts} (retried)` : (detail.attempts ?? 1)}</dd>
+        </div>
+        <div>
           <dt>Trace id</dt>
           <dd className="mono truncate" title={detail.traceId ?? undefined}>
             {detail.traceId ?? '—'}
@@ -134,14 +137,13 @@ function DetailBody({ detail }: { detail: LogDetail }) {
           ))}
         </div>
       )}
-      <Tabs<'response' | 'request' | 'attempts'>
+      <Tabs<'response' | 'request'>
         label="Request and response"
         active={tab}
         onChange={setTab}
         tabs={[
           { id: 'response', label: 'Response' },
           { id: 'request', label: 'Request' },
-          ...(attempts.length ? [{ id: 'attempts' as const, label: `Attempts (${attempts.length})` }] : []),
         ]}
       >
         {tab === 'response' && <ResponseView detail={detail} />}
@@ -152,18 +154,6 @@ function DetailBody({ detail }: { detail: LogDetail }) {
             <h4 className="subheading">Body</h4>
             {detail.requestBody ? <CodeBlock code={prettyJsonText(detail.requestBody)} label="request body" maxHeight={420} /> : <p className="muted small">Request body not stored.</p>}
           </div>
-        )}
-        {tab === 'attempts' && (
-          <ol className="attempts">
-            {attempts.map((attempt, index) => (
-              <li key={index}>
-                <span className="attempt-number">#{attempt.attempt ?? index + 1}</span>
-                <StatusBadge status={typeof attempt.status === 'number' ? attempt.status : null} error={attempt.error ?? null} />
-                <span>{formatDuration(typeof attempt.latencyMs === 'number' ? attempt.latencyMs : null)}</span>
-                {attempt.error && <span className="muted truncate">{attempt.error}</span>}
-              </li>
-            ))}
-          </ol>
         )}
       </Tabs>
     </>

@@ -18,9 +18,9 @@ export function OutputPanel() {
   const finishReasons = stats?.finishReasons.filter(Boolean).join(', ');
 
   return (
-    <section className="card output-card" aria-labelledby="output-heading">
+    <section className="card output-card">
       <div className="card-header">
-        <h2 id="output-heading" className="card-title">
+        <h2 className="card-title">
           Output
           {phase === 'stopped' && <span className="badge badge-neutral">stopped</span>}
         </h2>

@@ -150,7 +150,7 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
         {mode === 'completion' && (
           <label className="checkbox">
             <input type="checkbox" checked={parameters.echo} onChange={(event) => updateParameters({ echo: event.target.checked })} />
-            <span>Echo prompt</span>
+            <span>Echo</span>
           </label>
         )}
       </div>

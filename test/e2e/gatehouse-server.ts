@@ -1,0 +1,74 @@
+// Starts the real `gatehouse serve` (the built CLI) on a free port with a fresh data dir, the way
+// a person would, and reads the UI link it prints.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..', '..');
+
+export interface ServedGatehouse {
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  /** The link `serve` printed: `<origin>/#token=<admin token>`. */
+  uiUrl: string;
+  adminToken: string;
+  dataDir: string;
+  /** Calls the admin API with the admin token. */
+  admin(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolvePromise, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`gatehouse serve did not print ${pattern} within ${timeoutMs} ms. Output:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = output.match(pattern);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolvePromise(match);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gatehouse serve exited with ${code} before it was ready. Output:\n${output}`));
+    });
+  });
+}
+
+export async function serveGatehouse(env: Record<string, string> = {}): Promise<ServedGatehouse> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
+  const child = spawn(process.execPath, [join(root, 'bin', 'gatehouse.js'), 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: root,
+    // HOME points into the temp dir so nothing of the person running the tests is read or written.
+    env: { ...process.env, HOME: dataDir, GATEHOUSE_ADMIN_TOKEN: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const [, uiUrl, origin, adminToken] = await waitForLine(child, /Open the UI: ((http:\/\/[^/\s]+)\/#token=(\S+))/, 20_000);
+  return {
+    origin,
+    uiUrl,
+    adminToken,
+    dataDir,
+    admin: (path, init = {}) =>
+      fetch(`${origin}/admin/api${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+      }),
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
