@@ -89,7 +89,7 @@ describe('bedrock: requests', () => {
         { role: 'user', content: [{ type: 'text', text: 'How are you?' }] },
       ],
       max_completion_tokens: 20,
-      user: 'user-42',
+      user: 'user-42@team#1, a.b',
       top_k: 5,
     });
     expect(fake.requests[0].json).toEqual({
@@ -100,7 +100,7 @@ describe('bedrock: requests', () => {
       ],
       system: [{ text: 'Be brief.' }],
       inferenceConfig: { maxTokens: 20 },
-      requestMetadata: { user: 'user-42' },
+      requestMetadata: { user: 'user-42@team#1, a.b' },
       additionalModelRequestFields: { top_k: 5 },
     });
   });
@@ -343,6 +343,12 @@ describe('bedrock: fields Converse cannot honour', () => {
     expect(body.error.message).toContain("'bedrock'");
     expect(body.error.provider).toBe('bedrock');
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it("refuses a 'user' that Bedrock's request metadata cannot carry", async () => {
+    const response = await post('/v1/completions', { model: CLAUDE, prompt: 'x', user: 'naïve <user>' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as ErrorAnswer).error.param).toBe('user');
   });
 
   it('refuses chat tools rather than dropping them', async () => {

@@ -45,8 +45,8 @@ const credentialFields: readonly CredentialField[] = [
 /** Request fields Converse has a place for beyond those every chat-only adapter maps. */
 const BEDROCK_FIELDS: ReadonlySet<string> = new Set(['user', 'top_k']);
 
-/** Converse's `requestMetadata` values must match this (Bedrock API reference, RequestMetadata). */
-const REQUEST_METADATA_VALUE = /^[a-zA-Z0-9\s._:/=+$@-]{0,256}$/;
+/** Converse's `requestMetadata` values must match this (Bedrock runtime model, RequestMetadataValueString). */
+const REQUEST_METADATA_VALUE = /^[a-zA-Z0-9\s:_@$#=/+,.-]{0,256}$/;
 const REGION = /^[a-z0-9-]{1,32}$/;
 
 function missingSetting(header: string, what: string): GatewayError {
@@ -121,7 +121,7 @@ export function converseRequest(call: ProviderCall): Record<string, unknown> {
   }
   if (body.user !== undefined) {
     if (!REQUEST_METADATA_VALUE.test(body.user)) {
-      throw unsupportedField('user', SLUG, "with characters outside Bedrock's request metadata pattern [a-zA-Z0-9 ._:/=+$@-] (at most 256) is not supported");
+      throw unsupportedField('user', SLUG, "with characters outside Bedrock's request metadata pattern (letters, digits, spaces and :_@$#=/+,.- ; at most 256) is not supported");
     }
     request.requestMetadata = { user: body.user };
   }
