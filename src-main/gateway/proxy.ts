@@ -73,7 +73,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     const onEnd = () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', reject);
+    // A client that hangs up mid-body is an ordinary event, not a gateway fault to report with a stack.
+    req.on('error', () => reject(new GatewayError(499, 'invalid_request_error', 'The client closed the connection before its body arrived')));
   });
 }
 
