@@ -63,6 +63,16 @@ function relayedHeaders(upstream: UpstreamResponse): Record<string, string> {
   return result;
 }
 
+/**
+ * The provider's content-length, for a JSON answer relayed unchanged: the client then gets the body in
+ * one write, with no chunked framing and no extra write for the closing chunk.
+ */
+function passedLength(upstream: UpstreamResponse, isEventStream: boolean): Record<string, string> {
+  const length = upstream.headers['content-length'];
+  if (isEventStream || typeof length !== 'string' || upstream.headers['content-encoding'] !== undefined) return {};
+  return { 'content-length': length };
+}
+
 const streamHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
 /** The provider's error, in the contract's shape, with its status and name. */
@@ -91,7 +101,7 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const contentType = String(upstream.headers['content-type'] ?? (options.stream ? 'text/event-stream' : 'application/json'));
   const isEventStream = contentType.startsWith('text/event-stream');
-  res.writeHead(upstream.status, { ...(isEventStream ? streamHeaders : {}), 'content-type': contentType, ...relayedHeaders(upstream) });
+  res.writeHead(upstream.status, { ...(isEventStream ? streamHeaders : {}), 'content-type': contentType, ...passedLength(upstream, isEventStream), ...relayedHeaders(upstream) });
   const capture = new BodyCapture();
   let ttfbMs: number | null = null;
   let endsOnEventBoundary = true;
