@@ -1,6 +1,6 @@
 // Who is calling, and with which provider credentials. A gateway API key lets the request name its
 // provider and bring its own token; a virtual key fixes both, and nothing in the request can change them.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { GatewayError, invalidRequest, unauthorized } from './errors.js';
 import { normalizeCustomHost, type GatewayHeaders } from './gateway-headers.js';
 import type { ProviderCredentials } from './providers/types.js';
@@ -32,7 +32,8 @@ export interface RouteTarget {
 }
 
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  // The one-shot form: about half the cost of createHash().update().digest(), and this runs on every request.
+  return hash('sha256', key, 'buffer');
 }
 
 /** Accepts the `GATEWAY_API_KEY` of the server's environment, compared in constant time. */
