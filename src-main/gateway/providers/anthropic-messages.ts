@@ -3,7 +3,7 @@
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import { errorTypeForStatus, unsupportedField } from '../errors.js';
 import type { ChatRequest } from '../validate.js';
-import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences } from './conversation.js';
+import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
 import {
   asRecord,
   asString,
@@ -39,12 +39,13 @@ export interface MessagesBody {
   stop_sequences?: string[];
   temperature?: number;
   top_p?: number;
+  top_k?: number;
   metadata?: { user_id: string };
   stream?: boolean;
 }
 
 /** Fields Messages can honour beyond the common ones: `user` becomes `metadata.user_id`. */
-const MESSAGES_FIELDS: ReadonlySet<string> = new Set(['user']);
+const MESSAGES_FIELDS: ReadonlySet<string> = new Set(['user', 'top_k']);
 
 function contentOf(parts: string[]): AnthropicContent {
   return parts.length === 1 ? parts[0] : parts.map((text) => ({ type: 'text' as const, text }));
@@ -61,6 +62,7 @@ export function buildMessagesBody(call: ProviderCall, provider: string): Message
   const requested = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const defaultMaxTokens = call.endpoint === 'chat' ? DEFAULT_CHAT_MAX_TOKENS : COMPLETION_BOUNDS.max_tokens.default;
   const stop = stopSequences(body.stop);
+  const k = topK(body);
   return {
     model: body.model,
     max_tokens: requested ?? defaultMaxTokens,
@@ -69,6 +71,7 @@ export function buildMessagesBody(call: ProviderCall, provider: string): Message
     ...(stop ? { stop_sequences: stop } : {}),
     ...(body.temperature != null ? { temperature: body.temperature } : {}),
     ...(body.top_p != null ? { top_p: body.top_p } : {}),
+    ...(k !== undefined ? { top_k: k } : {}),
     ...(body.user !== undefined ? { metadata: { user_id: body.user } } : {}),
     ...(call.stream ? { stream: true } : {}),
   };

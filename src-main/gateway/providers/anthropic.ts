@@ -16,7 +16,8 @@ export const anthropic: ProviderAdapter = {
   supportsN: false,
   buildRequest(call: ProviderCall): UpstreamRequest {
     const token = call.credentials.token;
-    if (!token && !call.customHost) {
+    // A key the client forwards itself (x-gateway-forward-headers: x-api-key) is as good as a bearer.
+    if (!token && !call.customHost && !call.forwardHeaders['x-api-key']) {
       throw new GatewayError(401, 'authentication_error', "Provider 'anthropic' needs an API key: send 'Authorization: Bearer <Anthropic key>' or use a virtual key", null, null, 'anthropic');
     }
     const body = buildMessagesBody(call, 'anthropic');

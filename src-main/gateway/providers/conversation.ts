@@ -1,7 +1,7 @@
 // Turns an OpenAI completion or chat request into a provider-neutral conversation (system text plus
 // user/assistant turns) for providers that only have a chat API, and refuses, with the contract's 400,
 // every field such a provider cannot honour instead of dropping it.
-import { unsupportedField, type GatewayError } from '../errors.js';
+import { invalidRequest, unsupportedField, type GatewayError } from '../errors.js';
 import type { ChatRequest, CompletionRequest } from '../validate.js';
 import type { ProviderCall } from './types.js';
 
@@ -130,4 +130,15 @@ export function stopSequences(stop: CompletionRequest['stop']): string[] | undef
 
 export function includeUsage(call: ProviderCall): boolean {
   return call.body.stream_options?.include_usage === true;
+}
+
+/**
+ * `top_k` is not OpenAI's, but Anthropic and Gemini both sample with it and clients of those APIs send
+ * it as an extra field; the request schema keeps unknown fields, so it is checked here.
+ */
+export function topK(body: CompletionRequest | ChatRequest): number | undefined {
+  const value = (body as Record<string, unknown>).top_k;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidRequest("'top_k' must be an integer of at least 0", 'top_k');
+  return value;
 }

@@ -3,7 +3,7 @@
 // body, each mapped to or from OpenAI's shape.
 import { errorTypeForStatus, unsupportedField } from '../errors.js';
 import type { ChatRequest } from '../validate.js';
-import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences } from './conversation.js';
+import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
 import {
   asRecord,
   asString,
@@ -30,6 +30,7 @@ export interface GenerateContentBody {
     maxOutputTokens?: number;
     temperature?: number;
     topP?: number;
+    topK?: number;
     stopSequences?: string[];
     presencePenalty?: number;
     frequencyPenalty?: number;
@@ -38,7 +39,7 @@ export interface GenerateContentBody {
 }
 
 /** Fields generateContent honours beyond the common ones. */
-const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty']);
+const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty', 'top_k']);
 
 /** generationConfig.seed is an int32. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -56,13 +57,16 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
   const conversation = conversationOf(call, provider);
   const maxTokens = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const stop = stopSequences(body.stop);
+  const k = topK(body);
   const generationConfig: NonNullable<GenerateContentBody['generationConfig']> = {
     ...(maxTokens != null ? { maxOutputTokens: maxTokens } : {}),
     ...(body.temperature != null ? { temperature: body.temperature } : {}),
     ...(body.top_p != null ? { topP: body.top_p } : {}),
+    ...(k !== undefined ? { topK: k } : {}),
     ...(stop ? { stopSequences: stop } : {}),
-    ...(body.presence_penalty != null ? { presencePenalty: body.presence_penalty } : {}),
-    ...(body.frequency_penalty != null ? { frequencyPenalty: body.frequency_penalty } : {}),
+    // A penalty of 0 is no penalty; leaving it out spares the models that refuse penalties altogether.
+    ...(body.presence_penalty ? { presencePenalty: body.presence_penalty } : {}),
+    ...(body.frequency_penalty ? { frequencyPenalty: body.frequency_penalty } : {}),
     ...(body.seed != null ? { seed: body.seed } : {}),
   };
   return {

@@ -29,7 +29,8 @@ export const google: ProviderAdapter = {
   supportsN: false,
   buildRequest(call: ProviderCall): UpstreamRequest {
     const token = call.credentials.token;
-    if (!token && !call.customHost) {
+    // A key the client forwards itself (x-gateway-forward-headers: x-goog-api-key) is as good as a bearer.
+    if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
       throw new GatewayError(401, 'authentication_error', "Provider 'google' needs an API key: send 'Authorization: Bearer <Gemini API key>' or use a virtual key", null, null, 'google');
     }
     const body = buildGenerateContentBody(call, 'google');

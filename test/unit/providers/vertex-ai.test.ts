@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { buildVertexRequest, mapVertexError } from '../../../src-main/gateway/providers/vertex-ai.js';
-import { anthropic } from '../../../src-main/gateway/providers/anthropic.js';
-import { google } from '../../../src-main/gateway/providers/google.js';
 import { chatCall, completionCall } from './call.js';
 
 const vertex = (projectId = 'proj', region = 'us-central1') => ({ token: 'ya29.t', vertex: { projectId, region } });
@@ -44,19 +42,5 @@ describe('mapVertexError', () => {
   it('reads Google front-end errors and Claude’s own errors', () => {
     expect(mapVertexError(429, JSON.stringify({ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }))).toMatchObject({ message: 'Quota exceeded', code: 'RESOURCE_EXHAUSTED' });
     expect(mapVertexError(529, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }))).toMatchObject({ message: 'Overloaded', code: 'overloaded_error' });
-  });
-});
-
-describe('default URLs and auth headers of anthropic and google', () => {
-  it('anthropic: api.anthropic.com/v1/messages with x-api-key and anthropic-version', () => {
-    const request = anthropic.buildRequest(completionCall({ model: 'claude-x', prompt: 'p' }, { token: 'sk-ant' })) as { url: string; headers: Record<string, string> };
-    expect(request.url).toBe('https://api.anthropic.com/v1/messages');
-    expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
-  });
-
-  it('google: generativelanguage.googleapis.com/v1beta/models/{m}:generateContent with x-goog-api-key', () => {
-    const request = google.buildRequest(completionCall({ model: 'gemini-2.0-flash', prompt: 'p' }, { token: 'AIza' })) as { url: string; headers: Record<string, string> };
-    expect(request.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent');
-    expect(request.headers['x-goog-api-key']).toBe('AIza');
   });
 });
