@@ -84,9 +84,15 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       requestTimeout: timeouts.requestTimeoutMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
       keepAliveTimeout: 65_000,
+      // Node would answer a missing Host with an empty 400 of its own; the check below answers in the contract's shape.
+      requireHostHeader: false,
       maxHeaderSize: 64 * 1024,
     },
     (req, res) => {
+      if (req.headers.host === undefined && req.httpVersionMinor >= 1) {
+        sendJson(res, 400, errorBody('invalid_request_error', 'An HTTP/1.1 request needs a Host header'));
+        return;
+      }
       let url: URL;
       try {
         url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
