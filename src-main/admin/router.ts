@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayError, errorBody } from '../gateway/errors.js';
 import { readBody, sendJson, toGatewayError } from '../gateway/proxy.js';
 import type { AppServices } from '../app-services.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../gateway/json-depth.js';
 
 export interface AdminRequest {
   params: Record<string, string>;
@@ -116,6 +117,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
       if (req.method === 'POST' || req.method === 'PATCH') {
         const raw = await readBody(req, 1024 * 1024);
         if (raw.length) {
+          if (exceedsJsonDepth(raw)) throw new GatewayError(400, 'invalid_request_error', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
           try {
             body = JSON.parse(raw.toString('utf8'));
           } catch {
