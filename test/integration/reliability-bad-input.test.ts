@@ -1,0 +1,280 @@
+// Bad input (issue 7, item 6): whatever bytes, JSON or headers a client sends, the gateway answers in
+// the contract's error shape with a 4xx, or passes a valid request on; it never crashes or answers 5xx itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { MAX_JSON_DEPTH } from '../../src-main/gateway/json-depth.js';
+
+const MAX_BODY_BYTES = 64 * 1024;
+let gateway: TestGateway;
+let fake: OpenAIFake;
+let port: number;
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+beforeAll(async () => {
+  gateway = await startGateway({ maxBodyBytes: MAX_BODY_BYTES });
+  fake = await startOpenAIFake();
+  port = Number(new URL(gateway.baseUrl).port);
+});
+afterAll(async () => {
+  agent.destroy();
+  await gateway.close();
+  await fake.close();
+});
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+function send(path: string, headers: OutgoingHttpHeaders, body?: Uint8Array | string, method = 'POST'): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function gatewayHeaders(extra: OutgoingHttpHeaders = {}): OutgoingHttpHeaders {
+  return {
+    'content-type': 'application/json',
+    'x-gateway-api-key': gateway.apiKey,
+    'x-gateway-provider': 'openai',
+    'x-gateway-custom-host': fake.baseUrl,
+    authorization: 'Bearer sk-provider-token-1234567890',
+    ...extra,
+  };
+}
+
+/** The contract's error shape (CONTRACT §4), and nothing looser. */
+function expectContractError(reply: Reply): void {
+  expect(reply.headers['content-type']).toContain('application/json');
+  const body = JSON.parse(reply.text) as { error: Record<string, unknown> };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(typeof body.error.message).toBe('string');
+  expect((body.error.message as string).length).toBeGreaterThan(0);
+  expect(typeof body.error.type).toBe('string');
+  expect(body.error.param === null || typeof body.error.param === 'string').toBe(true);
+  expect(body.error.code === null || typeof body.error.code === 'string' || typeof body.error.code === 'number').toBe(true);
+}
+
+/** Either the provider double answered (a valid request got through), or a 4xx in the contract shape. */
+function expectAnsweredOrRefused(reply: Reply): void {
+  if (reply.status === 200) {
+    expect(JSON.parse(reply.text).id).toBeDefined();
+    return;
+  }
+  expect(reply.status).toBeGreaterThanOrEqual(400);
+  expect(reply.status).toBeLessThan(500);
+  expectContractError(reply);
+}
+
+const ENDPOINTS = ['/v1/completions', '/v1/chat/completions'] as const;
+
+describe('any body', () => {
+  it('any bytes: a 4xx in the contract shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.uint8Array({ maxLength: 2_048 }), async (path, bytes) => {
+        const reply = await send(path, gatewayHeaders(), bytes);
+        expectAnsweredOrRefused(reply);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('any JSON value: answered when valid, else a 400 that names the field when there is one', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.jsonValue({ maxDepth: 6 }), async (path, value) => {
+        const reply = await send(path, gatewayHeaders(), JSON.stringify(value));
+        expectAnsweredOrRefused(reply);
+        if (reply.status !== 200) expect(reply.status).toBe(400);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  const anyValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.double(), fc.integer(), fc.string(), fc.boolean(), fc.constant(null));
+  const looksRight = {
+    model: fc.oneof(fc.constant('gpt-3.5-turbo-instruct'), anyValue),
+    prompt: fc.oneof(fc.string({ maxLength: 40 }), fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }), fc.array(fc.nat(), { maxLength: 5 }), anyValue),
+    messages: fc.oneof(fc.constant([{ role: 'user', content: 'hi' }]), fc.array(fc.record({ role: fc.constantFrom('user', 'system', 'wizard'), content: anyValue }), { maxLength: 3 }), anyValue),
+    temperature: fc.oneof(fc.double({ min: -1, max: 3, noNaN: true }), anyValue),
+    top_p: fc.oneof(fc.double({ min: -0.5, max: 1.5, noNaN: true }), anyValue),
+    max_tokens: fc.oneof(fc.integer({ min: -5, max: 5_000 }), anyValue),
+    n: fc.oneof(fc.integer({ min: -1, max: 200 }), anyValue),
+    best_of: fc.oneof(fc.integer({ min: -1, max: 30 }), anyValue),
+    logprobs: fc.oneof(fc.integer({ min: -1, max: 8 }), fc.boolean(), anyValue),
+    stop: fc.oneof(fc.string({ maxLength: 5 }), fc.array(fc.string({ maxLength: 5 }), { maxLength: 6 }), anyValue),
+    stream: fc.oneof(fc.constant(false), anyValue),
+    stream_options: fc.oneof(fc.constant({ include_usage: true }), anyValue),
+    logit_bias: fc.oneof(fc.dictionary(fc.oneof(fc.nat({ max: 50_000 }).map(String), fc.string({ maxLength: 4 })), fc.double({ min: -150, max: 150, noNaN: true }), { maxKeys: 3 }), anyValue),
+    seed: fc.oneof(fc.integer(), anyValue),
+    presence_penalty: fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), anyValue),
+    frequency_penalty: fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), anyValue),
+    user: fc.oneof(fc.string({ maxLength: 8 }), anyValue),
+    suffix: fc.oneof(fc.string({ maxLength: 8 }), anyValue),
+    echo: fc.oneof(fc.boolean(), anyValue),
+  };
+
+  it('request-shaped objects with any field values: answered or a 400 naming a field', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.record(looksRight, { requiredKeys: [] }), async (path, body) => {
+        const reply = await send(path, gatewayHeaders(), JSON.stringify(body));
+        expectAnsweredOrRefused(reply);
+        if (reply.status !== 200) expect(reply.status).toBe(400);
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it(`arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels are refused with 400 before any parsing cost`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: MAX_JSON_DEPTH + 1, max: 10_000 }), fc.constantFrom('[', '{"a":'), async (depth, opener) => {
+        const closer = opener === '[' ? ']' : '}';
+        const body = `{"model":"m","prompt":"x","extra":${opener.repeat(depth - 1)}1${closer.repeat(depth - 1)}}`;
+        const reply = await send('/v1/completions', gatewayHeaders(), body);
+        expect(reply.status).toBe(400);
+        expectContractError(reply);
+        expect(JSON.parse(reply.text).error.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+      }),
+      { numRuns: 30 },
+    );
+    const deepest = `{"model":"m","prompt":"x","extra":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
+    expect((await send('/v1/completions', gatewayHeaders(), deepest)).status).toBe(200);
+  });
+
+  it('a body over the limit gets 413, whether its length is declared or it comes chunked', async () => {
+    const big = JSON.stringify({ model: 'm', prompt: 'x'.repeat(MAX_BODY_BYTES) });
+    const declared = await send('/v1/completions', gatewayHeaders(), big);
+    expect(declared.status).toBe(413);
+    expectContractError(declared);
+    const chunked = await new Promise<Reply>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: gatewayHeaders() }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+      for (let i = 0; i < 20; i++) req.write('x'.repeat(8 * 1024));
+      req.end();
+    });
+    expect(chunked.status).toBe(413);
+    expectContractError(chunked);
+    expect((await send('/v1/completions', gatewayHeaders(), '{"model":"m","prompt":"still fine"}')).status).toBe(200);
+  });
+
+  it('the admin API refuses a body over its limit and deep nesting in the same shape', async () => {
+    const admin = { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json', host: `127.0.0.1:${port}` };
+    const big = await send('/admin/api/gateway-keys', admin, JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expectContractError(big);
+    const deep = await send('/admin/api/gateway-keys', admin, `{"name":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    expect(deep.status).toBe(400);
+    expectContractError(deep);
+    expect(JSON.parse(deep.text).error.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+  });
+});
+
+describe('any headers', () => {
+  // Framing headers would make the client itself send a broken request; those are covered by the raw-bytes test.
+  const FRAMING = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'expect', 'upgrade', 'te', 'trailer', 'keep-alive']);
+  // Fixed to the double so no generated request can leave loopback.
+  const PINNED = new Set(['x-gateway-custom-host']);
+  const gatewayHeaderNames = [
+    'x-gateway-api-key', 'x-gateway-provider', 'x-gateway-retry-count', 'x-gateway-trace-id', 'x-gateway-metadata',
+    'x-gateway-forward-headers', 'x-gateway-cloud-a-resource-name', 'x-gateway-cloud-b-region', 'x-gateway-cloud-c-region',
+    'authorization', 'x-api-key', 'api-key', 'cookie', 'origin',
+  ];
+  const headerName = fc
+    .oneof(fc.constantFrom(...gatewayHeaderNames), fc.stringMatching(/^[a-z][a-z0-9-]{0,24}$/), fc.stringMatching(/^x-gateway-[a-z-]{1,16}$/))
+    .filter((name) => !FRAMING.has(name) && !PINNED.has(name));
+  const headerValue = fc.oneof(
+    fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((value) => value.trim()),
+    fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)),
+    fc.integer({ min: -10, max: 10 }).map(String),
+    fc.constantFrom('openai', 'OpenAI', 'nope', '[]', '["x-api-key"]', '{}', '{"a":1}', 'Bearer gh-vk-not-a-key', 'Bearer '),
+  );
+
+  it('any header names and values: answered or a 4xx in the contract shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.dictionary(headerName, headerValue, { maxKeys: 6 }), async (path, extra) => {
+        const body = path === '/v1/completions' ? '{"model":"m","prompt":"x"}' : '{"model":"m","messages":[{"role":"user","content":"x"}]}';
+        // A provider the double cannot stand in for would answer in the wrong format; any other slug is fair game.
+        const provider = extra['x-gateway-provider'];
+        if (provider !== undefined && provider.trim().toLowerCase() !== 'openai' && /^[a-z-]+$/i.test(provider.trim())) extra['x-gateway-provider'] = `${provider}-unknown`;
+        const reply = await send(path, gatewayHeaders(extra), body);
+        expectAnsweredOrRefused(reply);
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it('headers over the size limit get 431 in the contract shape, one huge header or many', async () => {
+    const huge = await send('/v1/completions', gatewayHeaders({ 'x-padding': 'a'.repeat(70 * 1024) }), '{}');
+    expect(huge.status).toBe(431);
+    expectContractError(huge);
+    const many: OutgoingHttpHeaders = {};
+    for (let i = 0; i < 400; i++) many[`x-pad-${i}`] = 'b'.repeat(200);
+    const lots = await send('/v1/completions', gatewayHeaders(many), '{}');
+    expect(lots.status).toBe(431);
+    expectContractError(lots);
+  });
+});
+
+describe('any bytes on the wire', () => {
+  /** Writes raw bytes, half-closes, and collects whatever the server says before it hangs up. */
+  function rawExchange(bytes: Uint8Array): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+      let reply = '';
+      socket.on('data', (data: Buffer) => (reply += data.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.setTimeout(3_000, () => socket.destroy());
+      socket.on('close', () => resolve(reply));
+    });
+  }
+
+  const requestHead = fc
+    .tuple(
+      fc.constantFrom('GET', 'POST', 'PUT', 'OPTIONS', 'DELETE', 'PATCH', 'BREW', ''),
+      fc.constantFrom('/v1/completions', '/v1/chat/completions', '/admin/api/health', '/', '/%zz', '//x', '*', 'http://a/b'),
+      fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/9', ''),
+      fc.array(fc.tuple(fc.string({ unit: 'grapheme-ascii', maxLength: 20 }), fc.string({ unit: 'grapheme-ascii', maxLength: 40 })), { maxLength: 5 }),
+      fc.uint8Array({ maxLength: 300 }),
+    )
+    .map(([method, path, version, lines, body]) => {
+      const head = `${method} ${path} ${version}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+      return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+    });
+
+  it('garbage or mangled requests get an HTTP answer in the contract shape or a closed connection, never a crash', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(requestHead, fc.uint8Array({ minLength: 1, maxLength: 600 })), async (bytes) => {
+        const reply = await rawExchange(bytes);
+        if (reply === '') return;
+        const statusLine = /^HTTP\/1\.[01] (\d{3}) /.exec(reply);
+        expect(statusLine, `reply: ${reply.slice(0, 120)}`).not.toBeNull();
+        const status = Number(statusLine![1]);
+        expect(status === 200 || (status >= 400 && status < 500), `status ${status}`).toBe(true);
+        const separator = reply.indexOf('\r\n\r\n');
+        const body = reply.slice(separator + 4);
+        if (status >= 400 && body.length > 0 && !/^HTTP\/1\.[01] \d{3}/.test(body)) {
+          const firstBody = body.split(/HTTP\/1\.[01] \d{3} /)[0];
+          expect(JSON.parse(firstBody.trim() || '{"error":{}}')).toHaveProperty('error');
+        }
+      }),
+      { numRuns: 200 },
+    );
+    const health = await send('/admin/api/health', { authorization: `Bearer ${gateway.adminToken}`, host: `127.0.0.1:${port}` }, undefined, 'GET');
+    expect(health.status).toBe(200);
+  });
+});
