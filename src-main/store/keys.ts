@@ -75,6 +75,8 @@ export interface VirtualKeySummary {
   createdAt: string;
   updatedAt: string;
   revokedAt: string | null;
+  /** The newest request logged with this key; null if none (or the log was pruned). */
+  lastUsedAt: string | null;
 }
 
 export interface GatewayKeySummary {
@@ -84,6 +86,7 @@ export interface GatewayKeySummary {
   createdAt: string;
   updatedAt: string;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
 export interface NewVirtualKey {
@@ -313,6 +316,8 @@ export class KeyStore implements KeyDirectory {
         Date.now(),
       );
       pair.privateKeyDer.fill(0);
+      // Unwrapping what was just stored (below) also proves the protector can give the key back,
+      // before any secret depends on it.
       row = readKeyStoreRow(db);
       if (!row) throw new Error('The key store could not be initialised');
     }
@@ -406,11 +411,11 @@ export class KeyStore implements KeyDirectory {
     const rows = this.db
       .prepare(`SELECT * FROM virtual_keys ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`)
       .all() as VirtualKeyRow[];
-    return rows.map(virtualKeySummary);
+    return rows.map((row) => virtualKeySummary(row, this.lastUsed(row.id)));
   }
 
   getVirtualKey(id: string): VirtualKeySummary {
-    return virtualKeySummary(this.virtualKeyRow(id));
+    return virtualKeySummary(this.virtualKeyRow(id), this.lastUsed(id));
   }
 
   /** Renames, replaces the credentials, rebinds the host or issues a new key string. */
@@ -470,11 +475,11 @@ export class KeyStore implements KeyDirectory {
     const rows = this.db
       .prepare(`SELECT * FROM gateway_keys ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`)
       .all() as GatewayKeyRow[];
-    return rows.map(gatewayKeySummary);
+    return rows.map((row) => gatewayKeySummary(row, this.lastUsed(row.id)));
   }
 
   getGatewayKey(id: string): GatewayKeySummary {
-    return gatewayKeySummary(this.gatewayKeyRow(id));
+    return gatewayKeySummary(this.gatewayKeyRow(id), this.lastUsed(id));
   }
 
   renameGatewayKey(id: string, newName: string): GatewayKeySummary {
@@ -539,6 +544,12 @@ export class KeyStore implements KeyDirectory {
   }
 
   // ---- internals ----
+
+  /** One index lookup per key (request_log_key); only the admin API and the CLI ask. */
+  private lastUsed(keyId: string): number | null {
+    const row = this.db.prepare('SELECT MAX(created_at) AS at FROM request_log WHERE key_id = ?').get(keyId) as { at: number | null };
+    return row.at;
+  }
 
   private readGeneration(): number {
     return (this.db.prepare('SELECT value FROM key_generation WHERE id = 1').get() as { value: number }).value;
@@ -641,7 +652,7 @@ async function unwrapPrivateKey(protector: KeyProtector, row: KeyStoreRow): Prom
   }
 }
 
-function virtualKeySummary(row: VirtualKeyRow): VirtualKeySummary {
+function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null): VirtualKeySummary {
   return {
     id: row.id,
     name: row.name,
@@ -652,10 +663,11 @@ function virtualKeySummary(row: VirtualKeyRow): VirtualKeySummary {
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
+    lastUsedAt: isoTimeOrNull(lastUsedAt),
   };
 }
 
-function gatewayKeySummary(row: GatewayKeyRow): GatewayKeySummary {
+function gatewayKeySummary(row: GatewayKeyRow, lastUsedAt: number | null): GatewayKeySummary {
   return {
     id: row.id,
     name: row.name,
@@ -663,5 +675,6 @@ function gatewayKeySummary(row: GatewayKeyRow): GatewayKeySummary {
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
+    lastUsedAt: isoTimeOrNull(lastUsedAt),
   };
 }

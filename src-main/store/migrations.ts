@@ -110,4 +110,11 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE request_log ADD COLUMN attempt_log TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'request log indexed by key, for when each key was last used',
+    sql: `
+      CREATE INDEX request_log_key ON request_log (key_id, created_at);
+    `,
+  },
 ];

@@ -44,7 +44,7 @@ function complete(headers: Record<string, string>) {
 describe('virtual keys through the admin API', () => {
   it('creates a key that is shown once and listed without secret or full key', async () => {
     const created = await createVirtualKey({ name: 'Shown once', provider: 'openai', secret: 'sk-admin-secret-0001', customHost: fake.baseUrl });
-    expect(created).toMatchObject({ name: 'Shown once', provider: 'openai' });
+    expect(created).toMatchObject({ name: 'Shown once', provider: 'openai', lastUsedAt: null });
     expect(created.key).toMatch(/^gh-vk-/);
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
     expect(Date.parse(created.createdAt)).not.toBeNaN();
@@ -64,6 +64,12 @@ describe('virtual keys through the admin API', () => {
     const viaBearer = await complete({ authorization: `Bearer ${created.key}` });
     expect(viaBearer.status).toBe(200);
     expect(fake.requests.map((request) => request.headers.authorization)).toEqual(['Bearer sk-stored-0002', 'Bearer sk-stored-0002']);
+
+    // The list says when each key was last used, from the request log.
+    gateway.flushLog();
+    const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { id: string; lastUsedAt: string | null }[] };
+    const entry = listed.items.find((item) => item.id === created.id);
+    expect(Date.parse(entry?.lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('does not let request headers swap in other credentials', async () => {
