@@ -246,13 +246,16 @@ function singleId(positionals: string[], command: string): string {
 
 function virtualKeyRows(items: VirtualKeySummary[]): string[][] {
   return [
-    ['ID', 'NAME', 'PROVIDER', 'KEY', 'HOST', 'CREATED', 'REVOKED'],
-    ...items.map((item) => [item.id, item.name, item.provider, `${item.keyPrefix}…`, item.customHost ?? '-', item.createdAt, item.revokedAt ?? '-']),
+    ['ID', 'NAME', 'PROVIDER', 'KEY', 'HOST', 'CREATED', 'LAST USED', 'REVOKED'],
+    ...items.map((item) => [item.id, item.name, item.provider, `${item.keyPrefix}…`, item.customHost ?? '-', item.createdAt, item.lastUsedAt ?? '-', item.revokedAt ?? '-']),
   ];
 }
 
 function gatewayKeyRows(items: GatewayKeySummary[]): string[][] {
-  return [['ID', 'NAME', 'KEY', 'CREATED', 'REVOKED'], ...items.map((item) => [item.id, item.name, `${item.keyPrefix}…`, item.createdAt, item.revokedAt ?? '-'])];
+  return [
+    ['ID', 'NAME', 'KEY', 'CREATED', 'LAST USED', 'REVOKED'],
+    ...items.map((item) => [item.id, item.name, `${item.keyPrefix}…`, item.createdAt, item.lastUsedAt ?? '-', item.revokedAt ?? '-']),
+  ];
 }
 
 function formatTable(rows: string[][]): string {
