@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Mapping
+from typing import Any, Dict, Iterable, Iterator, Mapping, Tuple
 
 
 class GatehouseObject:
@@ -56,6 +56,14 @@ class GatehouseObject:
 
     def __repr__(self) -> str:
         return f"GatehouseObject({self.to_dict()!r})"
+
+    def __dir__(self) -> Iterable[str]:
+        # Field names first, so a REPL completes `r.choi` to `r.choices`.
+        return [*self._data, "get", "to_dict"]
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Dict[str, Any]]]:
+        # Rebuilt from plain data: the default protocol would set slots, which __setattr__ forbids.
+        return (GatehouseObject, (self.to_dict(),))
 
 
 def _wrap(value: Any) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from ._errors import APIConnectionError, APIError, APITimeoutError, api_error_from
 from ._objects import GatehouseObject
@@ -16,7 +16,7 @@ DONE = "[DONE]"
 
 def _event_data(response: http.client.HTTPResponse) -> Iterator[str]:
     """The data of each event as it arrives; multi-line data is joined with newlines, as SSE says."""
-    data_lines = []
+    data_lines: List[str] = []
     while True:
         raw = response.readline()
         if not raw:

@@ -1,6 +1,8 @@
 """The client's settings become the headers of spec section 5; answers read by attribute. No network needed."""
 
+import copy
 import os
+import pickle
 import unittest
 from unittest import mock
 
@@ -122,6 +124,12 @@ class Answers(unittest.TestCase):
         self.assertEqual(answer["usage"]["total_tokens"], 8)
         self.assertEqual(answer.usage.total_tokens, 8)
         self.assertEqual(answer.to_dict(), {"choices": [{"text": "hi", "logprobs": None}], "usage": {"total_tokens": 8}})
+
+    def test_survive_copy_and_pickle(self):
+        answer = GatehouseObject({"choices": [{"text": "hi"}]})
+        self.assertEqual(copy.deepcopy(answer), answer)
+        self.assertEqual(pickle.loads(pickle.dumps(answer)).choices[0].text, "hi")
+        self.assertIn("choices", dir(answer))
 
     def test_a_field_the_answer_lacks_reads_as_none(self):
         chunk = GatehouseObject({"choices": [{"delta": {}}]})
