@@ -102,7 +102,7 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
           <div role="columnheader" className="col-model">Model</div>
           <div role="columnheader" className="col-path">Path</div>
           <div role="columnheader" className="col-latency">Latency</div>
-          <div role="columnheader" className="col-tokens">Tokens in / out</div>
+          <div role="columnheader" className="col-tokens" title="Prompt / completion tokens">Tokens</div>
         </div>
       </div>
       <VirtualList<LogEntry>
