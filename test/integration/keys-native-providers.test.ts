@@ -1,29 +1,64 @@
-// Virtual keys for providers with their own credentials: an Anthropic key stored once, and an Azure
-// OpenAI key with its resource, deployment and API version, used with no provider headers at all.
+// Virtual keys for providers with their own credentials (Anthropic, Azure OpenAI, Bedrock, Vertex AI):
+// stored once with every field they need, then used with no provider headers at all.
+import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeysCommand } from '../../src-main/cli-keys.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { startAzureFake, type AzureFake } from '../fakes/azure-openai.js';
+import { startBedrockFake, type BedrockFake } from '../fakes/bedrock.js';
+import { startVertexFake, type VertexFake } from '../fakes/vertex.js';
+
+const AWS_SESSION = { accessKeyId: 'ASIAKEYSTOREDTEST001', secretAccessKey: 'stored/secret/access/key/for/tests/0001', sessionToken: 'stored-session-token-0001' };
 
 let gateway: TestGateway;
 let anthropicFake: AnthropicFake;
 let azureFake: AzureFake;
+let bedrockFake: BedrockFake;
+let vertexFake: VertexFake;
 
 beforeAll(async () => {
   gateway = await startGateway();
   anthropicFake = await startAnthropicFake();
   azureFake = await startAzureFake();
+  bedrockFake = await startBedrockFake({ region: 'eu-west-1', credentials: [AWS_SESSION] });
+  vertexFake = await startVertexFake();
 });
 afterAll(async () => {
   await gateway.close();
   await anthropicFake.close();
   await azureFake.close();
+  await bedrockFake.close();
+  await vertexFake.close();
 });
 
 async function createVirtualKey(body: Record<string, unknown>): Promise<string> {
   const response = await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify(body) });
   expect(response.status).toBe(201);
   return ((await response.json()) as { key: string }).key;
+}
+
+/** `gatehouse keys ...` against the running gateway's data dir; returns stdout. */
+async function cli(args: string[], stdin: string): Promise<string> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await runKeysCommand([...args, '--data-dir', gateway.dataDir], { stdin: Readable.from([stdin]), stdout, stderr, env: {} });
+  expect(code, err).toBe(0);
+  return out.trim();
+}
+
+async function completeWhenLive(key: string, limitMs = 1500): Promise<Response> {
+  const start = Date.now();
+  for (;;) {
+    const response = await complete(key);
+    if (response.status !== 401 || Date.now() - start > limitMs) return response;
+    await response.text();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 function complete(key: string) {
@@ -73,5 +108,39 @@ describe('virtual keys for native providers', () => {
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { param: string } }).error.param).toBe('azure.deploymentId');
+  });
+
+  it('a Bedrock key from the command line: ids and region as flags, secret and session token on stdin, signed by the gateway', async () => {
+    const key = await cli(
+      ['keys', 'add', '--name', 'bedrock', '--provider', 'bedrock', '--custom-host', bedrockFake.baseUrl, '--cloud-c-access-key-id', AWS_SESSION.accessKeyId, '--cloud-c-region', 'eu-west-1'],
+      `${AWS_SESSION.secretAccessKey}\n${AWS_SESSION.sessionToken}\n`,
+    );
+    const response = await completeWhenLive(key);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const received = bedrockFake.requests.at(-1);
+    // The fake verified the SigV4 signature with the stored secret; the session token rode along signed.
+    expect(received?.headers['x-amz-security-token']).toBe(AWS_SESSION.sessionToken);
+    expect(received?.signedHeaders).toContain('x-amz-security-token');
+    expect(String(received?.headers.authorization)).toContain(`Credential=${AWS_SESSION.accessKeyId}/`);
+    expect(String(received?.headers.authorization)).not.toContain(AWS_SESSION.secretAccessKey);
+  });
+
+  it('a Vertex AI key carries project and region', async () => {
+    const key = await createVirtualKey({
+      name: 'vertex',
+      provider: 'vertex-ai',
+      secret: 'ya29.stored-vertex-token',
+      customHost: vertexFake.baseUrl,
+      cloud: { cloud_b_project_id: 'my-project', cloud_b_region: 'europe-west4' },
+    });
+    const response = await fetch(`${gateway.baseUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+      body: JSON.stringify({ model: 'gemini-2.0-flash', prompt: 'hi', max_tokens: 5 }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const received = vertexFake.requests.at(-1);
+    expect(received?.url).toMatch(/^\/v1\/projects\/my-project\/locations\/europe-west4\//);
+    expect(received?.headers.authorization).toBe('Bearer ya29.stored-vertex-token');
   });
 });
