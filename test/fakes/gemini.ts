@@ -41,10 +41,23 @@ export function invalidGenerateContentBody(json: Record<string, unknown>): strin
   return undefined;
 }
 
+/** Log probabilities as Gemini gives them with `responseLogprobs`: one step per token (here: per word). */
+function logprobsResult(tokens: string[], alternatives: number): object {
+  return {
+    chosenCandidates: tokens.map((token, i) => ({ token, tokenId: i, logProbability: -0.5 * (i + 1) })),
+    topCandidates: tokens.map((token, i) => ({
+      candidates: [{ token, tokenId: i, logProbability: -0.5 * (i + 1) }, { token: '?', tokenId: 999, logProbability: -9 }].slice(0, alternatives),
+    })),
+  };
+}
+
 /** A generateContent answer: JSON, or with `stream` an SSE series of fragments ending in finishReason + usage. */
 export async function answerGenerateContent(request: RecordedRequest, res: ServerResponse, model: string, stream: boolean): Promise<void> {
   const text = geminiReply(request.json);
   const responseId = 'gemini-response-01';
+  const config = (request.json.generationConfig ?? {}) as { responseLogprobs?: boolean; logprobs?: number };
+  const tokensOf = (piece: string) => piece.split(/(?= )/);
+  const withLogprobs = (tokens: string[]) => (config.responseLogprobs ? { logprobsResult: logprobsResult(tokens, config.logprobs ?? 0) } : {});
   if (stream) {
     const words = text.split(' ');
     await writeSseEvents(
@@ -53,7 +66,7 @@ export async function answerGenerateContent(request: RecordedRequest, res: Serve
         const last = i === words.length - 1;
         return {
           data: {
-            candidates: [{ content: { role: 'model', parts: [{ text: (i ? ' ' : '') + word }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+            candidates: [{ content: { role: 'model', parts: [{ text: (i ? ' ' : '') + word }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}), ...withLogprobs([(i ? ' ' : '') + word]) }],
             usageMetadata: last ? FAKE_USAGE_METADATA : { promptTokenCount: 9, candidatesTokenCount: i + 1, totalTokenCount: 10 + i },
             modelVersion: model,
             responseId,
@@ -69,6 +82,7 @@ export async function answerGenerateContent(request: RecordedRequest, res: Serve
         content: { role: 'model', parts: [{ text: 'thinking about it…', thought: true }, { text }] },
         finishReason: 'STOP',
         index: 0,
+        ...withLogprobs(tokensOf(text)),
         safetyRatings: [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }],
       },
     ],

@@ -103,7 +103,6 @@ describe('google: /v1/completions through generateContent', () => {
   });
 
   it.each([
-    [{ logprobs: 1 }, 'logprobs'],
     [{ best_of: 2 }, 'best_of'],
     [{ echo: true }, 'echo'],
     [{ suffix: 'after' }, 'suffix'],
@@ -118,6 +117,38 @@ describe('google: /v1/completions through generateContent', () => {
     expect(body.error).toMatchObject({ type: 'invalid_request_error', param, provider: 'google' });
     expect(body.error.message).toContain("'google'");
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('google: log probabilities', () => {
+  it('asks for responseLogprobs and answers a completion with tokens, token_logprobs, top_logprobs and text_offset', async () => {
+    const answer = await (await post('completions', { model: MODEL, prompt: 'Hi there', logprobs: 2 })).json();
+    expect(fake.requests[0].json.generationConfig).toEqual({ responseLogprobs: true, logprobs: 2 });
+    expect(answer.choices[0].logprobs).toEqual({
+      tokens: ['Gemini', ' heard:', ' Hi', ' there'],
+      token_logprobs: [-0.5, -1, -1.5, -2],
+      top_logprobs: [
+        { Gemini: -0.5, '?': -9 },
+        { ' heard:': -1, '?': -9 },
+        { ' Hi': -1.5, '?': -9 },
+        { ' there': -2, '?': -9 },
+      ],
+      text_offset: [0, 6, 13, 16],
+    });
+  });
+
+  it('streams log probabilities with text offsets that run on across chunks', async () => {
+    const stream = readDataLines(await (await post('completions', { model: MODEL, prompt: 'Hi', logprobs: 0, stream: true })).text());
+    expect(fake.requests[0].json.generationConfig).toEqual({ responseLogprobs: true });
+    const offsets = stream.chunks.flatMap((chunk) => (chunk.choices as { logprobs: { text_offset: number[] } | null }[]).flatMap((choice) => choice.logprobs?.text_offset ?? []));
+    expect(offsets).toEqual([0, 6, 13]);
+  });
+
+  it('answers chat logprobs in OpenAI’s content shape to the OpenAI SDK', async () => {
+    const completion = await sdk().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Yo' }], logprobs: true, top_logprobs: 1 });
+    expect(fake.requests[0].json.generationConfig).toEqual({ responseLogprobs: true, logprobs: 1 });
+    expect(completion.choices[0].logprobs?.content?.[0]).toEqual({ token: 'Gemini', logprob: -0.5, bytes: [...Buffer.from('Gemini')], top_logprobs: [{ token: 'Gemini', logprob: -0.5, bytes: [...Buffer.from('Gemini')] }] });
+    expect(completion.choices[0].logprobs?.content).toHaveLength(3);
   });
 });
 

@@ -192,8 +192,8 @@ describe('vertex-ai: Cloud B headers', () => {
     expect((await res.json()).error.param).toBe('x-gateway-cloud-b-region');
   });
 
-  it('refuses logprobs for Gemini models with a 400 naming the field', async () => {
-    const res = await post('completions', { model: GEMINI, prompt: 'Hi', logprobs: 1 });
+  it('refuses logprobs for Claude models with a 400 naming the field', async () => {
+    const res = await post('completions', { model: CLAUDE, prompt: 'Hi', logprobs: 1 });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatchObject({ param: 'logprobs', provider: 'vertex-ai' });
   });

@@ -1,8 +1,8 @@
 // Google's generateContent format, shared by `google` (Gemini API) and Gemini models on `vertex-ai`:
 // the request body, the answer, the SSE stream (`alt=sse`, no [DONE]) and the `{error:{code,message,status}}`
 // body, each mapped to or from OpenAI's shape.
-import { errorTypeForStatus, unsupportedField } from '../errors.js';
-import type { ChatRequest } from '../validate.js';
+import { errorTypeForStatus, invalidRequest, unsupportedField } from '../errors.js';
+import type { ChatRequest, CompletionRequest } from '../validate.js';
 import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
 import {
   asRecord,
@@ -14,6 +14,7 @@ import {
   usageOf,
   type AnswerIdentity,
   type FinishReason,
+  type OpenAILogprobs,
   type OpenAIUsage,
 } from './openai-shape.js';
 import { ProviderStreamError, type MappedProviderError, type ProviderCall, type StreamTranslator, type UpstreamEvent } from './types.js';
@@ -35,14 +36,33 @@ export interface GenerateContentBody {
     presencePenalty?: number;
     frequencyPenalty?: number;
     seed?: number;
+    responseLogprobs?: boolean;
+    logprobs?: number;
   };
 }
 
 /** Fields generateContent honours beyond the common ones. */
-const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty', 'top_k']);
+const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty', 'top_k', 'logprobs', 'top_logprobs']);
 
 /** generationConfig.seed is an int32. */
 const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Log probabilities: a completion's `logprobs: k` and a chat's `logprobs: true` + `top_logprobs: k` both
+ * become `responseLogprobs` with `logprobs: k` alternatives per step (none asked for when k is 0).
+ */
+function logprobsConfig(call: ProviderCall): { responseLogprobs?: boolean; logprobs?: number } {
+  if (call.endpoint === 'completions') {
+    const count = (call.body as CompletionRequest).logprobs;
+    return count == null ? {} : { responseLogprobs: true, ...(count > 0 ? { logprobs: count } : {}) };
+  }
+  const chat = call.body as ChatRequest;
+  if (chat.logprobs !== true) {
+    if (chat.top_logprobs) throw invalidRequest("'top_logprobs' needs 'logprobs' set to true", 'top_logprobs');
+    return {};
+  }
+  return { responseLogprobs: true, ...(chat.top_logprobs ? { logprobs: chat.top_logprobs } : {}) };
+}
 
 /**
  * The generateContent body for a completion or chat call. `max_tokens` is sent only when the client
@@ -68,6 +88,7 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
     ...(body.presence_penalty ? { presencePenalty: body.presence_penalty } : {}),
     ...(body.frequency_penalty ? { frequencyPenalty: body.frequency_penalty } : {}),
     ...(body.seed != null ? { seed: body.seed } : {}),
+    ...logprobsConfig(call),
   };
   return {
     contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((text) => ({ text })) })),
@@ -117,11 +138,71 @@ function identityOf(response: Record<string, unknown>, call: ProviderCall): Answ
   return { id: asString(response.responseId) ?? `gen-${Date.now()}`, created: nowInSeconds(), model: asString(response.modelVersion) ?? call.body.model };
 }
 
+interface TokenLogprob {
+  token: string;
+  logprob: number;
+}
+
+/** One decoding step of `logprobsResult`: the chosen token and the top alternatives. */
+export interface LogprobStep {
+  chosen: TokenLogprob;
+  top: TokenLogprob[];
+}
+
+function tokenLogprob(value: unknown): TokenLogprob {
+  const candidate = asRecord(value);
+  return { token: asString(candidate.token) ?? '', logprob: typeof candidate.logProbability === 'number' ? candidate.logProbability : 0 };
+}
+
+/** `logprobsResult.chosenCandidates[i]` with `topCandidates[i].candidates`, step by step; undefined when absent. */
+export function readLogprobSteps(candidate: Record<string, unknown>): LogprobStep[] | undefined {
+  const result = asRecord(candidate.logprobsResult);
+  if (!Array.isArray(result.chosenCandidates)) return undefined;
+  const tops = Array.isArray(result.topCandidates) ? result.topCandidates : [];
+  return result.chosenCandidates.map((chosen, index) => {
+    const alternatives = asRecord(tops[index]).candidates;
+    return { chosen: tokenLogprob(chosen), top: Array.isArray(alternatives) ? alternatives.map(tokenLogprob) : [] };
+  });
+}
+
+const utf8Bytes = (token: string): number[] => Array.from(new TextEncoder().encode(token));
+
+/**
+ * OpenAI's shapes: chat `{content:[{token, logprob, bytes, top_logprobs}]}`; completions
+ * `{tokens, token_logprobs, top_logprobs, text_offset}`, offsets counted on from `startOffset` in a stream.
+ */
+export function toOpenAILogprobs(endpoint: ProviderCall['endpoint'], steps: LogprobStep[], startOffset = 0): OpenAILogprobs {
+  if (endpoint === 'chat') {
+    return {
+      content: steps.map(({ chosen, top }) => ({
+        token: chosen.token,
+        logprob: chosen.logprob,
+        bytes: utf8Bytes(chosen.token),
+        top_logprobs: top.map((alternative) => ({ token: alternative.token, logprob: alternative.logprob, bytes: utf8Bytes(alternative.token) })),
+      })),
+      refusal: null,
+    };
+  }
+  let offset = startOffset;
+  return {
+    tokens: steps.map((step) => step.chosen.token),
+    token_logprobs: steps.map((step) => step.chosen.logprob),
+    top_logprobs: steps.map((step) => Object.fromEntries(step.top.map((alternative) => [alternative.token, alternative.logprob]))),
+    text_offset: steps.map((step) => {
+      const at = offset;
+      offset += step.chosen.token.length;
+      return at;
+    }),
+  };
+}
+
 export function mapGenerateContentResponse(call: ProviderCall, json: unknown): object {
   const response = asRecord(json);
   const candidate = firstCandidate(response);
   const finishReason = candidate ? mapFinishReason(candidate.finishReason) : isPromptBlocked(response) ? 'content_filter' : null;
-  return buildAnswer(call.endpoint, identityOf(response, call), candidate ? candidateText(candidate) : '', finishReason, toOpenAIUsage(response.usageMetadata));
+  const steps = candidate ? readLogprobSteps(candidate) : undefined;
+  const logprobs = steps ? toOpenAILogprobs(call.endpoint, steps) : null;
+  return buildAnswer(call.endpoint, identityOf(response, call), candidate ? candidateText(candidate) : '', finishReason, toOpenAIUsage(response.usageMetadata), logprobs);
 }
 
 /** Reads a Google error object (`{code, message, status}`) into a stream error. */
@@ -141,10 +222,12 @@ export function createGenerateContentStreamTranslator(call: ProviderCall): Strea
   let usage: OpenAIUsage = usageOf(0, 0);
   let roleSent = false;
   let finished = false;
-  const chunk = (id: AnswerIdentity, text: string | undefined, finishReason: FinishReason | null) => {
+  /** Where the next token starts in the whole answer, for a completion's `text_offset`. */
+  let textOffset = 0;
+  const chunk = (id: AnswerIdentity, text: string | undefined, finishReason: FinishReason | null, logprobs: OpenAILogprobs = null) => {
     const withRole = call.endpoint === 'chat' && !roleSent;
     roleSent = true;
-    return buildChunk(call.endpoint, id, { text: withRole && text === undefined ? '' : text, finishReason, withRole }, withUsage);
+    return buildChunk(call.endpoint, id, { text: withRole && text === undefined ? '' : text, finishReason, withRole, logprobs }, withUsage);
   };
 
   return {
@@ -164,7 +247,9 @@ export function createGenerateContentStreamTranslator(call: ProviderCall): Strea
       const candidate = firstCandidate(response);
       if (candidate) {
         const text = candidateText(candidate);
-        if (text) chunks.push(chunk(identity, text, null));
+        const steps = readLogprobSteps(candidate);
+        if (text) chunks.push(chunk(identity, text, null, steps ? toOpenAILogprobs(call.endpoint, steps, textOffset) : null));
+        textOffset += text.length;
         const finishReason = mapFinishReason(candidate.finishReason);
         if (finishReason) {
           finished = true;

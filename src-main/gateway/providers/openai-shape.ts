@@ -30,12 +30,22 @@ export function usageOf(promptTokens: number, completionTokens: number, cachedTo
 
 export const nowInSeconds = (): number => Math.floor(Date.now() / 1000);
 
+/** OpenAI's log probabilities: `{tokens, token_logprobs, top_logprobs, text_offset}` for completions, `{content}` for chat. */
+export type OpenAILogprobs = object | null;
+
 /** A whole answer: `text_completion` for /v1/completions, `chat.completion` for chat. */
-export function buildAnswer(endpoint: Endpoint, identity: AnswerIdentity, text: string, finishReason: FinishReason | null, usage: OpenAIUsage | undefined): object {
+export function buildAnswer(
+  endpoint: Endpoint,
+  identity: AnswerIdentity,
+  text: string,
+  finishReason: FinishReason | null,
+  usage: OpenAIUsage | undefined,
+  logprobs: OpenAILogprobs = null,
+): object {
   const choice =
     endpoint === 'chat'
-      ? { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: finishReason }
-      : { index: 0, text, logprobs: null, finish_reason: finishReason };
+      ? { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs, finish_reason: finishReason }
+      : { index: 0, text, logprobs, finish_reason: finishReason };
   return {
     id: identity.id,
     object: endpoint === 'chat' ? 'chat.completion' : 'text_completion',
@@ -51,6 +61,7 @@ export interface ChunkContent {
   /** The first chat chunk names the role, as OpenAI's does. */
   withRole?: boolean;
   finishReason?: FinishReason | null;
+  logprobs?: OpenAILogprobs;
 }
 
 /**
@@ -64,9 +75,9 @@ export function buildChunk(endpoint: Endpoint, identity: AnswerIdentity, content
     const delta: Record<string, string> = {};
     if (content.withRole) delta.role = 'assistant';
     if (content.text !== undefined) delta.content = content.text;
-    choice = { index: 0, delta, logprobs: null, finish_reason: finishReason };
+    choice = { index: 0, delta, logprobs: content.logprobs ?? null, finish_reason: finishReason };
   } else {
-    choice = { index: 0, text: content.text ?? '', logprobs: null, finish_reason: finishReason };
+    choice = { index: 0, text: content.text ?? '', logprobs: content.logprobs ?? null, finish_reason: finishReason };
   }
   return {
     id: identity.id,

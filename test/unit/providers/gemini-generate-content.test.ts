@@ -33,6 +33,12 @@ describe('buildGenerateContentBody', () => {
     });
   });
 
+  it('asks for log probabilities only when the client does, and refuses top_logprobs without logprobs', () => {
+    expect(buildGenerateContentBody(chatCall({ model: 'g', messages: [{ role: 'user', content: 'x' }], logprobs: false }), 'google')).not.toHaveProperty('generationConfig');
+    expect(buildGenerateContentBody(chatCall({ model: 'g', messages: [{ role: 'user', content: 'x' }], logprobs: true, top_logprobs: 3 }), 'google').generationConfig).toEqual({ responseLogprobs: true, logprobs: 3 });
+    expect(() => buildGenerateContentBody(chatCall({ model: 'g', messages: [{ role: 'user', content: 'x' }], top_logprobs: 3 }), 'google')).toThrow(/'top_logprobs'/);
+  });
+
   it('refuses a seed beyond int32 and the user field', () => {
     expect(() => buildGenerateContentBody(completionCall({ model: 'g', prompt: 'p', seed: 2 ** 31 }), 'google')).toThrow(/'seed'/);
     expect(() => buildGenerateContentBody(completionCall({ model: 'g', prompt: 'p', user: 'u' }), 'google')).toThrow(/'user'/);
