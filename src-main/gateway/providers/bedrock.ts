@@ -266,7 +266,8 @@ function createStreamTranslator(call: ProviderCall): StreamTranslator {
       const messageType = event.headers[':message-type'];
       if (messageType === 'exception') {
         const exceptionType = String(event.headers[':exception-type'] ?? 'exception');
-        const message = asString(payloadJson(event.payload).message) ?? asString(payloadJson(event.payload).Message) ?? `Bedrock stream failed (${exceptionType})`;
+        const details = payloadJson(event.payload);
+        const message = asString(details.message) ?? asString(details.Message) ?? `Bedrock stream failed (${exceptionType})`;
         throw new ProviderStreamError(message, EXCEPTION_TYPES[exceptionType] ?? 'api_error', exceptionType);
       }
       if (messageType === 'error') {
