@@ -122,6 +122,27 @@ describe('gatehouse keys', () => {
     expect(readdirSync(dataDir)).toEqual([]);
   });
 
+  it('on a terminal, prompts for the secret without echoing it (backspace works)', async () => {
+    const terminal = Object.assign(new PassThrough(), { isTTY: true, rawModes: [] as boolean[], setRawMode(mode: boolean) {
+      terminal.rawModes.push(mode);
+      return terminal;
+    } });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let shown = '';
+    stderr.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+    let printed = '';
+    stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const running = runKeysCommand(['keys', 'add', '--name', 'typed', '--provider', 'openai', '--data-dir', dataDir], { stdin: terminal, stdout, stderr, env: { GATEHOUSE_MASTER_KEY: masterKey } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    terminal.write('sk-typed-secretX\u007f\r');
+    expect(await running).toBe(0);
+    expect(shown).toContain('API key: ');
+    expect(shown).not.toContain('sk-typed');
+    expect(terminal.rawModes).toEqual([true, false]);
+    expect(await resolveAsServer(printed.trim())).toMatchObject({ credentials: { token: 'sk-typed-secret' } });
+  });
+
   it('unknown commands and flags print the usage', async () => {
     expect((await run(['keys', 'frobnicate'])).code).toBe(2);
     expect((await run(['keys', 'list', '--bogus'])).code).toBe(2);
