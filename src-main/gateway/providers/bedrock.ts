@@ -113,7 +113,8 @@ export function converseRequest(call: ProviderCall): Record<string, unknown> {
   if (stop?.length) inferenceConfig.stopSequences = stop;
   if (Object.keys(inferenceConfig).length) request.inferenceConfig = inferenceConfig;
 
-  // Model-specific parameters travel in additionalModelRequestFields (Claude, Mistral and Llama take top_k).
+  // Model-specific parameters travel in additionalModelRequestFields (Claude and Mistral take top_k; other
+  // models answer with their own ValidationException, which is relayed).
   const topK = (body as Record<string, unknown>).top_k;
   if (topK != null) {
     if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0) throw invalidRequest("'top_k' must be a non-negative integer", 'top_k');
