@@ -103,8 +103,18 @@ interface Row {
   response_body: string | null;
 }
 
-const LIST_COLUMNS =
-  'id, created_at, trace_id, metadata, provider, model, path, status, latency_ms, ttfb_ms, prompt_tokens, completion_tokens, stream, error, attempts';
+// Qualified: a text search joins the search index, whose columns share some of these names.
+const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts']
+  .map((column) => `request_log.${column}`)
+  .join(', ');
+
+/** The trigram index (migration 5) finds substrings this long or longer; shorter ones are scanned for. */
+const MIN_INDEXED_SEARCH_LENGTH = 3;
+
+/** An FTS5 phrase of the text: matched as one exact substring, whatever quotes or operators it holds. */
+function searchPhrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
 
 function toEntry(row: Row): LogEntry {
   return {
@@ -178,6 +188,8 @@ export class RequestLog {
     const batch = this.queue;
     this.queue = [];
     const keepBodies = this.storeBodies();
+    // Entries for the listeners (the admin event stream) are built only when someone listens.
+    const isHeard = this.listeners.size > 0;
     const written: LogEntry[] = [];
     this.db.transaction(() => {
       for (const input of batch) {
@@ -209,7 +221,7 @@ export class RequestLog {
           response_body: keepBodies ? cut(input.responseBody, this.maxStoredBodyChars) : null,
         };
         const result = this.insert.run(row);
-        written.push(toEntry({ ...row, id: Number(result.lastInsertRowid) }));
+        if (isHeard) written.push(toEntry({ ...row, id: Number(result.lastInsertRowid) }));
       }
     })();
     for (const entry of written) for (const listener of this.listeners) listener(entry);
@@ -222,30 +234,40 @@ export class RequestLog {
 
   list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    // A search long enough for the index walks the index's matches newest first and stops at a full
+    // page; the other filters are checked on each match's row.
+    const searchesIndex = query.q !== undefined && query.q.length >= MIN_INDEXED_SEARCH_LENGTH;
+    const newestFirst = searchesIndex ? 'request_log_search.rowid' : 'request_log.id';
     const where: string[] = [];
     const params: Record<string, string | number> = {};
     if (query.before) {
-      where.push('id < @before');
+      where.push(`${newestFirst} < @before`);
       params.before = Number(query.before);
     }
     if (query.provider) {
-      where.push('provider = @provider');
+      where.push('request_log.provider = @provider');
       params.provider = query.provider;
     }
     if (query.model) {
-      where.push('model = @model');
+      where.push('request_log.model = @model');
       params.model = query.model;
     }
-    if (query.status === 'error') where.push('status >= 400');
+    if (query.status === 'error') where.push('request_log.status >= 400');
     else if (typeof query.status === 'number') {
-      where.push('status = @status');
+      where.push('request_log.status = @status');
       params.status = query.status;
     }
-    if (query.q) {
-      where.push("(instr(model, @q) > 0 OR instr(trace_id, @q) > 0 OR instr(ifnull(error, ''), @q) > 0 OR instr(metadata, @q) > 0 OR instr(path, @q) > 0)");
+    if (searchesIndex) {
+      where.push('request_log_search MATCH @phrase');
+      params.phrase = searchPhrase(query.q!);
+    } else if (query.q) {
+      where.push(
+        "(instr(request_log.model, @q) > 0 OR instr(request_log.trace_id, @q) > 0 OR instr(ifnull(request_log.error, ''), @q) > 0 OR instr(request_log.metadata, @q) > 0 OR instr(request_log.path, @q) > 0)",
+      );
       params.q = query.q;
     }
-    const sql = `SELECT ${LIST_COLUMNS} FROM request_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
+    const from = searchesIndex ? 'request_log_search JOIN request_log ON request_log.id = request_log_search.rowid' : 'request_log';
+    const sql = `SELECT ${LIST_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${newestFirst} DESC LIMIT ${limit + 1}`;
     const rows = this.db.prepare(sql).all(params) as Row[];
     const items = rows.slice(0, limit).map(toEntry);
     return { items, next: rows.length > limit ? items[items.length - 1].id : null };
@@ -266,21 +288,28 @@ export class RequestLog {
   }
 
   /**
-   * Deletes every row older than `maxAgeMs` and every row beyond the newest `maxRows`, one slice per
+   * Deletes every row older than `maxAgeMs`, then every row beyond the newest `maxRows`, one slice per
    * turn of the event loop, so a request waits on one short slice at most, never on the whole purge.
    */
   async prune(maxAgeMs: number, maxRows: number, sliceRows = 2_000): Promise<number> {
     const cutoff = Date.now() - maxAgeMs;
-    // The cap is fixed once: rows written while pruning runs are never the ones it removes.
+    let removed = await this.deleteInSlices('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ? LIMIT ?)', cutoff, sliceRows);
+    if (this.closed) return removed;
+    // The cap is fixed once: rows written while the purge runs are never the ones it removes.
     const firstBeyondCap = this.db.prepare('SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?').get(maxRows) as { id: number } | undefined;
-    const deleteOld = this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < ? LIMIT ?)');
-    const deleteBeyondCap = this.db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? ORDER BY id LIMIT ?)');
+    if (firstBeyondCap) {
+      removed += await this.deleteInSlices('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? ORDER BY id LIMIT ?)', firstBeyondCap.id, sliceRows);
+    }
+    return removed;
+  }
+
+  private async deleteInSlices(sql: string, bound: number, sliceRows: number): Promise<number> {
+    const statement = this.db.prepare(sql);
     let removed = 0;
     while (!this.closed) {
-      let changes = deleteOld.run(cutoff, sliceRows).changes;
-      if (firstBeyondCap) changes += deleteBeyondCap.run(firstBeyondCap.id, sliceRows).changes;
+      const changes = statement.run(bound, sliceRows).changes;
       removed += changes;
-      if (changes === 0) break;
+      if (changes < sliceRows) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return removed;
