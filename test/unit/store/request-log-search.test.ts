@@ -1,0 +1,90 @@
+// The log's search box: any substring of model, trace id, error, metadata or path, newest first, paged,
+// combined with the other filters — through the trigram index, or a scan for very short text.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
+import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+
+function entry(overrides: Partial<LogEntryInput>): LogEntryInput {
+  return {
+    createdAt: Date.now(),
+    traceId: 'trace-0',
+    metadata: {},
+    keyId: null,
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    path: '/v1/completions',
+    status: 200,
+    latencyMs: 1,
+    ttfbMs: 1,
+    stream: false,
+    error: null,
+    attempts: 1,
+    requestHeaders: {},
+    requestBody: null,
+    responseBody: null,
+    ...overrides,
+  };
+}
+
+describe('searching the request log', () => {
+  let dataDir: string;
+  let db: SqliteDatabase;
+  let log: RequestLog;
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-log-search-'));
+    db = openDatabase(dataDir);
+    log = new RequestLog(db);
+    log.append(entry({ traceId: 'checkout-7f3a', model: 'gpt-4o-mini', metadata: { team: 'payments' } }));
+    log.append(entry({ traceId: 'search-91bc', model: 'claude-3-5-haiku', provider: 'anthropic', status: 429, error: 'Rate limit reached' }));
+    log.append(entry({ traceId: 'checkout-0d2e', model: 'llama-3.1-8b', provider: 'groq', path: '/v1/chat/completions', metadata: { team: 'say "hi"' } }));
+    log.flush();
+  });
+
+  afterEach(() => {
+    log.close();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const traceIds = (query: Parameters<RequestLog['list']>[0]) => log.list(query).items.map((item) => item.traceId);
+
+  it('finds a substring of the trace id, model, error, metadata or path, newest first', () => {
+    expect(traceIds({ q: 'checkout' })).toEqual(['checkout-0d2e', 'checkout-7f3a']);
+    expect(traceIds({ q: '7f3' })).toEqual(['checkout-7f3a']);
+    expect(traceIds({ q: '3-5-hai' })).toEqual(['search-91bc']);
+    expect(traceIds({ q: 'limit reach' })).toEqual(['search-91bc']);
+    expect(traceIds({ q: 'payments' })).toEqual(['checkout-7f3a']);
+    expect(traceIds({ q: 'chat/compl' })).toEqual(['checkout-0d2e']);
+  });
+
+  it('matches case exactly, as the substring scan did', () => {
+    expect(traceIds({ q: 'CHECKOUT' })).toEqual([]);
+  });
+
+  it('takes quotes and search operators as plain text', () => {
+    expect(traceIds({ q: 'say \\"hi' })).toEqual(['checkout-0d2e']);
+    expect(traceIds({ q: 'checkout OR search' })).toEqual([]);
+    expect(traceIds({ q: 'gpt-4o*' })).toEqual([]);
+  });
+
+  it('finds text shorter than three characters too', () => {
+    expect(traceIds({ q: '0d' })).toEqual(['checkout-0d2e']);
+  });
+
+  it('combines the search with the other filters and pages with the cursor', () => {
+    expect(traceIds({ q: 'checkout', provider: 'groq' })).toEqual(['checkout-0d2e']);
+    expect(traceIds({ q: 'search', status: 'error' })).toEqual(['search-91bc']);
+    const first = log.list({ q: 'checkout', limit: 1 });
+    expect(first.items.map((item) => item.traceId)).toEqual(['checkout-0d2e']);
+    expect(traceIds({ q: 'checkout', limit: 1, before: first.next! })).toEqual(['checkout-7f3a']);
+  });
+
+  it('forgets deleted rows (pruning deletes this way)', () => {
+    db.prepare('DELETE FROM request_log WHERE trace_id = ?').run('checkout-7f3a');
+    expect(traceIds({ q: 'checkout' })).toEqual(['checkout-0d2e']);
+  });
+});
