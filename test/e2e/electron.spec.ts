@@ -7,6 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildContentSecurityPolicy } from '../../src-main/electron/navigation-policy';
+import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -100,5 +102,54 @@ test.describe('desktop app (Electron)', () => {
     // Closing the window leaves the gateway running in the tray.
     await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.close());
     expect((await fetch(`${pageUrl.origin}/admin/api/health`, { headers: { authorization: `Bearer ${adminToken}` } })).status).toBe(200);
+  });
+});
+
+// Runs everywhere: the policy the desktop window adds must not break the UI. Chromium gets the same
+// header through a route, and every page of the UI is opened while violations are collected.
+test.describe('desktop window Content-Security-Policy (in Chromium)', () => {
+  let gatehouse: ServedGatehouse | null = null;
+
+  test.beforeAll(async () => {
+    gatehouse = await serveGatehouse();
+  });
+  test.afterAll(async () => {
+    await gatehouse?.stop();
+  });
+
+  test('lets every page of the UI load and talk to the gateway without a violation', async ({ page }) => {
+    if (!gatehouse) throw new Error('gatehouse serve did not start');
+    const origin = gatehouse.origin;
+    const policy = buildContentSecurityPolicy();
+    // Only documents carry the policy; intercepting the event stream would buffer it forever.
+    await page.route(`${origin}/**`, async (route) => {
+      if (route.request().resourceType() !== 'document') return route.fallback();
+      const response = await route.fetch();
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': policy } });
+    });
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      const text = message.text();
+      if (/Refused to|violates the following Content Security Policy/i.test(text) && !/unsafe-eval/.test(text)) violations.push(text);
+    });
+    await page.exposeFunction('reportCspViolation', (text: string) => violations.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        // A blocked eval is the policy working: zod probes `new Function` once and falls back.
+        if (event.blockedURI === 'eval') return;
+        (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber} ${event.sample}`);
+      });
+    });
+
+    const response = await page.goto(gatehouse.uiUrl);
+    expect(response?.headers()['content-security-policy']).toBe(policy);
+    await expect(page).toHaveTitle(/Gatehouse/i);
+    for (const name of ['Playground', 'Logs', 'Keys', 'Settings']) {
+      const link = page.getByRole('link', { name: new RegExp(`^${name}$`, 'i') }).or(page.getByRole('button', { name: new RegExp(`^${name}$`, 'i') }));
+      await expect(link.first()).toBeVisible();
+      await link.first().click();
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+    }
+    expect(violations).toEqual([]);
   });
 });
