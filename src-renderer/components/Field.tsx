@@ -1,11 +1,19 @@
 // A labelled form control with its hint and its error, wired up for screen readers.
 import { cloneElement, isValidElement, useId, type ReactElement, type ReactNode } from 'react';
 
+/** What the labelled control needs so its label, hint and error reach assistive technology. */
+export interface FieldControlProps {
+  id: string;
+  'aria-describedby'?: string;
+  'aria-invalid'?: boolean;
+}
+
 interface FieldProps {
   label: ReactNode;
   hint?: ReactNode;
   error?: string | null;
-  children: ReactElement<{ id?: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }>;
+  /** The control itself, or a function placing the control inside other markup. */
+  children: ReactElement<Partial<FieldControlProps>> | ((control: FieldControlProps) => ReactNode);
   trailing?: ReactNode;
   className?: string;
 }
@@ -15,9 +23,8 @@ export function Field({ label, hint, error, children, trailing, className }: Fie
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [errorId, hintId].filter(Boolean).join(' ') || undefined;
-  const control = isValidElement(children)
-    ? cloneElement(children, { id, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined })
-    : children;
+  const controlProps: FieldControlProps = { id, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined };
+  const control = typeof children === 'function' ? children(controlProps) : isValidElement(children) ? cloneElement(children, controlProps) : children;
   return (
     <div className={`field${error ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}>
       <div className="field-label-row">

@@ -42,30 +42,33 @@ function NumericParameter({ control, error }: { control: NumericControl; error?:
       }
     >
       {control.slider ? (
-        <div className="slider-row">
-          <input
-            type="range"
-            className="slider"
-            aria-hidden="true"
-            tabIndex={-1}
-            min={bound.min}
-            max={bound.max}
-            step={control.step}
-            value={sliderValue}
-            onChange={(event) => setNumber(control.name, event.target.value)}
-          />
-          <input
-            className="input input-number"
-            type="number"
-            inputMode="decimal"
-            min={bound.min}
-            max={bound.max}
-            step={control.step}
-            placeholder={bound.default !== undefined ? String(bound.default) : 'off'}
-            value={raw}
-            onChange={(event) => setNumber(control.name, event.target.value)}
-          />
-        </div>
+        (controlProps) => (
+          <div className="slider-row">
+            <input
+              type="range"
+              className="slider"
+              aria-hidden="true"
+              tabIndex={-1}
+              min={bound.min}
+              max={bound.max}
+              step={control.step}
+              value={sliderValue}
+              onChange={(event) => setNumber(control.name, event.target.value)}
+            />
+            <input
+              {...controlProps}
+              className="input input-number"
+              type="number"
+              inputMode="decimal"
+              min={bound.min}
+              max={bound.max}
+              step={control.step}
+              placeholder={bound.default !== undefined ? String(bound.default) : 'off'}
+              value={raw}
+              onChange={(event) => setNumber(control.name, event.target.value)}
+            />
+          </div>
+        )
       ) : (
         <input
           className="input input-number-wide"

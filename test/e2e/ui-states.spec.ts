@@ -1,0 +1,136 @@
+// What people see when things are empty, wrong, or need confirming — shown in place, operable by
+// keyboard — plus every page in dark mode.
+import { expect, test } from '@playwright/test';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
+import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+
+const SCREENSHOTS = 'test-results/screens';
+let gatehouse: ServedGatehouse;
+let fake: OpenAIFake;
+
+test.beforeAll(async () => {
+  fake = await startOpenAIFake();
+  gatehouse = await serveGatehouse();
+});
+
+test.afterAll(async () => {
+  await gatehouse?.stop();
+  await fake?.close();
+});
+
+test('without a token the page asks for one, and a wrong one is refused in place', async ({ page }) => {
+  await page.goto(gatehouse.origin);
+  await expect(page.getByRole('heading', { name: 'Open Gatehouse' })).toBeVisible();
+  await page.getByLabel('Admin token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('alert')).toContainText('That token was not accepted');
+  await page.screenshot({ path: `${SCREENSHOTS}/sign-in.png` });
+  await page.getByLabel('Admin token').fill(gatehouse.adminToken);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+});
+
+test('an empty log says so and points to the Playground', async ({ page }) => {
+  await page.goto(`${gatehouse.origin}/#/logs&token=${gatehouse.adminToken}`);
+  await expect(page.getByRole('heading', { name: 'No requests yet' })).toBeVisible();
+  await expect(page).toHaveURL(/#\/logs$/);
+  await page.screenshot({ path: `${SCREENSHOTS}/logs-empty.png` });
+  await page.getByRole('button', { name: 'Open the Playground' }).click();
+  await expect(page.getByRole('heading', { name: 'Playground' })).toBeVisible();
+});
+
+test('the Playground blocks out-of-range values and shows gateway errors next to the run', async ({ page }) => {
+  await page.goto(gatehouse.uiUrl);
+  await page.getByLabel('Virtual key').fill('gh-vk-this-key-does-not-exist');
+  await page.getByLabel('Model').fill('gpt-3.5-turbo-instruct');
+  await page.getByLabel('Prompt').fill('hello');
+
+  await page.getByRole('spinbutton', { name: 'Temperature' }).fill('2.5');
+  await expect(page.getByText('Temperature must be 0 to 2')).toBeVisible();
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByRole('alert')).toContainText('Temperature must be 0 to 2');
+  await page.getByRole('button', { name: 'Reset Temperature' }).click();
+
+  // The gateway's own 401 appears in place, with its status.
+  await page.getByLabel('Prompt').press('Control+Enter');
+  await expect(page.getByRole('alert')).toContainText('401');
+  await page.screenshot({ path: `${SCREENSHOTS}/playground-error.png` });
+
+  // best_of cannot stream: said before anything is sent.
+  await page.getByText('Advanced').click();
+  await page.getByRole('spinbutton', { name: 'Best of' }).fill('3');
+  await expect(page.getByText('Best of cannot be combined with streaming')).toBeVisible();
+});
+
+test('provider mode sends the provider, token and custom host, with presets for local servers', async ({ page }) => {
+  const created = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'Playground' }) });
+  const { key: gatewayKey } = (await created.json()) as { key: string };
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('radio', { name: 'Provider + token' }).click();
+  await page.getByRole('button', { name: 'Ollama' }).click();
+  await expect(page.getByLabel('Custom host')).toHaveValue('http://localhost:11434/v1');
+  await page.getByRole('button', { name: 'vLLM' }).click();
+  await expect(page.getByLabel('Custom host')).toHaveValue('http://localhost:8000/v1');
+
+  await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await page.getByLabel('Custom host').fill(fake.baseUrl);
+  await page.getByLabel('Gateway API key').fill(gatewayKey);
+  await page.getByLabel('Provider token').fill('sk-direct-token');
+  await page.getByRole('radio', { name: 'Chat' }).click();
+  await page.getByLabel('Model').fill('gpt-4o-mini');
+  await page.getByLabel('Prompt').fill('Hi there');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('Hello from the fake');
+  const received = fake.requests.at(-1);
+  expect(received?.url).toBe('/v1/chat/completions');
+  expect(received?.headers.authorization).toBe('Bearer sk-direct-token');
+  await page.getByRole('tab', { name: 'Python' }).click();
+  await expect(page.getByLabel('Python snippet', { exact: true })).toContainText('"x-gateway-provider": "openai"');
+  await page.screenshot({ path: `${SCREENSHOTS}/playground-chat.png`, fullPage: true });
+});
+
+test('keys are renamed, and revoked only after confirming', async ({ page }) => {
+  await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Old name', provider: 'openai', secret: 'sk-x', customHost: fake.baseUrl }) });
+  await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'CI runner' }) });
+  await page.goto(`${gatehouse.origin}/#/keys&token=${gatehouse.adminToken}`);
+
+  // A name is required: the form says so next to the field.
+  await page.getByRole('button', { name: 'New virtual key' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('dialog').getByText('Give the key a name')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Rename Old name' }).click();
+  await page.getByLabel('New name for Old name').fill('New name');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('New name');
+
+  await page.getByRole('button', { name: 'Revoke CI runner' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Revoke “CI runner”?' });
+  await expect(confirm).toBeVisible();
+  await page.screenshot({ path: `${SCREENSHOTS}/keys-revoke.png` });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByRole('list', { name: 'Gateway API keys' })).toContainText('CI runner');
+  await page.getByRole('button', { name: 'Revoke CI runner' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await expect(page.getByText('CI runner')).toHaveCount(0);
+  const remaining = (await (await gatehouse.admin('/gateway-keys')).json()) as { items: Array<{ name: string }> };
+  expect(remaining.items.map((key) => key.name)).not.toContain('CI runner');
+});
+
+test.describe('dark mode', () => {
+  test.use({ colorScheme: 'dark' });
+
+  test('every page renders in dark mode', async ({ page }) => {
+    await page.goto(gatehouse.uiUrl);
+    await page.getByLabel('Model').fill('gpt-4o-mini');
+    await page.screenshot({ path: `${SCREENSHOTS}/dark-playground.png` });
+    for (const name of ['Logs', 'Keys', 'Settings'] as const) {
+      await page.getByRole('link', { name }).click();
+      await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      await page.screenshot({ path: `${SCREENSHOTS}/dark-${name.toLowerCase()}.png` });
+    }
+  });
+});
