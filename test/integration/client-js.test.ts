@@ -220,6 +220,15 @@ describe('@gatehouse/client settings without a gateway', () => {
     expect(sent[0].get('authorization')).toBeNull();
   });
 
+  it('withOptions keeps the SDK options and refuses options that would bypass the gateway', () => {
+    const base = new Gatehouse({ gatewayApiKey: 'gw', baseURL: 'http://127.0.0.1:9/v1', timeout: 1234, maxRetries: 0 });
+    const derived = base.withOptions({ traceId: 't' });
+    expect(derived.baseURL).toBe('http://127.0.0.1:9/v1');
+    expect(derived.timeout).toBe(1234);
+    expect(derived.maxRetries).toBe(0);
+    expect(() => base.withOptions({ adminAPIKey: 'sk-admin' })).toThrow(/withOptions takes Gatehouse options/);
+  });
+
   it('defaults to the local gateway address and reads GATEWAY_API_KEY', () => {
     const saved = process.env.GATEWAY_API_KEY;
     process.env.GATEWAY_API_KEY = 'from-env';
