@@ -32,7 +32,7 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
     let output = '';
     child.stdout.on('data', (data: Buffer) => (output += data.toString('utf8')));
     child.stderr.on('data', (data: Buffer) => (output += data.toString('utf8')));
-    child.on('error', reject);
+    child.on('error', (error) => reject(new Error(`could not run ${command} (Python 3.9+ is needed for this test): ${error.message}`)));
     child.on('close', (code) => resolve({ code, output }));
   });
 }
