@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { openDatabase } from './store/database.js';
+import { DATABASE_FILE, DatabaseOpenError, isSqliteDamage, openDatabase } from './store/database.js';
 import { RequestLog } from './store/request-log.js';
 import { SettingsStore } from './store/settings.js';
 import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
@@ -192,6 +192,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       } catch {
         // Already failing; the first error is the one to report.
       }
+    }
+    // Damage found past the first reads (in the key tables, say) gets the same clear words as at open.
+    if (isSqliteDamage(error)) {
+      throw new DatabaseOpenError(`${join(dataDir, DATABASE_FILE)} is damaged (${(error as Error).message}). It was left untouched; move it away, or restore a backup, to start afresh.`);
     }
     throw error;
   }
