@@ -100,10 +100,12 @@ export function PlaygroundPage() {
           <ConnectionCard errors={errors} />
 
           <section className="card">
-            <h2 id="prompt-heading" className="card-title">
-              {mode === 'chat' ? 'Conversation' : 'Prompt'}
-            </h2>
-            {mode === 'chat' && <ConversationEditor />}
+            {mode === 'chat' && (
+              <>
+                <h2 className="card-title">Conversation</h2>
+                <ConversationEditor />
+              </>
+            )}
             <Field label="Prompt" hint={mode === 'chat' ? 'Sent as the next user message. Ctrl+Enter runs.' : 'Ctrl+Enter runs.'} error={errors.prompt ?? errors.messages}>
               <textarea
                 className="input prompt-input"

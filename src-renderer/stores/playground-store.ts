@@ -200,7 +200,7 @@ export const usePlaygroundStore = create<PlaygroundState>()((set, get) => ({
     const finishReasons: Array<string | null> = [];
     let stats: RunStats = { status: null, firstTokenMs: null, latencyMs: null, usage: null, finishReasons, traceId: null, eventCount: 0 };
     const raw: RawExchange = {
-      request: { method: 'POST', url: `${window.location.origin}${endpoint}`, headers: maskHeaders(headers), body: stringifyJson(body, 2) },
+      request: { method: 'POST', url: `${globalThis.location?.origin ?? ''}${endpoint}`, headers: maskHeaders(headers), body: stringifyJson(body, 2) },
       response: { status: null, headers: {}, body: '' },
     };
     set({ phase: 'running', outputs: [], stats, error: null, raw });

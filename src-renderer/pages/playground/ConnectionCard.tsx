@@ -54,7 +54,7 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
           />
         </Field>
       ) : (
-        <div className="form-grid">
+        <div className="form-grid form-grid-2">
           <Field label="Provider" error={errors.provider}>
             <select className="input" value={provider} onChange={(event) => update({ provider: event.target.value })}>
               {providerOptions.map((option) => (
@@ -63,12 +63,6 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
                 </option>
               ))}
             </select>
-          </Field>
-          <Field label="Gateway API key" hint="Required when no virtual key is sent." error={errors.gatewayApiKey}>
-            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={gatewayApiKey} onChange={(event) => update({ gatewayApiKey: event.target.value })} />
-          </Field>
-          <Field label="Provider token" hint="Sent as Authorization: Bearer. Local servers usually need none.">
-            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={providerToken} onChange={(event) => update({ providerToken: event.target.value })} />
           </Field>
           <Field label="Custom host" hint={defaultBaseUrl ? `Empty uses ${defaultBaseUrl}` : 'Empty uses the provider’s own address'}>
             <input
@@ -79,6 +73,12 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
               value={customHost}
               onChange={(event) => update({ customHost: event.target.value })}
             />
+          </Field>
+          <Field label="Gateway API key" hint="Required when no virtual key is sent." error={errors.gatewayApiKey}>
+            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={gatewayApiKey} onChange={(event) => update({ gatewayApiKey: event.target.value })} />
+          </Field>
+          <Field label="Provider token" hint="Sent as Authorization: Bearer. Local servers usually need none.">
+            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={providerToken} onChange={(event) => update({ providerToken: event.target.value })} />
           </Field>
           <div className="preset-row full-width" role="group" aria-label="Local server presets">
             <span className="preset-label">Local servers</span>

@@ -3,7 +3,13 @@ import { formatCount, formatDuration } from '../../components/format';
 import { ErrorNotice } from '../../components/StatusViews';
 import { StatusBadge } from '../../components/StatusBadge';
 import { CopyButton } from '../../components/CopyButton';
-import { usePlaygroundStore } from '../../stores/playground-store';
+import { usePlaygroundStore, type RunPhase } from '../../stores/playground-store';
+
+function placeholderFor(phase: RunPhase): string {
+  if (phase === 'running') return 'Waiting for the first token…';
+  if (phase === 'idle') return 'Run a prompt to see the completion here, token by token when streaming.';
+  return 'No output.';
+}
 
 export function OutputPanel() {
   const phase = usePlaygroundStore((state) => state.phase);
@@ -35,7 +41,7 @@ export function OutputPanel() {
       </div>
 
       <div role="region" aria-label="Output" aria-busy={isRunning} className={`output${isRunning ? ' output-running' : ''}`}>
-        {choices.map((text, index) => (
+        {outputs.some(Boolean) && choices.map((text, index) => (
           <div key={index} className="output-choice">
             {choices.length > 1 && <div className="output-choice-label">Choice {index + 1}</div>}
             <pre className="output-text">
@@ -44,7 +50,7 @@ export function OutputPanel() {
             </pre>
           </div>
         ))}
-        {phase === 'idle' && !outputs.length && <p className="output-placeholder">Run a prompt to see the completion here, token by token when streaming.</p>}
+        {!outputs.some(Boolean) && <p className="output-placeholder">{placeholderFor(phase)}</p>}
       </div>
 
       {error && <ErrorNotice title={error.status ? `Request failed (${error.status})` : 'Cannot run yet'} message={error.message} />}
