@@ -109,7 +109,9 @@ describe('fault 1: a provider that resets the connection', () => {
 
   it('a reset before any answer gives 502 with a clear reason', async () => {
     await freshFake();
-    fake.enqueue((_request, res) => res.socket?.destroy());
+    fake.enqueue((_request, res) => {
+      res.socket?.destroy();
+    });
     const response = await post({ model: 'm', prompt: 'x' });
     expect(response.status).toBe(502);
     const body = await response.json();
@@ -291,7 +293,9 @@ describe('fault 4: retries', () => {
 
   it('retries a connection reset before any answer, and logs the error of that attempt', async () => {
     await freshFake();
-    fake.enqueue((_request, res) => res.socket?.destroy());
+    fake.enqueue((_request, res) => {
+      res.socket?.destroy();
+    });
     const response = await post({ model: 'm', prompt: 'x' }, { 'x-gateway-retry-count': '1', 'x-gateway-trace-id': 'retry-reset' });
     expect(response.status).toBe(200);
     const entry = await logEntry('retry-reset');
