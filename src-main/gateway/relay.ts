@@ -212,6 +212,8 @@ export async function relayTranslated(
   const capture = new BodyCapture();
   let ttfbMs: number | null = null;
   let usage: UsageLike | null = null;
+  // What the translators counted, for the log when the client asked for no usage chunk.
+  let reportedUsage: UsageLike | null = null;
   const fanOut = calls.length > 1;
   const emit = async (chunk: object, index: number) => {
     const typed = chunk as ChunkLike;
@@ -240,6 +242,8 @@ export async function relayTranslated(
           else if (fanOut) finalChunks.push(chunk);
           else await emit(chunk, index);
         }
+        const reported = translator.usage?.();
+        if (reported) reportedUsage = addUsage(reportedUsage, reported);
       }),
     );
     for (const chunk of finalChunks) await emit(chunk, 0);
@@ -261,5 +265,5 @@ export async function relayTranslated(
   }
   capture.add(SSE_DONE);
   res.end(SSE_DONE);
-  return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: usageFigures(usage) };
+  return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: usageFigures(usage ?? reportedUsage) };
 }

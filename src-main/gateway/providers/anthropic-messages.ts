@@ -194,6 +194,7 @@ export function createMessagesStreamTranslator(call: ProviderCall): StreamTransl
       if (!stopped) throw new ProviderStreamError('The provider stream ended before message_stop', 'api_error', 'stream_incomplete');
       return [];
     },
+    usage: () => (stopped ? toOpenAIUsage(usage) : undefined),
   };
 }
 

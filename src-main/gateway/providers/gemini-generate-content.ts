@@ -219,7 +219,7 @@ function streamError(error: Record<string, unknown>): ProviderStreamError {
 export function createGenerateContentStreamTranslator(call: ProviderCall): StreamTranslator {
   const withUsage = includeUsage(call);
   let identity: AnswerIdentity | undefined;
-  let usage: OpenAIUsage = usageOf(0, 0);
+  let usage: OpenAIUsage | undefined;
   let roleSent = false;
   let finished = false;
   /** Where the next token starts in the whole answer, for a completion's `text_offset`. */
@@ -263,8 +263,9 @@ export function createGenerateContentStreamTranslator(call: ProviderCall): Strea
     },
     onEnd(): object[] {
       if (!finished) throw new ProviderStreamError('The provider stream ended before a finishReason', 'api_error', 'stream_incomplete');
-      return withUsage ? [buildUsageChunk(call.endpoint, identity ?? identityOf({}, call), usage)] : [];
+      return withUsage ? [buildUsageChunk(call.endpoint, identity ?? identityOf({}, call), usage ?? usageOf(0, 0))] : [];
     },
+    usage: () => usage,
   };
 }
 

@@ -46,6 +46,8 @@ export interface StreamTranslator {
   onEvent(event: UpstreamEvent): object[];
   /** Chunks to send once the upstream stream ended (e.g. the usage chunk), before `data: [DONE]`. */
   onEnd(): object[];
+  /** The usage the provider reported, for the request log even when the client asked for no usage chunk. */
+  usage?(): { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
 }
 
 /** An error the provider reported inside a stream that had already started. */
