@@ -1,9 +1,13 @@
 // How the desktop app protects the store's data key. The OS keychain through Electron's safeStorage
 // (Keychain on macOS, DPAPI on Windows, libsecret/KWallet on Linux) when there is a real one; an
-// explicit GATEHOUSE_MASTER_KEY wins, as it does for `gatehouse serve`; without a keychain, the
-// same key file `serve` uses, so both can open the data dir, with a warning the UI shows.
+// explicit GATEHOUSE_MASTER_KEY wins, as it does for `gatehouse serve`; without a keychain, the key
+// file `serve` uses, with a warning the UI shows. (A data dir that `serve` set up with the key file
+// moves to the keychain on the first desktop start: startGatehouse passes the store the key file as
+// a previous protector, see headlessProtectionUpgrade in store/keys.ts.)
 // safeStorage is passed in rather than imported: no runtime electron import, so Vitest can test it.
-import { MASTER_KEY_ENV, keyFileProtector, masterKeyProtector, type KeyProtector } from '../store/key-protection';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { KEY_FILE_NAME, MASTER_KEY_ENV, keyFileProtector, masterKeyProtector, type KeyProtector } from '../store/key-protection';
 
 /** The part of Electron's safeStorage this uses; the async calls are absent before Electron 45. */
 export interface SafeStorageLike {
@@ -19,12 +23,36 @@ export interface SafeStorageLike {
 /** Recorded with the wrapped key in the database; the store names it in its errors. */
 export const OS_KEYCHAIN_MODE = 'os-keychain';
 
-export function noKeychainWarning(reason: 'basic_text' | 'unavailable', keyFileWarning: string): string {
+export function noKeychainWarning(reason: 'basic_text' | 'unavailable', keyFile: string): string {
   const why =
     reason === 'basic_text'
       ? 'No system keyring is available to Gatehouse (Electron reports the "basic_text" password store), so the OS keychain cannot protect your provider secrets. '
       : 'The OS keychain cannot be used by Gatehouse right now. ';
-  return `${why}${keyFileWarning} On Linux, install and unlock a keyring (GNOME Keyring or KWallet) and restart Gatehouse.`;
+  return (
+    `${why}They are encrypted with a key kept in ${keyFile} instead: anyone who can read your data folder can decrypt them. ` +
+    'On Linux, install and unlock a keyring (GNOME Keyring or KWallet) and restart Gatehouse, or set GATEHOUSE_MASTER_KEY.'
+  );
+}
+
+/**
+ * The store's key file protector, created only when a data key is first wrapped: if the store turns
+ * out to be protected another way (say the keychain, on a day the keyring is locked), the store
+ * refuses before any unwrap and no stray key file is left to confuse the next start.
+ */
+function lazyKeyFileProtector(dataDir: string, warning: string): KeyProtector {
+  const keyFile = join(dataDir, KEY_FILE_NAME);
+  let protector: KeyProtector | null = null;
+  const open = (): KeyProtector => (protector ??= keyFileProtector(dataDir));
+  return {
+    mode: 'key-file',
+    isProtected: false,
+    warning,
+    wrap: (dataKey) => open().wrap(dataKey),
+    unwrap: async (wrapped) => {
+      if (!protector && !existsSync(keyFile)) throw new Error(`The key file ${keyFile} is missing, so the stored secrets cannot be opened.`);
+      return open().unwrap(wrapped);
+    },
+  };
 }
 
 async function isEncryptionAvailable(safeStorage: SafeStorageLike): Promise<boolean> {
@@ -67,19 +95,10 @@ export async function chooseDesktopKeyProtector(safeStorage: SafeStorageLike, op
   const masterKey = options.env[MASTER_KEY_ENV];
   if (masterKey !== undefined && masterKey.trim() !== '') return masterKeyProtector(masterKey);
 
+  const keyFile = join(options.dataDir, KEY_FILE_NAME);
   const isAvailable = await isEncryptionAvailable(safeStorage);
   const backend = options.platform === 'linux' && safeStorage.getSelectedStorageBackend ? safeStorage.getSelectedStorageBackend() : null;
   const hasRealKeychain = isAvailable && backend !== 'basic_text' && backend !== 'unknown';
   if (hasRealKeychain) return safeStorageProtector(safeStorage);
-
-  const keyFile = keyFileProtector(options.dataDir);
-  const warning = noKeychainWarning(isAvailable ? 'basic_text' : 'unavailable', keyFile.warning ?? '');
-  // Delegating (not spreading): the key file protector's methods live on its prototype.
-  return {
-    mode: keyFile.mode,
-    isProtected: false,
-    warning,
-    wrap: (dataKey) => keyFile.wrap(dataKey),
-    unwrap: (wrapped) => keyFile.unwrap(wrapped),
-  };
+  return lazyKeyFileProtector(options.dataDir, noKeychainWarning(isAvailable ? 'basic_text' : 'unavailable', keyFile));
 }

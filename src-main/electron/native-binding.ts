@@ -32,5 +32,9 @@ export function describeStartupError(error: unknown): string {
       `Details: ${message}`,
     ].join('\n');
   }
+  // The store was locked with the keychain and this session has none (say a keyring not unlocked yet).
+  if (error instanceof Error && error.name === 'KeyStoreLockedError' && /OS keychain/.test(message)) {
+    return `${message}\nIf your system keyring (GNOME Keyring, KWallet) is locked or not running, unlock it and start Gatehouse again.`;
+  }
   return message;
 }

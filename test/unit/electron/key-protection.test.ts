@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,10 +71,20 @@ describe('key protection in the desktop app', () => {
     expect(protector.mode).toBe('key-file');
     expect(protector.warning).toMatch(/basic_text/);
     expect(protector.warning).toMatch(/keyring/);
+    // The key file appears only when a data key is first wrapped.
+    expect(existsSync(join(dataDir, 'master.key'))).toBe(false);
     const dataKey = randomBytes(32);
     expect(await protector.unwrap(await protector.wrap(dataKey))).toEqual(dataKey);
+    expect(existsSync(join(dataDir, 'master.key'))).toBe(true);
     // The fixed-key store is never used for secrets.
     expect(calls.asyncEncrypt + calls.syncEncrypt).toBe(0);
+  });
+
+  it('leaves no key file behind when asked to open a store it cannot (a keychain store, keyring locked)', async () => {
+    const { storage } = fakeSafeStorage({ backend: 'basic_text' });
+    const protector = await chooseDesktopKeyProtector(storage, { platform: 'linux', dataDir, env: {} });
+    await expect(protector.unwrap(randomBytes(64))).rejects.toThrow(/missing/);
+    expect(existsSync(join(dataDir, 'master.key'))).toBe(false);
   });
 
   it('does not ask for a Linux backend on macOS and Windows', async () => {

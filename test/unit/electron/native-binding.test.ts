@@ -30,4 +30,9 @@ describe('the SQLite binding the desktop app loads', () => {
     expect(message).toContain('npx gatehouse serve');
     expect(describeStartupError(new Error('disk full'))).toBe('disk full');
   });
+
+  it('suggests unlocking the keyring when the store is locked by the OS keychain', () => {
+    const locked = Object.assign(new Error("The stored secrets are protected by the desktop app's OS keychain, but this process uses the key file."), { name: 'KeyStoreLockedError' });
+    expect(describeStartupError(locked)).toMatch(/unlock it and start Gatehouse again/);
+  });
 });
