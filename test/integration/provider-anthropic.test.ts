@@ -129,6 +129,20 @@ describe('anthropic: /v1/completions through Messages', () => {
     for (const request of fake.requests) expect(request.json).not.toHaveProperty('n');
   });
 
+  it('streams n=2 as two Messages streams on choices 0 and 1, with one summed usage chunk', async () => {
+    const res = await post('completions', { model: MODEL, prompt: 'Both', n: 2, stream: true, stream_options: { include_usage: true } });
+    const stream = readDataLines(await res.text());
+    expect(fake.requests).toHaveLength(2);
+    const textOf = (index: number) =>
+      stream.chunks.flatMap((chunk) => (chunk.choices as { index: number; text: string }[]).filter((choice) => choice.index === index).map((choice) => choice.text)).join('');
+    expect(textOf(0)).toBe('Claude heard: Both');
+    expect(textOf(1)).toBe('Claude heard: Both');
+    const usageChunks = stream.chunks.filter((chunk) => (chunk.choices as unknown[]).length === 0);
+    expect(usageChunks).toHaveLength(1);
+    expect(usageChunks[0].usage).toMatchObject({ prompt_tokens: 36, completion_tokens: 8, total_tokens: 44 });
+    expect(stream.done).toBe(true);
+  });
+
   it.each([
     [{ logprobs: 2 }, 'logprobs'],
     [{ best_of: 3 }, 'best_of'],
