@@ -44,7 +44,7 @@ function settingError(name: EditableSetting, text: string): string | null {
   return `${NUMERIC_SETTING_LABELS[name]} must be a whole number in range${range}`;
 }
 
-function KeyProtectionCard({ settings }: { settings: Settings }) {
+export function KeyProtectionCard({ settings }: { settings: Settings }) {
   const { keyProtection } = settings;
   return (
     <section className={`card protection ${keyProtection.protected ? 'protection-ok' : 'protection-warn'}`} aria-labelledby="protection-heading">

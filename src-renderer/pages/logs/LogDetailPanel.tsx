@@ -71,7 +71,7 @@ function ResponseView({ detail }: { detail: LogDetail }) {
           {assembled.choices.length === 0 && <p className="muted small">The stream carried no text.</p>}
           {assembled.choices.map((text, index) => (
             <div key={index} className="assembled">
-              {assembled.choices.length > 1 && <div className="output-choice-label">Choice {index + 1}</div>}
+              {assembled.choices.length > 1 && <div className="output-choice-label">{`Choice ${index + 1}`}</div>}
               <pre className="output-text">{text}</pre>
               {assembled.finishReasons[index] && <p className="muted small">finish reason: {assembled.finishReasons[index]}</p>}
             </div>

@@ -3,7 +3,8 @@ import { formatCount, formatDuration } from '../../components/format';
 import { ErrorNotice } from '../../components/StatusViews';
 import { StatusBadge } from '../../components/StatusBadge';
 import { CopyButton } from '../../components/CopyButton';
-import { usePlaygroundStore, type RunPhase } from '../../stores/playground-store';
+import type { PlaygroundMode } from '../../playground/parameters';
+import { usePlaygroundStore, type RunError, type RunPhase, type RunStats } from '../../stores/playground-store';
 
 function placeholderFor(phase: RunPhase): string {
   if (phase === 'running') return 'Waiting for the first token…';
@@ -18,6 +19,19 @@ export function OutputPanel() {
   const error = usePlaygroundStore((state) => state.error);
   const mode = usePlaygroundStore((state) => state.mode);
   const keepReply = usePlaygroundStore((state) => state.keepReplyInConversation);
+  return <OutputView phase={phase} outputs={outputs} stats={stats} error={error} mode={mode} onKeepReply={keepReply} />;
+}
+
+interface OutputViewProps {
+  phase: RunPhase;
+  outputs: string[];
+  stats: RunStats | null;
+  error: RunError | null;
+  mode: PlaygroundMode;
+  onKeepReply(): void;
+}
+
+export function OutputView({ phase, outputs, stats, error, mode, onKeepReply }: OutputViewProps) {
   const isRunning = phase === 'running';
   const choices = outputs.length ? outputs : [''];
   const usage = stats?.usage;
@@ -32,7 +46,7 @@ export function OutputPanel() {
         </h2>
         <div className="card-actions">
           {mode === 'chat' && phase === 'done' && outputs[0] && (
-            <button type="button" className="button button-secondary button-small" onClick={keepReply}>
+            <button type="button" className="button button-secondary button-small" onClick={onKeepReply}>
               Add reply to conversation
             </button>
           )}
@@ -43,7 +57,7 @@ export function OutputPanel() {
       <div role="region" aria-label="Output" aria-busy={isRunning} className={`output${isRunning ? ' output-running' : ''}`}>
         {outputs.some(Boolean) && choices.map((text, index) => (
           <div key={index} className="output-choice">
-            {choices.length > 1 && <div className="output-choice-label">Choice {index + 1}</div>}
+            {choices.length > 1 && <div className="output-choice-label">{`Choice ${index + 1}`}</div>}
             <pre className="output-text">
               {text}
               {isRunning && <span className="caret" aria-hidden="true" />}

@@ -1,0 +1,216 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AdminClient } from '../../../src-renderer/api/admin-client';
+import type { LogEntry } from '../../../src-renderer/api/types';
+import { buildNewVirtualKey, buildRotation, credentialFields } from '../../../src-renderer/keys/provider-form';
+import { matchesFilters, resetLogsStoreForTests, useLogsStore, EMPTY_FILTERS } from '../../../src-renderer/stores/logs-store';
+import { usePlaygroundStore } from '../../../src-renderer/stores/playground-store';
+import { useSessionStore } from '../../../src-renderer/stores/session-store';
+
+function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
+  return {
+    id,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    traceId: `trace-${id}`,
+    metadata: { team: 'search' },
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    path: '/v1/completions',
+    status: 200,
+    latencyMs: 120,
+    ttfbMs: 40,
+    promptTokens: 5,
+    completionTokens: 3,
+    stream: false,
+    error: null,
+    attempts: 1,
+    ...patch,
+  };
+}
+
+function jsonResponse(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+describe('log filters applied to live entries', () => {
+  it('match provider exactly, model and text loosely, and status by code or "error"', () => {
+    const failed = entry('1', { status: 429, error: 'slow down', provider: 'groq', model: 'llama-3.1-8b' });
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'groq' })).toBe(true);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'openai' })).toBe(false);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, model: 'LLAMA' })).toBe(true);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, status: 'error' })).toBe(true);
+    expect(matchesFilters(entry('2'), { ...EMPTY_FILTERS, status: 'error' })).toBe(false);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, status: '429' })).toBe(true);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, q: 'slow' })).toBe(true);
+    expect(matchesFilters(entry('3'), { ...EMPTY_FILTERS, q: 'search' })).toBe(true);
+    expect(matchesFilters(entry('3'), { ...EMPTY_FILTERS, q: 'nothing-like-this' })).toBe(false);
+  });
+});
+
+describe('the logs store', () => {
+  let requests: string[];
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    resetLogsStoreForTests();
+    requests = [];
+    const fetchImpl: typeof fetch = async (input) => {
+      const url = String(input);
+      requests.push(url);
+      if (url.startsWith('/admin/api/logs?')) {
+        const before = new URLSearchParams(url.split('?')[1]).get('before');
+        return before ? jsonResponse({ items: [entry('1')], next: null }) : jsonResponse({ items: [entry('3'), entry('2')], next: '2' });
+      }
+      if (url === '/admin/api/logs/2') return jsonResponse({ ...entry('2'), keyId: null, requestHeaders: {}, requestBody: null, responseBody: null });
+      return jsonResponse({ error: { message: 'No log entry 9', type: 'not_found_error' } }, 404);
+    };
+    useSessionStore.setState({ client: new AdminClient('admin-token', fetchImpl), connection: 'connected' });
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('loads newest first, pages on with the cursor, and sends the filters as query parameters', async () => {
+    await useLogsStore.getState().load();
+    expect(useLogsStore.getState().rows.map((row) => row.id)).toEqual(['3', '2']);
+    await useLogsStore.getState().loadMore();
+    expect(useLogsStore.getState().rows.map((row) => row.id)).toEqual(['3', '2', '1']);
+    expect(requests[1]).toContain('before=2');
+    useLogsStore.getState().setFilters({ provider: 'groq', status: 'error' });
+    await vi.waitFor(() => expect(requests.at(-1)).toContain('provider=groq'));
+    expect(requests.at(-1)).toContain('status=error');
+  });
+
+  it('puts live entries on top in one batch, newest first, without duplicates or filtered-out rows', async () => {
+    await useLogsStore.getState().load();
+    const { receiveLive } = useLogsStore.getState();
+    receiveLive(entry('4'));
+    receiveLive(entry('5'));
+    receiveLive(entry('3'));
+    receiveLive(entry('6', { provider: 'anthropic' }));
+    expect(useLogsStore.getState().rows).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(useLogsStore.getState().rows.map((row) => row.id)).toEqual(['6', '5', '4', '3', '2']);
+
+    useLogsStore.setState({ filters: { ...EMPTY_FILTERS, provider: 'openai' } });
+    receiveLive(entry('7', { provider: 'anthropic' }));
+    await vi.advanceTimersByTimeAsync(200);
+    expect(useLogsStore.getState().rows[0].id).toBe('6');
+  });
+
+  it('opens an entry’s detail, and says so in place when it is gone', async () => {
+    await useLogsStore.getState().select('2');
+    expect(useLogsStore.getState().detail?.id).toBe('2');
+    await useLogsStore.getState().select('9');
+    expect(useLogsStore.getState().detailStatus).toBe('error');
+    expect(useLogsStore.getState().detailError).toMatch(/no longer in the log/);
+  });
+});
+
+function sseResponse(events: string[]): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const event of events) controller.enqueue(encoder.encode(`data: ${event}\n\n`));
+      controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-gateway-trace-id': 'trace-1' } });
+}
+
+describe('the Playground store', () => {
+  const initial = usePlaygroundStore.getState();
+  beforeEach(() => usePlaygroundStore.setState(initial, true));
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('does not send anything until a key and a model are given', async () => {
+    const fetchSpy = vi.fn();
+    vi.stubGlobal('fetch', fetchSpy);
+    await usePlaygroundStore.getState().run();
+    expect(fetchSpy).not.toHaveBeenCalled();
+    expect(usePlaygroundStore.getState().error?.param).toBe('virtualKey');
+  });
+
+  it('streams tokens into the output and records usage, finish reason and trace id', async () => {
+    let sentHeaders: Record<string, string> = {};
+    let sentBody = '';
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      sentHeaders = init.headers as Record<string, string>;
+      sentBody = String(init.body);
+      return sseResponse([
+        '{"choices":[{"index":0,"text":"Hel","finish_reason":null}]}',
+        '{"choices":[{"index":0,"text":"lo","finish_reason":"stop"}]}',
+        '{"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}',
+        '[DONE]',
+      ]);
+    });
+    usePlaygroundStore.getState().update({ virtualKey: 'gh-vk-test', model: 'm', prompt: 'Say hello' });
+    await usePlaygroundStore.getState().run();
+    const state = usePlaygroundStore.getState();
+    expect(sentHeaders['x-gateway-api-key']).toBe('gh-vk-test');
+    expect(JSON.parse(sentBody)).toMatchObject({ model: 'm', prompt: 'Say hello', stream: true, stream_options: { include_usage: true } });
+    expect(state.phase).toBe('done');
+    expect(state.outputs).toEqual(['Hello']);
+    expect(state.stats?.usage).toEqual({ promptTokens: 4, completionTokens: 2, totalTokens: 6 });
+    expect(state.stats?.finishReasons).toEqual(['stop']);
+    expect(state.stats?.traceId).toBe('trace-1');
+    expect(state.raw?.request.headers['x-gateway-api-key']).not.toContain('gh-vk-test');
+    expect(state.raw?.response.body).toContain('data: [DONE]');
+  });
+
+  it('shows a gateway error with the field it names', async () => {
+    vi.stubGlobal('fetch', async () => jsonResponse({ error: { message: "'temperature' must be at most 2", type: 'invalid_request_error', param: 'temperature', code: null } }, 400));
+    usePlaygroundStore.getState().update({ virtualKey: 'gh-vk-test', model: 'm', prompt: 'x' });
+    await usePlaygroundStore.getState().run();
+    expect(usePlaygroundStore.getState().error).toEqual({ message: "'temperature' must be at most 2", param: 'temperature', status: 400 });
+  });
+
+  it('stops a run when asked, keeping what arrived', async () => {
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode('data: {"choices":[{"index":0,"text":"partial"}]}\n\n'));
+          init.signal?.addEventListener('abort', () => controller.error(new DOMException('aborted', 'AbortError')));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+    });
+    usePlaygroundStore.getState().update({ virtualKey: 'gh-vk-test', model: 'm', prompt: 'x' });
+    const running = usePlaygroundStore.getState().run();
+    await vi.waitFor(() => expect(usePlaygroundStore.getState().outputs).toEqual(['partial']));
+    usePlaygroundStore.getState().stop();
+    await running;
+    expect(usePlaygroundStore.getState().phase).toBe('stopped');
+    expect(usePlaygroundStore.getState().outputs).toEqual(['partial']);
+  });
+});
+
+describe('key forms built from the provider list', () => {
+  const azure = {
+    slug: 'azure-openai',
+    name: 'Azure OpenAI',
+    defaultBaseUrl: 'https://{resource}.openai.azure.com/openai',
+    fields: [
+      { name: 'token', label: 'API key', secret: true, required: true },
+      { name: 'azure.resourceName', label: 'Resource name', secret: false, required: false },
+      { name: 'azure.deploymentId', label: 'Deployment', secret: false, required: true },
+    ],
+  };
+
+  it('puts the API key in secret and the other fields in cloud', () => {
+    expect(buildNewVirtualKey(' Prod ', azure, 'azure-openai', { token: 'k', 'azure.deploymentId': 'dep', 'azure.resourceName': '' }, ' https://proxy/openai ')).toEqual({
+      name: 'Prod',
+      provider: 'azure-openai',
+      secret: 'k',
+      cloud: { 'azure.deploymentId': 'dep' },
+      customHost: 'https://proxy/openai',
+    });
+    expect(buildRotation(azure, { token: 'new' })).toEqual({ secret: 'new' });
+  });
+
+  it('always offers an "API key" field, even for a provider that lists none', () => {
+    expect(credentialFields({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', fields: [] }).map((field) => field.label)).toEqual(['API key']);
+    expect(credentialFields(azure).map((field) => field.label)).toEqual(['API key', 'Resource name', 'Deployment']);
+  });
+});
