@@ -52,14 +52,13 @@ export function parseMasterKey(value: string): { kind: 'key'; key: Buffer } | { 
   return { kind: 'passphrase', passphrase: value };
 }
 
-/** A protector around a raw 32-byte key (GATEHOUSE_MASTER_KEY as a key, or the key file). */
+/** GATEHOUSE_MASTER_KEY as a raw 32-byte key. */
 class RawKeyProtector implements KeyProtector {
-  constructor(
-    readonly mode: 'master-key' | 'key-file',
-    private readonly wrappingKey: Buffer,
-    readonly isProtected: boolean,
-    readonly warning: string | null,
-  ) {}
+  readonly mode = 'master-key';
+  readonly isProtected = true;
+  readonly warning = null;
+
+  constructor(private readonly wrappingKey: Buffer) {}
 
   async wrap(dataKey: Buffer): Promise<Buffer> {
     return wrapWithKey(this.wrappingKey, dataKey, `${this.mode}:${WRAP_PURPOSE}`);
@@ -131,7 +130,7 @@ class PassphraseProtector implements KeyProtector {
 
 export function masterKeyProtector(value: string): KeyProtector {
   const parsed = parseMasterKey(value);
-  return parsed.kind === 'key' ? new RawKeyProtector('master-key', parsed.key, true, null) : new PassphraseProtector(parsed.passphrase);
+  return parsed.kind === 'key' ? new RawKeyProtector(parsed.key) : new PassphraseProtector(parsed.passphrase);
 }
 
 export function keyFileWarning(keyFile: string): string {
@@ -142,28 +141,45 @@ export function keyFileWarning(keyFile: string): string {
 }
 
 /**
- * The last resort: a random key in `<dataDir>/master.key`, mode 0600. Two processes starting at
- * once (server and CLI) must end up with the same key: the file is written aside and linked into
- * place, which fails if the other process got there first, and then its key is read.
+ * The last resort: a random key in `<dataDir>/master.key`, mode 0600. The file is created only
+ * when a data key is first wrapped, so a process that merely fails to open a store protected some
+ * other way leaves no stray key file behind. Two processes starting at once (server and CLI) must
+ * end up with the same key: the file is written aside and linked into place, which fails if the
+ * other process got there first, and then its key is read.
  */
 export function keyFileProtector(dataDir: string): KeyProtector {
-  ensureDataDir(dataDir);
   const keyFile = join(dataDir, KEY_FILE_NAME);
-  let key = readKeyFile(keyFile);
-  if (!key) {
-    const pending = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(pending, `${randomBytes(MASTER_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(pending, keyFile);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      rmSync(pending, { force: true });
-    }
-    key = readKeyFile(keyFile);
-    if (!key) throw new Error(`Could not create the key file ${keyFile}`);
+  const purpose = `key-file:${WRAP_PURPOSE}`;
+  let key: Buffer | undefined;
+  const keyForWrapping = (): Buffer => (key ??= readKeyFile(keyFile) ?? createKeyFile(dataDir, keyFile));
+  const keyForUnwrapping = (): Buffer => {
+    key ??= readKeyFile(keyFile);
+    if (!key) throw new Error(`The key file ${keyFile} is missing; the stored secrets cannot be opened without it.`);
+    return key;
+  };
+  return {
+    mode: 'key-file',
+    isProtected: false,
+    warning: keyFileWarning(keyFile),
+    wrap: async (dataKey) => wrapWithKey(keyForWrapping(), dataKey, purpose),
+    unwrap: async (wrapped) => unwrapWithKey(keyForUnwrapping(), wrapped, purpose),
+  };
+}
+
+function createKeyFile(dataDir: string, keyFile: string): Buffer {
+  ensureDataDir(dataDir);
+  const pending = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(pending, `${randomBytes(MASTER_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(pending, keyFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(pending, { force: true });
   }
-  return new RawKeyProtector('key-file', key, false, keyFileWarning(keyFile));
+  const key = readKeyFile(keyFile);
+  if (!key) throw new Error(`Could not create the key file ${keyFile}`);
+  return key;
 }
 
 function readKeyFile(keyFile: string): Buffer | undefined {

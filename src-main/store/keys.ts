@@ -635,8 +635,9 @@ async function unwrapPrivateKey(protector: KeyProtector, row: KeyStoreRow): Prom
   let der: Buffer;
   try {
     der = await protector.unwrap(row.wrapped_private_key);
-  } catch {
-    throw new KeyStoreLockedError(lockedMessage);
+  } catch (error) {
+    // The protector's reason (a missing key file, a locked keychain) helps; it never holds key material.
+    throw new KeyStoreLockedError(`${lockedMessage} (${(error as Error).message})`);
   }
   try {
     const privateKey = loadDataPrivateKey(der);

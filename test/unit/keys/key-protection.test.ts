@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -54,36 +54,52 @@ describe('GATEHOUSE_MASTER_KEY', () => {
 });
 
 describe('the key file (last resort)', () => {
-  it('is created with mode 0600 and reported as unprotected, with a warning', async () => {
+  const keyFile = () => join(dataDir, KEY_FILE_NAME);
+
+  it('is created with mode 0600 when it first wraps a key, and reported as unprotected, with a warning', async () => {
     const protector = await chooseHeadlessKeyProtector(dataDir, {});
     expect(protector.mode).toBe('key-file');
     expect(protector.isProtected).toBe(false);
     expect(protector.warning).toMatch(/only as safe as that file/);
-    expect(statSync(join(dataDir, KEY_FILE_NAME)).mode & 0o777).toBe(0o600);
+    expect(existsSync(keyFile())).toBe(false);
+    await protector.wrap(randomBytes(48));
+    expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
   });
 
   it('is reused by the next process, so what one wrapped the other unwraps', async () => {
-    const first = keyFileProtector(dataDir);
-    const second = keyFileProtector(dataDir);
     const dataKey = randomBytes(48);
-    expect((await second.unwrap(await first.wrap(dataKey))).equals(dataKey)).toBe(true);
+    const wrapped = await keyFileProtector(dataDir).wrap(dataKey);
+    expect((await keyFileProtector(dataDir).unwrap(wrapped)).equals(dataKey)).toBe(true);
   });
 
-  it('narrows a widened file mode back to 0600', () => {
-    keyFileProtector(dataDir);
-    chmodSync(join(dataDir, KEY_FILE_NAME), 0o644);
-    keyFileProtector(dataDir);
-    expect(statSync(join(dataDir, KEY_FILE_NAME)).mode & 0o777).toBe(0o600);
+  it('two processes creating it at once end up with one key', async () => {
+    const dataKey = randomBytes(48);
+    const [first, second] = await Promise.all([keyFileProtector(dataDir).wrap(dataKey), keyFileProtector(dataDir).wrap(dataKey)]);
+    expect((await keyFileProtector(dataDir).unwrap(first)).equals(dataKey)).toBe(true);
+    expect((await keyFileProtector(dataDir).unwrap(second)).equals(dataKey)).toBe(true);
   });
 
-  it('refuses a damaged key file with a clear message and leaves it alone', () => {
-    writeFileSync(join(dataDir, KEY_FILE_NAME), 'not a key\n', { mode: 0o600 });
-    expect(() => keyFileProtector(dataDir)).toThrow(/does not hold a 32-byte key/);
-    expect(readFileSync(join(dataDir, KEY_FILE_NAME), 'utf8')).toBe('not a key\n');
+  it('is never created just to try an unwrap, and says when it is missing', async () => {
+    await expect(keyFileProtector(dataDir).unwrap(randomBytes(60))).rejects.toThrow(/key file .* is missing/);
+    expect(existsSync(keyFile())).toBe(false);
+  });
+
+  it('narrows a widened file mode back to 0600', async () => {
+    const wrapped = await keyFileProtector(dataDir).wrap(randomBytes(48));
+    chmodSync(keyFile(), 0o644);
+    await keyFileProtector(dataDir).unwrap(wrapped);
+    expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a damaged key file with a clear message and leaves it alone', async () => {
+    writeFileSync(keyFile(), 'not a key\n', { mode: 0o600 });
+    await expect(keyFileProtector(dataDir).wrap(randomBytes(48))).rejects.toThrow(/does not hold a 32-byte key/);
+    expect(readFileSync(keyFile(), 'utf8')).toBe('not a key\n');
   });
 
   it('is not used when GATEHOUSE_MASTER_KEY is set', async () => {
-    await chooseHeadlessKeyProtector(dataDir, { GATEHOUSE_MASTER_KEY: randomBytes(32).toString('hex') });
-    expect(() => statSync(join(dataDir, KEY_FILE_NAME))).toThrow();
+    const protector = await chooseHeadlessKeyProtector(dataDir, { GATEHOUSE_MASTER_KEY: randomBytes(32).toString('hex') });
+    await protector.wrap(randomBytes(48));
+    expect(existsSync(keyFile())).toBe(false);
   });
 });
