@@ -3,7 +3,7 @@
 // window closes.
 import { BrowserWindow, Menu, Notification, app, dialog, safeStorage, type MenuItemConstructorOptions } from 'electron';
 import { fileURLToPath } from 'node:url';
-import { startGatehouse, type RunningGatehouse } from '../app';
+import { defaultDataDir, startGatehouse, type RunningGatehouse } from '../app';
 import { loadDesktopSettings, resolveLaunchOptions, updateDesktopSettings, LaunchOptionError, type DesktopLaunchOptions } from './desktop-settings';
 import { findNextFreePort, isAddressInUse } from './free-port';
 import { chooseDesktopKeyProtector } from './key-protection';
@@ -15,9 +15,11 @@ import { createMainWindow, installWindowSecurity } from './window';
 
 const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 
-// Before anything reads a path: the name decides userData (~/.config/Gatehouse on Linux).
+// Before anything else: the name shows in menus and notifications.
 app.setName('Gatehouse');
 app.enableSandbox();
+// Windows shows notifications only for an app with an AppUserModelID.
+if (process.platform === 'win32') app.setAppUserModelId('dev.gatehouse.desktop');
 
 let gateway: RunningGatehouse | null = null;
 let mainWindow: BrowserWindow | null = null;
@@ -145,9 +147,11 @@ async function main(): Promise<void> {
   let options: DesktopLaunchOptions;
   try {
     const early = resolveLaunchOptions(process.argv, process.env, {});
-    // An explicit data dir also holds the window profile, the settings and the instance lock, so
-    // two data dirs (or a test's temporary one) never collide with the user's own app.
-    if (early.dataDir) app.setPath('userData', early.dataDir);
+    // userData is the data dir: the same folder `gatehouse serve` picks by default (CONTRACT §1),
+    // computed by the same function rather than left to Electron's own naming. It also holds the
+    // window profile, the settings and the instance lock, so a second data dir (or a test's
+    // temporary one) never collides with the user's own app.
+    app.setPath('userData', early.dataDir ?? defaultDataDir(process.env));
     options = resolveLaunchOptions(process.argv, process.env, loadDesktopSettings(app.getPath('userData')));
   } catch (error) {
     if (!(error instanceof LaunchOptionError)) throw error;
