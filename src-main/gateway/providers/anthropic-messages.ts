@@ -54,7 +54,7 @@ function contentOf(parts: string[]): AnthropicContent {
 /** The Messages request body for a completion or chat call (with `model`; Vertex moves it to the URL). */
 export function buildMessagesBody(call: ProviderCall, provider: string): MessagesBody {
   const body = call.body;
-  refuseUnsupportedFields(body, provider, MESSAGES_FIELDS);
+  refuseUnsupportedFields(body, provider, MESSAGES_FIELDS, call.endpoint);
   if (body.temperature != null && body.temperature > MAX_TEMPERATURE) {
     throw unsupportedField('temperature', provider, `above ${MAX_TEMPERATURE} is not supported (the provider accepts 0 to 1)`);
   }

@@ -3,7 +3,7 @@
 // every field such a provider cannot honour instead of dropping it.
 import { invalidRequest, unsupportedField, type GatewayError } from '../errors.js';
 import type { ChatRequest, CompletionRequest } from '../validate.js';
-import type { ProviderCall } from './types.js';
+import type { Endpoint, ProviderCall } from './types.js';
 
 export interface ConversationTurn {
   role: 'user' | 'assistant';
@@ -18,7 +18,9 @@ export interface Conversation {
 }
 
 /** Fields every chat-only adapter maps (or the core handles: `n` by fan-out, `stream_options` in the translators). */
-const ALWAYS_HANDLED = new Set(['model', 'prompt', 'messages', 'max_tokens', 'max_completion_tokens', 'stop', 'stream', 'stream_options', 'temperature', 'top_p', 'n']);
+const ALWAYS_HANDLED = new Set(['model', 'max_tokens', 'stop', 'stream', 'stream_options', 'temperature', 'top_p', 'n']);
+const COMPLETION_HANDLED = new Set(['prompt']);
+const CHAT_HANDLED = new Set(['messages', 'max_completion_tokens']);
 
 /** Values equal to OpenAI's default change nothing, so sending them to a provider without the field is no loss. */
 function isDefaultValue(field: string, value: unknown): boolean {
@@ -54,10 +56,18 @@ const REFUSAL_REASONS: Readonly<Record<string, string>> = {
  * Refuses any field that is set to something other than its default and that neither this module nor
  * the provider (`providerFields`) handles: `tools`, `response_format`, `logit_bias`, `best_of` ...
  */
-export function refuseUnsupportedFields(body: CompletionRequest | ChatRequest, provider: string, providerFields: ReadonlySet<string>): void {
+export function refuseUnsupportedFields(
+  body: CompletionRequest | ChatRequest,
+  provider: string,
+  providerFields: ReadonlySet<string>,
+  // Without it, a body with a `prompt` (required by the completion schema) is taken for a completion.
+  endpoint: Endpoint = 'prompt' in body ? 'completions' : 'chat',
+): void {
+  // A completion's `messages` or a chat's `prompt` would go unread: refused like any other field.
+  const endpointFields = endpoint === 'chat' ? CHAT_HANDLED : COMPLETION_HANDLED;
   for (const [field, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
-    if (ALWAYS_HANDLED.has(field) || providerFields.has(field) || isDefaultValue(field, value)) continue;
+    if (ALWAYS_HANDLED.has(field) || endpointFields.has(field) || providerFields.has(field) || isDefaultValue(field, value)) continue;
     throw unsupportedField(field, provider, REFUSAL_REASONS[field]);
   }
 }

@@ -70,7 +70,7 @@ function logprobsConfig(call: ProviderCall): { responseLogprobs?: boolean; logpr
  */
 export function buildGenerateContentBody(call: ProviderCall, provider: string): GenerateContentBody {
   const body = call.body;
-  refuseUnsupportedFields(body, provider, GENERATE_CONTENT_FIELDS);
+  refuseUnsupportedFields(body, provider, GENERATE_CONTENT_FIELDS, call.endpoint);
   if (body.seed != null && Math.abs(body.seed) > INT32_MAX) {
     throw unsupportedField('seed', provider, 'outside the 32-bit integer range is not supported');
   }

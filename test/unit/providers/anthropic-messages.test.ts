@@ -39,6 +39,11 @@ describe('buildMessagesBody', () => {
     }
   });
 
+  it('refuses a chat field sent to /v1/completions rather than leaving it unread', () => {
+    expect(() => buildMessagesBody(completionCall({ model: 'm', prompt: 'p', max_completion_tokens: 5 }), 'anthropic')).toThrow(/'max_completion_tokens'/);
+    expect(() => buildMessagesBody(completionCall({ model: 'm', prompt: 'p', messages: [] }), 'anthropic')).toThrow(/'messages'/);
+  });
+
   it('takes a one-element prompt array as the prompt', () => {
     expect(buildMessagesBody(completionCall({ model: 'm', prompt: ['only one'] }), 'anthropic').messages).toEqual([{ role: 'user', content: 'only one' }]);
   });
