@@ -63,7 +63,10 @@ export function serveBootstrap(context: WindowSecurityContext): void {
   ipcMain.removeAllListeners(BOOTSTRAP_CHANNEL);
   ipcMain.on(BOOTSTRAP_CHANNEL, (event) => {
     const frame = event.senderFrame;
-    const isTrusted = frame !== null && frame.parent === null && isGatewayUrl(frame.url, context.gatewayOrigin);
+    // The frame's URL can still be empty while its first preload runs; the window's own URL is
+    // then the one being loaded (navigation is pinned to the gateway origin anyway).
+    const url = frame?.url || event.sender.getURL();
+    const isTrusted = frame !== null && frame.parent === null && isGatewayUrl(url, context.gatewayOrigin);
     const reply: BootstrapReply = isTrusted ? { adminToken: context.adminToken, platform: process.platform } : null;
     event.returnValue = reply;
   });

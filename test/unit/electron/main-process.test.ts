@@ -94,14 +94,17 @@ describe('the desktop main process (with a fake Electron)', () => {
 
   it('hands the admin token only to the gateway page, through the bootstrap message', () => {
     const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-    const ask = (url: string, parent: object | null = null) => {
-      const event = { senderFrame: { url: `${url}`, parent }, returnValue: undefined as unknown };
+    const ask = (url: string, parent: object | null = null, windowUrl = '') => {
+      const event = { senderFrame: { url, parent }, sender: { getURL: () => windowUrl }, returnValue: undefined as unknown };
       fake().ipcMain.emit('gatehouse:bootstrap', event);
       return event.returnValue;
     };
     expect(ask(`${gatewayUrl()}/`)).toEqual({ adminToken: token, platform: process.platform });
     expect(ask('https://evil.example/')).toBeNull();
     expect(ask(`${gatewayUrl()}/`, {})).toBeNull();
+    // A frame whose URL is not committed yet falls back to the window's URL, still checked.
+    expect(ask('', null, `${gatewayUrl()}/`)).toEqual({ adminToken: token, platform: process.platform });
+    expect(ask('', null, 'https://evil.example/')).toBeNull();
   });
 
   it('adds the Content-Security-Policy to what the gateway serves, and only there', () => {
