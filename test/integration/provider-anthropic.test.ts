@@ -216,6 +216,14 @@ describe('anthropic: /v1/chat/completions', () => {
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 4 });
   });
 
+  it('refuses response_format json_object (Messages has no JSON mode) but accepts the default text format', async () => {
+    const json = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } });
+    expect(json.status).toBe(400);
+    expect((await json.json()).error).toMatchObject({ param: 'response_format', provider: 'anthropic' });
+    const text = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'text' } });
+    expect(text.status).toBe(200);
+  });
+
   it('refuses tools and image parts with a 400 naming them', async () => {
     const tools = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f' } }] });
     expect(tools.status).toBe(400);

@@ -188,10 +188,18 @@ describe('google: /v1/chat/completions', () => {
     expect(chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['stop']);
   });
 
-  it('refuses response_format with a 400 naming it', async () => {
-    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } });
+  it('asks for JSON output for response_format json_object and json_schema', async () => {
+    await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } });
+    expect(fake.requests[0].json.generationConfig).toEqual({ responseMimeType: 'application/json' });
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+    await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } } });
+    expect(fake.requests[1].json.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
+  });
+
+  it('refuses tools with a 400 naming them', async () => {
+    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f' } }] });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ param: 'response_format', provider: 'google' });
+    expect((await res.json()).error).toMatchObject({ param: 'tools', provider: 'google' });
   });
 });
 

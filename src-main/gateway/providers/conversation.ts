@@ -40,6 +40,8 @@ function isDefaultValue(field: string, value: unknown): boolean {
       return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
     case 'suffix':
       return value === '';
+    case 'response_format':
+      return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'text';
     default:
       return false;
   }

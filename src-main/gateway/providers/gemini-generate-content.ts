@@ -38,11 +38,13 @@ export interface GenerateContentBody {
     seed?: number;
     responseLogprobs?: boolean;
     logprobs?: number;
+    responseMimeType?: string;
+    responseJsonSchema?: unknown;
   };
 }
 
 /** Fields generateContent honours beyond the common ones. */
-const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty', 'top_k', 'logprobs', 'top_logprobs']);
+const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty', 'top_k', 'logprobs', 'top_logprobs', 'response_format']);
 
 /** generationConfig.seed is an int32. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -62,6 +64,28 @@ function logprobsConfig(call: ProviderCall): { responseLogprobs?: boolean; logpr
     return {};
   }
   return { responseLogprobs: true, ...(chat.top_logprobs ? { logprobs: chat.top_logprobs } : {}) };
+}
+
+/**
+ * Chat's `response_format`: `json_object` asks for JSON output, `json_schema` for JSON that follows the
+ * schema (Gemini takes JSON Schema as `responseJsonSchema`); `text` is the default.
+ */
+function responseFormatConfig(call: ProviderCall, provider: string): { responseMimeType?: string; responseJsonSchema?: unknown } {
+  const format = asRecord((call.body as Record<string, unknown>).response_format);
+  switch (format.type) {
+    case undefined:
+    case 'text':
+      return {};
+    case 'json_object':
+      return { responseMimeType: 'application/json' };
+    case 'json_schema': {
+      const schema = asRecord(format.json_schema).schema;
+      if (typeof schema !== 'object' || schema === null) throw invalidRequest("'response_format.json_schema.schema' must be a JSON Schema object", 'response_format');
+      return { responseMimeType: 'application/json', responseJsonSchema: schema };
+    }
+    default:
+      throw unsupportedField('response_format', provider, `of type '${String(format.type)}' is not supported`);
+  }
 }
 
 /**
@@ -89,6 +113,7 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
     ...(body.frequency_penalty ? { frequencyPenalty: body.frequency_penalty } : {}),
     ...(body.seed != null ? { seed: body.seed } : {}),
     ...logprobsConfig(call),
+    ...(call.endpoint === 'chat' ? responseFormatConfig(call, provider) : {}),
   };
   return {
     contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((text) => ({ text })) })),
