@@ -138,6 +138,31 @@ function nodeGypCommand(env) {
   return script ? { command: process.execPath, prefix: [script] } : { command: 'npx', prefix: ['--yes', 'node-gyp'] };
 }
 
+/** An addon built for Electron: its ABI is Electron's (when known), and never the running Node's. */
+export function isElectronAbi(file, expectedAbi) {
+  if (!existsSync(file)) return false;
+  const abi = readAddonAbi(file);
+  return abi !== null && abi !== Number(process.versions.modules) && (expectedAbi === null || abi === expectedAbi);
+}
+
+/** better-sqlite3's own installer, asked for the Electron build; false when there is none to download. */
+function fetchPrebuilt(copy, sqliteDir, electronVersion) {
+  let bin;
+  try {
+    bin = createRequire(join(sqliteDir, 'package.json')).resolve('prebuild-install/bin.js');
+  } catch {
+    return false;
+  }
+  say(`Fetching the prebuilt better-sqlite3 for Electron ${electronVersion}...`);
+  const result = spawnSync(process.execPath, [bin, '--runtime=electron', `--target=${electronVersion}`, `--arch=${process.arch}`], {
+    cwd: copy,
+    stdio: ['ignore', 2, 2],
+    env: electronBuildEnv(process.env),
+    timeout: 5 * 60 * 1000,
+  });
+  return result.status === 0;
+}
+
 /** Builds better_sqlite3.node for Electron in a temporary copy of the package; returns the cached path. */
 export function ensureElectronSqlite(root, { rebuild = false } = {}) {
   const electronPackage = join(root, 'node_modules', 'electron');
@@ -148,32 +173,32 @@ export function ensureElectronSqlite(root, { rebuild = false } = {}) {
   const sqliteVersion = readJson(join(sqliteDir, 'package.json')).version;
   const cached = bindingCachePath(root, electronVersion, sqliteVersion);
 
-  const isUsable = (file) => {
-    if (!existsSync(file)) return false;
-    const abi = readAddonAbi(file);
-    return abi !== null && abi !== Number(process.versions.modules) && (expectedAbi === null || abi === expectedAbi);
-  };
-  if (!rebuild && isUsable(cached)) return cached;
+  if (!rebuild && isElectronAbi(cached, expectedAbi)) return cached;
 
   const work = mkdtempSync(join(tmpdir(), 'gatehouse-sqlite-'));
   try {
     const copy = join(work, 'better-sqlite3');
     // The package's own build/ holds the Node build; leaving it out keeps node-gyp from reusing it.
     cpSync(sqliteDir, copy, { recursive: true, filter: (source) => relative(sqliteDir, source).split(sep)[0] !== 'build' });
-    say(`Building better-sqlite3 ${sqliteVersion} for Electron ${electronVersion} (ABI ${expectedAbi ?? '?'}); this takes a minute the first time...`);
-    const gyp = nodeGypCommand(process.env);
-    const args = [...gyp.prefix, 'rebuild', '--release', `--target=${electronVersion}`, `--arch=${process.arch}`, `--dist-url=${ELECTRON_HEADERS_URL}`];
-    const result = spawnSync(gyp.command, args, { cwd: copy, stdio: ['ignore', 2, 2], env: electronBuildEnv(process.env), shell: process.platform === 'win32' && gyp.command === 'npx' });
     const built = join(copy, 'build', 'Release', 'better_sqlite3.node');
-    if (result.status !== 0 || !existsSync(built)) {
-      throw new StartError(
-        `Building better-sqlite3 for Electron failed${result.error ? ` (${result.error.message})` : ''}.\n` +
-          `It needs a C++ toolchain and Electron's headers from ${ELECTRON_HEADERS_URL}.\n\n${HEADLESS_HINT}`,
-      );
+    // First the prebuilt binary better-sqlite3 publishes for this Electron (no compiler needed),
+    // then a compile against Electron's headers.
+    if (!fetchPrebuilt(copy, sqliteDir, electronVersion) || !isElectronAbi(built, expectedAbi)) {
+      rmSync(join(copy, 'build'), { recursive: true, force: true });
+      say(`Compiling better-sqlite3 ${sqliteVersion} for Electron ${electronVersion} (ABI ${expectedAbi ?? '?'}); this takes a minute or two the first time...`);
+      const gyp = nodeGypCommand(process.env);
+      const args = [...gyp.prefix, 'rebuild', '--release', `--target=${electronVersion}`, `--arch=${process.arch}`, `--dist-url=${ELECTRON_HEADERS_URL}`];
+      const result = spawnSync(gyp.command, args, { cwd: copy, stdio: ['ignore', 2, 2], env: electronBuildEnv(process.env), shell: process.platform === 'win32' && gyp.command === 'npx' });
+      if (result.status !== 0 || !existsSync(built)) {
+        throw new StartError(
+          `Building better-sqlite3 for Electron failed${result.error ? ` (${result.error.message})` : ''}.\n` +
+            `There is no prebuilt binary for Electron ${electronVersion} to download, and compiling needs a C++ toolchain and Electron's headers from ${ELECTRON_HEADERS_URL}.\n\n${HEADLESS_HINT}`,
+        );
+      }
     }
     // Rebuild tools can report success and leave a Node build behind: check what was produced.
     const abi = readAddonAbi(built);
-    if (abi === null || abi === Number(process.versions.modules) || (expectedAbi !== null && abi !== expectedAbi)) {
+    if (!isElectronAbi(built, expectedAbi)) {
       throw new StartError(`The build produced ABI ${abi ?? 'unknown'}, not Electron ${electronVersion}'s ABI ${expectedAbi ?? '(not Node ' + process.versions.modules + ')'}.`);
     }
     mkdirSync(dirname(cached), { recursive: true });

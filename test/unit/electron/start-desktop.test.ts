@@ -1,6 +1,7 @@
 // The launcher script is plain JavaScript run by Node; its helpers are loaded through a typed view.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ interface StartDesktopModule {
   electronBuildEnv(env: Record<string, string | undefined>): Record<string, string>;
   findElectronBinary(root: string, env: Record<string, string | undefined>): string | null;
   parseStartArguments(argv: string[]): { skipBuild: boolean; prepareOnly: boolean; appArgs: string[] };
+  isElectronAbi(file: string, expectedAbi: number | null): boolean;
 }
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -57,6 +59,13 @@ describe('npm start (scripts/start-desktop.mjs)', () => {
   it('reads the ABI of a native addon from its registration symbol', () => {
     expect(launcher.abiFromSymbols('0001a450 T node_register_module_v150')).toBe(150);
     expect(launcher.abiFromSymbols('')).toBeNull();
+  });
+
+  it('never takes the shared Node build of better-sqlite3 for an Electron build', () => {
+    const nodeBuild = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    expect(launcher.isElectronAbi(nodeBuild, 150)).toBe(false);
+    expect(launcher.isElectronAbi(nodeBuild, null)).toBe(false);
+    expect(launcher.isElectronAbi(join(emptyDir, 'missing.node'), 150)).toBe(false);
   });
 
   it('reports the root cause of a failed Electron download', () => {
