@@ -108,12 +108,17 @@ const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'm
   .map((column) => `request_log.${column}`)
   .join(', ');
 
-/** The trigram index (migration 5) finds substrings this long or longer; shorter ones are scanned for. */
-const MIN_INDEXED_SEARCH_LENGTH = 3;
+/** Text with a letter or digit has words for the index (migration 6); text of punctuation only is scanned for. */
+function hasWords(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text);
+}
 
-/** An FTS5 phrase of the text: matched as one exact substring, whatever quotes or operators it holds. */
+/**
+ * An FTS5 phrase of the text's words, the last one a prefix: "gpt-4o-m" finds gpt-4o-mini. Quotes and
+ * operators in the text are taken as plain text.
+ */
 function searchPhrase(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
+  return `"${text.replaceAll('"', '""')}"*`;
 }
 
 function toEntry(row: Row): LogEntry {
@@ -234,9 +239,9 @@ export class RequestLog {
 
   list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    // A search long enough for the index walks the index's matches newest first and stops at a full
-    // page; the other filters are checked on each match's row.
-    const searchesIndex = query.q !== undefined && query.q.length >= MIN_INDEXED_SEARCH_LENGTH;
+    // A search walks the index's matches newest first and stops at a full page; the other filters are
+    // checked on each match's row.
+    const searchesIndex = query.q !== undefined && hasWords(query.q);
     const newestFirst = searchesIndex ? 'request_log_search.rowid' : 'request_log.id';
     const where: string[] = [];
     const params: Record<string, string | number> = {};

@@ -1,5 +1,5 @@
-// The log's search box: any substring of model, trace id, error, metadata or path, newest first, paged,
-// combined with the other filters — through the trigram index, or a scan for very short text.
+// The log's search box: the words of model, trace id, error, metadata or path, in order, the last one a
+// prefix; newest first, paged, combined with the other filters. Punctuation alone is matched as a substring.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,27 +52,30 @@ describe('searching the request log', () => {
 
   const traceIds = (query: Parameters<RequestLog['list']>[0]) => log.list(query).items.map((item) => item.traceId);
 
-  it('finds a substring of the trace id, model, error, metadata or path, newest first', () => {
+  it('finds the words of the trace id, model, error, metadata or path, the last one a prefix, newest first', () => {
     expect(traceIds({ q: 'checkout' })).toEqual(['checkout-0d2e', 'checkout-7f3a']);
-    expect(traceIds({ q: '7f3' })).toEqual(['checkout-7f3a']);
+    expect(traceIds({ q: 'checkout-7f' })).toEqual(['checkout-7f3a']);
     expect(traceIds({ q: '3-5-hai' })).toEqual(['search-91bc']);
     expect(traceIds({ q: 'limit reach' })).toEqual(['search-91bc']);
     expect(traceIds({ q: 'payments' })).toEqual(['checkout-7f3a']);
     expect(traceIds({ q: 'chat/compl' })).toEqual(['checkout-0d2e']);
+    expect(traceIds({ q: '0d' })).toEqual(['checkout-0d2e']);
   });
 
-  it('matches case exactly, as the substring scan did', () => {
-    expect(traceIds({ q: 'CHECKOUT' })).toEqual([]);
+  it('ignores case, and does not match from the middle of a word', () => {
+    expect(traceIds({ q: 'CHECKOUT' })).toEqual(['checkout-0d2e', 'checkout-7f3a']);
+    expect(traceIds({ q: 'heckout' })).toEqual([]);
   });
 
   it('takes quotes and search operators as plain text', () => {
     expect(traceIds({ q: 'say \\"hi' })).toEqual(['checkout-0d2e']);
     expect(traceIds({ q: 'checkout OR search' })).toEqual([]);
-    expect(traceIds({ q: 'gpt-4o*' })).toEqual([]);
+    expect(traceIds({ q: 'NOT checkout' })).toEqual([]);
+    expect(traceIds({ q: 'gpt-4o*' })).toEqual(['checkout-7f3a']);
   });
 
-  it('finds text shorter than three characters too', () => {
-    expect(traceIds({ q: '0d' })).toEqual(['checkout-0d2e']);
+  it('matches text of punctuation only as a substring', () => {
+    expect(traceIds({ q: '{"' })).toEqual(['checkout-0d2e', 'checkout-7f3a']);
   });
 
   it('combines the search with the other filters and pages with the cursor', () => {
