@@ -48,6 +48,8 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
+    // A revoked or rotated secret's ciphertext is overwritten, not left behind in free pages.
+    db.pragma('secure_delete = ON');
     applyMigrations(db, list, current);
   } catch (error) {
     db.close();
