@@ -28,6 +28,9 @@ class RequestFinished extends Error {
   }
 }
 
+/** One shared instance: a new Error per request would capture a stack trace on every call for nothing. */
+const REQUEST_FINISHED = new RequestFinished();
+
 /** The client left before the answer was complete. */
 export class ClientGone extends Error {
   constructor() {
@@ -170,10 +173,11 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
   } finally {
     clearTimeout(timeout);
     // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.
-    if (!controller.signal.aborted) controller.abort(new RequestFinished());
+    if (!controller.signal.aborted) controller.abort(REQUEST_FINISHED);
   }
 
   const status = outcome?.status ?? failure?.status ?? 500;
+  const secretsToRedact = secretValues(credentials, headers);
   deps.log({
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
@@ -186,13 +190,13 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
     latencyMs: performance.now() - started,
     ttfbMs: outcome?.ttfbMs ?? null,
     stream: body?.stream === true,
-    error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretValues(credentials, headers)) : null),
+    error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretsToRedact) : null),
     attempts: Math.max(attemptLog.length, 1),
     attemptLog,
     requestHeaders: redactHeaders(req.headers, headers?.sensitiveHeaderNames ?? new Set()),
-    requestBody: rawBody ? redactSecrets(rawBody.toString('utf8'), secretValues(credentials, headers)) : null,
+    requestBody: rawBody ? redactSecrets(rawBody.toString('utf8'), secretsToRedact) : null,
     // A provider may echo the caller's key in an answer too, not only in errors.
-    responseBody: outcome?.responseBody != null ? redactSecrets(outcome.responseBody, secretValues(credentials, headers)) : failureBody ? JSON.stringify(failureBody) : null,
+    responseBody: outcome?.responseBody != null ? redactSecrets(outcome.responseBody, secretsToRedact) : failureBody ? JSON.stringify(failureBody) : null,
     ...(outcome?.usage ? { promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens } : {}),
   });
 }
