@@ -21,11 +21,21 @@ const tokenField = (required: boolean): CredentialField => ({
   header: 'Authorization',
 });
 
+/** Joined URLs by base and path: parsing and printing a URL on every request costs a few µs each time. */
+const joinedUrls = new Map<string, string>();
+const MAX_JOINED_URLS = 1000;
+
 export function joinUrl(base: string, path: string): string {
+  const cacheKey = `${base}\n${path}`;
+  const known = joinedUrls.get(cacheKey);
+  if (known !== undefined) return known;
   const url = new URL(base);
   // Keep a base's own query (some proxies need one) and append the provider's path to its pathname.
   url.pathname = url.pathname.replace(/\/+$/, '') + path;
-  return url.toString();
+  const joined = url.toString();
+  if (joinedUrls.size >= MAX_JOINED_URLS) joinedUrls.clear();
+  joinedUrls.set(cacheKey, joined);
+  return joined;
 }
 
 export function bearerHeaders(token: string | undefined): Record<string, string> {
