@@ -1,6 +1,5 @@
 // Sends the provider's answer on to the client: OpenAI-format providers byte for byte, others through
 // their adapter's mapping. Streams are written event by event, the moment each arrives.
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { GatewayError, errorBody } from './errors.js';
 import type { ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
@@ -51,8 +50,27 @@ class BodyCapture {
   }
 }
 
-async function write(res: ServerResponse, data: string | Buffer): Promise<void> {
-  if (!res.write(data) && !res.destroyed) await once(res, 'drain');
+/**
+ * Writes, then waits while the client's buffers are full. A client that stops reading must not hold the
+ * call forever: the wait also ends when the connection closes or the call is aborted (timeout, shutdown).
+ */
+async function write(res: ServerResponse, data: string | Buffer, signal: AbortSignal): Promise<void> {
+  if (res.write(data) || res.destroyed) return;
+  await new Promise<void>((resolve, reject) => {
+    const finish = (error?: unknown) => {
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      signal.removeEventListener('abort', onAbort);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = () => finish();
+    const onAbort = () => finish(signal.reason);
+    if (signal.aborted) return onAbort();
+    res.once('drain', onDrain);
+    res.once('close', onDrain);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function relayedHeaders(upstream: UpstreamResponse): Record<string, string> {
@@ -108,7 +126,7 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   try {
     for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
       ttfbMs ??= performance.now() - options.started;
-      await write(res, chunk);
+      await write(res, chunk, options.signal);
       const text = chunk.toString('utf8');
       capture.add(text);
       endsOnEventBoundary = text.endsWith('\n\n');
@@ -116,8 +134,9 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   } catch (error) {
     if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text() };
     const failure = streamFailure(error, options.signal, options.adapter.slug);
-    if (!isEventStream) {
-      // A JSON answer cut in half cannot be repaired; closing the connection tells the client it failed.
+    if (!isEventStream || res.writableNeedDrain) {
+      // A JSON answer cut in half cannot be repaired, and a client that stopped reading would never see an
+      // error event: closing the connection tells either one that the answer failed.
       res.destroy();
       return { status: failure.status, ttfbMs, error: failure.message, responseBody: capture.text() };
     }
@@ -227,7 +246,7 @@ export async function relayTranslated(
     const line = sseData(JSON.stringify(chunk));
     ttfbMs ??= performance.now() - options.started;
     capture.add(line);
-    await write(res, line);
+    await write(res, line, options.signal);
   };
   const finalChunks: object[] = [];
   try {
@@ -251,12 +270,17 @@ export async function relayTranslated(
       const template = { id: '', object: calls[0].endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: Math.floor(Date.now() / 1000), model: calls[0].body.model };
       const line = sseData(JSON.stringify({ ...template, choices: [], usage }));
       capture.add(line);
-      await write(res, line);
+      await write(res, line, options.signal);
     }
   } catch (error) {
     for (const upstream of upstreams) upstream.body.destroy();
     if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text(), usage: usageFigures(usage) };
     const failure = streamFailure(error, options.signal, adapter.slug);
+    if (res.writableNeedDrain) {
+      // The client stopped reading: it would never see an error event, so the cut connection tells it.
+      res.destroy();
+      return { status: failure.status, ttfbMs, error: redactSecrets(failure.message, options.secrets), responseBody: capture.text(), usage: usageFigures(usage) };
+    }
     const body = errorBody(failure.type, redactSecrets(failure.message, options.secrets), null, failure.code, adapter.slug);
     const event = sseData(JSON.stringify(body));
     capture.add(event);
