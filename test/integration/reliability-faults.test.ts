@@ -275,6 +275,46 @@ describe('fault 3: a provider that never answers, and clients that crawl', () =>
   });
 });
 
+describe('fault 3b: a client that stops reading a stream', () => {
+  it('cannot hold the provider call or the request past its timeout: both end, and the request is logged', async () => {
+    await freshFake();
+    let providerSawClose = false;
+    fake.enqueue((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const big = chunk('x'.repeat(64 * 1024));
+      const pump = () => {
+        while (!res.destroyed && res.write(big));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+      res.on('close', () => (providerSawClose = true));
+    });
+    const port = Number(new URL(gateway.baseUrl).port);
+    const body = JSON.stringify({ model: 'm', prompt: 'x', stream: true });
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(
+        `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+          `x-gateway-api-key: ${gateway.apiKey}\r\nx-gateway-provider: openai\r\nx-gateway-custom-host: ${fake.baseUrl}\r\n` +
+          `x-gateway-request-timeout: 1000\r\nx-gateway-trace-id: stops-reading\r\n\r\n${body}`,
+      ),
+    );
+    socket.on('error', () => undefined);
+    // Read the first bytes, then never again: the socket's buffers fill and the gateway's writes back up.
+    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    socket.pause();
+    try {
+      await waitFor('the provider call to be aborted', () => providerSawClose, 3_000);
+      await waitFor('the request to be logged', () => {
+        gateway.flushLog();
+        return gateway.running.services.requestLog.list({ q: 'stops-reading' }).items.length === 1;
+      }, 3_000);
+      expect(gateway.running.services.requestLog.list({ q: 'stops-reading' }).items[0].status).toBe(504);
+    } finally {
+      socket.destroy();
+    }
+  });
+});
+
 describe('fault 4: retries', () => {
   it('retries 5xx answers with backoff and records each attempt with its status', async () => {
     await freshFake();
