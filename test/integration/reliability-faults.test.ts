@@ -275,6 +275,24 @@ describe('fault 3: a provider that never answers, and clients that crawl', () =>
   });
 });
 
+describe('fault 3a: the limits on slow clients leave slow answers alone', () => {
+  it('a stream that runs longer than the request timeout (1 s here) is not cut', async () => {
+    await freshFake();
+    fake.enqueue(async (_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 8; i++) {
+        res.write(chunk(`${i}`));
+        await sleep(200);
+      }
+      res.end('data: [DONE]\n\n');
+    });
+    const response = await post({ model: 'm', prompt: 'x', stream: true });
+    const events = sseEvents(await readAll(response));
+    expect(events).toHaveLength(9);
+    expect(events.at(-1)).toBe('data: [DONE]');
+  });
+});
+
 describe('fault 3b: a client that stops reading a stream', () => {
   it('cannot hold the provider call or the request past its timeout: both end, and the request is logged', async () => {
     await freshFake();
