@@ -37,9 +37,58 @@ export function invalidMessagesBody(json: Record<string, unknown>, modelInBody: 
   return undefined;
 }
 
+interface Block {
+  type: string;
+  content?: string;
+}
+
+/** With tools declared, the fake calls the first one, unless the last user turn brings the tool's result. */
+function toolToCall(json: Record<string, unknown>): string | undefined {
+  const tools = Array.isArray(json.tools) ? (json.tools as { name: string }[]) : [];
+  if (!tools.length) return undefined;
+  const messages = json.messages as { role: string; content: string | Block[] }[];
+  const last = messages.at(-1)!;
+  const bringsResult = Array.isArray(last.content) && last.content.some((block) => block.type === 'tool_result');
+  return bringsResult ? undefined : tools[0].name;
+}
+
+/** The text answer to a turn that brings tool results: what the tools said. */
+function toolResultReply(json: Record<string, unknown>): string | undefined {
+  const last = (json.messages as { content: string | Block[] }[]).at(-1)!;
+  if (!Array.isArray(last.content)) return undefined;
+  const results = last.content.filter((block) => block.type === 'tool_result').map((block) => block.content);
+  return results.length ? `Tools said: ${results.join(', ')}` : undefined;
+}
+
+const TOOL_INPUT = { city: 'Paris' };
+
+async function answerWithToolUse(request: RecordedRequest, res: ServerResponse, model: string, tool: string): Promise<void> {
+  const id = 'msg_fake_tool';
+  const usage = { input_tokens: 20, output_tokens: 6 };
+  if (request.json.stream === true) {
+    const input = JSON.stringify(TOOL_INPUT);
+    await writeSseEvents(res, [
+      { event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', content: [], model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 20, output_tokens: 1 } } } },
+      { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me check.' } } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_fake_01', name: tool, input: {} } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: input.slice(0, 5) } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: input.slice(5) } } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
+      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 6 } } },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ]);
+    return;
+  }
+  sendJson(res, 200, { id, type: 'message', role: 'assistant', model, content: [{ type: 'tool_use', id: 'toolu_fake_01', name: tool, input: TOOL_INPUT }], stop_reason: 'tool_use', stop_sequence: null, usage });
+}
+
 /** A Messages answer (JSON or typed SSE stream) for a valid request. */
 export async function answerMessages(request: RecordedRequest, res: ServerResponse, model: string): Promise<void> {
-  const text = claudeReply(request.json);
+  const tool = toolToCall(request.json);
+  if (tool) return answerWithToolUse(request, res, model, tool);
+  const text = toolResultReply(request.json) ?? claudeReply(request.json);
   const id = 'msg_fake_01';
   if (request.json.stream === true) {
     const words = text.split(' ');

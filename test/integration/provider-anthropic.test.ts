@@ -224,15 +224,109 @@ describe('anthropic: /v1/chat/completions', () => {
     expect(text.status).toBe(200);
   });
 
-  it('refuses tools and image parts with a 400 naming them', async () => {
-    const tools = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f' } }] });
-    expect(tools.status).toBe(400);
-    expect((await tools.json()).error).toMatchObject({ param: 'tools', provider: 'anthropic' });
-
+  it('refuses image parts and tools that are not functions with a 400 naming them', async () => {
     const image = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
     expect(image.status).toBe(400);
     expect((await image.json()).error).toMatchObject({ param: 'messages[0].content[0]', provider: 'anthropic' });
+
+    const custom = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'custom', custom: { name: 'x' } }] });
+    expect(custom.status).toBe(400);
+    expect((await custom.json()).error).toMatchObject({ param: 'tools[0]', provider: 'anthropic' });
+
+    const onCompletion = await post('completions', { model: MODEL, prompt: 'Hi', tools: [{ type: 'function', function: { name: 'f' } }] });
+    expect(onCompletion.status).toBe(400);
+    expect((await onCompletion.json()).error).toMatchObject({ param: 'tools', provider: 'anthropic' });
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+const WEATHER_TOOL = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+describe('anthropic: function calling', () => {
+  it('declares OpenAI tools as Messages tools and answers the SDK with tool_calls', async () => {
+    const completion = await sdk().chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+      parallel_tool_calls: false,
+    });
+    expect(completion.choices[0].finish_reason).toBe('tool_calls');
+    expect(completion.choices[0].message.content).toBeNull();
+    expect(completion.choices[0].message.tool_calls).toEqual([{ id: 'toolu_fake_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    expect(fake.requests[0].json).toMatchObject({
+      tools: [{ name: 'get_weather', description: 'Weather in a city', input_schema: WEATHER_TOOL.function.parameters }],
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
+    });
+  });
+
+  it('sends an assistant tool call and the tool results back as tool_use and tool_result blocks', async () => {
+    const completion = await sdk().chat.completions.create({
+      model: MODEL,
+      tools: [WEATHER_TOOL],
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            { id: 'toolu_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'toolu_a', content: '18C' },
+        { role: 'tool', tool_call_id: 'toolu_b', content: '24C' },
+      ],
+    });
+    expect(completion.choices[0].message.content).toBe('Tools said: 18C, 24C');
+    expect(fake.requests[0].json.messages).toEqual([
+      { role: 'user', content: 'Weather in Paris and Rome?' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Rome' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_a', content: '18C' },
+          { type: 'tool_result', tool_use_id: 'toolu_b', content: '24C' },
+        ],
+      },
+    ]);
+  });
+
+  it('streams a tool call as OpenAI tool_calls deltas the SDK can assemble', async () => {
+    const stream = await sdk().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true });
+    let text = '';
+    const calls: { id?: string; name?: string; arguments: string }[] = [];
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      if (!choice) continue;
+      text += choice.delta.content ?? '';
+      for (const delta of choice.delta.tool_calls ?? []) {
+        calls[delta.index] ??= { arguments: '' };
+        if (delta.id) calls[delta.index].id = delta.id;
+        if (delta.function?.name) calls[delta.index].name = delta.function.name;
+        calls[delta.index].arguments += delta.function?.arguments ?? '';
+      }
+      finish = choice.finish_reason ?? finish;
+    }
+    expect(text).toBe('Let me check.');
+    expect(calls).toEqual([{ id: 'toolu_fake_01', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+    expect(finish).toBe('tool_calls');
+  });
+
+  it('refuses a tool message that answers no earlier tool call', async () => {
+    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }, { role: 'tool', tool_call_id: 'nope', content: 'x' }] });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toContain('messages[1].tool_call_id');
   });
 });
 

@@ -2,9 +2,11 @@
 // body, the answer, the typed SSE stream and the error body, each mapped to or from OpenAI's shape.
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import { errorTypeForStatus, unsupportedField } from '../errors.js';
-import type { ChatRequest } from '../validate.js';
-import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
+import type { ChatRequest, CompletionRequest } from '../validate.js';
+import { includeUsage, promptText, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
+import { readToolRequest, toolConversation, type OpenAIToolCall, type ToolRequest, type ToolTurn } from './chat-tools.js';
 import {
+  asNumber,
   asRecord,
   asString,
   buildAnswer,
@@ -28,13 +30,28 @@ export const DEFAULT_CHAT_MAX_TOKENS = 4096;
 /** Messages takes a temperature of 0 to 1; OpenAI's 0 to 2 cannot be squeezed in without changing its meaning. */
 const MAX_TEMPERATURE = 1;
 
-type AnthropicContent = string | { type: 'text'; text: string }[];
+type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content: string };
+
+type AnthropicContent = string | ContentBlock[];
+
+interface MessagesTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+}
+
+type MessagesToolChoice = { type: 'auto' | 'any' | 'none'; disable_parallel_tool_use?: boolean } | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean };
 
 export interface MessagesBody {
   model?: string;
   anthropic_version?: string;
   max_tokens: number;
   messages: { role: 'user' | 'assistant'; content: AnthropicContent }[];
+  tools?: MessagesTool[];
+  tool_choice?: MessagesToolChoice;
   system?: string;
   stop_sequences?: string[];
   temperature?: number;
@@ -46,19 +63,52 @@ export interface MessagesBody {
 
 /** Fields Messages can honour beyond the common ones: `user` becomes `metadata.user_id`. */
 const MESSAGES_FIELDS: ReadonlySet<string> = new Set(['user', 'top_k']);
+/** Chat adds function calling: OpenAI tools become Messages tools. */
+const MESSAGES_CHAT_FIELDS: ReadonlySet<string> = new Set([...MESSAGES_FIELDS, 'tools', 'tool_choice', 'parallel_tool_calls']);
 
-function contentOf(parts: string[]): AnthropicContent {
-  return parts.length === 1 ? parts[0] : parts.map((text) => ({ type: 'text' as const, text }));
+function blockOf(part: ToolTurn['parts'][number]): ContentBlock {
+  switch (part.kind) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'tool_call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: part.arguments };
+    case 'tool_result':
+      return { type: 'tool_result', tool_use_id: part.callId, content: part.text };
+  }
+}
+
+/** A single text stays a plain string, as a client of Messages would write it; anything else is blocks. */
+function contentOf(turn: ToolTurn): AnthropicContent {
+  const [first] = turn.parts;
+  return turn.parts.length === 1 && first.kind === 'text' ? first.text : turn.parts.map(blockOf);
+}
+
+function messagesTools(request: ToolRequest): Pick<MessagesBody, 'tools' | 'tool_choice'> {
+  const tools = request.tools.map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), input_schema: tool.parameters }));
+  const parallel = request.parallel ? {} : { disable_parallel_tool_use: true };
+  const choice = request.choice;
+  let toolChoice: MessagesToolChoice | undefined;
+  if (choice?.mode === 'function') toolChoice = { type: 'tool', name: choice.name, ...parallel };
+  else if (choice?.mode === 'required') toolChoice = { type: 'any', ...parallel };
+  else if (choice?.mode === 'none') toolChoice = { type: 'none' };
+  else if (choice?.mode === 'auto' || !request.parallel) toolChoice = { type: 'auto', ...parallel };
+  return { tools, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
+}
+
+function turnsOf(call: ProviderCall, provider: string): { system: string[]; turns: ToolTurn[] } {
+  if (call.endpoint === 'chat') return toolConversation((call.body as ChatRequest).messages, provider);
+  return { system: [], turns: [{ role: 'user', parts: [{ kind: 'text', text: promptText((call.body as CompletionRequest).prompt, provider) }] }] };
 }
 
 /** The Messages request body for a completion or chat call (with `model`; Vertex moves it to the URL). */
 export function buildMessagesBody(call: ProviderCall, provider: string): MessagesBody {
   const body = call.body;
-  refuseUnsupportedFields(body, provider, MESSAGES_FIELDS, call.endpoint);
+  refuseUnsupportedFields(body, provider, call.endpoint === 'chat' ? MESSAGES_CHAT_FIELDS : MESSAGES_FIELDS, call.endpoint);
   if (body.temperature != null && body.temperature > MAX_TEMPERATURE) {
     throw unsupportedField('temperature', provider, `above ${MAX_TEMPERATURE} is not supported (the provider accepts 0 to 1)`);
   }
-  const conversation = conversationOf(call, provider);
+  const conversation = turnsOf(call, provider);
+  const tools = call.endpoint === 'chat' ? readToolRequest(body as ChatRequest, provider) : undefined;
   const requested = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const defaultMaxTokens = call.endpoint === 'chat' ? DEFAULT_CHAT_MAX_TOKENS : COMPLETION_BOUNDS.max_tokens.default;
   const stop = stopSequences(body.stop);
@@ -66,7 +116,8 @@ export function buildMessagesBody(call: ProviderCall, provider: string): Message
   return {
     model: body.model,
     max_tokens: requested ?? defaultMaxTokens,
-    messages: conversation.turns.map((turn) => ({ role: turn.role, content: contentOf(turn.parts) })),
+    messages: conversation.turns.map((turn) => ({ role: turn.role, content: contentOf(turn) })),
+    ...(tools ? messagesTools(tools) : {}),
     ...(conversation.system.length ? { system: conversation.system.join('\n\n') } : {}),
     ...(stop ? { stop_sequences: stop } : {}),
     ...(body.temperature != null ? { temperature: body.temperature } : {}),
@@ -125,12 +176,15 @@ function identityOf(message: Record<string, unknown>, call: ProviderCall): Answe
 export function mapMessagesResponse(call: ProviderCall, json: unknown): object {
   const message = asRecord(json);
   const blocks = Array.isArray(message.content) ? message.content : [];
-  const text = blocks
-    .map(asRecord)
+  const records = blocks.map(asRecord);
+  const text = records
     .filter((block) => block.type === 'text')
     .map((block) => asString(block.text) ?? '')
     .join('');
-  return buildAnswer(call.endpoint, identityOf(message, call), text, mapStopReason(message.stop_reason), toOpenAIUsage(readUsage(message.usage)));
+  const toolCalls = records
+    .filter((block) => block.type === 'tool_use')
+    .map((block): OpenAIToolCall => ({ id: asString(block.id) ?? '', type: 'function', function: { name: asString(block.name) ?? '', arguments: JSON.stringify(block.input ?? {}) } }));
+  return buildAnswer(call.endpoint, identityOf(message, call), text, mapStopReason(message.stop_reason), toOpenAIUsage(readUsage(message.usage)), null, toolCalls);
 }
 
 const CONTRACT_ERROR_TYPES = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'api_error']);
@@ -146,8 +200,11 @@ export function createMessagesStreamTranslator(call: ProviderCall): StreamTransl
   let identity: AnswerIdentity = { id: `msg-${Date.now()}`, created: nowInSeconds(), model: call.body.model };
   const usage: MessagesUsage = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
   let stopped = false;
+  /** Content block index → position among the tool calls, which OpenAI numbers from 0. */
+  const toolCallIndex = new Map<number, number>();
   const chunk = (text: string | undefined, finishReason: FinishReason | null, withRole = false) =>
     buildChunk(call.endpoint, identity, { text, finishReason, withRole }, withUsage);
+  const toolCallChunk = (toolCall: object) => buildChunk(call.endpoint, identity, { toolCalls: [toolCall] }, withUsage);
 
   return {
     framing: 'sse',
@@ -167,10 +224,22 @@ export function createMessagesStreamTranslator(call: ProviderCall): StreamTransl
           // OpenAI's first chat chunk names the role; a text completion has nothing to say yet.
           return call.endpoint === 'chat' ? [chunk('', null, true)] : [];
         }
+        case 'content_block_start': {
+          const block = asRecord(data.content_block);
+          if (block.type !== 'tool_use' || call.endpoint !== 'chat') return [];
+          const index = toolCallIndex.size;
+          toolCallIndex.set(asNumber(data.index), index);
+          return [toolCallChunk({ index, id: asString(block.id) ?? '', type: 'function', function: { name: asString(block.name) ?? '', arguments: '' } })];
+        }
         case 'content_block_delta': {
           const delta = asRecord(data.delta);
-          // Thinking, signature and tool-input deltas have no place in a text answer.
-          return delta.type === 'text_delta' && typeof delta.text === 'string' ? [chunk(delta.text, null)] : [];
+          if (delta.type === 'text_delta' && typeof delta.text === 'string') return [chunk(delta.text, null)];
+          const index = toolCallIndex.get(asNumber(data.index));
+          if (delta.type === 'input_json_delta' && index !== undefined) {
+            return [toolCallChunk({ index, function: { arguments: asString(delta.partial_json) ?? '' } })];
+          }
+          // Thinking and signature deltas have no place in an OpenAI answer.
+          return [];
         }
         case 'message_delta': {
           readUsage(data.usage, usage);
@@ -185,7 +254,7 @@ export function createMessagesStreamTranslator(call: ProviderCall): StreamTransl
           const type = asString(error.type);
           throw new ProviderStreamError(asString(error.message) ?? 'The provider reported an error in the stream', contractErrorType(type), type ?? null);
         }
-        // ping, content_block_start, content_block_stop and event types added later.
+        // ping, content_block_stop and event types added later.
         default:
           return [];
       }

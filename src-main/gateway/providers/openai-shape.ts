@@ -41,11 +41,14 @@ export function buildAnswer(
   finishReason: FinishReason | null,
   usage: OpenAIUsage | undefined,
   logprobs: OpenAILogprobs = null,
+  /** Chat only: `[{id, type:'function', function:{name, arguments}}]`. */
+  toolCalls: readonly object[] = [],
 ): object {
-  const choice =
-    endpoint === 'chat'
-      ? { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs, finish_reason: finishReason }
-      : { index: 0, text, logprobs, finish_reason: finishReason };
+  // OpenAI leaves `content` null when the assistant only calls tools.
+  const message = toolCalls.length
+    ? { role: 'assistant', content: text === '' ? null : text, refusal: null, tool_calls: toolCalls }
+    : { role: 'assistant', content: text, refusal: null };
+  const choice = endpoint === 'chat' ? { index: 0, message, logprobs, finish_reason: finishReason } : { index: 0, text, logprobs, finish_reason: finishReason };
   return {
     id: identity.id,
     object: endpoint === 'chat' ? 'chat.completion' : 'text_completion',
@@ -62,6 +65,8 @@ export interface ChunkContent {
   withRole?: boolean;
   finishReason?: FinishReason | null;
   logprobs?: OpenAILogprobs;
+  /** Chat only: tool-call deltas, `[{index, id?, type?, function:{name?, arguments}}]`. */
+  toolCalls?: readonly object[];
 }
 
 /**
@@ -72,9 +77,10 @@ export function buildChunk(endpoint: Endpoint, identity: AnswerIdentity, content
   const finishReason = content.finishReason ?? null;
   let choice: object;
   if (endpoint === 'chat') {
-    const delta: Record<string, string> = {};
+    const delta: Record<string, unknown> = {};
     if (content.withRole) delta.role = 'assistant';
     if (content.text !== undefined) delta.content = content.text;
+    if (content.toolCalls) delta.tool_calls = content.toolCalls;
     choice = { index: 0, delta, logprobs: content.logprobs ?? null, finish_reason: finishReason };
   } else {
     choice = { index: 0, text: content.text ?? '', logprobs: content.logprobs ?? null, finish_reason: finishReason };

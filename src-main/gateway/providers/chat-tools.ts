@@ -1,0 +1,153 @@
+// OpenAI's function calling, read once into plain data for providers that have their own (Anthropic's
+// tool_use blocks): the declared tools, the tool choice, and a conversation whose turns may hold tool
+// calls and tool results next to text.
+import { invalidRequest, unsupportedField } from '../errors.js';
+import type { ChatRequest } from '../validate.js';
+import { asRecord, asString } from './openai-shape.js';
+
+export interface FunctionTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export type ToolChoice = { mode: 'auto' | 'none' | 'required' } | { mode: 'function'; name: string };
+
+export interface ToolRequest {
+  tools: FunctionTool[];
+  choice?: ToolChoice;
+  /** `parallel_tool_calls: false` asks for at most one call per turn. */
+  parallel: boolean;
+}
+
+export type TurnPart =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_call'; id: string; name: string; arguments: Record<string, unknown> }
+  | { kind: 'tool_result'; callId: string; name: string; text: string };
+
+export interface ToolTurn {
+  role: 'user' | 'assistant';
+  parts: TurnPart[];
+}
+
+export interface ToolConversation {
+  system: string[];
+  turns: ToolTurn[];
+}
+
+/** An OpenAI tool call as answers and chunks carry it. */
+export interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+function readToolChoice(value: unknown, provider: string): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return { mode: value };
+  const choice = asRecord(value);
+  const name = asString(asRecord(choice.function).name);
+  if (choice.type === 'function' && name) return { mode: 'function', name };
+  throw unsupportedField('tool_choice', provider, `${JSON.stringify(value)} is not supported`);
+}
+
+/** The tools of a chat request, or undefined when it declares none. */
+export function readToolRequest(body: ChatRequest, provider: string): ToolRequest | undefined {
+  const raw = (body as Record<string, unknown>).tools;
+  const choice = readToolChoice((body as Record<string, unknown>).tool_choice, provider);
+  if (raw === undefined || raw === null) {
+    if (choice && choice.mode !== 'none' && choice.mode !== 'auto') throw invalidRequest("'tool_choice' needs 'tools'", 'tool_choice');
+    return undefined;
+  }
+  if (!Array.isArray(raw)) throw invalidRequest("'tools' must be an array", 'tools');
+  const tools = raw.map((entry, index): FunctionTool => {
+    const tool = asRecord(entry);
+    if (tool.type !== 'function') throw unsupportedField(`tools[${index}]`, provider, `of type '${String(tool.type)}' is not supported`);
+    const fn = asRecord(tool.function);
+    const name = asString(fn.name);
+    if (!name) throw invalidRequest(`'tools[${index}].function.name' is required`, 'tools');
+    const description = asString(fn.description);
+    const parameters = fn.parameters === undefined ? { type: 'object', properties: {} } : asRecord(fn.parameters);
+    return { name, ...(description ? { description } : {}), parameters };
+  });
+  return { tools, choice, parallel: (body as Record<string, unknown>).parallel_tool_calls !== false };
+}
+
+function textOf(content: ChatRequest['messages'][number]['content'], where: string, provider: string): string[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return [content];
+  return content.flatMap((part, index) => {
+    if (part.type !== 'text' || typeof part.text !== 'string') {
+      throw unsupportedField(`${where}.content[${index}]`, provider, `of type '${part.type}' is not supported`);
+    }
+    // An empty text part adds nothing, and Anthropic refuses empty text blocks.
+    return part.text === '' ? [] : [part.text];
+  });
+}
+
+function readToolCalls(value: unknown, where: string, provider: string): TurnPart[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidRequest(`'${where}.tool_calls' must be an array`, 'messages');
+  return value.map((entry, index): TurnPart => {
+    const call = asRecord(entry);
+    if (call.type !== undefined && call.type !== 'function') throw unsupportedField(`${where}.tool_calls[${index}]`, provider, `of type '${String(call.type)}' is not supported`);
+    const fn = asRecord(call.function);
+    const id = asString(call.id);
+    const name = asString(fn.name);
+    if (!id || !name) throw invalidRequest(`'${where}.tool_calls[${index}]' needs an id and a function name`, 'messages');
+    let args: unknown;
+    try {
+      args = JSON.parse(asString(fn.arguments) ?? '{}');
+    } catch {
+      throw invalidRequest(`'${where}.tool_calls[${index}].function.arguments' is not valid JSON`, 'messages');
+    }
+    return { kind: 'tool_call', id, name, arguments: asRecord(args) };
+  });
+}
+
+/**
+ * The chat messages with tool calls and tool results kept: an assistant's `tool_calls` become tool-call
+ * parts of its turn; `tool` messages become tool-result parts of a user turn (consecutive results share
+ * one turn, since a provider expects every result of a turn together).
+ */
+export function toolConversation(messages: ChatRequest['messages'], provider: string): ToolConversation {
+  const conversation: ToolConversation = { system: [], turns: [] };
+  const toolNames = new Map<string, string>();
+  messages.forEach((message, index) => {
+    const where = `messages[${index}]`;
+    for (const field of ['function_call', 'name'] as const) {
+      if (message[field] !== undefined && message[field] !== null) throw unsupportedField(`${where}.${field}`, provider);
+    }
+    const texts = textOf(message.content, where, provider);
+    const textParts = texts.map((text): TurnPart => ({ kind: 'text', text }));
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        conversation.system.push(...texts);
+        return;
+      case 'user':
+        conversation.turns.push({ role: 'user', parts: textParts });
+        return;
+      case 'assistant': {
+        const calls = readToolCalls(message.tool_calls, where, provider);
+        for (const call of calls) if (call.kind === 'tool_call') toolNames.set(call.id, call.name);
+        conversation.turns.push({ role: 'assistant', parts: [...textParts, ...calls] });
+        return;
+      }
+      case 'tool': {
+        const callId = asString(message.tool_call_id);
+        const name = callId ? toolNames.get(callId) : undefined;
+        if (!callId || !name) throw invalidRequest(`'${where}.tool_call_id' must name a tool call of an earlier assistant message`, 'messages');
+        const result: TurnPart = { kind: 'tool_result', callId, name, text: texts.join('') };
+        const previous = conversation.turns.at(-1);
+        if (previous?.role === 'user' && previous.parts.length > 0 && previous.parts.every((part) => part.kind === 'tool_result')) previous.parts.push(result);
+        else conversation.turns.push({ role: 'user', parts: [result] });
+        return;
+      }
+      default:
+        throw unsupportedField(`${where}.role`, provider, `'${message.role}' is not supported`);
+    }
+  });
+  return conversation;
+}
