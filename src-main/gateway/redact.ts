@@ -21,7 +21,8 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   let result = text;
   for (const secret of secrets) {
     // Short values would blank out ordinary words; real credentials are long.
-    if (secret && secret.length >= 8) result = result.split(secret).join(REDACTED);
+    // includes() first: split/join copies the whole text (a stream's log can be a megabyte) even when the secret is absent.
+    if (secret && secret.length >= 8 && result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
   return result.replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,})/g, REDACTED);
 }
