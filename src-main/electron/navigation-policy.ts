@@ -80,6 +80,17 @@ export function buildContentSecurityPolicy(): string {
   ].join('; ');
 }
 
+/**
+ * Adds the window's policy to a response's headers, next to any policy the gateway sent itself:
+ * two policies in one header are both enforced, so the page gets the stricter of each directive.
+ */
+export function withContentSecurityPolicy(headers: Readonly<Record<string, string[]>> | undefined, policy: string): Record<string, string[]> {
+  const merged: Record<string, string[]> = { ...headers };
+  const key = Object.keys(merged).find((name) => name.toLowerCase() === 'content-security-policy') ?? 'Content-Security-Policy';
+  merged[key] = [...(merged[key] ?? []), policy];
+  return merged;
+}
+
 /** The only permission the UI needs: writing a new key to the clipboard (its copy button). */
 export function isPermissionAllowed(permission: string, requestingUrl: string, gatewayOrigin: string): boolean {
   return permission === 'clipboard-sanitized-write' && isGatewayUrl(requestingUrl, gatewayOrigin);

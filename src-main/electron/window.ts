@@ -3,7 +3,7 @@
 // to a short list of sites opened in the system browser instead of in the app.
 import { BrowserWindow, app, ipcMain, session, shell, type Session, type WebContents } from 'electron';
 import { BOOTSTRAP_CHANNEL, type BootstrapReply } from './bridge';
-import { buildContentSecurityPolicy, isAllowedExternalUrl, isGatewayUrl, isPermissionAllowed } from './navigation-policy';
+import { buildContentSecurityPolicy, isAllowedExternalUrl, isGatewayUrl, isPermissionAllowed, withContentSecurityPolicy } from './navigation-policy';
 
 export interface WindowSecurityContext {
   /** e.g. http://127.0.0.1:8787: the UI and the admin API share this origin. */
@@ -20,8 +20,7 @@ export function secureSession(target: Session, context: WindowSecurityContext): 
       callback({});
       return;
     }
-    // Added next to any policy the gateway sends itself: the browser enforces both.
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [policy] } });
+    callback({ responseHeaders: withContentSecurityPolicy(details.responseHeaders, policy) });
   });
   target.setPermissionRequestHandler((_contents, permission, callback, details) => {
     callback(isPermissionAllowed(permission, details.requestingUrl, context.gatewayOrigin));

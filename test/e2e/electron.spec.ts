@@ -125,7 +125,10 @@ test.describe('desktop window Content-Security-Policy (in Chromium)', () => {
     await page.route(`${origin}/**`, async (route) => {
       if (route.request().resourceType() !== 'document') return route.fallback();
       const response = await route.fetch();
-      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': policy } });
+      // As in the window: the gateway's own policy stays and the desktop's is added (a comma joins policies).
+      const headers = response.headers();
+      const combined = [headers['content-security-policy'], policy].filter(Boolean).join(', ');
+      await route.fulfill({ response, headers: { ...headers, 'content-security-policy': combined } });
     });
     const violations: string[] = [];
     page.on('console', (message) => {
@@ -142,7 +145,7 @@ test.describe('desktop window Content-Security-Policy (in Chromium)', () => {
     });
 
     const response = await page.goto(gatehouse.uiUrl);
-    expect(response?.headers()['content-security-policy']).toBe(policy);
+    expect(response?.headers()['content-security-policy']).toContain(policy);
     await expect(page).toHaveTitle(/Gatehouse/i);
     for (const name of ['Playground', 'Logs', 'Keys', 'Settings']) {
       const link = page.getByRole('link', { name: new RegExp(`^${name}$`, 'i') }).or(page.getByRole('button', { name: new RegExp(`^${name}$`, 'i') }));

@@ -4,9 +4,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+import { screenshot, screenshotWholePage } from './screenshots';
 
 const PROVIDER_SECRET = 'sk-e2e-provider-secret-7f3a9c1d2b';
-const SCREENSHOTS = 'test-results/screens';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -35,14 +35,14 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   // Keys: create a virtual key for the fake provider.
   await page.getByRole('link', { name: 'Keys' }).click();
   await expect(page.getByRole('heading', { name: 'No virtual keys yet' })).toBeVisible();
-  await page.screenshot({ path: `${SCREENSHOTS}/keys-empty.png` });
+  await screenshot(page, 'keys-empty');
   await page.getByRole('button', { name: 'New virtual key' }).first().click();
   const createDialog = page.getByRole('dialog', { name: 'New virtual key' });
   await createDialog.getByLabel('Name').fill('E2E fake OpenAI');
   await createDialog.getByLabel('Provider').selectOption('openai');
   await createDialog.getByLabel('API key').fill(PROVIDER_SECRET);
   await createDialog.getByLabel('Custom host').fill(fake.baseUrl);
-  await page.screenshot({ path: `${SCREENSHOTS}/keys-new-virtual-key.png` });
+  await screenshot(page, 'keys-new-virtual-key');
   await createDialog.getByRole('button', { name: 'Create' }).click();
 
   const revealDialog = page.getByRole('dialog', { name: /created/ });
@@ -50,12 +50,12 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await expect(shownKey).toHaveText(/^gh-vk-/);
   const virtualKey = (await shownKey.textContent())?.trim() ?? '';
   await expect(revealDialog.getByRole('button', { name: 'Copy key' })).toBeVisible();
-  await page.screenshot({ path: `${SCREENSHOTS}/keys-created.png` });
+  await screenshot(page, 'keys-created');
   await expectNoSecretOnPage(page);
   await revealDialog.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByRole('list', { name: 'Virtual keys' }).getByText('E2E fake OpenAI')).toBeVisible();
   await expect(page.getByText(virtualKey)).toHaveCount(0);
-  await page.screenshot({ path: `${SCREENSHOTS}/keys.png` });
+  await screenshot(page, 'keys');
 
   // Playground: a streamed run, token by token into Output.
   await page.getByRole('link', { name: 'Playground' }).click();
@@ -70,7 +70,7 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   const stats = page.getByLabel('Run statistics');
   await expect(stats).toContainText('stop');
   await expect(stats).toContainText('5 in · 3 out');
-  await page.screenshot({ path: `${SCREENSHOTS}/playground-streamed.png`, fullPage: true });
+  await screenshotWholePage(page, 'playground-streamed');
 
   // The raw exchange is there, with the virtual key masked.
   await page.getByRole('tab', { name: 'Response' }).click();
@@ -86,7 +86,7 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await page.getByRole('button', { name: 'Run' }).click();
   await expect(output).toContainText('echo: whole hello');
   await expect(stats).toContainText('stop');
-  await page.screenshot({ path: `${SCREENSHOTS}/playground.png`, fullPage: true });
+  await screenshotWholePage(page, 'playground');
 
   // The provider received the stored secret, at the host the key is bound to.
   expect(fake.requests).toHaveLength(2);
@@ -121,7 +121,7 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await expect(detail.getByLabel('raw events', { exact: true })).toContainText('[DONE]');
   await detail.getByRole('tab', { name: 'Request', exact: true }).click();
   await expect(detail.getByLabel('request body', { exact: true })).toContainText('streamed hello');
-  await page.screenshot({ path: `${SCREENSHOTS}/logs-detail.png` });
+  await screenshot(page, 'logs-detail');
   await expectNoSecretOnPage(page);
   await expect(page.getByText(virtualKey)).toHaveCount(0);
 });
@@ -131,7 +131,7 @@ test('settings show where data lives and whether keys are protected', async ({ p
   await page.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByText(gatehouse.dataDir, { exact: true })).toBeVisible();
   await expect(page.getByRole('heading', { name: /Key protection/ })).toBeVisible();
-  await page.screenshot({ path: `${SCREENSHOTS}/settings.png`, fullPage: true });
+  await screenshotWholePage(page, 'settings');
 
   // Saving a change goes to the server and comes back.
   await page.getByLabel('Keep logs for (days)').fill('14');

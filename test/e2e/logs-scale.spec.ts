@@ -4,6 +4,7 @@
 import { expect, test } from '@playwright/test';
 import type { LogEntry } from '../../src-main/store/request-log';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+import { screenshot } from './screenshots';
 
 const ROW_COUNT = 100_000;
 let gatehouse: ServedGatehouse;
@@ -85,7 +86,7 @@ test('100,000 log rows render only what is in view and scroll end to end', async
   // Two animation frames per step: about 33 ms when rendering keeps up.
   expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(120);
   await expect(rows.last()).toContainText('model-1');
-  await page.screenshot({ path: 'test-results/screens/logs-100k-bottom.png' });
+  await screenshot(page, 'logs-100k-bottom');
 
   // Back at the top, the keyboard moves the selection and opens each row's detail.
   await body.evaluate((element) => {
@@ -102,5 +103,5 @@ test('100,000 log rows render only what is in view and scroll end to end', async
   await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('model-1');
   await page.keyboard.press('Escape');
   await expect(page.getByRole('region', { name: 'Request detail' })).toHaveCount(0);
-  await page.screenshot({ path: 'test-results/screens/logs-100k.png' });
+  await screenshot(page, 'logs-100k');
 });

@@ -3,8 +3,8 @@
 import { expect, test } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+import { screenshot, screenshotWholePage } from './screenshots';
 
-const SCREENSHOTS = 'test-results/screens';
 let gatehouse: ServedGatehouse;
 let fake: OpenAIFake;
 
@@ -24,7 +24,7 @@ test('without a token the page asks for one, and a wrong one is refused in place
   await page.getByLabel('Admin token').fill('not-the-token');
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('alert')).toContainText('That token was not accepted');
-  await page.screenshot({ path: `${SCREENSHOTS}/sign-in.png` });
+  await screenshot(page, 'sign-in');
   await page.getByLabel('Admin token').fill(gatehouse.adminToken);
   await page.keyboard.press('Enter');
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
@@ -34,7 +34,7 @@ test('an empty log says so and points to the Playground', async ({ page }) => {
   await page.goto(`${gatehouse.origin}/#/logs&token=${gatehouse.adminToken}`);
   await expect(page.getByRole('heading', { name: 'No requests yet' })).toBeVisible();
   await expect(page).toHaveURL(/#\/logs$/);
-  await page.screenshot({ path: `${SCREENSHOTS}/logs-empty.png` });
+  await screenshot(page, 'logs-empty');
   await page.getByRole('button', { name: 'Open the Playground' }).click();
   await expect(page.getByRole('heading', { name: 'Playground' })).toBeVisible();
 });
@@ -54,7 +54,7 @@ test('the Playground blocks out-of-range values and shows gateway errors next to
   // The gateway's own 401 appears in place, with its status.
   await page.getByLabel('Prompt').press('Control+Enter');
   await expect(page.getByRole('alert')).toContainText('401');
-  await page.screenshot({ path: `${SCREENSHOTS}/playground-error.png` });
+  await screenshot(page, 'playground-error');
 
   // best_of cannot stream: said before anything is sent.
   await page.getByText('Advanced').click();
@@ -86,7 +86,7 @@ test('provider mode sends the provider, token and custom host, with presets for 
   expect(received?.headers.authorization).toBe('Bearer sk-direct-token');
   await page.getByRole('tab', { name: 'Python' }).click();
   await expect(page.getByLabel('Python snippet', { exact: true })).toContainText('"x-gateway-provider": "openai"');
-  await page.screenshot({ path: `${SCREENSHOTS}/playground-chat.png`, fullPage: true });
+  await screenshotWholePage(page, 'playground-chat');
 });
 
 test('keys are renamed, and revoked only after confirming', async ({ page }) => {
@@ -109,7 +109,7 @@ test('keys are renamed, and revoked only after confirming', async ({ page }) => 
   await page.getByRole('button', { name: 'Revoke CI runner' }).click();
   const confirm = page.getByRole('dialog', { name: 'Revoke “CI runner”?' });
   await expect(confirm).toBeVisible();
-  await page.screenshot({ path: `${SCREENSHOTS}/keys-revoke.png` });
+  await screenshot(page, 'keys-revoke');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByRole('list', { name: 'Gateway API keys' })).toContainText('CI runner');
   await page.getByRole('button', { name: 'Revoke CI runner' }).click();
@@ -125,12 +125,14 @@ test.describe('dark mode', () => {
   test('every page renders in dark mode', async ({ page }) => {
     await page.goto(gatehouse.uiUrl);
     await page.getByLabel('Model').fill('gpt-4o-mini');
-    await page.screenshot({ path: `${SCREENSHOTS}/dark-playground.png` });
+    await screenshot(page, 'dark-playground');
+    // Each page is photographed once its data is in (the log's live feed never lets the network idle).
+    const loaded = { Logs: page.getByText(/No requests yet|Requests/).first(), Keys: page.getByRole('heading', { name: /Virtual keys/ }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
     for (const name of ['Logs', 'Keys', 'Settings'] as const) {
       await page.getByRole('link', { name }).click();
       await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-      await page.waitForLoadState('networkidle').catch(() => undefined);
-      await page.screenshot({ path: `${SCREENSHOTS}/dark-${name.toLowerCase()}.png` });
+      await expect(loaded[name]).toBeVisible();
+      await screenshot(page, `dark-${name.toLowerCase()}`);
     }
   });
 });

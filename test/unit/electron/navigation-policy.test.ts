@@ -5,6 +5,7 @@ import {
   isGatewayUrl,
   isPermissionAllowed,
   originOf,
+  withContentSecurityPolicy,
 } from '../../../src-main/electron/navigation-policy';
 
 const gateway = 'http://127.0.0.1:8787';
@@ -71,6 +72,19 @@ describe('content security policy', () => {
     expect(directives.get('frame-ancestors')).toBe("'none'");
     expect(directives.get('object-src')).toBe("'none'");
     expect(directives.get('base-uri')).toBe("'none'");
+  });
+});
+
+describe('adding the policy to a response', () => {
+  it('keeps the policy the gateway sent and adds the window\'s own beside it', () => {
+    const merged = withContentSecurityPolicy({ 'content-security-policy': ["default-src 'self'"], 'content-type': ['text/html'] }, "default-src 'none'");
+    expect(merged['content-security-policy']).toEqual(["default-src 'self'", "default-src 'none'"]);
+    expect(merged['content-type']).toEqual(['text/html']);
+    expect(Object.keys(merged).filter((name) => name.toLowerCase() === 'content-security-policy')).toHaveLength(1);
+  });
+
+  it('adds the header when the response had none', () => {
+    expect(withContentSecurityPolicy(undefined, "default-src 'none'")).toEqual({ 'Content-Security-Policy': ["default-src 'none'"] });
   });
 });
 
