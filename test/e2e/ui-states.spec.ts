@@ -127,7 +127,7 @@ test.describe('dark mode', () => {
     await page.getByLabel('Model').fill('gpt-4o-mini');
     await screenshot(page, 'dark-playground');
     // Each page is photographed once its data is in (the log's live feed never lets the network idle).
-    const loaded = { Logs: page.getByText(/No requests yet|Requests/).first(), Keys: page.getByRole('heading', { name: /Virtual keys/ }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
+    const loaded = { Logs: page.getByRole('heading', { name: 'No requests yet' }).or(page.getByRole('table', { name: 'Requests' })), Keys: page.getByRole('heading', { name: /Virtual keys/ }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
     for (const name of ['Logs', 'Keys', 'Settings'] as const) {
       await page.getByRole('link', { name }).click();
       await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
