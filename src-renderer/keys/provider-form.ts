@@ -11,16 +11,21 @@ export function isSecretField(field: ProviderField): boolean {
   return SECRET_FIELD_NAMES.has(field.name);
 }
 
-/** The credential fields to show for a provider, always including an "API key" field. */
+/**
+ * The credential fields to show for a provider. One without any secret field of its own (a local
+ * server, or an unknown provider) still gets an optional "API key".
+ */
 export function credentialFields(provider: ProviderInfo | undefined): ProviderField[] {
   const fields = (provider?.fields ?? []).filter((field) => !HOST_FIELD_NAMES.has(field.name));
-  return fields.some(isSecretField) ? fields : [API_KEY_FIELD, ...fields];
+  return fields.some((field) => field.secret) ? fields : [API_KEY_FIELD, ...fields];
 }
 
 export type FieldValues = Record<string, string>;
 
-export function missingRequiredFields(provider: ProviderInfo | undefined, values: FieldValues): ProviderField[] {
-  return credentialFields(provider).filter((field) => field.required && !(values[field.name] ?? '').trim());
+/** Required fields left empty. As on the server, a custom host makes the API key optional (local models need none). */
+export function missingRequiredFields(provider: ProviderInfo | undefined, values: FieldValues, customHost = ''): ProviderField[] {
+  const hasCustomHost = customHost.trim() !== '';
+  return credentialFields(provider).filter((field) => field.required && !(hasCustomHost && isSecretField(field)) && !(values[field.name] ?? '').trim());
 }
 
 function splitCredentials(provider: ProviderInfo | undefined, values: FieldValues): VirtualKeyRotation {

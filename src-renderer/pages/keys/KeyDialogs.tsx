@@ -7,7 +7,7 @@ import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { ErrorNotice } from '../../components/StatusViews';
-import { buildNewVirtualKey, buildRotation, credentialFields, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
+import { buildNewVirtualKey, buildRotation, credentialFields, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
 import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
 import { KeyUsage } from './KeyUsage';
 
@@ -25,7 +25,7 @@ function CredentialFields({ provider, values, onChange, error }: { provider: Pro
   return (
     <>
       {credentialFields(provider).map((field) => (
-        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && field.name === 'secret') ? error.message : null} hint={field.required ? undefined : 'Optional'}>
+        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && isSecretField(field)) ? error.message : null} hint={field.required ? undefined : 'Optional'}>
           <input
             className={`input${field.secret ? ' input-mono' : ''}`}
             type={field.secret ? 'password' : 'text'}
@@ -59,7 +59,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
       setError({ message: 'Give the key a name you will recognise', param: 'name' });
       return;
     }
-    const missing = missingRequiredFields(provider, values);
+    const missing = missingRequiredFields(provider, values, customHost);
     if (missing.length) {
       setError({ message: `${missing[0].label} is required for ${provider?.name ?? providerSlug}`, param: missing[0].name });
       return;
@@ -76,7 +76,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   };
 
   const fieldError = (param: string) => (error?.param === param ? error.message : null);
-  const generalError = error && !['name', 'provider', 'customHost', ...credentialFields(provider).map((field) => field.name)].includes(error.param ?? '') ? error.message : null;
+  const generalError = error && !['name', 'provider', 'customHost', 'secret', ...credentialFields(provider).map((field) => field.name)].includes(error.param ?? '') ? error.message : null;
 
   return (
     <Dialog

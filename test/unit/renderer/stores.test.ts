@@ -213,4 +213,23 @@ describe('key forms built from the provider list', () => {
     expect(credentialFields({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', fields: [] }).map((field) => field.label)).toEqual(['API key']);
     expect(credentialFields(azure).map((field) => field.label)).toEqual(['API key', 'Resource name', 'Deployment']);
   });
+
+  it('keeps cloud secrets such as Bedrock’s in cloud, by field name', () => {
+    const bedrock = {
+      slug: 'bedrock',
+      name: 'AWS Bedrock',
+      defaultBaseUrl: 'https://bedrock-runtime.{region}.amazonaws.com',
+      fields: [
+        { name: 'bedrock.secretAccessKey', label: 'Secret access key', secret: true, required: true },
+        { name: 'bedrock.accessKeyId', label: 'Access key ID', secret: false, required: true },
+        { name: 'bedrock.region', label: 'Region', secret: false, required: true },
+      ],
+    };
+    expect(credentialFields(bedrock).map((field) => field.label)).toEqual(['Secret access key', 'Access key ID', 'Region']);
+    expect(buildNewVirtualKey('b', bedrock, 'bedrock', { 'bedrock.secretAccessKey': 's', 'bedrock.accessKeyId': 'AKIA', 'bedrock.region': 'us-east-1' }, '')).toEqual({
+      name: 'b',
+      provider: 'bedrock',
+      cloud: { 'bedrock.secretAccessKey': 's', 'bedrock.accessKeyId': 'AKIA', 'bedrock.region': 'us-east-1' },
+    });
+  });
 });
