@@ -51,9 +51,40 @@ function logprobsResult(tokens: string[], alternatives: number): object {
   };
 }
 
+interface Part {
+  text?: string;
+  functionResponse?: { name: string; response: unknown };
+}
+
+/** With function declarations, the fake calls the first function, unless the last turn brings function responses. */
+function functionToCall(json: Record<string, unknown>): string | undefined {
+  const tools = Array.isArray(json.tools) ? (json.tools as { functionDeclarations?: { name: string }[] }[]) : [];
+  const name = tools[0]?.functionDeclarations?.[0]?.name;
+  const last = (json.contents as { parts: Part[] }[]).at(-1)!;
+  return name && !last.parts.some((part) => part.functionResponse) ? name : undefined;
+}
+
+function functionResponsesReply(json: Record<string, unknown>): string | undefined {
+  const last = (json.contents as { parts: Part[] }[]).at(-1)!;
+  const responses = last.parts.filter((part) => part.functionResponse).map((part) => `${part.functionResponse!.name}=${JSON.stringify(part.functionResponse!.response)}`);
+  return responses.length ? `Tools said: ${responses.join(', ')}` : undefined;
+}
+
 /** A generateContent answer: JSON, or with `stream` an SSE series of fragments ending in finishReason + usage. */
 export async function answerGenerateContent(request: RecordedRequest, res: ServerResponse, model: string, stream: boolean): Promise<void> {
-  const text = geminiReply(request.json);
+  const functionName = functionToCall(request.json);
+  if (functionName) {
+    const response = {
+      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: functionName, args: { city: 'Paris' } } }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 },
+      modelVersion: model,
+      responseId: 'gemini-fn-01',
+    };
+    if (stream) await writeSseEvents(res, [{ data: response }]);
+    else sendJson(res, 200, response);
+    return;
+  }
+  const text = functionResponsesReply(request.json) ?? geminiReply(request.json);
   const responseId = 'gemini-response-01';
   const config = (request.json.generationConfig ?? {}) as { responseLogprobs?: boolean; logprobs?: number };
   const tokensOf = (piece: string) => piece.split(/(?= )/);

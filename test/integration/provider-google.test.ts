@@ -196,10 +196,61 @@ describe('google: /v1/chat/completions', () => {
     expect(fake.requests[1].json.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 
-  it('refuses tools with a 400 naming them', async () => {
-    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f' } }] });
+  it('refuses parallel_tool_calls false, which Gemini cannot honour', async () => {
+    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [WEATHER_TOOL], parallel_tool_calls: false });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ param: 'tools', provider: 'google' });
+    expect((await res.json()).error).toMatchObject({ param: 'parallel_tool_calls', provider: 'google' });
+  });
+});
+
+const WEATHER_TOOL = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } },
+};
+
+describe('google: function calling', () => {
+  it('declares OpenAI tools as functionDeclarations with their JSON Schema and answers the SDK with tool_calls', async () => {
+    const completion = await sdk().chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    });
+    expect(completion.choices[0].finish_reason).toBe('tool_calls');
+    expect(completion.choices[0].message.content).toBeNull();
+    const [call] = completion.choices[0].message.tool_calls!;
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
+    expect(call.id).toMatch(/^call_/);
+    expect(fake.requests[0].json).toMatchObject({
+      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather in a city', parametersJsonSchema: WEATHER_TOOL.function.parameters }] }],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
+    });
+  });
+
+  it('sends the call and its result back as functionCall and functionResponse parts', async () => {
+    const completion = await sdk().chat.completions.create({
+      model: MODEL,
+      tools: [WEATHER_TOOL],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"celsius":18}' },
+      ],
+    });
+    expect(completion.choices[0].message.content).toBe('Tools said: get_weather={"celsius":18}');
+    expect(fake.requests[0].json.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { celsius: 18 } } }] },
+    ]);
+  });
+
+  it('streams a function call as one tool_calls delta and finish_reason tool_calls', async () => {
+    const stream = readDataLines(await (await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true })).text());
+    const deltas = stream.chunks.flatMap((chunk) => (chunk.choices as { delta: { tool_calls?: unknown[] } }[]).flatMap((choice) => choice.delta.tool_calls ?? []));
+    expect(deltas).toEqual([{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    expect(finishReasons(stream.chunks)).toEqual(['tool_calls']);
+    expect(stream.done).toBe(true);
   });
 });
 

@@ -101,6 +101,17 @@ describe('vertex-ai: Gemini models', () => {
     });
   });
 
+  it('answers function calls of Gemini models as OpenAI tool_calls', async () => {
+    const completion = await sdk().chat.completions.create({
+      model: GEMINI,
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    });
+    expect(completion.choices[0].finish_reason).toBe('tool_calls');
+    expect(completion.choices[0].message.tool_calls?.[0].function).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+    expect(fake.requests[0].json.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }]);
+  });
+
   it('relays Google’s error status and message, naming the provider', async () => {
     fake.enqueue(googleError(403, "Permission 'aiplatform.endpoints.predict' denied on resource", 'PERMISSION_DENIED'));
     const res = await post('completions', { model: GEMINI, prompt: 'Hi' });

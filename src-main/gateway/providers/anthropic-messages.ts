@@ -2,9 +2,9 @@
 // body, the answer, the typed SSE stream and the error body, each mapped to or from OpenAI's shape.
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import { errorTypeForStatus, unsupportedField } from '../errors.js';
-import type { ChatRequest, CompletionRequest } from '../validate.js';
-import { includeUsage, promptText, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
-import { readToolRequest, toolConversation, type OpenAIToolCall, type ToolRequest, type ToolTurn } from './chat-tools.js';
+import type { ChatRequest } from '../validate.js';
+import { includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
+import { conversationWithTools, readToolRequest, type OpenAIToolCall, type ToolRequest, type ToolTurn } from './chat-tools.js';
 import {
   asNumber,
   asRecord,
@@ -95,10 +95,6 @@ function messagesTools(request: ToolRequest): Pick<MessagesBody, 'tools' | 'tool
   return { tools, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
 }
 
-function turnsOf(call: ProviderCall, provider: string): { system: string[]; turns: ToolTurn[] } {
-  if (call.endpoint === 'chat') return toolConversation((call.body as ChatRequest).messages, provider);
-  return { system: [], turns: [{ role: 'user', parts: [{ kind: 'text', text: promptText((call.body as CompletionRequest).prompt, provider) }] }] };
-}
 
 /** The Messages request body for a completion or chat call (with `model`; Vertex moves it to the URL). */
 export function buildMessagesBody(call: ProviderCall, provider: string): MessagesBody {
@@ -107,7 +103,7 @@ export function buildMessagesBody(call: ProviderCall, provider: string): Message
   if (body.temperature != null && body.temperature > MAX_TEMPERATURE) {
     throw unsupportedField('temperature', provider, `above ${MAX_TEMPERATURE} is not supported (the provider accepts 0 to 1)`);
   }
-  const conversation = turnsOf(call, provider);
+  const conversation = conversationWithTools(call, provider);
   const tools = call.endpoint === 'chat' ? readToolRequest(body as ChatRequest, provider) : undefined;
   const requested = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const defaultMaxTokens = call.endpoint === 'chat' ? DEFAULT_CHAT_MAX_TOKENS : COMPLETION_BOUNDS.max_tokens.default;

@@ -1,9 +1,12 @@
 // OpenAI's function calling, read once into plain data for providers that have their own (Anthropic's
 // tool_use blocks): the declared tools, the tool choice, and a conversation whose turns may hold tool
 // calls and tool results next to text.
+import { randomUUID } from 'node:crypto';
 import { invalidRequest, unsupportedField } from '../errors.js';
-import type { ChatRequest } from '../validate.js';
+import type { ChatRequest, CompletionRequest } from '../validate.js';
+import { promptText } from './conversation.js';
 import { asRecord, asString } from './openai-shape.js';
+import type { ProviderCall } from './types.js';
 
 export interface FunctionTool {
   name: string;
@@ -151,3 +154,12 @@ export function toolConversation(messages: ChatRequest['messages'], provider: st
   });
   return conversation;
 }
+
+/** The conversation of either endpoint, tools kept: a completion's prompt becomes one user turn. */
+export function conversationWithTools(call: ProviderCall, provider: string): ToolConversation {
+  if (call.endpoint === 'chat') return toolConversation((call.body as ChatRequest).messages, provider);
+  return { system: [], turns: [{ role: 'user', parts: [{ kind: 'text', text: promptText((call.body as CompletionRequest).prompt, provider) }] }] };
+}
+
+/** Tool calls the provider made without an id of its own (Gemini) get one, as OpenAI's always have. */
+export const newToolCallId = (): string => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;

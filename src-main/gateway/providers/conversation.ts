@@ -28,8 +28,9 @@ function isDefaultValue(field: string, value: unknown): boolean {
     case 'echo':
     case 'logprobs':
     case 'store':
-    case 'parallel_tool_calls':
       return value === false;
+    case 'parallel_tool_calls':
+      return value === true;
     case 'best_of':
       return value === 0 || value === 1;
     case 'presence_penalty':

@@ -3,7 +3,8 @@
 // body, each mapped to or from OpenAI's shape.
 import { errorTypeForStatus, invalidRequest, unsupportedField } from '../errors.js';
 import type { ChatRequest, CompletionRequest } from '../validate.js';
-import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
+import { includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
+import { conversationWithTools, newToolCallId, readToolRequest, type OpenAIToolCall, type ToolRequest, type TurnPart } from './chat-tools.js';
 import {
   asRecord,
   asString,
@@ -19,12 +20,22 @@ import {
 } from './openai-shape.js';
 import { ProviderStreamError, type MappedProviderError, type ProviderCall, type StreamTranslator, type UpstreamEvent } from './types.js';
 
+type GeminiPart =
+  | { text: string }
+  | { functionCall: { name: string; args: Record<string, unknown> } }
+  | { functionResponse: { name: string; response: Record<string, unknown> } };
+
 interface GeminiContent {
   role: 'user' | 'model';
-  parts: { text: string }[];
+  parts: GeminiPart[];
 }
 
-export interface GenerateContentBody {
+interface GeminiTools {
+  tools: { functionDeclarations: { name: string; description?: string; parametersJsonSchema: Record<string, unknown> }[] }[];
+  toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
+}
+
+export interface GenerateContentBody extends Partial<GeminiTools> {
   contents: GeminiContent[];
   systemInstruction?: { parts: { text: string }[] };
   generationConfig?: {
@@ -45,6 +56,49 @@ export interface GenerateContentBody {
 
 /** Fields generateContent honours beyond the common ones. */
 const GENERATE_CONTENT_FIELDS: ReadonlySet<string> = new Set(['seed', 'presence_penalty', 'frequency_penalty', 'top_k', 'logprobs', 'top_logprobs', 'response_format']);
+/**
+ * Chat adds function calling. `parallel_tool_calls: false` has no Gemini equivalent, so it is left out
+ * of this list and refused.
+ */
+const GENERATE_CONTENT_CHAT_FIELDS: ReadonlySet<string> = new Set([...GENERATE_CONTENT_FIELDS, 'tools', 'tool_choice']);
+
+/** A tool's result goes back as an object: JSON the tool returned as is, anything else under `content`. */
+function functionResponseOf(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // Plain text.
+  }
+  return { content: text };
+}
+
+function geminiPart(part: TurnPart): GeminiPart {
+  switch (part.kind) {
+    case 'text':
+      return { text: part.text };
+    case 'tool_call':
+      return { functionCall: { name: part.name, args: part.arguments } };
+    case 'tool_result':
+      return { functionResponse: { name: part.name, response: functionResponseOf(part.text) } };
+  }
+}
+
+/** OpenAI tools as one Gemini tool of function declarations (JSON Schema kept as JSON Schema), and the choice as functionCallingConfig. */
+function geminiTools(request: ToolRequest): GeminiTools {
+  const tools = [
+    {
+      functionDeclarations: request.tools.map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), parametersJsonSchema: tool.parameters })),
+    },
+  ];
+  const choice = request.choice;
+  if (!choice) return { tools };
+  const functionCallingConfig =
+    choice.mode === 'function'
+      ? { mode: 'ANY' as const, allowedFunctionNames: [choice.name] }
+      : { mode: choice.mode === 'required' ? ('ANY' as const) : choice.mode === 'none' ? ('NONE' as const) : ('AUTO' as const) };
+  return { tools, toolConfig: { functionCallingConfig } };
+}
 
 /** generationConfig.seed is an int32. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -94,11 +148,12 @@ function responseFormatConfig(call: ProviderCall, provider: string): { responseM
  */
 export function buildGenerateContentBody(call: ProviderCall, provider: string): GenerateContentBody {
   const body = call.body;
-  refuseUnsupportedFields(body, provider, GENERATE_CONTENT_FIELDS, call.endpoint);
+  refuseUnsupportedFields(body, provider, call.endpoint === 'chat' ? GENERATE_CONTENT_CHAT_FIELDS : GENERATE_CONTENT_FIELDS, call.endpoint);
   if (body.seed != null && Math.abs(body.seed) > INT32_MAX) {
     throw unsupportedField('seed', provider, 'outside the 32-bit integer range is not supported');
   }
-  const conversation = conversationOf(call, provider);
+  const conversation = conversationWithTools(call, provider);
+  const tools = call.endpoint === 'chat' ? readToolRequest(body as ChatRequest, provider) : undefined;
   const maxTokens = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const stop = stopSequences(body.stop);
   const k = topK(body);
@@ -116,7 +171,8 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
     ...(call.endpoint === 'chat' ? responseFormatConfig(call, provider) : {}),
   };
   return {
-    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((text) => ({ text })) })),
+    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map(geminiPart) })),
+    ...(tools ? geminiTools(tools) : {}),
     ...(conversation.system.length ? { systemInstruction: { parts: conversation.system.map((text) => ({ text })) } } : {}),
     ...(Object.keys(generationConfig).length ? { generationConfig } : {}),
   };
@@ -143,14 +199,30 @@ export function toOpenAIUsage(usageMetadata: unknown): OpenAIUsage {
 }
 
 /** The visible text of the first candidate; thought summaries (`thought: true`) are not the answer. */
+function candidateParts(candidate: Record<string, unknown>): Record<string, unknown>[] {
+  const parts = asRecord(candidate.content).parts;
+  return Array.isArray(parts) ? parts.map(asRecord) : [];
+}
+
 function candidateText(candidate: Record<string, unknown>): string {
-  const parts = Array.isArray(asRecord(candidate.content).parts) ? (asRecord(candidate.content).parts as unknown[]) : [];
-  return parts
-    .map(asRecord)
+  return candidateParts(candidate)
     .filter((part) => part.thought !== true && typeof part.text === 'string')
     .map((part) => part.text as string)
     .join('');
 }
+
+/** `functionCall` parts as OpenAI tool calls; Gemini sends each call whole, usually without an id. */
+function candidateToolCalls(candidate: Record<string, unknown>): OpenAIToolCall[] {
+  return candidateParts(candidate)
+    .filter((part) => part.functionCall !== undefined)
+    .map((part) => {
+      const call = asRecord(part.functionCall);
+      return { id: asString(call.id) ?? newToolCallId(), type: 'function', function: { name: asString(call.name) ?? '', arguments: JSON.stringify(call.args ?? {}) } };
+    });
+}
+
+/** Gemini finishes a turn that calls functions with STOP; OpenAI says `tool_calls`. */
+const withToolCalls = (finishReason: FinishReason | null, hasToolCalls: boolean): FinishReason | null => (hasToolCalls && finishReason === 'stop' ? 'tool_calls' : finishReason);
 
 function firstCandidate(response: Record<string, unknown>): Record<string, unknown> | undefined {
   return Array.isArray(response.candidates) && response.candidates.length ? asRecord(response.candidates[0]) : undefined;
@@ -227,7 +299,9 @@ export function mapGenerateContentResponse(call: ProviderCall, json: unknown): o
   const finishReason = candidate ? mapFinishReason(candidate.finishReason) : isPromptBlocked(response) ? 'content_filter' : null;
   const steps = candidate ? readLogprobSteps(candidate) : undefined;
   const logprobs = steps ? toOpenAILogprobs(call.endpoint, steps) : null;
-  return buildAnswer(call.endpoint, identityOf(response, call), candidate ? candidateText(candidate) : '', finishReason, toOpenAIUsage(response.usageMetadata), logprobs);
+  const toolCalls = candidate && call.endpoint === 'chat' ? candidateToolCalls(candidate) : [];
+  const text = candidate ? candidateText(candidate) : '';
+  return buildAnswer(call.endpoint, identityOf(response, call), text, withToolCalls(finishReason, toolCalls.length > 0), toOpenAIUsage(response.usageMetadata), logprobs, toolCalls);
 }
 
 /** Reads a Google error object (`{code, message, status}`) into a stream error. */
@@ -249,6 +323,7 @@ export function createGenerateContentStreamTranslator(call: ProviderCall): Strea
   let finished = false;
   /** Where the next token starts in the whole answer, for a completion's `text_offset`. */
   let textOffset = 0;
+  let toolCallCount = 0;
   const chunk = (id: AnswerIdentity, text: string | undefined, finishReason: FinishReason | null, logprobs: OpenAILogprobs = null) => {
     const withRole = call.endpoint === 'chat' && !roleSent;
     roleSent = true;
@@ -275,7 +350,14 @@ export function createGenerateContentStreamTranslator(call: ProviderCall): Strea
         const steps = readLogprobSteps(candidate);
         if (text) chunks.push(chunk(identity, text, null, steps ? toOpenAILogprobs(call.endpoint, steps, textOffset) : null));
         textOffset += text.length;
-        const finishReason = mapFinishReason(candidate.finishReason);
+        if (call.endpoint === 'chat') {
+          for (const toolCall of candidateToolCalls(candidate)) {
+            const withRole = !roleSent;
+            roleSent = true;
+            chunks.push(buildChunk(call.endpoint, identity, { withRole, toolCalls: [{ index: toolCallCount++, ...toolCall }] }, withUsage));
+          }
+        }
+        const finishReason = withToolCalls(mapFinishReason(candidate.finishReason), toolCallCount > 0);
         if (finishReason) {
           finished = true;
           chunks.push(chunk(identity, call.endpoint === 'chat' ? undefined : '', finishReason));
