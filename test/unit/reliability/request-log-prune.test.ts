@@ -80,7 +80,9 @@ describe('RequestLog.prune', () => {
     const ticker = setInterval(() => ticks++, 1);
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
+    const started = performance.now();
     const removed = await log.prune(30 * DAY, 1_000_000, 1_000);
+    const totalMs = performance.now() - started;
     delay.disable();
     clearInterval(ticker);
 
@@ -88,7 +90,8 @@ describe('RequestLog.prune', () => {
     expect(traceIds()).toHaveLength(50);
     // Timers ran while the purge was under way: it yielded between slices.
     expect(ticks).toBeGreaterThan(5);
-    expect(delay.max / 1e6).toBeLessThan(250);
+    // The longest stall is one slice (a twentieth of the work), not the whole purge; relative, so a busy machine does not matter.
+    expect(delay.max / 1e6).toBeLessThan(totalMs / 4);
   }, 30_000);
 
   it('never removes rows written after the purge started', async () => {
