@@ -38,6 +38,10 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   try {
     db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   } catch (error) {
+    // A native addon built for another runtime (Node's copy in Electron, or the reverse) is not a damaged file.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION/.test(String(error))) {
+      throw new DatabaseOpenError(`The SQLite driver was built for another runtime and cannot be loaded (${(error as Error).message}). Rebuild it for this one; ${file} was not touched.`);
+    }
     throw damaged(error);
   }
   try {
