@@ -22,10 +22,13 @@ function toFormError(error: unknown): FormError {
 
 /** The provider's credential inputs; secret ones are password fields that never autofill. */
 function CredentialFields({ provider, values, onChange, error }: { provider: ProviderInfo | undefined; values: FieldValues; onChange(values: FieldValues): void; error: FormError | null }) {
+  const fields = credentialFields(provider);
+  // The server names its main secret field `secret` in errors, whatever the field is called.
+  const mainSecretName = fields.find(isSecretField)?.name ?? fields.find((field) => field.secret)?.name;
   return (
     <>
-      {credentialFields(provider).map((field) => (
-        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && isSecretField(field)) ? error.message : null} hint={field.required ? undefined : 'Optional'}>
+      {fields.map((field) => (
+        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && field.name === mainSecretName) ? error.message : null} hint={field.required ? undefined : 'Optional'}>
           <input
             className={`input${field.secret ? ' input-mono' : ''}`}
             type={field.secret ? 'password' : 'text'}
