@@ -224,10 +224,41 @@ describe('anthropic: /v1/chat/completions', () => {
     expect(text.status).toBe(200);
   });
 
-  it('refuses image parts and tools that are not functions with a 400 naming them', async () => {
-    const image = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
-    expect(image.status).toBe(400);
-    expect((await image.json()).error).toMatchObject({ param: 'messages[0].content[0]', provider: 'anthropic' });
+  it('sends image parts as image blocks, from a data: URL or a web address', async () => {
+    const res = await post('chat/completions', {
+      model: MODEL,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Compare' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'low' } },
+          ],
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(fake.requests[0].json.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Compare' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+        ],
+      },
+    ]);
+  });
+
+  it('refuses audio parts, images outside user messages and tools that are not functions with a 400 naming them', async () => {
+    const audio = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] });
+    expect(audio.status).toBe(400);
+    expect((await audio.json()).error).toMatchObject({ param: 'messages[0].content[0]', provider: 'anthropic' });
+
+    const systemImage = await post('chat/completions', { model: MODEL, messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }, { role: 'user', content: 'Hi' }] });
+    expect(systemImage.status).toBe(400);
+    expect((await systemImage.json()).error).toMatchObject({ param: 'messages[0].content[0]', provider: 'anthropic' });
 
     const custom = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'custom', custom: { name: 'x' } }] });
     expect(custom.status).toBe(400);

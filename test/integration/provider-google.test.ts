@@ -196,6 +196,22 @@ describe('google: /v1/chat/completions', () => {
     expect(fake.requests[1].json.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 
+  it('sends a data: URL image as inlineData and refuses an image given by web address', async () => {
+    const res = await post('chat/completions', {
+      model: MODEL,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } }] }],
+    });
+    expect(res.status).toBe(200);
+    expect(fake.requests[0].json.contents).toEqual([{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } }] }]);
+
+    const byUrl = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } }] }] });
+    expect(byUrl.status).toBe(400);
+    const error = (await byUrl.json()).error;
+    expect(error).toMatchObject({ param: 'messages', provider: 'google' });
+    expect(error.message).toContain('data: URL');
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('refuses parallel_tool_calls false, which Gemini cannot honour', async () => {
     const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], tools: [WEATHER_TOOL], parallel_tool_calls: false });
     expect(res.status).toBe(400);

@@ -108,7 +108,7 @@ describe('vertex-ai: Gemini models', () => {
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
     });
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
-    expect(completion.choices[0].message.tool_calls?.[0].function).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+    expect(completion.choices[0].message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
     expect(fake.requests[0].json.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }]);
   });
 

@@ -32,6 +32,7 @@ const MAX_TEMPERATURE = 1;
 
 type ContentBlock =
   | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string };
 
@@ -70,6 +71,11 @@ function blockOf(part: ToolTurn['parts'][number]): ContentBlock {
   switch (part.kind) {
     case 'text':
       return { type: 'text', text: part.text };
+    case 'image':
+      return {
+        type: 'image',
+        source: part.source.kind === 'base64' ? { type: 'base64', media_type: part.source.mediaType, data: part.source.data } : { type: 'url', url: part.source.url },
+      };
     case 'tool_call':
       return { type: 'tool_use', id: part.id, name: part.name, input: part.arguments };
     case 'tool_result':

@@ -24,8 +24,12 @@ export interface ToolRequest {
   parallel: boolean;
 }
 
+/** An image from an `image_url` part: inline bytes from a data: URL, or a web address. */
+export type ImageSource = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
+
 export type TurnPart =
   | { kind: 'text'; text: string }
+  | { kind: 'image'; source: ImageSource }
   | { kind: 'tool_call'; id: string; name: string; arguments: Record<string, unknown> }
   | { kind: 'tool_result'; callId: string; name: string; text: string };
 
@@ -77,17 +81,32 @@ export function readToolRequest(body: ChatRequest, provider: string): ToolReques
   return { tools, choice, parallel: (body as Record<string, unknown>).parallel_tool_calls !== false };
 }
 
-function textOf(content: ChatRequest['messages'][number]['content'], where: string, provider: string): string[] {
+const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+);base64,(.+)$/s;
+
+function imageSource(part: Record<string, unknown>, where: string): ImageSource {
+  const url = asString(asRecord(part.image_url).url);
+  if (!url) throw invalidRequest(`'${where}.image_url.url' is required`, 'messages');
+  const inline = DATA_URL.exec(url);
+  if (inline) return { kind: 'base64', mediaType: inline[1], data: inline[2] };
+  if (/^https?:\/\//.test(url)) return { kind: 'url', url };
+  throw invalidRequest(`'${where}.image_url.url' must be an http(s) URL or a base64 data: URL`, 'messages');
+}
+
+/** Text and image parts of a message; `images` says whether this message may carry images. */
+function contentParts(content: ChatRequest['messages'][number]['content'], where: string, provider: string, images: boolean): TurnPart[] {
   if (content === null || content === undefined) return [];
-  if (typeof content === 'string') return [content];
-  return content.flatMap((part, index) => {
-    if (part.type !== 'text' || typeof part.text !== 'string') {
-      throw unsupportedField(`${where}.content[${index}]`, provider, `of type '${part.type}' is not supported`);
+  if (typeof content === 'string') return [{ kind: 'text', text: content }];
+  return content.flatMap((part, index): TurnPart[] => {
+    if (part.type === 'text' && typeof part.text === 'string') {
+      // An empty text part adds nothing, and Anthropic refuses empty text blocks.
+      return part.text === '' ? [] : [{ kind: 'text', text: part.text }];
     }
-    // An empty text part adds nothing, and Anthropic refuses empty text blocks.
-    return part.text === '' ? [] : [part.text];
+    if (part.type === 'image_url' && images) return [{ kind: 'image', source: imageSource(part, `${where}.content[${index}]`) }];
+    throw unsupportedField(`${where}.content[${index}]`, provider, `of type '${part.type}' is not supported`);
   });
 }
+
+const textsOf = (parts: TurnPart[]): string[] => parts.flatMap((part) => (part.kind === 'text' ? [part.text] : []));
 
 function readToolCalls(value: unknown, where: string, provider: string): TurnPart[] {
   if (value === undefined || value === null) return [];
@@ -122,27 +141,27 @@ export function toolConversation(messages: ChatRequest['messages'], provider: st
     for (const field of ['function_call', 'name'] as const) {
       if (message[field] !== undefined && message[field] !== null) throw unsupportedField(`${where}.${field}`, provider);
     }
-    const texts = textOf(message.content, where, provider);
-    const textParts = texts.map((text): TurnPart => ({ kind: 'text', text }));
+    // Only a user's message may show the model an image, as in OpenAI's API.
+    const parts = contentParts(message.content, where, provider, message.role === 'user');
     switch (message.role) {
       case 'system':
       case 'developer':
-        conversation.system.push(...texts);
+        conversation.system.push(...textsOf(parts));
         return;
       case 'user':
-        conversation.turns.push({ role: 'user', parts: textParts });
+        conversation.turns.push({ role: 'user', parts });
         return;
       case 'assistant': {
         const calls = readToolCalls(message.tool_calls, where, provider);
         for (const call of calls) if (call.kind === 'tool_call') toolNames.set(call.id, call.name);
-        conversation.turns.push({ role: 'assistant', parts: [...textParts, ...calls] });
+        conversation.turns.push({ role: 'assistant', parts: [...parts, ...calls] });
         return;
       }
       case 'tool': {
         const callId = asString(message.tool_call_id);
         const name = callId ? toolNames.get(callId) : undefined;
         if (!callId || !name) throw invalidRequest(`'${where}.tool_call_id' must name a tool call of an earlier assistant message`, 'messages');
-        const result: TurnPart = { kind: 'tool_result', callId, name, text: texts.join('') };
+        const result: TurnPart = { kind: 'tool_result', callId, name, text: textsOf(parts).join('') };
         const previous = conversation.turns.at(-1);
         if (previous?.role === 'user' && previous.parts.length > 0 && previous.parts.every((part) => part.kind === 'tool_result')) previous.parts.push(result);
         else conversation.turns.push({ role: 'user', parts: [result] });

@@ -22,6 +22,7 @@ import { ProviderStreamError, type MappedProviderError, type ProviderCall, type 
 
 type GeminiPart =
   | { text: string }
+  | { inlineData: { mimeType: string; data: string } }
   | { functionCall: { name: string; args: Record<string, unknown> } }
   | { functionResponse: { name: string; response: Record<string, unknown> } };
 
@@ -73,10 +74,14 @@ function functionResponseOf(text: string): Record<string, unknown> {
   return { content: text };
 }
 
-function geminiPart(part: TurnPart): GeminiPart {
+function geminiPart(part: TurnPart, where: string, provider: string): GeminiPart {
   switch (part.kind) {
     case 'text':
       return { text: part.text };
+    case 'image':
+      // fileData takes files uploaded to Google (Files API, Cloud Storage), not any web address.
+      if (part.source.kind !== 'base64') throw unsupportedField(where, provider, 'with an image given by URL is not supported (send it as a base64 data: URL)');
+      return { inlineData: { mimeType: part.source.mediaType, data: part.source.data } };
     case 'tool_call':
       return { functionCall: { name: part.name, args: part.arguments } };
     case 'tool_result':
@@ -171,7 +176,7 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
     ...(call.endpoint === 'chat' ? responseFormatConfig(call, provider) : {}),
   };
   return {
-    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map(geminiPart) })),
+    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((part) => geminiPart(part, 'messages', provider)) })),
     ...(tools ? geminiTools(tools) : {}),
     ...(conversation.system.length ? { systemInstruction: { parts: conversation.system.map((text) => ({ text })) } } : {}),
     ...(Object.keys(generationConfig).length ? { generationConfig } : {}),
