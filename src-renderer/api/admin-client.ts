@@ -66,6 +66,11 @@ export class AdminClient {
     return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, rotation);
   }
 
+  /** Issues a new gh-vk- key for the same stored credentials; the old key stops working at once. */
+  regenerateVirtualKey(id: string): Promise<CreatedVirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { regenerateKey: true });
+  }
+
   revokeVirtualKey(id: string): Promise<void> {
     return this.request('DELETE', `/virtual-keys/${encodeURIComponent(id)}`);
   }
@@ -76,6 +81,10 @@ export class AdminClient {
 
   createGatewayKey(name: string): Promise<CreatedGatewayKey> {
     return this.request('POST', '/gateway-keys', { name });
+  }
+
+  renameGatewayKey(id: string, name: string): Promise<GatewayKey> {
+    return this.request('PATCH', `/gateway-keys/${encodeURIComponent(id)}`, { name });
   }
 
   revokeGatewayKey(id: string): Promise<void> {

@@ -21,15 +21,14 @@ type OpenDialog =
   | { type: 'usage'; kind: 'virtual' | 'gateway'; name: string; provider: string | null }
   | null;
 
-function RenameForm({ virtualKey, onDone }: { virtualKey: VirtualKey; onDone(): void }) {
-  const renameVirtualKey = useKeysStore((state) => state.renameVirtualKey);
-  const [name, setName] = useState(virtualKey.name);
+function RenameForm({ currentName, rename, onDone }: { currentName: string; rename(name: string): Promise<void>; onDone(): void }) {
+  const [name, setName] = useState(currentName);
   const [error, setError] = useState<string | null>(null);
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!name.trim() || name.trim() === virtualKey.name) return onDone();
+    if (!name.trim() || name.trim() === currentName) return onDone();
     try {
-      await renameVirtualKey(virtualKey.id, name.trim());
+      await rename(name.trim());
       onDone();
     } catch (caught) {
       setError(describeError(caught));
@@ -37,7 +36,20 @@ function RenameForm({ virtualKey, onDone }: { virtualKey: VirtualKey; onDone(): 
   };
   return (
     <form className="rename-form" onSubmit={onSubmit}>
-      <input className="input input-compact" aria-label={`New name for ${virtualKey.name}`} value={name} autoFocus onChange={(event) => setName(event.target.value)} onKeyDown={(event) => event.key === 'Escape' && onDone()} />
+      <input
+        className="input input-compact"
+        aria-label={`New name for ${currentName}`}
+        value={name}
+        autoFocus
+        onChange={(event) => setName(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') {
+            // Escape closes the rename field, not a dialog or detail around it.
+            event.stopPropagation();
+            onDone();
+          }
+        }}
+      />
       <button type="submit" className="button button-primary button-small">
         Save
       </button>
@@ -51,10 +63,16 @@ function RenameForm({ virtualKey, onDone }: { virtualKey: VirtualKey; onDone(): 
 
 function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: VirtualKey; providerName: string; onOpen(dialog: OpenDialog): void }) {
   const [isRenaming, setRenaming] = useState(false);
+  const renameVirtualKey = useKeysStore((state) => state.renameVirtualKey);
+  const settings = Object.entries(virtualKey.settings ?? {});
   return (
     <li className="key-row">
       <div className="key-main">
-        {isRenaming ? <RenameForm virtualKey={virtualKey} onDone={() => setRenaming(false)} /> : <span className="key-name">{virtualKey.name}</span>}
+        {isRenaming ? (
+          <RenameForm currentName={virtualKey.name} rename={(name) => renameVirtualKey(virtualKey.id, name)} onDone={() => setRenaming(false)} />
+        ) : (
+          <span className="key-name">{virtualKey.name}</span>
+        )}
         <div className="key-meta">
           <span className="badge badge-accent">{providerName}</span>
           <code className="key-prefix">{virtualKey.keyPrefix}…</code>
@@ -63,6 +81,11 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
               → {virtualKey.customHost}
             </span>
           )}
+          {settings.map(([name, value]) => (
+            <span key={name} className="muted small truncate" title={name}>
+              {name.split('.').pop()}: {value}
+            </span>
+          ))}
         </div>
       </div>
       <div className="key-dates small muted">
@@ -94,10 +117,16 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
 }
 
 function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(dialog: OpenDialog): void }) {
+  const [isRenaming, setRenaming] = useState(false);
+  const renameGatewayKey = useKeysStore((state) => state.renameGatewayKey);
   return (
     <li className="key-row">
       <div className="key-main">
-        <span className="key-name">{gatewayKey.name}</span>
+        {isRenaming ? (
+          <RenameForm currentName={gatewayKey.name} rename={(name) => renameGatewayKey(gatewayKey.id, name)} onDone={() => setRenaming(false)} />
+        ) : (
+          <span className="key-name">{gatewayKey.name}</span>
+        )}
         <div className="key-meta">
           <code className="key-prefix">{gatewayKey.keyPrefix}…</code>
         </div>
@@ -110,6 +139,10 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
         <button type="button" className="button button-ghost button-small" aria-label={`Usage of ${gatewayKey.name}`} onClick={() => onOpen({ type: 'usage', kind: 'gateway', name: gatewayKey.name, provider: null })}>
           <Icon name="code" />
           Use
+        </button>
+        <button type="button" className="button button-ghost button-small" aria-label={`Rename ${gatewayKey.name}`} onClick={() => setRenaming(true)}>
+          <Icon name="edit" />
+          Rename
         </button>
         <button type="button" className="button button-ghost button-small button-danger-text" aria-label={`Revoke ${gatewayKey.name}`} onClick={() => onOpen({ type: 'revoke-gateway', key: gatewayKey })}>
           <Icon name="trash" />

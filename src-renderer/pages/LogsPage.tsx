@@ -1,9 +1,10 @@
 // Every request through the gateway, newest first, updating live.
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { formatDuration } from '../components/format';
 import { Icon } from '../components/Icon';
 import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/StatusViews';
 import { useKeysStore } from '../stores/keys-store';
-import { EMPTY_FILTERS, useLogsStore } from '../stores/logs-store';
+import { EMPTY_FILTERS, summarize, useLogsStore } from '../stores/logs-store';
 import { useRouteStore } from '../stores/route-store';
 import { KNOWN_PROVIDER_SLUGS } from './playground/ConnectionCard';
 import { LogDetailPanel } from './logs/LogDetailPanel';
@@ -60,6 +61,7 @@ export function LogsPage() {
   const [searchDraft, setSearchDraft] = useDebouncedFilter(filters.q, applySearch);
   const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
   const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.status !== '';
+  const summary = useMemo(() => summarize(rows), [rows]);
   const providerSlugs = providers.length ? providers.map((provider) => provider.slug) : KNOWN_PROVIDER_SLUGS;
 
   let body;
@@ -95,6 +97,16 @@ export function LogsPage() {
               {rows.length.toLocaleString('en-US')} {rows.length === 1 ? 'request' : 'requests'}
               {next ? ' loaded' : ''}
             </span>
+            {summary.sampled > 0 && (
+              <span className="summary" title={`Over the ${summary.sampled.toLocaleString('en-US')} most recent requests loaded`}>
+                <span>
+                  p50 <strong>{formatDuration(summary.medianLatencyMs)}</strong>
+                </span>
+                <span className={summary.errorRate > 0 ? 'summary-errors' : undefined}>
+                  <strong>{(summary.errorRate * 100).toFixed(summary.errorRate > 0 && summary.errorRate < 0.01 ? 1 : 0)}%</strong> failed
+                </span>
+              </span>
+            )}
             {loadingMore && <Spinner label="Loading more requests" />}
           </p>
         </div>

@@ -106,7 +106,12 @@ export function PlaygroundPage() {
                 <ConversationEditor />
               </>
             )}
-            <Field label="Prompt" hint={mode === 'chat' ? 'Sent as the next user message. Ctrl+Enter runs.' : 'Ctrl+Enter runs.'} error={errors.prompt ?? errors.messages}>
+            <Field label="Prompt" hint={
+                <>
+                  {mode === 'chat' ? 'Sent as the next user message. ' : ''}
+                  <kbd>Ctrl</kbd> + <kbd>Enter</kbd> runs.
+                </>
+              } error={errors.prompt ?? errors.messages}>
               <textarea
                 className="input prompt-input"
                 rows={mode === 'chat' ? 3 : 6}

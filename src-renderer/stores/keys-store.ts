@@ -28,6 +28,8 @@ interface KeysState {
   createGatewayKey(name: string): Promise<void>;
   renameVirtualKey(id: string, name: string): Promise<void>;
   rotateVirtualKey(id: string, rotation: VirtualKeyRotation): Promise<void>;
+  regenerateVirtualKey(id: string): Promise<void>;
+  renameGatewayKey(id: string, name: string): Promise<void>;
   revokeVirtualKey(id: string): Promise<void>;
   revokeGatewayKey(id: string): Promise<void>;
   dismissRevealed(): void;
@@ -80,6 +82,15 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   async rotateVirtualKey(id, rotation) {
     await requireAdminClient().rotateVirtualKey(id, rotation);
     await get().load();
+  },
+  async regenerateVirtualKey(id) {
+    const regenerated = await requireAdminClient().regenerateVirtualKey(id);
+    set({ revealed: { kind: 'virtual', name: regenerated.name, key: regenerated.key, provider: regenerated.provider } });
+    await get().load();
+  },
+  async renameGatewayKey(id, name) {
+    await requireAdminClient().renameGatewayKey(id, name);
+    set({ gatewayKeys: get().gatewayKeys.map((key) => (key.id === id ? { ...key, name } : key)) });
   },
   async revokeVirtualKey(id) {
     await requireAdminClient().revokeVirtualKey(id);

@@ -41,6 +41,25 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   return true;
 }
 
+export interface LogSummary {
+  sampled: number;
+  errorRate: number;
+  medianLatencyMs: number | null;
+}
+
+/** How the most recent requests went: share of failures and median latency, over at most `limit` rows. */
+export function summarize(rows: readonly LogEntry[], limit = 2000): LogSummary {
+  const sample = rows.slice(0, limit);
+  if (!sample.length) return { sampled: 0, errorRate: 0, medianLatencyMs: null };
+  const failures = sample.filter((entry) => entry.status >= 400 || entry.error).length;
+  const latencies = sample.map((entry) => entry.latencyMs).filter((value): value is number => typeof value === 'number').sort((a, b) => a - b);
+  return {
+    sampled: sample.length,
+    errorRate: failures / sample.length,
+    medianLatencyMs: latencies.length ? latencies[Math.floor((latencies.length - 1) / 2)] : null,
+  };
+}
+
 export function queryOf(filters: LogFilters, before?: string): LogQuery {
   return {
     limit: LOG_PAGE_SIZE,

@@ -106,6 +106,12 @@ test('keys are renamed, and revoked only after confirming', async ({ page }) => 
   await page.keyboard.press('Enter');
   await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('New name');
 
+  // A leaked gh-vk- key is replaced without re-entering the provider credential.
+  await page.getByRole('button', { name: 'Rotate New name' }).click();
+  await page.getByRole('button', { name: 'Issue a new key' }).click();
+  await expect(page.getByRole('dialog', { name: /created/ }).getByLabel('New key')).toHaveText(/^gh-vk-/);
+  await page.getByRole('button', { name: 'Done' }).click();
+
   await page.getByRole('button', { name: 'Revoke CI runner' }).click();
   const confirm = page.getByRole('dialog', { name: 'Revoke “CI runner”?' });
   await expect(confirm).toBeVisible();

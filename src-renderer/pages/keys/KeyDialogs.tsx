@@ -191,7 +191,19 @@ export function RevealedKeyDialog({ revealed, onClose }: { revealed: RevealedKey
 export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey: VirtualKey; onClose(): void; onRotated(): void }) {
   const providers = useKeysStore((state) => state.providers);
   const rotateVirtualKey = useKeysStore((state) => state.rotateVirtualKey);
+  const regenerateVirtualKey = useKeysStore((state) => state.regenerateVirtualKey);
   const provider = providers.find((item) => item.slug === virtualKey.provider);
+  const regenerate = async () => {
+    setSubmitting(true);
+    setError(null);
+    try {
+      await regenerateVirtualKey(virtualKey.id);
+      onClose();
+    } catch (caught) {
+      setError(toFormError(caught));
+      setSubmitting(false);
+    }
+  };
   const [values, setValues] = useState<FieldValues>({});
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<FormError | null>(null);
@@ -230,6 +242,16 @@ export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey
           </button>
         </div>
       </form>
+      <div className="dialog-aside">
+        <div>
+          <strong>Was the gh-vk- key itself exposed?</strong>
+          <p className="muted small">Issue a new virtual key for the same credential. The current one stops working at once.</p>
+        </div>
+        <button type="button" className="button button-secondary" disabled={submitting} onClick={() => void regenerate()}>
+          <Icon name="rotate" />
+          Issue a new key
+        </button>
+      </div>
     </Dialog>
   );
 }

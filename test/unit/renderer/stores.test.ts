@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AdminClient } from '../../../src-renderer/api/admin-client';
 import type { LogEntry } from '../../../src-renderer/api/types';
 import { buildNewVirtualKey, buildRotation, credentialFields } from '../../../src-renderer/keys/provider-form';
-import { matchesFilters, resetLogsStoreForTests, useLogsStore, EMPTY_FILTERS } from '../../../src-renderer/stores/logs-store';
+import { matchesFilters, resetLogsStoreForTests, summarize, useLogsStore, EMPTY_FILTERS } from '../../../src-renderer/stores/logs-store';
 import { usePlaygroundStore } from '../../../src-renderer/stores/playground-store';
 import { useSessionStore } from '../../../src-renderer/stores/session-store';
 
@@ -231,5 +231,13 @@ describe('key forms built from the provider list', () => {
       provider: 'bedrock',
       cloud: { 'bedrock.secretAccessKey': 's', 'bedrock.accessKeyId': 'AKIA', 'bedrock.region': 'us-east-1' },
     });
+  });
+});
+
+describe('the log summary', () => {
+  it('gives the median latency and the share of failures of the most recent rows', () => {
+    const recent = [entry('a', { latencyMs: 300 }), entry('b', { latencyMs: 100, status: 502 }), entry('c', { latencyMs: 200 }), entry('d', { latencyMs: 9000, status: 500 })];
+    expect(summarize(recent, 3)).toEqual({ sampled: 3, errorRate: 1 / 3, medianLatencyMs: 200 });
+    expect(summarize([])).toEqual({ sampled: 0, errorRate: 0, medianLatencyMs: null });
   });
 });
