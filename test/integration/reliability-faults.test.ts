@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { openAIError, startOpenAIFake, type FakeBehaviour, type OpenAIFake } from '../fakes/openai.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 
 let gateway: TestGateway;
 let fake: OpenAIFake;
@@ -330,6 +331,77 @@ describe('fault 3b: a client that stops reading a stream', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe('faults through a translated provider (Anthropic Messages)', () => {
+  let anthropic: AnthropicFake;
+  afterEach(async () => {
+    await anthropic?.close();
+  });
+  const chat = (extra: object, signal?: AbortSignal) =>
+    fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.apiKey, 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': anthropic.baseUrl, authorization: 'Bearer sk-ant-test-token-0123456789' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+      signal,
+    });
+  const messageStart = (res: import('node:http').ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude-test', stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`);
+    res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`);
+  };
+  const delta = (text: string) => `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`;
+
+  it('a client that leaves mid-stream aborts the provider call within a second', async () => {
+    anthropic = await startAnthropicFake();
+    let providerClosedAt = 0;
+    anthropic.enqueue((_request, res) => {
+      messageStart(res);
+      res.write(delta('first'));
+      const drip = setInterval(() => res.write(delta(' more')), 50);
+      res.on('close', () => {
+        clearInterval(drip);
+        providerClosedAt = performance.now();
+      });
+    });
+    const controller = new AbortController();
+    const response = await chat({ stream: true }, controller.signal);
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read();
+    const leftAt = performance.now();
+    controller.abort();
+    await waitFor('the provider to see its connection close', () => providerClosedAt > 0, 1_000);
+    expect(providerClosedAt - leftAt).toBeLessThan(1_000);
+  });
+
+  it('a reset mid-stream ends the translated stream with an error event, never a hang', async () => {
+    anthropic = await startAnthropicFake();
+    anthropic.enqueue((_request, res) => {
+      messageStart(res);
+      res.write(delta('partial'));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const events = sseEvents(await readAll(await chat({ stream: true })));
+    expect(events.some((event) => event.includes('partial'))).toBe(true);
+    expect(JSON.parse(events.at(-1)!.slice('data: '.length)).error).toMatchObject({ type: 'gateway_error', provider: 'anthropic' });
+  });
+
+  it('when one of n parallel calls fails, the others are aborted too: no provider call outlives the request', async () => {
+    anthropic = await startAnthropicFake();
+    let hangingCallClosed = false;
+    const hang = (_request: unknown, res: import('node:http').ServerResponse) => {
+      res.on('close', () => (hangingCallClosed = true));
+    };
+    const refuse = (_request: unknown, res: import('node:http').ServerResponse) => {
+      setTimeout(() => res.socket?.destroy(), 50);
+    };
+    anthropic.enqueue(hang, refuse);
+    const response = await chat({ n: 2 });
+    expect(response.status).toBe(502);
+    expect(anthropic.requests).toHaveLength(2);
+    await waitFor('the sibling call to be aborted', () => hangingCallClosed, 1_000);
   });
 });
 
