@@ -101,7 +101,6 @@ function messagesTools(request: ToolRequest): Pick<MessagesBody, 'tools' | 'tool
   return { tools, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
 }
 
-
 /** The Messages request body for a completion or chat call (with `model`; Vertex moves it to the URL). */
 export function buildMessagesBody(call: ProviderCall, provider: string): MessagesBody {
   const body = call.body;

@@ -23,7 +23,7 @@ import { ProviderStreamError, type MappedProviderError, type ProviderCall, type 
 type GeminiPart =
   | { text: string }
   | { inlineData: { mimeType: string; data: string } }
-  | { functionCall: { name: string; args: Record<string, unknown> } }
+  | { functionCall: { name: string; args: Record<string, unknown> }; thoughtSignature?: string }
   | { functionResponse: { name: string; response: Record<string, unknown> } };
 
 interface GeminiContent {
@@ -74,7 +74,18 @@ function functionResponseOf(text: string): Record<string, unknown> {
   return { content: text };
 }
 
-function geminiPart(part: TurnPart, where: string, provider: string): GeminiPart {
+/**
+ * Gemini 3 refuses a replayed functionCall without the `thoughtSignature` it came with, and an OpenAI
+ * client has nowhere to keep one; Google documents this value for history that lost its signatures.
+ */
+export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+
+export const needsThoughtSignatures = (model: string): boolean => {
+  const major = /^(?:models\/)?gemini-(\d+)/.exec(model)?.[1];
+  return major !== undefined && Number(major) >= 3;
+};
+
+function geminiPart(part: TurnPart, where: string, provider: string, signFunctionCalls: boolean): GeminiPart {
   switch (part.kind) {
     case 'text':
       return { text: part.text };
@@ -83,7 +94,7 @@ function geminiPart(part: TurnPart, where: string, provider: string): GeminiPart
       if (part.source.kind !== 'base64') throw unsupportedField(where, provider, 'with an image given by URL is not supported (send it as a base64 data: URL)');
       return { inlineData: { mimeType: part.source.mediaType, data: part.source.data } };
     case 'tool_call':
-      return { functionCall: { name: part.name, args: part.arguments } };
+      return { functionCall: { name: part.name, args: part.arguments }, ...(signFunctionCalls ? { thoughtSignature: SKIP_THOUGHT_SIGNATURE } : {}) };
     case 'tool_result':
       return { functionResponse: { name: part.name, response: functionResponseOf(part.text) } };
   }
@@ -159,6 +170,7 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
   }
   const conversation = conversationWithTools(call, provider);
   const tools = call.endpoint === 'chat' ? readToolRequest(body as ChatRequest, provider) : undefined;
+  const signFunctionCalls = needsThoughtSignatures(body.model);
   const maxTokens = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const stop = stopSequences(body.stop);
   const k = topK(body);
@@ -176,7 +188,7 @@ export function buildGenerateContentBody(call: ProviderCall, provider: string): 
     ...(call.endpoint === 'chat' ? responseFormatConfig(call, provider) : {}),
   };
   return {
-    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((part) => geminiPart(part, 'messages', provider)) })),
+    contents: conversation.turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.parts.map((part) => geminiPart(part, 'messages', provider, signFunctionCalls)) })),
     ...(tools ? geminiTools(tools) : {}),
     ...(conversation.system.length ? { systemInstruction: { parts: conversation.system.map((text) => ({ text })) } } : {}),
     ...(Object.keys(generationConfig).length ? { generationConfig } : {}),

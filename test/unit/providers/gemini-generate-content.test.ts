@@ -39,6 +39,18 @@ describe('buildGenerateContentBody', () => {
     expect(() => buildGenerateContentBody(chatCall({ model: 'g', messages: [{ role: 'user', content: 'x' }], top_logprobs: 3 }), 'google')).toThrow(/'top_logprobs'/);
   });
 
+  it('marks replayed function calls for Gemini 3 and later, whose signatures an OpenAI client cannot keep', () => {
+    const messages = [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+    ];
+    const modelPart = (model: string) => buildGenerateContentBody(chatCall({ model, messages }), 'google').contents[1].parts[0];
+    expect(modelPart('gemini-3-pro-preview')).toEqual({ functionCall: { name: 'w', args: {} }, thoughtSignature: 'skip_thought_signature_validator' });
+    expect(modelPart('models/gemini-3.1-flash')).toHaveProperty('thoughtSignature');
+    expect(modelPart('gemini-2.5-flash')).toEqual({ functionCall: { name: 'w', args: {} } });
+  });
+
   it('refuses a seed beyond int32 and the user field', () => {
     expect(() => buildGenerateContentBody(completionCall({ model: 'g', prompt: 'p', seed: 2 ** 31 }), 'google')).toThrow(/'seed'/);
     expect(() => buildGenerateContentBody(completionCall({ model: 'g', prompt: 'p', user: 'u' }), 'google')).toThrow(/'user'/);
