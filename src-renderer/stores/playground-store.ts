@@ -1,6 +1,8 @@
 // The Playground: how to authenticate, what to send, and the run in progress or last finished.
-// Secrets typed here stay in memory only; nothing in this store is persisted.
+// The draft (mode, model, prompt, parameters, provider and host) survives a reload; keys and
+// tokens typed here stay in memory only and are never written to storage.
 import { create } from 'zustand';
+import { createJSONStorage, persist } from 'zustand/middleware';
 import { ApiError, describeError, isAbortError } from '../api/api-error';
 import {
   buildGatewayHeaders,
@@ -129,7 +131,19 @@ function authErrors(auth: GatewayAuth): Partial<Record<string, string>> {
   return errors;
 }
 
-export const usePlaygroundStore = create<PlaygroundState>()((set, get) => ({
+function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
+  const values = new Map<string, string>();
+  return {
+    getItem: (name) => values.get(name) ?? null,
+    setItem: (name, value) => void values.set(name, value),
+    removeItem: (name) => void values.delete(name),
+  };
+}
+
+/** What is kept in localStorage: the draft, never a key, a token or a run. */
+type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'messages' | 'parameters'>;
+
+export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
   mode: 'completion',
   authKind: 'virtual-key',
   virtualKey: '',
@@ -264,5 +278,26 @@ export const usePlaygroundStore = create<PlaygroundState>()((set, get) => ({
   },
   stop() {
     activeRun?.abort();
+  },
+}), {
+  name: 'gatehouse.playground',
+  version: 1,
+  // Without a browser (unit tests) the draft lives in memory.
+  storage: createJSONStorage(() => (typeof localStorage === 'undefined' ? inMemoryStorage() : localStorage)),
+  partialize: (state): PersistedDraft => ({
+    mode: state.mode,
+    authKind: state.authKind,
+    provider: state.provider,
+    customHost: state.customHost,
+    model: state.model,
+    prompt: state.prompt,
+    messages: state.messages,
+    parameters: state.parameters,
+  }),
+  merge: (persisted, current) => {
+    const draft = (persisted ?? {}) as Partial<PersistedDraft>;
+    const messages = draft.messages ?? current.messages;
+    nextMessageId = Math.max(nextMessageId, ...messages.map((message) => message.id + 1));
+    return { ...current, ...draft, messages, parameters: { ...current.parameters, ...draft.parameters } };
   },
 }));

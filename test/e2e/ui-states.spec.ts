@@ -87,6 +87,15 @@ test('provider mode sends the provider, token and custom host, with presets for 
   await page.getByRole('tab', { name: 'Python' }).click();
   await expect(page.getByLabel('Python snippet', { exact: true })).toContainText('"x-gateway-provider": "openai"');
   await screenshotWholePage(page, 'playground-chat');
+
+  // After a reload the draft is back, but no key or token was kept anywhere in the browser.
+  await page.reload();
+  await expect(page.getByLabel('Model')).toHaveValue('gpt-4o-mini');
+  await expect(page.getByLabel('Gateway API key')).toHaveValue('');
+  await expect(page.getByLabel('Provider token')).toHaveValue('');
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  expect(stored).not.toContain('sk-direct-token');
+  expect(stored).not.toContain(gatewayKey);
 });
 
 test('keys are renamed, and revoked only after confirming', async ({ page }) => {

@@ -241,3 +241,13 @@ describe('the log summary', () => {
     expect(summarize([])).toEqual({ sampled: 0, errorRate: 0, medianLatencyMs: null });
   });
 });
+
+describe('the Playground draft kept across reloads', () => {
+  it('keeps model, prompt and parameters but never a key or token', () => {
+    const state = { ...usePlaygroundStore.getState(), virtualKey: 'gh-vk-secret', providerToken: 'sk-secret', gatewayApiKey: 'gh-gw-secret', model: 'm', prompt: 'p' };
+    const persisted = usePlaygroundStore.persist.getOptions().partialize?.(state);
+    const text = JSON.stringify(persisted);
+    expect(persisted).toMatchObject({ model: 'm', prompt: 'p' });
+    expect(text).not.toContain('secret');
+  });
+});
