@@ -71,6 +71,15 @@ export function isAllowedOrigin(origin: string | undefined, hostHeader: string |
   return url.protocol === 'http:' && url.host === hostHeader && isLoopbackHostHeader(url.host);
 }
 
+/** Percent-decodes a path or path part; a malformed escape (`%zz`) is the client's error, not ours. */
+export function decodePath(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new GatewayError(400, 'invalid_request_error', 'The path holds a malformed percent-escape');
+  }
+}
+
 export function tokensMatch(presented: string, expected: string): boolean {
   const a = createHash('sha256').update(presented).digest();
   const b = createHash('sha256').update(expected).digest();
@@ -105,7 +114,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
         if (!match) continue;
         pathExists = true;
         if (candidate.route.method !== req.method) continue;
-        matched = { route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodeURIComponent(match[i + 1])])) };
+        matched = { route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodePath(match[i + 1])])) };
         break;
       }
       if (!matched) {

@@ -3,9 +3,9 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { errorBody } from './errors.js';
+import { errorBody, type GatewayError } from './errors.js';
 import { handleProxy, sendJson, type ProxyDependencies } from './proxy.js';
-import { isLoopbackHostHeader } from '../admin/router.js';
+import { decodePath, isLoopbackHostHeader } from '../admin/router.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -55,7 +55,13 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
   if (!isLoopbackHostHeader(req.headers.host)) {
     return sendJson(res, 403, errorBody('permission_error', 'The UI answers only on a loopback address'));
   }
-  const requested = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+  let decoded: string;
+  try {
+    decoded = decodePath(url.pathname);
+  } catch (error) {
+    return sendJson(res, 400, (error as GatewayError).toBody());
+  }
+  const requested = normalize(decoded).replace(/^([/\\])+/, '');
   const file = join(uiDir, requested);
   // A path that climbs out of the UI folder is not ours to serve.
   const isInside = file === uiDir || file.startsWith(uiDir.endsWith(sep) ? uiDir : uiDir + sep);
