@@ -230,6 +230,32 @@ describe('any headers', () => {
   });
 });
 
+describe('any path', () => {
+  const segment = fc.oneof(
+    fc.string({ unit: fc.constantFrom('%', 'z', 'A', '0', 'e', 'E', '9', '/', '.', '~', 'é'), maxLength: 12 }),
+    fc.constantFrom('%zz', '%E0%A4%A', '%', '%%', '..', '%2e%2e', '%00', '%C0%AF'),
+  );
+
+  it('admin paths with any (even malformed) escapes: a 4xx in the contract shape, never a 5xx', async () => {
+    const admin = { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/admin/api/virtual-keys/', '/admin/api/gateway-keys/', '/admin/api/logs/', '/admin/api/'),
+        segment,
+        fc.constantFrom('GET', 'DELETE', 'PATCH'),
+        async (prefix, rest, method) => {
+          const path = encodeURI(prefix + rest).replace(/%25/g, '%');
+          const reply = await send(path, { ...admin, host: `127.0.0.1:${port}` }, method === 'PATCH' ? '{"name":"x"}' : undefined, method);
+          expect(reply.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+          expect(reply.status, `${method} ${path}`).toBeLessThan(500);
+          expectContractError(reply);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
 describe('any bytes on the wire', () => {
   /** Writes raw bytes, half-closes, and collects whatever the server says before it hangs up. */
   function rawExchange(bytes: Uint8Array): Promise<string> {
