@@ -256,6 +256,34 @@ describe('any path', () => {
   });
 });
 
+describe('any admin API body', () => {
+  it('any JSON to the admin routes that take a body: 2xx or a 4xx in the contract shape, never a 5xx', async () => {
+    const admin = { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json', host: `127.0.0.1:${port}` };
+    const created = JSON.parse((await send('/admin/api/virtual-keys', admin, JSON.stringify({ name: 'target', provider: 'openai', secret: 'sk-target-0123456789abcdef' }))).text) as { id: string };
+    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 12 }), fc.constantFrom('openai', 'anthropic', 'bedrock', 'http://127.0.0.1:9/v1', 'nope'));
+    const body = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record(
+        { name: field, provider: field, secret: field, customHost: field, cloud: fc.oneof(field, fc.dictionary(fc.string({ maxLength: 20 }), field, { maxKeys: 3 })), regenerateKey: field,
+          retentionDays: field, maxLogRows: field, storeBodies: field, port: field, host: field },
+        { requiredKeys: [] },
+      ),
+    );
+    const routes: [string, string][] = [
+      ['POST', '/admin/api/virtual-keys'], ['POST', '/admin/api/gateway-keys'], ['PATCH', `/admin/api/virtual-keys/${created.id}`],
+      ['PATCH', '/admin/api/settings'], ['PATCH', '/admin/api/gateway-keys/none'],
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, async ([method, path], value) => {
+        const reply = await send(path, admin, JSON.stringify(value), method);
+        expect(reply.status, `${method} ${path} ${JSON.stringify(value)}: ${reply.text}`).toBeLessThan(500);
+        if (reply.status >= 400) expectContractError(reply);
+      }),
+      { numRuns: 250 },
+    );
+  });
+});
+
 describe('any bytes on the wire', () => {
   /** Writes raw bytes, half-closes, and collects whatever the server says before it hangs up. */
   function rawExchange(bytes: Uint8Array): Promise<string> {
