@@ -1,0 +1,196 @@
+// Turns the benchmark's raw figures into the summary, the ratio line against the targets of issue 6,
+// and docs/performance.md (generated, never typed by hand).
+import { cpus, totalmem, type as osType, release, arch } from 'node:os';
+import type { LoadResult, Target } from './load.js';
+import type { LogWriteCost } from './log-cost.js';
+import { median } from './load.js';
+
+type TargetName = Target['name'];
+const TARGET_NAMES: TargetName[] = ['direct', 'bare proxy', 'Gatehouse'];
+const MB = 1024 * 1024;
+
+interface QueryTiming {
+  label: string;
+  coldMs: number;
+  medianMs: number;
+  rows: number;
+}
+
+export interface BenchResults {
+  mode: 'quick' | 'full';
+  date: string;
+  durationSeconds: number;
+  plan: Record<string, number>;
+  throughput: Record<TargetName, LoadResult[]>;
+  single: Record<TargetName, LoadResult[]>;
+  streams: Record<TargetName, { ttfbMs: number; longStreamMs: number }[]>;
+  rss: { idle: number; peak: number; after: number; settleSeconds: number };
+  log: { rowsLogged: number; requestsAnswered: number; writes: LogWriteCost };
+  scale: { rows: number; insertSeconds: number; bytesPerRow: number; admin: QueryTiming[]; list: QueryTiming[] };
+}
+
+interface PerTarget {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  singleMeanMs: number;
+  ttfbMs: number;
+  longStreamMs: number;
+  cpuUsPerRequest: number;
+}
+
+export interface Summary {
+  perTarget: Record<TargetName, PerTarget>;
+  throughputRatio: number;
+  addedLatencyMs: number;
+  addedTtfbMs: number;
+  addedLongStreamMs: number;
+  peakRssMb: number;
+  rssAfterOverIdle: number;
+  newestPageMs: number;
+  worstFilteredPageMs: number;
+  worstFilteredLabel: string;
+  checks: { label: string; value: string; target: string; met: boolean }[];
+  ratioLine: string;
+}
+
+export function summarize(results: BenchResults): Summary {
+  const perTarget = Object.fromEntries(
+    TARGET_NAMES.map((name) => [
+      name,
+      {
+        requestsPerSecond: median(results.throughput[name].map((r) => r.requestsPerSecond)),
+        p50Ms: median(results.throughput[name].map((r) => r.p50Ms)),
+        p99Ms: median(results.throughput[name].map((r) => r.p99Ms)),
+        singleMeanMs: median(results.single[name].map((r) => r.meanMs)),
+        ttfbMs: median(results.streams[name].map((s) => s.ttfbMs)),
+        longStreamMs: median(results.streams[name].map((s) => s.longStreamMs)),
+        cpuUsPerRequest: median(results.throughput[name].map((r) => r.proxyCpuUsPerRequest ?? NaN)),
+      },
+    ]),
+  ) as Record<TargetName, PerTarget>;
+  const gatehouse = perTarget.Gatehouse;
+  const direct = perTarget.direct;
+  const throughputRatio = gatehouse.requestsPerSecond / perTarget['bare proxy'].requestsPerSecond;
+  const addedLatencyMs = gatehouse.singleMeanMs - direct.singleMeanMs;
+  const addedTtfbMs = gatehouse.ttfbMs - direct.ttfbMs;
+  const addedLongStreamMs = gatehouse.longStreamMs - direct.longStreamMs;
+  const peakRssMb = results.rss.peak / MB;
+  const rssAfterOverIdle = results.rss.after / results.rss.idle;
+  const newest = results.scale.admin.find((q) => q.label === 'newest 50')!;
+  const filtered = results.scale.admin.filter((q) => q !== newest);
+  const worst = filtered.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+  const checks = [
+    { label: 'throughput vs bare proxy (32 connections)', value: `${throughputRatio.toFixed(2)}×`, target: '≥ 0.9×', met: throughputRatio >= 0.9 },
+    { label: 'added latency, 1 connection (mean)', value: `${addedLatencyMs.toFixed(3)} ms`, target: '≤ 0.3 ms', met: addedLatencyMs <= 0.3 },
+    { label: 'added stream first byte (median)', value: `${addedTtfbMs.toFixed(3)} ms`, target: '≤ 1 ms', met: addedTtfbMs <= 1 },
+    { label: 'RSS under load (peak)', value: `${peakRssMb.toFixed(0)} MB`, target: '≤ 150 MB', met: peakRssMb <= 150 },
+    { label: `RSS ${results.rss.settleSeconds} s after load vs idle`, value: `${rssAfterOverIdle.toFixed(2)}×`, target: '≤ 1.2×', met: rssAfterOverIdle <= 1.2 },
+    { label: `${results.scale.rows.toLocaleString('en')}-row log: newest 50 (admin API)`, value: `${newest.medianMs.toFixed(1)} ms`, target: '≤ 20 ms', met: newest.medianMs <= 20 },
+    { label: `${results.scale.rows.toLocaleString('en')}-row log: worst filtered page (${worst.label})`, value: `${worst.medianMs.toFixed(1)} ms`, target: '≤ 50 ms', met: worst.medianMs <= 50 },
+  ];
+  const ratioLine =
+    'RATIOS vs targets: ' +
+    checks.map((check) => `${check.label.replace(/ \(.*\)$/, '')} ${check.value} (${check.target}) ${check.met ? 'ok' : 'MISSED'}`).join(' | ');
+  return {
+    perTarget,
+    throughputRatio,
+    addedLatencyMs,
+    addedTtfbMs,
+    addedLongStreamMs,
+    peakRssMb,
+    rssAfterOverIdle,
+    newestPageMs: newest.medianMs,
+    worstFilteredPageMs: worst.medianMs,
+    worstFilteredLabel: worst.label,
+    checks,
+    ratioLine,
+  };
+}
+
+function describeMachine(): string {
+  const list = cpus();
+  const model = list[0]?.model.trim() ?? 'unknown CPU';
+  return `${list.length} × ${model}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${osType()} ${release()} (${arch()}), Node ${process.version}`;
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+
+export function renderReport(results: BenchResults, baseline?: BenchResults): { markdown: string } {
+  const summary = summarize(results);
+  const before = baseline ? summarize(baseline) : undefined;
+  const { perTarget } = summary;
+  const chunks = results.plan.longStreamChunks;
+  const lines: string[] = [];
+  lines.push('# Performance');
+  lines.push('');
+  lines.push('<!-- Generated by `npm run bench`; do not edit by hand. -->');
+  lines.push('');
+  lines.push(`Measured ${results.date} on ${describeMachine()} (${results.mode} run, ${fixed(results.durationSeconds, 0)} s).`);
+  lines.push('');
+  lines.push(
+    'Every server runs in its own process on loopback: an upstream double answering a fixed completion (or a stream of small SSE events), ' +
+      '`bench/bare-proxy.ts` (a bare `node:http` keep-alive reverse proxy: the floor) and Gatehouse (`gatehouse serve`, bundled from the current sources, ' +
+      'request logging on, auth with a gateway key, full validation). autocannon loads each in turn, ' +
+      `${results.plan.rounds} alternating round(s); figures are medians of the rounds. The load generator shares the machine's cores with the servers, ` +
+      'so compare the columns with each other, not with other machines.',
+  );
+  lines.push('');
+  lines.push('## Against the targets');
+  lines.push('');
+  lines.push(`| measure | ${before ? 'before (bench/baseline.json) | ' : ''}now | target | met |`);
+  lines.push(`|---|${before ? '---|' : ''}---|---|---|`);
+  summary.checks.forEach((check, index) => {
+    lines.push(`| ${check.label} | ${before ? `${before.checks[index].value} | ` : ''}${check.value} | ${check.target} | ${check.met ? 'yes' : '**no**'} |`);
+  });
+  lines.push('');
+  lines.push('## Proxying');
+  lines.push('');
+  lines.push(`| | direct | bare proxy | Gatehouse |`);
+  lines.push('|---|---|---|---|');
+  const row = (label: string, pick: (t: PerTarget) => string) => lines.push(`| ${label} | ${TARGET_NAMES.map((name) => pick(perTarget[name])).join(' | ')} |`);
+  row('requests/s, 32 connections', (t) => fixed(t.requestsPerSecond, 0));
+  row('p50 / p99 latency, 32 connections (ms)', (t) => `${t.p50Ms} / ${t.p99Ms}`);
+  row('proxy CPU per request, 32 connections (µs)', (t) => fixed(t.cpuUsPerRequest, 0));
+  row('mean latency, 1 connection (ms)', (t) => fixed(t.singleMeanMs, 3));
+  row('added latency vs direct, 1 connection (ms)', (t) => fixed(t.singleMeanMs - perTarget.direct.singleMeanMs, 3));
+  row('stream first byte, median (ms)', (t) => fixed(t.ttfbMs, 3));
+  row('added first byte vs direct (ms)', (t) => fixed(t.ttfbMs - perTarget.direct.ttfbMs, 3));
+  row(`stream of ${chunks} small chunks, median total (ms)`, (t) => fixed(t.longStreamMs, 2));
+  row(`added time for ${chunks} chunks vs direct (ms)`, (t) => fixed(t.longStreamMs - perTarget.direct.longStreamMs, 2));
+  lines.push('');
+  lines.push(
+    `Gatehouse memory: ${fixed(results.rss.idle / MB, 1)} MB idle, ${fixed(results.rss.peak / MB, 1)} MB peak under load, ` +
+      `${fixed(results.rss.after / MB, 1)} MB ${results.rss.settleSeconds} s after the load ended.`,
+  );
+  lines.push('');
+  lines.push('## The request log');
+  lines.push('');
+  const writes = results.log.writes;
+  lines.push(
+    `- Logging was on: ${results.log.rowsLogged.toLocaleString('en')} rows written for about ${results.log.requestsAnswered.toLocaleString('en')} requests answered during the run.`,
+  );
+  lines.push(
+    `- Write cost: ${fixed(writes.rowsPerSecond, 0)} rows/s through \`RequestLog\` (one transaction per batch); a batch of ${writes.batchSize} rows holds the event loop ${fixed(writes.msPerBatch, 1)} ms.`,
+  );
+  lines.push(
+    `- At scale: ${results.scale.rows.toLocaleString('en')} rows (inserted by SQL in ${fixed(results.scale.insertSeconds, 1)} s), ` +
+      `${fixed(results.scale.bytesPerRow, 0)} bytes per row on disk, bodies and indexes included.`,
+  );
+  lines.push('');
+  lines.push('| query (50 rows a page) | admin API, median (ms) | admin API, first call (ms) | `RequestLog.list`, median (ms) | rows |');
+  lines.push('|---|---|---|---|---|');
+  results.scale.admin.forEach((call, index) => {
+    lines.push(`| ${call.label} | ${fixed(call.medianMs, 1)} | ${fixed(call.coldMs, 1)} | ${fixed(results.scale.list[index].medianMs, 1)} | ${call.rows} |`);
+  });
+  lines.push('');
+  lines.push('## Reproduce');
+  lines.push('');
+  lines.push('`npm run bench` (about 3 minutes; `npm run bench -- --quick` for a short run that leaves this page alone).');
+  lines.push('');
+  lines.push('```');
+  lines.push(summary.ratioLine);
+  lines.push('```');
+  lines.push('');
+  return { markdown: lines.join('\n') };
+}

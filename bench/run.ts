@@ -1,0 +1,254 @@
+// `npm run bench [-- --quick] [-- --profile]`: Gatehouse against the floor (a bare node:http proxy) and
+// against no proxy at all, on one machine in one run, in alternating rounds; medians reported. Then the
+// request log's write cost and its queries at a million rows. Writes docs/performance.md (full runs)
+// and bench/results/<time>.json. `--save-baseline` also keeps the figures as bench/baseline.json, which
+// later reports show as the "before" column. `--profile` writes a CPU profile of Gatehouse under load.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { Pool } from 'undici';
+import { DATABASE_FILE } from '../src-main/store/database.js';
+import { bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
+import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
+import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
+import { renderReport, summarize, type BenchResults } from './report.js';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const plan = quick
+  ? { rounds: 1, loadSeconds: 3, singleSeconds: 2, warmSeconds: 1, ttfbStreams: 100, longStreams: 10, settleSeconds: 3, logRows: 200_000, queryRepeats: 3 }
+  : { rounds: 3, loadSeconds: 6, singleSeconds: 3, warmSeconds: 2, ttfbStreams: 300, longStreams: 20, settleSeconds: 5, logRows: 1_000_000, queryRepeats: 7 };
+const LONG_STREAM_CHUNKS = 1000;
+const GATEWAY_KEY = 'gh-bench-gateway-key-0123456789';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const PROVIDER_TOKEN = 'sk-bench-provider-token-0000000000';
+const MB = 1024 * 1024;
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function gatehouseEnv(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    GATEWAY_API_KEY: GATEWAY_KEY,
+    GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN,
+    GATEHOUSE_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    HOME: dataDir,
+  };
+}
+
+function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = []): Promise<ServerProcess> {
+  return startServer('Gatehouse', cli, { args: ['serve', '--port', '0', '--data-dir', dataDir], env: gatehouseEnv(dataDir), nodeOptions });
+}
+
+function directTarget(port: number, name: 'direct' | 'bare proxy'): Target {
+  return {
+    name,
+    url: (chunks) => `http://127.0.0.1:${port}${chunks ? `/chunks/${chunks}` : ''}/v1/completions`,
+    // The same headers a Gatehouse client sends, so every target reads the same bytes.
+    headers: (chunks) => gatehouseHeaders(port, chunks),
+  };
+}
+
+function gatehouseHeaders(upstreamPort: number, chunks?: number): Record<string, string> {
+  return {
+    'x-gateway-api-key': GATEWAY_KEY,
+    'x-gateway-provider': 'openai',
+    'x-gateway-custom-host': `http://127.0.0.1:${upstreamPort}${chunks ? `/chunks/${chunks}` : ''}/v1`,
+    authorization: `Bearer ${PROVIDER_TOKEN}`,
+  };
+}
+
+async function checkAnswers(target: Target): Promise<void> {
+  const response = await fetch(target.url(), { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers() }, body: COMPLETION_BODY });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('cmpl-bench')) throw new Error(`${target.name} does not answer as expected: ${response.status} ${text}`);
+}
+
+/** Each round visits every target, in a rotated order so none always runs first or last. */
+async function inRounds<T>(targets: Target[], rounds: number, measure: (target: Target) => Promise<T>): Promise<Map<Target['name'], T[]>> {
+  const results = new Map<Target['name'], T[]>(targets.map((target) => [target.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[(i + round) % targets.length];
+      results.get(target.name)!.push(await measure(target));
+    }
+  }
+  return results;
+}
+
+function countLogRows(dataDir: string): number {
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function timeAdminQueries(baseUrl: string, queries: ReturnType<typeof logQueries>, repeats: number) {
+  // undici's Pool rather than fetch: fetch's own overhead (several ms at first) would swamp the query.
+  const pool = new Pool(baseUrl, { connections: 1 });
+  const timeOne = async (search: string) => {
+    const started = performance.now();
+    const response = await pool.request({ path: `/admin/api/logs?${search}`, method: 'GET', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const body = (await response.body.json()) as { items: unknown[] };
+    if (response.statusCode !== 200) throw new Error(`admin logs answered ${response.statusCode}`);
+    return { ms: performance.now() - started, rows: body.items.length };
+  };
+  try {
+    // Warms the connection and the client, on a path that touches no log row.
+    for (let i = 0; i < 20; i++) await pool.request({ path: '/admin/api/health', method: 'GET', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.body.dump());
+    const results = [];
+    for (const { label, query } of queries) {
+      const search = toSearchParams(query);
+      const cold = await timeOne(search);
+      const times: number[] = [];
+      for (let i = 0; i < repeats; i++) times.push((await timeOne(search)).ms);
+      results.push({ label, coldMs: cold.ms, medianMs: median(times), rows: cold.rows });
+    }
+    return results;
+  } finally {
+    await pool.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  say(`Gatehouse benchmark (${quick ? 'quick' : 'full'} run)`);
+  const bundles = await bundleServers();
+  const workDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const gatehouseDataDir = join(workDir, 'gatehouse');
+  const profileDir = join(REPO_ROOT, 'bench', 'results', 'profiles');
+  const servers: ServerProcess[] = [];
+  try {
+    const upstream = await startServer('upstream double', bundles.upstreamDouble);
+    servers.push(upstream);
+    const bare = await startServer('bare proxy', bundles.bareProxy, { env: { UPSTREAM_URL: `http://127.0.0.1:${upstream.port}` } });
+    servers.push(bare);
+    const gatehouse = await startGatehouse(bundles.gatehouseCli, gatehouseDataDir, args.has('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    servers.push(gatehouse);
+
+    const targets: Target[] = [
+      directTarget(upstream.port, 'direct'),
+      { ...directTarget(bare.port, 'bare proxy'), headers: (chunks) => gatehouseHeaders(upstream.port, chunks) },
+      {
+        name: 'Gatehouse',
+        url: () => `http://127.0.0.1:${gatehouse.port}/v1/completions`,
+        headers: (chunks) => gatehouseHeaders(upstream.port, chunks),
+      },
+    ];
+    let gatehouseRequests = 0;
+    for (const target of targets) await checkAnswers(target);
+    gatehouseRequests++;
+
+    // Idle: started and served a few requests (code loaded), then left alone.
+    for (let i = 0; i < 50; i++) await checkAnswers(targets[2]);
+    gatehouseRequests += 50;
+    await sleep(2000);
+    const idleRss = gatehouse.rss();
+    say(`Gatehouse idle RSS: ${(idleRss / MB).toFixed(1)} MB`);
+
+    // The peak covers every load phase: 32 connections, 1 connection and the streams.
+    const rssUnderLoad = sampleRss(gatehouse);
+    say(`Warming up (${plan.warmSeconds} s at 32 connections each)…`);
+    for (const target of targets) {
+      const warm = await loadWithAutocannon(target, 32, plan.warmSeconds);
+      if (target.name === 'Gatehouse') gatehouseRequests += warm.completed;
+    }
+
+    say(`Throughput: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
+    const proxyProcess = { direct: undefined, 'bare proxy': bare, Gatehouse: gatehouse };
+    const throughput = await inRounds(targets, plan.rounds, async (target) => {
+      const proxy = proxyProcess[target.name];
+      const cpuBefore = proxy?.cpuMs() ?? 0;
+      const result = await loadWithAutocannon(target, 32, plan.loadSeconds);
+      if (proxy) result.proxyCpuUsPerRequest = ((proxy.cpuMs() - cpuBefore) * 1000) / result.completed;
+      if (target.name === 'Gatehouse') gatehouseRequests += result.completed;
+      const cpu = result.proxyCpuUsPerRequest === undefined ? '' : `  CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request`;
+      say(`  ${target.name.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      return result;
+    });
+
+    say(`Latency: ${plan.rounds} round(s) × ${plan.singleSeconds} s at 1 connection…`);
+    const single = await inRounds(targets, plan.rounds, async (target) => {
+      const result = await loadWithAutocannon(target, 1, plan.singleSeconds);
+      if (target.name === 'Gatehouse') gatehouseRequests += result.completed;
+      say(`  ${target.name.padEnd(11)} mean ${result.meanMs.toFixed(3)} ms${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      return result;
+    });
+
+    say(`Streams: ${plan.ttfbStreams} short streams and ${plan.longStreams} streams of ${LONG_STREAM_CHUNKS} chunks per target and round…`);
+    const streams = await inRounds(targets, plan.rounds, async (target) => {
+      const short = await timeStreams(target, plan.ttfbStreams);
+      const long = await timeStreams(target, plan.longStreams, LONG_STREAM_CHUNKS);
+      if (target.name === 'Gatehouse') gatehouseRequests += short.length + long.length + 2;
+      const result = { ttfbMs: median(short.map((t) => t.ttfbMs)), longStreamMs: median(long.map((t) => t.totalMs)) };
+      say(`  ${target.name.padEnd(11)} first byte ${result.ttfbMs.toFixed(3)} ms  ${LONG_STREAM_CHUNKS} chunks ${result.longStreamMs.toFixed(2)} ms`);
+      return result;
+    });
+
+    const peakRss = rssUnderLoad.stop();
+    await sleep(plan.settleSeconds * 1000);
+    const afterRss = gatehouse.rss();
+    say(`Gatehouse RSS: idle ${(idleRss / MB).toFixed(1)} MB, peak under load ${(peakRss / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(afterRss / MB).toFixed(1)} MB`);
+
+    await gatehouse.stop();
+    servers.splice(servers.indexOf(gatehouse), 1);
+    const loggedRows = countLogRows(gatehouseDataDir);
+    say(`Request log: ${loggedRows} rows for about ${gatehouseRequests} requests answered`);
+
+    say('Log write cost…');
+    const logWrites = measureLogWrites(quick ? 10_000 : 50_000);
+    say(`  ${logWrites.rowsPerSecond.toFixed(0)} rows/s; a batch of ${logWrites.batchSize} holds the event loop ${logWrites.msPerBatch.toFixed(1)} ms`);
+
+    say(`Log at scale: inserting ${plan.logRows.toLocaleString('en')} rows…`);
+    const large = createLargeLog(plan.logRows);
+    say(`  inserted in ${large.insertSeconds.toFixed(1)} s; ${large.bytesPerRow.toFixed(0)} bytes per row on disk`);
+    const queries = logQueries(large.rareTraceId, plan.logRows);
+    const listCalls = timeListCalls(large.dataDir, queries, plan.queryRepeats);
+    const scaled = await startGatehouse(bundles.gatehouseCli, large.dataDir);
+    servers.push(scaled);
+    const adminCalls = await timeAdminQueries(`http://127.0.0.1:${scaled.port}`, queries, plan.queryRepeats);
+    await scaled.stop();
+    servers.splice(servers.indexOf(scaled), 1);
+    rmSync(large.dataDir, { recursive: true, force: true });
+    for (const [index, call] of adminCalls.entries()) {
+      say(`  ${call.label.padEnd(40)} admin API ${call.medianMs.toFixed(1).padStart(7)} ms (cold ${call.coldMs.toFixed(1)})  list() ${listCalls[index].medianMs.toFixed(1).padStart(7)} ms  ${call.rows} rows`);
+    }
+
+    const results: BenchResults = {
+      mode: quick ? 'quick' : 'full',
+      date: new Date(startedAt).toISOString(),
+      durationSeconds: (Date.now() - startedAt) / 1000,
+      plan: { ...plan, longStreamChunks: LONG_STREAM_CHUNKS },
+      throughput: Object.fromEntries(throughput) as Record<Target['name'], LoadResult[]>,
+      single: Object.fromEntries(single) as Record<Target['name'], LoadResult[]>,
+      streams: Object.fromEntries(streams) as BenchResults['streams'],
+      rss: { idle: idleRss, peak: peakRss, after: afterRss, settleSeconds: plan.settleSeconds },
+      log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },
+      scale: { rows: plan.logRows, insertSeconds: large.insertSeconds, bytesPerRow: large.bytesPerRow, admin: adminCalls, list: listCalls },
+    };
+    const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
+    const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
+    const report = renderReport(results, baseline);
+    mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(REPO_ROOT, 'bench', 'results', `${results.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(results, null, 2));
+    if (args.has('--save-baseline')) writeFileSync(baselineFile, `${JSON.stringify(results, null, 2)}\n`);
+    if (!quick || args.has('--write-docs')) {
+      mkdirSync(join(REPO_ROOT, 'docs'), { recursive: true });
+      writeFileSync(join(REPO_ROOT, 'docs', 'performance.md'), report.markdown);
+      say('Wrote docs/performance.md');
+    }
+    say(`Done in ${results.durationSeconds.toFixed(0)} s.`);
+    say(summarize(results).ratioLine);
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

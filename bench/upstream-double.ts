@@ -1,0 +1,57 @@
+// The provider double of the benchmark: as cheap as a node:http server can be, so that what is measured
+// is the proxy in front of it. POST …/completions answers one fixed completion, or — when the body asks
+// for a stream — STREAM_CHUNKS small SSE events (a path starting `/chunks/N/` asks for N instead).
+// Run as its own process; prints `listening <port>` when ready.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const DEFAULT_STREAM_CHUNKS = 10;
+
+const completion = JSON.stringify({
+  id: 'cmpl-bench',
+  object: 'text_completion',
+  created: 1700000000,
+  model: 'gpt-3.5-turbo-instruct',
+  choices: [{ index: 0, text: '\n\nThis is a test of the local gateway benchmark.', logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 },
+});
+
+const chunkEvent = (index: number) =>
+  `data: {"id":"cmpl-bench","object":"text_completion","created":1700000000,"model":"gpt-3.5-turbo-instruct","choices":[{"index":0,"text":" t${index}","logprobs":null,"finish_reason":null}]}\n\n`;
+const lastEvents =
+  'data: {"id":"cmpl-bench","object":"text_completion","created":1700000000,"model":"gpt-3.5-turbo-instruct","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":10,"total_tokens":15}}\n\ndata: [DONE]\n\n';
+
+const STREAM_FLAG = Buffer.from('"stream":true');
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    if (!body.includes(STREAM_FLAG)) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion), 'x-request-id': 'req_bench' });
+      res.end(completion);
+      return;
+    }
+    const requested = /^\/chunks\/(\d+)\//.exec(req.url ?? '');
+    const total = requested ? Number(requested[1]) : DEFAULT_STREAM_CHUNKS;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req_bench' });
+    // Each event goes out in its own turn of the event loop, as a model's tokens would, so the proxy
+    // relays many small chunks rather than one coalesced buffer.
+    let index = 0;
+    const writeNext = () => {
+      if (res.destroyed) return;
+      if (index === total) {
+        res.end(lastEvents);
+        return;
+      }
+      res.write(chunkEvent(index++));
+      setImmediate(writeNext);
+    };
+    writeNext();
+  });
+});
+server.keepAliveTimeout = 120_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
+});
