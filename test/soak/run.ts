@@ -137,10 +137,15 @@ function sampleChild(startedAt: number): Sample {
 }
 
 // ─── Traffic.
-type Scenario = 'stream' | 'json' | 'abort' | 'flaky' | 'reject' | 'reset' | 'stall' | 'bad-json' | 'bad-field' | 'deep' | 'no-key' | 'too-large' | 'huge-headers' | 'unknown-path';
+type Scenario =
+  | 'stream' | 'json' | 'abort' | 'flaky' | 'reject' | 'reset' | 'stall' | 'bad-json' | 'bad-field' | 'deep' | 'no-key' | 'too-large'
+  | 'huge-headers' | 'unknown-path' | 'admin-logs' | 'admin-events';
+/** Scenarios that never reach the proxy, so leave no log row. */
+const UNLOGGED: Scenario[] = ['huge-headers', 'unknown-path', 'admin-logs', 'admin-events'];
 const WEIGHTS: [Scenario, number][] = [
   ['stream', 26], ['json', 20], ['abort', 8], ['flaky', 8], ['reject', 5], ['reset', 5], ['stall', 3],
   ['bad-json', 5], ['bad-field', 5], ['deep', 3], ['no-key', 4], ['too-large', 3], ['huge-headers', 3], ['unknown-path', 2],
+  ['admin-logs', 2], ['admin-events', 2],
 ];
 const totalWeight = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
 function pickScenario(): Scenario {
@@ -155,6 +160,7 @@ const jsonLatencies: number[] = [];
 let sent = 0;
 
 let gatewayUrl = '';
+let adminToken = '';
 let providerBase = '';
 let agent = new Agent({ connections: concurrency * 2, keepAliveTimeout: 10_000 });
 
@@ -289,6 +295,24 @@ async function runOne(scenario: Scenario): Promise<void> {
       expectThat(scenario, /^HTTP\/1\.1 431 /.test(reply), reply.slice(0, 160));
       return;
     }
+    case 'admin-logs': {
+      const response = await request(`${gatewayUrl}/admin/api/logs?limit=20&q=json`, { headers: { authorization: `Bearer ${adminToken}` }, dispatcher: agent });
+      const text = await response.body.text();
+      expectThat(scenario, response.statusCode === 200 && Array.isArray(JSON.parse(text).items), `${response.statusCode} ${text.slice(0, 160)}`);
+      return;
+    }
+    case 'admin-events': {
+      // A UI that opens the live log and leaves: its listener must go with it.
+      const controller = new AbortController();
+      const response = await request(`${gatewayUrl}/admin/api/events`, { headers: { authorization: `Bearer ${adminToken}` }, dispatcher: agent, signal: controller.signal });
+      await new Promise<void>((resolve) => {
+        response.body.once('data', () => setTimeout(() => controller.abort(), 50));
+        response.body.on('error', () => resolve());
+        response.body.on('close', () => resolve());
+      });
+      expectThat(scenario, response.statusCode === 200, `${response.statusCode}`);
+      return;
+    }
     case 'unknown-path': {
       const { status, text } = await post('/v1/nothing-here', '{}', gatewayHeaders());
       expectThat(scenario, status === 404 && isErrorShape(text), `${status} ${text.slice(0, 160)}`);
@@ -312,7 +336,7 @@ async function worker(): Promise<void> {
     try {
       await runOne(scenario);
     } catch (error) {
-      if (scenario !== 'abort') expectThat(scenario, false, `threw ${(error as Error).message}`);
+      if (scenario !== 'abort' && scenario !== 'admin-events') expectThat(scenario, false, `threw ${(error as Error).message}`);
     } finally {
       active--;
     }
@@ -354,7 +378,11 @@ async function main(): Promise<number> {
   gatewayUrl = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /Gatehouse listening on (http:\/\/\S+)/.exec(childOutput);
-      if (match) resolve(match[1]);
+      const token = /#token=(\S+)/.exec(childOutput)?.[1];
+      if (match && token) {
+        adminToken = token;
+        resolve(match[1]);
+      }
     };
     child.stdout.on('data', check);
     void childExited.then(({ code }) => reject(new Error(`gatehouse serve exited with ${code}: ${childOutput}`)));
@@ -422,8 +450,8 @@ async function main(): Promise<number> {
   if (exit.code !== 0) problems.push(`gatehouse serve exited with ${exit.code ?? exit.signal} on SIGTERM`);
   if (stopMs > 5_000) problems.push(`stopping took ${stopMs.toFixed(0)} ms (over 5 s)`);
   if (integrity !== 'ok') problems.push(`integrity_check: ${String(integrity)}`);
-  // Every request that reached the proxy leaves one row; oversize headers and unknown paths never get there.
-  const expectedRows = sent - (counts.get('huge-headers') ?? 0) - (counts.get('unknown-path') ?? 0);
+  // Every request that reached the proxy leaves one row.
+  const expectedRows = sent - UNLOGGED.reduce((sum, scenario) => sum + (counts.get(scenario) ?? 0), 0);
   if (logRows !== expectedRows) problems.push(`the log holds ${logRows} rows for ${expectedRows} proxied requests`);
   if (leakedSecretRows > 0) problems.push(`${leakedSecretRows} log rows hold the provider token`);
   if (childOutput.includes(PROVIDER_TOKEN)) problems.push('the gateway printed the provider token');
