@@ -29,7 +29,7 @@ export interface RelayOptions {
 }
 
 /** Upstream headers worth passing on: request ids and rate-limit figures help clients. */
-const RELAYED_RESPONSE_HEADERS = /^(x-request-id|request-id|x-ratelimit-.*|retry-after|openai-.*|x-amzn-requestid)$/;
+const RELAYED_RESPONSE_HEADERS = /^(x-request-id|request-id|x-ratelimit-.*|anthropic-ratelimit-.*|retry-after|openai-.*|x-amzn-requestid|apim-request-id)$/;
 
 /** Keeps what the client received for the log: the head, and the tail where a stream's usage is. */
 class BodyCapture {
