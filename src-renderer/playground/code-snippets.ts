@@ -51,6 +51,9 @@ export function curlSnippet({ origin, endpoint, auth, body }: SnippetInput): str
   return lines.join(' \\\n');
 }
 
+/** Short objects and arrays stay on one line, as a person would write them. */
+const INLINE_LIMIT = 72;
+
 function pythonLiteral(value: JsonValue, depth: number): string {
   if (value === null) return 'None';
   if (value === true) return 'True';
@@ -61,25 +64,34 @@ function pythonLiteral(value: JsonValue, depth: number): string {
   const close = '    '.repeat(depth);
   if (Array.isArray(value)) {
     if (!value.length) return '[]';
+    const inline = `[${value.map((item) => pythonLiteral(item, 0)).join(', ')}]`;
+    if (inline.length <= INLINE_LIMIT && !inline.includes('\n')) return inline;
     return `[\n${value.map((item) => pad + pythonLiteral(item, depth + 1)).join(',\n')},\n${close}]`;
   }
   const entries = Object.entries(value);
   if (!entries.length) return '{}';
+  const inline = `{${entries.map(([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item, 0)}`).join(', ')}}`;
+  if (inline.length <= INLINE_LIMIT && !inline.includes('\n')) return inline;
   return `{\n${entries.map(([key, item]) => `${pad}${JSON.stringify(key)}: ${pythonLiteral(item, depth + 1)}`).join(',\n')},\n${close}}`;
 }
 
-function javascriptLiteral(value: JsonValue, depth: number): string {
+function javascriptLiteral(value: JsonValue, depth: number, topLevel = false): string {
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const pad = '  '.repeat(depth + 1);
   const close = '  '.repeat(depth);
   if (Array.isArray(value)) {
     if (!value.length) return '[]';
+    const inline = `[${value.map((item) => javascriptLiteral(item, 0)).join(', ')}]`;
+    if (inline.length <= INLINE_LIMIT && !inline.includes('\n')) return inline;
     return `[\n${value.map((item) => pad + javascriptLiteral(item, depth + 1)).join(',\n')},\n${close}]`;
   }
   const entries = Object.entries(value);
   if (!entries.length) return '{}';
   const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
+  const inline = `{ ${entries.map(([name, item]) => `${key(name)}: ${javascriptLiteral(item, 0)}`).join(', ')} }`;
+  // The request body itself always gets one field per line.
+  if (!topLevel && inline.length <= INLINE_LIMIT && !inline.includes('\n')) return inline;
   return `{\n${entries.map(([name, item]) => `${pad}${key(name)}: ${javascriptLiteral(item, depth + 1)}`).join(',\n')},\n${close}}`;
 }
 
@@ -135,7 +147,7 @@ export function javascriptSnippet({ origin, endpoint, auth, body }: SnippetInput
   client.push('});');
   const isChat = endpoint === '/v1/chat/completions';
   const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
-  const call = [`const response = await ${method}(${javascriptLiteral(body, 0)});`];
+  const call = [`const response = await ${method}(${javascriptLiteral(body, 0, true)});`];
   const textOf = isChat ? 'chunk.choices[0]?.delta?.content ?? ""' : 'chunk.choices[0]?.text ?? ""';
   const output = body.stream === true
     ? ['for await (const chunk of response) {', `  process.stdout.write(${textOf});`, '}']
