@@ -12,6 +12,7 @@ import {
   type GatewayEndpoint,
   type Usage,
 } from '../api/gateway-client';
+import type { RequestDraft } from '../playground/draft-from-log';
 import { stringifyJson } from '../playground/json-text';
 import {
   buildParameterFields,
@@ -92,6 +93,8 @@ interface PlaygroundState {
   updateMessage(id: number, patch: Partial<Omit<ChatMessage, 'id'>>): void;
   removeMessage(id: number): void;
   keepReplyInConversation(): void;
+  /** Replaces what to send (not how to authenticate) with a request taken from the log. */
+  loadDraft(draft: RequestDraft): void;
   run(): Promise<void>;
   stop(): void;
 }
@@ -188,6 +191,21 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     if (prompt) added.push({ id: nextMessageId++, role: 'user', content: prompt });
     if (reply) added.push({ id: nextMessageId++, role: 'assistant', content: reply });
     set({ messages: [...messages, ...added], prompt: '', outputs: [], phase: 'idle', stats: null, raw: null });
+  },
+
+  loadDraft(draft) {
+    set({
+      mode: draft.mode,
+      model: draft.model,
+      prompt: draft.prompt,
+      messages: draft.messages.map((message) => ({ id: nextMessageId++, ...message })),
+      parameters: draft.parameters,
+      phase: 'idle',
+      outputs: [],
+      stats: null,
+      error: null,
+      raw: null,
+    });
   },
 
   async run() {

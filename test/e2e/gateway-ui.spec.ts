@@ -124,6 +124,11 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await screenshot(page, 'logs-detail');
   await expectNoSecretOnPage(page);
   await expect(page.getByText(virtualKey)).toHaveCount(0);
+
+  // The logged request can be opened again in the Playground, as it was sent.
+  await detail.getByRole('button', { name: 'Open in Playground' }).click();
+  await expect(page.getByLabel('Prompt')).toHaveValue('streamed hello');
+  await expect(page.getByRole('checkbox', { name: 'Stream' })).toBeChecked();
 });
 
 test('settings show where data lives and whether keys are protected', async ({ page }) => {

@@ -9,7 +9,10 @@ import { ErrorNotice, LoadingState } from '../../components/StatusViews';
 import { Tabs } from '../../components/Tabs';
 import { assembleStream, looksLikeEventStream } from '../../logs/stream-assembly';
 import { prettyJsonText } from '../../playground/json-text';
+import { draftFromLoggedRequest } from '../../playground/draft-from-log';
 import { useLogsStore } from '../../stores/logs-store';
+import { usePlaygroundStore } from '../../stores/playground-store';
+import { useRouteStore } from '../../stores/route-store';
 
 function TimingBar({ ttfbMs, latencyMs }: { ttfbMs: number | null; latencyMs: number | null }) {
   if (!latencyMs) return null;
@@ -160,6 +163,26 @@ function DetailBody({ detail }: { detail: LogDetail }) {
   );
 }
 
+function OpenInPlayground({ detail }: { detail: LogDetail }) {
+  const loadDraft = usePlaygroundStore((state) => state.loadDraft);
+  const navigate = useRouteStore((state) => state.navigate);
+  const draft = draftFromLoggedRequest(detail.path, detail.requestBody);
+  if (!draft) return null;
+  return (
+    <button
+      type="button"
+      className="button button-secondary button-small"
+      onClick={() => {
+        loadDraft(draft);
+        navigate('playground');
+      }}
+    >
+      <Icon name="playground" />
+      Open in Playground
+    </button>
+  );
+}
+
 export function LogDetailPanel() {
   const selectedId = useLogsStore((state) => state.selectedId);
   const detail = useLogsStore((state) => state.detail);
@@ -175,9 +198,12 @@ export function LogDetailPanel() {
           {current && <StatusBadge status={current.status} error={current.error} />}
           <h2 className="truncate">{current?.model ?? (detailStatus === 'loading' ? 'Loading…' : 'Request')}</h2>
         </div>
-        <button type="button" className="button button-ghost button-icon" aria-label="Close detail" onClick={() => void select(null)}>
-          <Icon name="close" />
-        </button>
+        <div className="card-actions">
+          {current && <OpenInPlayground detail={current} />}
+          <button type="button" className="button button-ghost button-icon" aria-label="Close detail" onClick={() => void select(null)}>
+            <Icon name="close" />
+          </button>
+        </div>
       </header>
       <div className="detail-scroll">
         {detailStatus === 'loading' && !current && <LoadingState label="Loading request" />}

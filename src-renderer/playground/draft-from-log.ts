@@ -1,0 +1,68 @@
+// Turns a logged request back into a Playground draft ("Open in Playground"), so a request seen
+// in the Logs can be re-run and tweaked. Only the body comes back: keys are never in the log.
+import { INITIAL_PARAMETERS, NUMERIC_CONTROLS, type ParameterValues, type PlaygroundMode } from './parameters';
+
+export interface RequestDraft {
+  mode: PlaygroundMode;
+  model: string;
+  prompt: string;
+  /** Chat history before the last user message (which becomes the prompt). */
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
+  parameters: ParameterValues;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function chatRole(value: unknown): 'system' | 'user' | 'assistant' | null {
+  return value === 'system' || value === 'user' || value === 'assistant' ? value : null;
+}
+
+/** Null when the path is not a completion endpoint or the body is not a JSON object. */
+export function draftFromLoggedRequest(path: string, bodyText: string | null): RequestDraft | null {
+  const mode: PlaygroundMode | null = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/completions') ? 'completion' : null;
+  if (!mode || !bodyText) return null;
+  let body: Record<string, unknown> | null;
+  try {
+    body = asRecord(JSON.parse(bodyText));
+  } catch {
+    return null;
+  }
+  if (!body) return null;
+
+  const numbers: ParameterValues['numbers'] = {};
+  for (const control of NUMERIC_CONTROLS) {
+    const value = body[control.name];
+    if (typeof value === 'number') numbers[control.name] = String(value);
+  }
+  const stop = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop.filter((item): item is string => typeof item === 'string') : [];
+  const streamOptions = asRecord(body.stream_options);
+  const parameters: ParameterValues = {
+    ...INITIAL_PARAMETERS,
+    numbers,
+    stream: body.stream === true,
+    includeUsage: streamOptions?.include_usage === true,
+    echo: body.echo === true,
+    stop,
+    suffix: typeof body.suffix === 'string' ? body.suffix : '',
+    user: typeof body.user === 'string' ? body.user : '',
+    logitBias: asRecord(body.logit_bias) ? JSON.stringify(body.logit_bias) : '',
+    topLogprobs: typeof body.top_logprobs === 'number' ? String(body.top_logprobs) : '',
+  };
+  const model = typeof body.model === 'string' ? body.model : '';
+
+  if (mode === 'completion') {
+    const prompt = typeof body.prompt === 'string' ? body.prompt : Array.isArray(body.prompt) && typeof body.prompt[0] === 'string' ? body.prompt[0] : '';
+    return { mode, model, prompt, messages: [], parameters };
+  }
+  const messages = (Array.isArray(body.messages) ? body.messages : [])
+    .map((message) => asRecord(message))
+    .flatMap((message) => {
+      const role = chatRole(message?.role);
+      return role && typeof message?.content === 'string' ? [{ role, content: message.content }] : [];
+    });
+  const last = messages.at(-1);
+  const prompt = last?.role === 'user' ? last.content : '';
+  return { mode, model, prompt, messages: last?.role === 'user' ? messages.slice(0, -1) : messages, parameters };
+}
