@@ -48,8 +48,9 @@ function runServe(dataDir: string): { ready: Promise<Served>; exited: Promise<{ 
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // 'close', not 'exit': it comes once the child's output has been read to the end.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+    child.on('close', (code, signal) => resolve({ code, signal, at: performance.now() })),
   );
   const ready = new Promise<Served>((resolve, reject) => {
     const check = () => {

@@ -122,7 +122,8 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'src-main/cli.ts', 'se
 let childOutput = '';
 child.stdout.on('data', (data: Buffer) => (childOutput += data.toString()));
 child.stderr.on('data', (data: Buffer) => (childOutput += data.toString()));
-const childExited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+// 'close', not 'exit': it comes once the child's output has been read to the end.
+const childExited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
 
 interface Sample {
   atMs: number;
