@@ -60,16 +60,17 @@ export function PlaygroundPage() {
   const model = usePlaygroundStore((state) => state.model);
   const messages = usePlaygroundStore((state) => state.messages);
   const parameters = usePlaygroundStore((state) => state.parameters);
+  const promptIsJson = usePlaygroundStore((state) => state.promptIsJson);
   const isRunning = phase === 'running';
 
   // Field errors shown as the person types; the server's own error is mapped onto its `param`.
   const errors = useMemo(() => {
-    const { errors: draftErrors } = draftRequest({ mode, model, prompt, messages, parameters });
+    const { errors: draftErrors } = draftRequest({ mode, model, prompt, promptIsJson, messages, parameters });
     const shown: Partial<Record<string, string>> = { ...draftErrors };
     if (!model.trim() && phase !== 'error') delete shown.model;
     if (error?.param) shown[error.param] = error.message;
     return shown;
-  }, [mode, model, prompt, messages, parameters, error, phase]);
+  }, [mode, model, prompt, promptIsJson, messages, parameters, error, phase]);
 
   const onPromptKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) {
@@ -106,17 +107,27 @@ export function PlaygroundPage() {
                 <ConversationEditor />
               </>
             )}
-            <Field label="Prompt" hint={
+            <Field
+              label="Prompt"
+              trailing={
+                mode === 'completion' && (
+                  <label className="checkbox checkbox-small">
+                    <input type="checkbox" checked={promptIsJson} onChange={(event) => update({ promptIsJson: event.target.checked })} />
+                    <span>JSON (arrays of strings or tokens)</span>
+                  </label>
+                )
+              }
+              hint={
                 <>
                   {mode === 'chat' ? 'Sent as the next user message. ' : ''}
                   <kbd>Ctrl</kbd> + <kbd>Enter</kbd> runs.
                 </>
               } error={errors.prompt ?? errors.messages}>
               <textarea
-                className="input prompt-input"
+                className={`input prompt-input${promptIsJson && mode === 'completion' ? ' input-mono' : ''}`}
                 rows={mode === 'chat' ? 3 : 6}
                 value={prompt}
-                placeholder={mode === 'chat' ? 'Ask something…' : 'Once upon a time'}
+                placeholder={mode === 'chat' ? 'Ask something…' : promptIsJson ? '["First prompt", "Second prompt"]  or  [1212, 318, 257]' : 'Once upon a time'}
                 onChange={(event) => update({ prompt: event.target.value })}
                 onKeyDown={onPromptKeyDown}
               />

@@ -6,6 +6,8 @@ export interface RequestDraft {
   mode: PlaygroundMode;
   model: string;
   prompt: string;
+  /** A prompt logged as an array (of strings or tokens) comes back as its JSON text. */
+  promptIsJson: boolean;
   /** Chat history before the last user message (which becomes the prompt). */
   messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   parameters: ParameterValues;
@@ -53,8 +55,8 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
   const model = typeof body.model === 'string' ? body.model : '';
 
   if (mode === 'completion') {
-    const prompt = typeof body.prompt === 'string' ? body.prompt : Array.isArray(body.prompt) && typeof body.prompt[0] === 'string' ? body.prompt[0] : '';
-    return { mode, model, prompt, messages: [], parameters };
+    if (Array.isArray(body.prompt)) return { mode, model, prompt: JSON.stringify(body.prompt), promptIsJson: true, messages: [], parameters };
+    return { mode, model, prompt: typeof body.prompt === 'string' ? body.prompt : '', promptIsJson: false, messages: [], parameters };
   }
   const messages = (Array.isArray(body.messages) ? body.messages : [])
     .map((message) => asRecord(message))
@@ -64,5 +66,5 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
     });
   const last = messages.at(-1);
   const prompt = last?.role === 'user' ? last.content : '';
-  return { mode, model, prompt, messages: last?.role === 'user' ? messages.slice(0, -1) : messages, parameters };
+  return { mode, model, prompt, promptIsJson: false, messages: last?.role === 'user' ? messages.slice(0, -1) : messages, parameters };
 }

@@ -103,6 +103,26 @@ function parseNumeric(control: NumericControl, raw: string): { value?: number | 
   return { value };
 }
 
+/**
+ * Reads a prompt typed as JSON: spec §2.1 allows a string, an array of strings, an array of
+ * tokens, or an array of token arrays.
+ */
+export function parseJsonPrompt(text: string): { value?: JsonValue; error?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { error: 'Prompt is not valid JSON' };
+  }
+  const isToken = (item: unknown) => typeof item === 'number' && Number.isInteger(item) && item >= 0;
+  const isTokenArray = (item: unknown) => Array.isArray(item) && item.length > 0 && item.every(isToken);
+  if (typeof parsed === 'string') return { value: parsed };
+  if (Array.isArray(parsed) && parsed.length > 0 && (parsed.every((item) => typeof item === 'string') || parsed.every(isToken) || parsed.every(isTokenArray))) {
+    return { value: parsed as JsonValue };
+  }
+  return { error: 'A JSON prompt must be a string, an array of strings, an array of token ids, or an array of token-id arrays' };
+}
+
 /** Turns `\n`, `\t` and `\\` typed into a stop field into the characters they name. */
 export function unescapeStopSequence(typed: string): string {
   return typed.replace(/\\(n|t|r|\\)/g, (_match, code: string) => ({ n: '\n', t: '\t', r: '\r', '\\': '\\' })[code] ?? code);

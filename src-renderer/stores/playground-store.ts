@@ -17,6 +17,7 @@ import { stringifyJson } from '../playground/json-text';
 import {
   buildParameterFields,
   INITIAL_PARAMETERS,
+  parseJsonPrompt,
   type ParameterValues,
   type PlaygroundMode,
   type RequestBody,
@@ -77,6 +78,8 @@ interface PlaygroundState {
   gatewayApiKey: string;
   model: string;
   prompt: string;
+  /** Completion mode: send the prompt as JSON (arrays of strings or tokens) instead of text. */
+  promptIsJson: boolean;
   messages: ChatMessage[];
   parameters: ParameterValues;
 
@@ -86,7 +89,7 @@ interface PlaygroundState {
   error: RunError | null;
   raw: RawExchange | null;
 
-  update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt'>>): void;
+  update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt' | 'promptIsJson'>>): void;
   updateParameters(patch: Partial<ParameterValues>): void;
   setNumber(name: keyof ParameterValues['numbers'], raw: string): void;
   addMessage(role: ChatRole): void;
@@ -113,12 +116,16 @@ export function authOf(state: Pick<PlaygroundState, 'authKind' | 'virtualKey' | 
 }
 
 /** The request body the Run button would send now, with the errors that block it. */
-export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'prompt' | 'messages' | 'parameters'>): { body: RequestBody; errors: Partial<Record<string, string>> } {
+export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters'>): { body: RequestBody; errors: Partial<Record<string, string>> } {
   const { fields, errors } = buildParameterFields(state.mode, state.parameters);
   const body: RequestBody = { model: state.model.trim() };
   if (state.mode === 'chat') {
     const history = state.messages.filter((message) => message.content.trim()).map((message) => ({ role: message.role, content: message.content }));
     body.messages = state.prompt ? [...history, { role: 'user', content: state.prompt }] : history;
+  } else if (state.promptIsJson) {
+    const parsed = parseJsonPrompt(state.prompt);
+    if (parsed.error) errors.prompt = parsed.error;
+    else if (parsed.value !== undefined) body.prompt = parsed.value;
   } else {
     body.prompt = state.prompt;
   }
@@ -144,7 +151,7 @@ function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> 
 }
 
 /** What is kept in localStorage: the draft, never a key, a token or a run. */
-type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'messages' | 'parameters'>;
+type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters'>;
 
 export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
   mode: 'completion',
@@ -156,6 +163,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   gatewayApiKey: '',
   model: '',
   prompt: '',
+  promptIsJson: false,
   messages: [{ id: nextMessageId++, role: 'system', content: 'You are a helpful assistant.' }],
   parameters: INITIAL_PARAMETERS,
 
@@ -198,6 +206,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       mode: draft.mode,
       model: draft.model,
       prompt: draft.prompt,
+      promptIsJson: draft.promptIsJson,
       messages: draft.messages.map((message) => ({ id: nextMessageId++, ...message })),
       parameters: draft.parameters,
       phase: 'idle',
@@ -309,6 +318,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     customHost: state.customHost,
     model: state.model,
     prompt: state.prompt,
+    promptIsJson: state.promptIsJson,
     messages: state.messages,
     parameters: state.parameters,
   }),

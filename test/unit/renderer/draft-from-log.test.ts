@@ -21,6 +21,11 @@ describe('opening a logged request in the Playground', () => {
     expect(draft?.parameters.topLogprobs).toBe('2');
   });
 
+  it('brings back an array prompt as JSON text', () => {
+    const draft = draftFromLoggedRequest('/v1/completions', JSON.stringify({ model: 'm', prompt: [[1, 2], [3]] }));
+    expect(draft).toMatchObject({ prompt: '[[1,2],[3]]', promptIsJson: true });
+  });
+
   it('offers nothing for other paths or bodies that were not stored', () => {
     expect(draftFromLoggedRequest('/v1/embeddings', '{}')).toBeNull();
     expect(draftFromLoggedRequest('/v1/completions', null)).toBeNull();

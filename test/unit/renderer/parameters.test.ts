@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildParameterFields, escapeStopSequence, INITIAL_PARAMETERS, unescapeStopSequence, type ParameterValues } from '../../../src-renderer/playground/parameters';
+import { buildParameterFields, escapeStopSequence, INITIAL_PARAMETERS, parseJsonPrompt, unescapeStopSequence, type ParameterValues } from '../../../src-renderer/playground/parameters';
 import { stringifyJson } from '../../../src-renderer/playground/json-text';
 
 function values(patch: Partial<ParameterValues> = {}, numbers: ParameterValues['numbers'] = {}): ParameterValues {
@@ -81,5 +81,18 @@ describe('Playground parameters (spec §2.1 bounds)', () => {
     expect(buildParameterFields('chat', values({ topLogprobs: '21' })).errors.top_logprobs).toMatch(/0 to 20/);
     const completion = buildParameterFields('completion', values({ echo: true, suffix: 'x' }));
     expect(completion.fields).toEqual({ echo: true, suffix: 'x' });
+  });
+});
+
+describe('prompt as JSON (spec §2.1 prompt forms)', () => {
+  it('accepts a string, strings, tokens and token arrays', () => {
+    expect(parseJsonPrompt('"hi"').value).toBe('hi');
+    expect(parseJsonPrompt('["a", "b"]').value).toEqual(['a', 'b']);
+    expect(parseJsonPrompt('[1212, 318]').value).toEqual([1212, 318]);
+    expect(parseJsonPrompt('[[1, 2], [3]]').value).toEqual([[1, 2], [3]]);
+  });
+
+  it('refuses mixtures, empty arrays, negative or fractional tokens and broken JSON', () => {
+    for (const text of ['["a", 1]', '[]', '[-1]', '[1.5]', '{"a":1}', '[[]]', '[oops']) expect(parseJsonPrompt(text).error).toBeDefined();
   });
 });

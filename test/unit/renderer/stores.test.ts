@@ -251,3 +251,13 @@ describe('the Playground draft kept across reloads', () => {
     expect(text).not.toContain('secret');
   });
 });
+
+describe('the request the Run button would send', () => {
+  it('sends a JSON prompt as its array, and blocks an invalid one at the prompt field', async () => {
+    const { draftRequest } = await import('../../../src-renderer/stores/playground-store');
+    const base = { mode: 'completion' as const, model: 'm', messages: [], parameters: { ...usePlaygroundStore.getState().parameters, stream: false } };
+    expect(draftRequest({ ...base, prompt: '["a","b"]', promptIsJson: true }).body.prompt).toEqual(['a', 'b']);
+    expect(draftRequest({ ...base, prompt: '[1, "x"]', promptIsJson: true }).errors.prompt).toMatch(/JSON prompt/);
+    expect(draftRequest({ ...base, prompt: '["a"]', promptIsJson: false }).body.prompt).toBe('["a"]');
+  });
+});
