@@ -169,4 +169,25 @@ export const migrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 7,
+    description: 'the log search index filled once per written batch, not by a trigger per row',
+    sql: `
+      -- A trigger firing for each row doubled what the index cost a log write; RequestLog now adds each
+      -- batch to the index in one INSERT … SELECT (RequestLog.writeBatch). A row can therefore be deleted
+      -- before it was ever indexed, which contentless_delete handles (the 'delete' command would not).
+      DROP TRIGGER request_log_search_insert;
+      DROP TRIGGER request_log_search_delete;
+      DROP TABLE request_log_search;
+      CREATE VIRTUAL TABLE request_log_search USING fts5(
+        model, trace_id, error, metadata, path,
+        content = '', contentless_delete = 1, tokenize = 'unicode61'
+      );
+      INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
+        SELECT id, model, trace_id, error, metadata, path FROM request_log;
+      CREATE TRIGGER request_log_search_delete AFTER DELETE ON request_log BEGIN
+        DELETE FROM request_log_search WHERE rowid = old.id;
+      END;
+    `,
+  },
 ];

@@ -86,6 +86,14 @@ describe('searching the request log', () => {
     expect(traceIds({ q: 'checkout', limit: 1, before: first.next! })).toEqual(['checkout-7f3a']);
   });
 
+  it('keeps working when a row is deleted before it was indexed', () => {
+    db.prepare("INSERT INTO request_log (created_at, trace_id, path, status, latency_ms) VALUES (0, 'unindexed-1', '/v1/completions', 200, 1)").run();
+    db.prepare("DELETE FROM request_log WHERE trace_id = 'unindexed-1'").run();
+    log.append(entry({ traceId: 'checkout-after' }));
+    log.flush();
+    expect(traceIds({ q: 'checkout' })).toEqual(['checkout-after', 'checkout-0d2e', 'checkout-7f3a']);
+  });
+
   it('forgets deleted rows (pruning deletes this way)', () => {
     db.prepare('DELETE FROM request_log WHERE trace_id = ?').run('checkout-7f3a');
     expect(traceIds({ q: 'checkout' })).toEqual(['checkout-0d2e']);
