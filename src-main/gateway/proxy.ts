@@ -11,7 +11,7 @@ import type { Endpoint, ProviderAdapter, ProviderCall, ProviderCredentials } fro
 import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
 import { checkContextWindow } from './context-window.js';
 import { redactHeaders, redactSecrets } from './redact.js';
-import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
+import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput } from '../store/request-log.js';
 
@@ -109,7 +109,10 @@ function fanOutCount(adapter: ProviderAdapter, body: CompletionRequest | ChatReq
   return !adapter.supportsN && body.n != null && body.n > 1 ? body.n : 1;
 }
 
-export async function handleProxy(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, path: string, deps: ProxyDependencies): Promise<void> {
+/** What a proxied request asks for: one of the two generation endpoints, or the provider's model list. */
+export type ProxyRoute = Endpoint | 'models';
+
+export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
   const controller = new AbortController();
@@ -133,37 +136,55 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, end
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = authenticate(headers, deps.keys);
-    rawBody = await readBody(req, deps.maxBodyBytes);
-    const json = parseJsonBody(rawBody);
-    body = endpoint === 'chat' ? validateChat(json) : validateCompletion(json);
-    const target = await resolveTarget(headers, caller);
-    providerSlug = target.provider;
-    credentials = target.credentials;
-    const adapter = getProvider(target.provider);
-    if (endpoint === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
+    if (route === 'models') {
+      const target = await resolveTarget(headers, caller);
+      providerSlug = target.provider;
+      credentials = target.credentials;
+      const adapter = getProvider(target.provider);
+      if (!adapter.modelListing) {
+        throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);
+      }
+      timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+      const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
+        signal: controller.signal,
+        retries: headers.retryCount,
+        onAttempt: (attempt) => attemptLog.push(attempt),
+      });
+      outcome = await relayModelList(res, upstream, adapter.modelListing, { adapter, stream: false, started, signal: controller.signal, secrets: secretValues(target.credentials, headers) });
+    } else {
+      const endpoint = route;
+      rawBody = await readBody(req, deps.maxBodyBytes);
+      const json = parseJsonBody(rawBody);
+      body = endpoint === 'chat' ? validateChat(json) : validateCompletion(json);
+      const target = await resolveTarget(headers, caller);
+      providerSlug = target.provider;
+      credentials = target.credentials;
+      const adapter = getProvider(target.provider);
+      if (endpoint === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
 
-    timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
-    const stream = body.stream === true;
-    const copies = fanOutCount(adapter, body);
-    const calls: ProviderCall[] = Array.from({ length: copies }, () => ({
-      endpoint,
-      body: copies > 1 ? { ...body!, n: 1 } : body!,
-      rawBody: rawBody!,
-      stream,
-      credentials: target.credentials,
-      customHost: target.customHost,
-      forwardHeaders: headers!.forwardHeaders,
-    })) as ProviderCall[];
-    const retries = headers.retryCount;
-    const send = async (call: ProviderCall): Promise<UpstreamResponse> => {
-      const upstreamRequest = await adapter.buildRequest(call);
-      return sendUpstream(upstreamRequest, adapter.slug, { signal: controller.signal, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
-    };
-    const secrets = secretValues(target.credentials, headers);
-    outcome =
-      adapter.relay === 'passthrough'
-        ? await relayPassthrough(res, await send(calls[0]), { adapter, stream, started, signal: controller.signal, secrets })
-        : await relayTranslated(res, calls, send, { adapter, stream, started, signal: controller.signal, secrets });
+      timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+      const stream = body.stream === true;
+      const copies = fanOutCount(adapter, body);
+      const calls: ProviderCall[] = Array.from({ length: copies }, () => ({
+        endpoint,
+        body: copies > 1 ? { ...body!, n: 1 } : body!,
+        rawBody: rawBody!,
+        stream,
+        credentials: target.credentials,
+        customHost: target.customHost,
+        forwardHeaders: headers!.forwardHeaders,
+      })) as ProviderCall[];
+      const retries = headers.retryCount;
+      const send = async (call: ProviderCall): Promise<UpstreamResponse> => {
+        const upstreamRequest = await adapter.buildRequest(call);
+        return sendUpstream(upstreamRequest, adapter.slug, { signal: controller.signal, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
+      };
+      const secrets = secretValues(target.credentials, headers);
+      outcome =
+        adapter.relay === 'passthrough'
+          ? await relayPassthrough(res, await send(calls[0]), { adapter, stream, started, signal: controller.signal, secrets })
+          : await relayTranslated(res, calls, send, { adapter, stream, started, signal: controller.signal, secrets });
+    }
   } catch (error) {
     failure = controller.signal.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);

@@ -2,7 +2,7 @@
 // their adapter's mapping. Streams are written event by event, the moment each arrives.
 import type { ServerResponse } from 'node:http';
 import { GatewayError, errorBody } from './errors.js';
-import type { ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
+import type { ModelListing, ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
 import { ProviderStreamError } from './providers/types.js';
 import type { UpstreamResponse } from './upstream.js';
 import { UpstreamTimeout, describeConnectionError } from './upstream.js';
@@ -290,4 +290,20 @@ export async function relayTranslated(
   capture.add(SSE_DONE);
   res.end(SSE_DONE);
   return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: usageFigures(usage ?? reportedUsage) };
+}
+
+/** `GET /v1/models`: OpenAI-format lists pass through; other providers' lists are mapped to OpenAI's shape. */
+export async function relayModelList(res: ServerResponse, upstream: UpstreamResponse, listing: ModelListing, options: RelayOptions): Promise<RelayOutcome> {
+  if (!listing.map) return relayPassthrough(res, upstream, options);
+  if (upstream.status >= 400) return relayProviderError(res, upstream, options);
+  let json: unknown;
+  try {
+    json = JSON.parse(await upstream.body.text());
+  } catch {
+    throw new GatewayError(502, 'gateway_error', `Provider '${options.adapter.slug}' answered its model list with a body that is not JSON`, null, 'bad_provider_response', options.adapter.slug);
+  }
+  const text = JSON.stringify(listing.map(json));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
+  res.end(text);
+  return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };
 }

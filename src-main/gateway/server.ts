@@ -114,6 +114,10 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
           }
           return handleProxy(req, res, path === '/v1/completions' ? 'completions' : 'chat', path, options);
         }
+        if (path === '/v1/models') {
+          if (req.method !== 'GET') return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /v1/models'), { allow: 'GET' });
+          return handleProxy(req, res, 'models', path, options);
+        }
         if (path === '/admin/api' || path.startsWith('/admin/api/')) return options.handleAdmin(req, res, url);
         if ((req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/v1/') && !path.startsWith('/admin/')) {
           return serveUi(options.uiDir, req, res, url);

@@ -1,35 +1,34 @@
 // A local stand-in for an OpenAI-format provider (OpenAI, Groq, Ollama's /v1 ...), speaking OpenAI's
 // wire format: JSON answers, `data:` SSE streams ending in `data: [DONE]`, `{error:{...}}` errors.
 // Tests read what it received (URL, headers, exact body bytes) and can script what it answers.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startRecordingServer, type Behaviour, type RecordedRequest, type RecordingServer } from './recording-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  json: Record<string, unknown>;
-}
+export type { RecordedRequest };
+/** A scripted answer for the next request. */
+export type FakeBehaviour = Behaviour;
 
-/** A scripted answer: return true when it handled the response itself. */
-export type FakeBehaviour = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
-
-export interface OpenAIFake {
+export interface OpenAIFake extends RecordingServer {
   /** Base URL including `/v1`, as a custom host. */
   baseUrl: string;
-  origin: string;
-  requests: RecordedRequest[];
-  /** Answers the next request(s) with these behaviours, in order; then the default answer again. */
-  enqueue(...behaviours: FakeBehaviour[]): void;
-  /** Open sockets, for tests that check aborts reach the provider. */
-  openConnections(): number;
-  close(): Promise<void>;
 }
 
 export const completionText = (prompt: unknown) => `echo: ${typeof prompt === 'string' ? prompt : JSON.stringify(prompt)}`;
 
+export const FAKE_MODELS = {
+  object: 'list',
+  data: [
+    { id: 'gpt-3.5-turbo-instruct', object: 'model', created: 1692901427, owned_by: 'system' },
+    { id: 'gpt-4o-mini', object: 'model', created: 1721172741, owned_by: 'system' },
+  ],
+};
+
 export function defaultAnswer(request: RecordedRequest, res: ServerResponse): void {
+  if (request.method === 'GET' && request.url.endsWith('/models')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(FAKE_MODELS));
+    return;
+  }
   const body = request.json;
   const isChat = request.url.endsWith('/chat/completions');
   const text = isChat ? 'Hello from the fake' : completionText(body.prompt);
@@ -69,52 +68,7 @@ export function openAIError(status: number, message: string, type = 'invalid_req
   };
 }
 
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 export async function startOpenAIFake(): Promise<OpenAIFake> {
-  const requests: RecordedRequest[] = [];
-  const queue: FakeBehaviour[] = [];
-  const sockets = new Set<import('node:net').Socket>();
-  const server = createServer(async (req, res) => {
-    const body = await readAll(req);
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      // Recorded as is; the test decides whether that matters.
-    }
-    const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
-    requests.push(request);
-    const behaviour = queue.shift() ?? defaultAnswer;
-    try {
-      await behaviour(request, res);
-    } catch {
-      res.destroy();
-    }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    baseUrl: `${origin}/v1`,
-    origin,
-    requests,
-    enqueue: (...behaviours) => queue.push(...behaviours),
-    openConnections: () => sockets.size,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const server = await startRecordingServer(defaultAnswer);
+  return { ...server, baseUrl: `${server.origin}/v1` };
 }

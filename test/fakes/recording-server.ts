@@ -18,6 +18,8 @@ export interface RecordingServer {
   requests: RecordedRequest[];
   /** Answers the next request(s) with these behaviours, in order; then the default answer again. */
   enqueue(...behaviours: Behaviour[]): void;
+  /** Open sockets, for tests that check aborts reach the provider. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startRecordingServer(defaultBehaviour: Behaviour): Promise
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     enqueue: (...behaviours) => queue.push(...behaviours),
+    openConnections: () => sockets.size,
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -2,8 +2,9 @@
 // `anthropic-version` is set, and both endpoints are served through Messages (see anthropic-messages.ts).
 import { GatewayError } from '../errors.js';
 import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
-import { joinUrl } from './openai-compatible.js';
-import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { joinUrl, withQuery } from './openai-compatible.js';
+import type { ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { asRecord } from './openai-shape.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -36,5 +37,27 @@ export const anthropic: ProviderAdapter = {
   },
   mapResponse: mapMessagesResponse,
   createStreamTranslator: createMessagesStreamTranslator,
+  modelListing: {
+    request: (credentials, customHost, forwardHeaders) => ({
+      // Anthropic pages its list 20 at a time by default; 1000 is its maximum.
+      url: withQuery(joinUrl(customHost ?? anthropic.defaultBaseUrl, '/models'), { limit: '1000' }),
+      method: 'GET',
+      headers: { 'anthropic-version': ANTHROPIC_VERSION, ...forwardHeaders, ...(credentials.token ? { 'x-api-key': credentials.token } : {}) },
+    }),
+    map: mapAnthropicModels,
+  },
   mapError: (status, body) => mapMessagesError(status, body),
 };
+
+/** `{data:[{id, created_at, display_name}]}` → OpenAI's list. */
+export function mapAnthropicModels(json: unknown): ModelList {
+  const data = Array.isArray(asRecord(json).data) ? (asRecord(json).data as unknown[]) : [];
+  return {
+    object: 'list',
+    data: data.map((entry) => {
+      const model = asRecord(entry);
+      const created = typeof model.created_at === 'string' ? Math.floor(Date.parse(model.created_at) / 1000) : 0;
+      return { id: String(model.id ?? ''), object: 'model' as const, created: Number.isFinite(created) ? created : 0, owned_by: 'anthropic' };
+    }),
+  };
+}

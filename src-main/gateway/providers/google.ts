@@ -2,8 +2,9 @@
 // `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
 import { GatewayError } from '../errors.js';
 import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
-import { joinUrl } from './openai-compatible.js';
-import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { joinUrl, withQuery } from './openai-compatible.js';
+import type { ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { asRecord } from './openai-shape.js';
 
 /** `gemini-2.0-flash` → `models/gemini-2.0-flash`; names given in full (`models/…`, `tunedModels/…`) stay as they are. */
 export function geminiModelPath(model: string): string {
@@ -44,5 +45,25 @@ export const google: ProviderAdapter = {
   },
   mapResponse: mapGenerateContentResponse,
   createStreamTranslator: createGenerateContentStreamTranslator,
+  modelListing: {
+    request: (credentials, customHost, forwardHeaders) => ({
+      url: withQuery(joinUrl(customHost ?? google.defaultBaseUrl, '/v1beta/models'), { pageSize: '1000' }),
+      method: 'GET',
+      headers: { ...forwardHeaders, ...(credentials.token ? { 'x-goog-api-key': credentials.token } : {}) },
+    }),
+    map: mapGeminiModels,
+  },
   mapError: (status, body) => mapGoogleError(status, body),
 };
+
+/** `{models:[{name:'models/gemini-…', supportedGenerationMethods}]}` → OpenAI's list of models that generate text. */
+export function mapGeminiModels(json: unknown): ModelList {
+  const models = Array.isArray(asRecord(json).models) ? (asRecord(json).models as unknown[]) : [];
+  return {
+    object: 'list',
+    data: models
+      .map(asRecord)
+      .filter((model) => !Array.isArray(model.supportedGenerationMethods) || model.supportedGenerationMethods.includes('generateContent'))
+      .map((model) => ({ id: String(model.name ?? '').replace(/^models\//, ''), object: 'model' as const, created: 0, owned_by: 'google' })),
+  };
+}

@@ -38,6 +38,12 @@ export function joinUrl(base: string, path: string): string {
   return joined;
 }
 
+export function withQuery(url: string, params: Record<string, string>): string {
+  const result = new URL(url);
+  for (const [name, value] of Object.entries(params)) result.searchParams.set(name, value);
+  return result.toString();
+}
+
 export function bearerHeaders(token: string | undefined): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
@@ -83,6 +89,13 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
         headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
         body: call.rawBody,
       };
+    },
+    modelListing: {
+      request: (credentials, customHost, forwardHeaders) => ({
+        url: joinUrl(customHost ?? options.defaultBaseUrl, '/models'),
+        method: 'GET',
+        headers: { ...forwardHeaders, ...bearerHeaders(credentials.token) },
+      }),
     },
     mapError: (status, body) => mapOpenAIStyleError(status, body),
   };

@@ -29,9 +29,21 @@ export interface ProviderCall<E extends Endpoint = Endpoint> {
 
 export interface UpstreamRequest {
   url: string;
-  method: 'POST';
+  method: 'POST' | 'GET';
   headers: Record<string, string>;
-  body: Buffer | string;
+  body?: Buffer | string;
+}
+
+/** OpenAI's `GET /v1/models` answer, which tools read to fill their model pickers. */
+export interface ModelList {
+  object: 'list';
+  data: { id: string; object: 'model'; created: number; owned_by: string }[];
+}
+
+/** How a provider lists its models: the request, and (unless it answers in OpenAI's shape) the mapping. */
+export interface ModelListing {
+  request(credentials: ProviderCredentials, customHost: string | undefined, forwardHeaders: Record<string, string>): UpstreamRequest;
+  map?(json: unknown): ModelList;
 }
 
 /** One event as read from the upstream stream. SSE for most providers; binary frames for Bedrock. */
@@ -94,6 +106,8 @@ export interface ProviderAdapter {
   mapResponse?(call: ProviderCall, json: unknown): object;
   /** Required for `translate`. */
   createStreamTranslator?(call: ProviderCall): StreamTranslator;
+  /** `GET /v1/models`; providers without a list answer 404 there. */
+  readonly modelListing?: ModelListing;
   /** Maps the provider's error body (any format, maybe not JSON) to the contract's fields. */
   mapError(status: number, body: string, headers: Record<string, string | string[] | undefined>): MappedProviderError;
 }

@@ -47,7 +47,7 @@ describe('bedrock SigV4 signing', () => {
     const url = new URL(request.url);
     expect(url.host).toBe('bedrock-runtime.eu-central-1.amazonaws.com');
     expect(url.pathname).toBe('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
-    const check = verifySigV4('POST', url.pathname + url.search, request.headers, Buffer.from(request.body), 'eu-central-1', [KEYS]);
+    const check = verifySigV4('POST', url.pathname + url.search, request.headers, Buffer.from(request.body ?? ''), 'eu-central-1', [KEYS]);
     expect(check).toMatchObject({ ok: true });
     expect(request.headers['x-amz-security-token']).toBe(KEYS.sessionToken);
   });
@@ -59,7 +59,7 @@ describe('bedrock SigV4 signing', () => {
     expect(request.headers.host).toBe('proxy.internal:8443');
     expect(url.pathname).toBe('/aws/bedrock/model/meta.llama3-70b-instruct-v1%3A0/converse-stream');
     expect(request.headers.accept).toBe('application/vnd.amazon.eventstream');
-    const check = verifySigV4('POST', url.pathname + url.search, request.headers, Buffer.from(request.body), 'eu-central-1', [KEYS]);
+    const check = verifySigV4('POST', url.pathname + url.search, request.headers, Buffer.from(request.body ?? ''), 'eu-central-1', [KEYS]);
     expect(check).toMatchObject({ ok: true });
   });
 
