@@ -37,9 +37,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function get(path: string): Promise<{ status: number; text: string }> {
+function get(path: string, host = `127.0.0.1:${port}`): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host: `127.0.0.1:${port}` } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host } }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
@@ -53,6 +53,15 @@ describe('UI paths', () => {
   it('serves the UI and its assets', async () => {
     expect((await get('/')).text).toContain('<title>Gatehouse</title>');
     expect((await get('/assets/app.js')).text).toBe('console.log(1)');
+  });
+
+  it('answers only on a loopback Host (DNS rebinding)', async () => {
+    for (const host of ['evil.com', `127.0.0.1.evil.com:${port}`, `localhost.evil.com:${port}`]) {
+      const reply = await get('/', host);
+      expect(reply.status, host).toBe(403);
+      expect(reply.text).not.toContain('<title>');
+    }
+    expect((await get('/', `localhost:${port}`)).status).toBe(200);
   });
 
   it('answers a malformed escape with 400 in the contract shape', async () => {
