@@ -5,7 +5,7 @@ import { describeError } from '../api/api-error';
 import type { GatewayKey, VirtualKey } from '../api/types';
 import { Dialog } from '../components/Dialog';
 import { formatFullTime, formatRelativeTime } from '../components/format';
-import { Icon } from '../components/Icon';
+import { Icon, type IconName } from '../components/Icon';
 import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews';
 import { useKeysStore } from '../stores/keys-store';
 import { useToastStore } from '../stores/toast-store';
@@ -61,6 +61,20 @@ function RenameForm({ currentName, rename, onDone }: { currentName: string; rena
   );
 }
 
+/**
+ * A row's action: the visible verb plus the key's name for screen readers. The name is text, not
+ * an aria-label, so "find the field labelled Name" never lands on a Rename button.
+ */
+function RowAction({ icon, verb, subject, danger = false, onClick }: { icon: IconName; verb: string; subject: string; danger?: boolean; onClick(): void }) {
+  return (
+    <button type="button" className={`button button-ghost button-small${danger ? ' button-danger-text' : ''}`} onClick={onClick}>
+      <Icon name={icon} />
+      {verb}
+      <span className="visually-hidden"> {subject}</span>
+    </button>
+  );
+}
+
 function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: VirtualKey; providerName: string; onOpen(dialog: OpenDialog): void }) {
   const [isRenaming, setRenaming] = useState(false);
   const renameVirtualKey = useKeysStore((state) => state.renameVirtualKey);
@@ -95,22 +109,10 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
         )}
       </div>
       <div className="key-actions">
-        <button type="button" className="button button-ghost button-small" aria-label={`Usage of ${virtualKey.name}`} onClick={() => onOpen({ type: 'usage', kind: 'virtual', name: virtualKey.name, provider: virtualKey.provider })}>
-          <Icon name="code" />
-          Use
-        </button>
-        <button type="button" className="button button-ghost button-small" aria-label={`Rename ${virtualKey.name}`} onClick={() => setRenaming(true)}>
-          <Icon name="edit" />
-          Rename
-        </button>
-        <button type="button" className="button button-ghost button-small" aria-label={`Rotate ${virtualKey.name}`} onClick={() => onOpen({ type: 'rotate', key: virtualKey })}>
-          <Icon name="rotate" />
-          Rotate
-        </button>
-        <button type="button" className="button button-ghost button-small button-danger-text" aria-label={`Revoke ${virtualKey.name}`} onClick={() => onOpen({ type: 'revoke-virtual', key: virtualKey })}>
-          <Icon name="trash" />
-          Revoke
-        </button>
+        <RowAction icon="code" verb="Use" subject={virtualKey.name} onClick={() => onOpen({ type: 'usage', kind: 'virtual', name: virtualKey.name, provider: virtualKey.provider })} />
+        <RowAction icon="edit" verb="Rename" subject={virtualKey.name} onClick={() => setRenaming(true)} />
+        <RowAction icon="rotate" verb="Rotate" subject={virtualKey.name} onClick={() => onOpen({ type: 'rotate', key: virtualKey })} />
+        <RowAction icon="trash" verb="Revoke" subject={virtualKey.name} danger onClick={() => onOpen({ type: 'revoke-virtual', key: virtualKey })} />
       </div>
     </li>
   );
@@ -136,18 +138,9 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
         {gatewayKey.lastUsedAt !== undefined && <span>Used {formatRelativeTime(gatewayKey.lastUsedAt)}</span>}
       </div>
       <div className="key-actions">
-        <button type="button" className="button button-ghost button-small" aria-label={`Usage of ${gatewayKey.name}`} onClick={() => onOpen({ type: 'usage', kind: 'gateway', name: gatewayKey.name, provider: null })}>
-          <Icon name="code" />
-          Use
-        </button>
-        <button type="button" className="button button-ghost button-small" aria-label={`Rename ${gatewayKey.name}`} onClick={() => setRenaming(true)}>
-          <Icon name="edit" />
-          Rename
-        </button>
-        <button type="button" className="button button-ghost button-small button-danger-text" aria-label={`Revoke ${gatewayKey.name}`} onClick={() => onOpen({ type: 'revoke-gateway', key: gatewayKey })}>
-          <Icon name="trash" />
-          Revoke
-        </button>
+        <RowAction icon="code" verb="Use" subject={gatewayKey.name} onClick={() => onOpen({ type: 'usage', kind: 'gateway', name: gatewayKey.name, provider: null })} />
+        <RowAction icon="edit" verb="Rename" subject={gatewayKey.name} onClick={() => setRenaming(true)} />
+        <RowAction icon="trash" verb="Revoke" subject={gatewayKey.name} danger onClick={() => onOpen({ type: 'revoke-gateway', key: gatewayKey })} />
       </div>
     </li>
   );
@@ -197,7 +190,7 @@ export function KeysPage() {
 
       {status === 'ready' && (
         <>
-          <section className="card card-flush" aria-labelledby="virtual-keys-heading">
+          <section className="card card-flush">
             <div className="card-header card-header-padded">
               <div>
                 <h2 id="virtual-keys-heading" className="card-title">
@@ -219,7 +212,7 @@ export function KeysPage() {
                 action={
                   <button type="button" className="button button-primary" onClick={() => setDialog({ type: 'new-virtual' })}>
                     <Icon name="plus" />
-                    Create your first virtual key
+                    Add your first virtual key
                   </button>
                 }
               >
@@ -228,7 +221,7 @@ export function KeysPage() {
             )}
           </section>
 
-          <section className="card card-flush" aria-labelledby="gateway-keys-heading">
+          <section className="card card-flush">
             <div className="card-header card-header-padded">
               <div>
                 <h2 id="gateway-keys-heading" className="card-title">
@@ -238,7 +231,7 @@ export function KeysPage() {
               </div>
             </div>
             {gatewayKeys.length ? (
-              <ul className="key-list" aria-label="Gateway API keys">
+              <ul className="key-list" aria-label="Gateway keys">
                 {gatewayKeys.map((gatewayKey) => (
                   <GatewayKeyRow key={gatewayKey.id} gatewayKey={gatewayKey} onOpen={setDialog} />
                 ))}

@@ -126,7 +126,7 @@ test('keys are renamed, and revoked only after confirming', async ({ page }) => 
   await expect(confirm).toBeVisible();
   await screenshot(page, 'keys-revoke');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
-  await expect(page.getByRole('list', { name: 'Gateway API keys' })).toContainText('CI runner');
+  await expect(page.getByRole('list', { name: 'Gateway keys' })).toContainText('CI runner');
   await page.getByRole('button', { name: 'Revoke CI runner' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
   await expect(page.getByText('CI runner')).toHaveCount(0);
