@@ -24,6 +24,8 @@ export async function* readServerSentEvents(
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      // Cancelling the reader on abort ends the stream quietly; the caller must hear it was aborted.
+      signal?.throwIfAborted();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
       while (pending.length) yield pending.shift() as ServerSentEvent;

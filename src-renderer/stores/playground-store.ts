@@ -280,7 +280,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };
       raw.response.body = rawLines.join(stream ? '\n\n' : '');
       set({
-        phase: outcome.streamError ? 'error' : 'done',
+        phase: controller.signal.aborted ? 'stopped' : outcome.streamError ? 'error' : 'done',
         stats,
         raw: { ...raw },
         error: outcome.streamError ? { message: outcome.streamError, param: null, status: outcome.status } : null,

@@ -98,6 +98,33 @@ test('provider mode sends the provider, token and custom host, with presets for 
   expect(stored).not.toContain(gatewayKey);
 });
 
+test('tokens show as they arrive, and Stop ends the run all the way to the provider', async ({ page }) => {
+  const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Slow', provider: 'openai', secret: 'sk-slow', customHost: fake.baseUrl }) });
+  const { key } = (await created.json()) as { key: string };
+  let providerSawClose = false;
+  fake.enqueue(async (_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = { id: 'cmpl-slow', object: 'text_completion', created: 1, model: 'slow-model', choices: [{ index: 0, text: 'first token', logprobs: null, finish_reason: null }] };
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    // Never finishes on its own: only the client's Stop can end it.
+    await new Promise((resolve) => res.on('close', resolve));
+    providerSawClose = true;
+  });
+
+  await page.goto(gatehouse.uiUrl);
+  await page.getByLabel('Virtual key').fill(key);
+  await page.getByLabel('Model').fill('slow-model');
+  await page.getByLabel('Prompt').fill('take your time');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('first token');
+  await expect(page.getByRole('region', { name: 'Output' })).toHaveAttribute('aria-busy', 'true');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByRole('button', { name: 'Run' })).toBeVisible();
+  await expect(page.getByText('stopped', { exact: true })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('first token');
+  await expect.poll(() => providerSawClose).toBe(true);
+});
+
 test('keys are renamed, and revoked only after confirming', async ({ page }) => {
   await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Old name', provider: 'openai', secret: 'sk-x', customHost: fake.baseUrl }) });
   await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'CI runner' }) });

@@ -66,3 +66,24 @@ describe('server-sent events from a fetch body', () => {
     expect(events).toEqual(['one', 'two']);
   });
 });
+
+describe('aborting a stream being read', () => {
+  it('ends the read with an AbortError rather than a quiet end', async () => {
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('data: first\n\n'));
+      },
+    });
+    const abort = new AbortController();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of readServerSentEvents(body, abort.signal)) {
+        seen.push(event.data);
+        abort.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen).toEqual(['first']);
+  });
+});
