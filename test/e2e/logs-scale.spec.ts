@@ -3,6 +3,7 @@
 // 100,000 synthetic entries; everything else is the real server.
 import { expect, test } from '@playwright/test';
 import type { LogEntry } from '../../src-main/store/request-log';
+import { startOpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot } from './screenshots';
 
@@ -104,4 +105,40 @@ test('100,000 log rows render only what is in view and scroll end to end', async
   await page.keyboard.press('Escape');
   await expect(page.getByRole('region', { name: 'Request detail' })).toHaveCount(0);
   await screenshot(page, 'logs-100k');
+});
+
+test('scrolling to the end of the real log fetches the older pages with the cursor', async ({ page }) => {
+  const fake = await startOpenAIFake();
+  try {
+    const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Pages', provider: 'openai', secret: 'sk-pages', customHost: fake.baseUrl }) });
+    const { key } = (await created.json()) as { key: string };
+    const total = 260;
+    for (let first = 0; first < total; first += 20) {
+      await Promise.all(
+        Array.from({ length: Math.min(20, total - first) }, (_, offset) =>
+          fetch(`${gatehouse.origin}/v1/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+            body: JSON.stringify({ model: `page-model-${first + offset}`, prompt: 'p' }),
+          }).then((response) => response.arrayBuffer()),
+        ),
+      );
+    }
+
+    await page.goto(`${gatehouse.origin}/#/logs&token=${gatehouse.adminToken}`);
+    await expect(page.getByText(/200 requests loaded/)).toBeVisible();
+    const body = page.getByRole('table', { name: 'Requests' }).locator('.log-body');
+    await body.evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    await expect(page.getByText(`${total} requests`, { exact: true })).toBeVisible();
+    await body.evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    // The oldest request is the last row, right after the newest page's 200.
+    await expect(body.locator(`[role="row"][aria-rowindex="${total + 1}"]`)).toContainText('page-model-');
+    await expect(body.locator('[role="row"]').last()).toHaveAttribute('aria-rowindex', String(total + 1));
+  } finally {
+    await fake.close();
+  }
 });
