@@ -49,6 +49,10 @@ function ConversationEditor() {
   );
 }
 
+/** The desktop bridge says which OS; in a browser, the user agent does. */
+const isMac = (typeof window !== 'undefined' && window.gatehouse?.platform === 'darwin') || (typeof navigator !== 'undefined' && /Mac/.test(navigator.userAgent));
+const RUN_MODIFIER = isMac ? '⌘' : 'Ctrl';
+
 export function PlaygroundPage() {
   const mode = usePlaygroundStore((state) => state.mode);
   const prompt = usePlaygroundStore((state) => state.prompt);
@@ -120,7 +124,7 @@ export function PlaygroundPage() {
               hint={
                 <>
                   {mode === 'chat' ? 'Sent as the next user message. ' : ''}
-                  <kbd>Ctrl</kbd> + <kbd>Enter</kbd> runs.
+                  <kbd>{RUN_MODIFIER}</kbd> + <kbd>Enter</kbd> runs.
                 </>
               } error={errors.prompt ?? errors.messages}>
               <textarea
