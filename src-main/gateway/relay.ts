@@ -93,9 +93,38 @@ function passedLength(upstream: UpstreamResponse, isEventStream: boolean): Recor
 
 const streamHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
+/** Error bodies are short: past this, the head says all there is to say and the rest is not read. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** An answer the gateway must hold whole to translate it; a provider must not be able to fill our memory. */
+const MAX_HELD_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Reads a provider body up to `maxBytes`; `complete` is false when the rest was left unread (the body is then destroyed). */
+async function readUpTo(body: UpstreamResponse['body'], maxBytes: number): Promise<{ text: string; complete: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), complete: false };
+    }
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), complete: true };
+}
+
+/** A body the gateway holds whole (to translate it), or a 502 when the provider sends more than anyone should. */
+async function readHeldBody(upstream: UpstreamResponse, provider: string): Promise<string> {
+  const { text, complete } = await readUpTo(upstream.body, MAX_HELD_BODY_BYTES);
+  if (!complete) {
+    throw new GatewayError(502, 'gateway_error', `Provider '${provider}' answered with a body over ${MAX_HELD_BODY_BYTES} bytes`, null, 'bad_provider_response', provider);
+  }
+  return text;
+}
+
 /** The provider's error, in the contract's shape, with its status and name. */
 async function relayProviderError(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions): Promise<RelayOutcome> {
-  const text = await upstream.body.text();
+  const { text } = await readUpTo(upstream.body, MAX_ERROR_BODY_BYTES);
   const mapped = options.adapter.mapError(upstream.status, text, upstream.headers);
   const message = redactSecrets(mapped.message, options.secrets);
   const body = errorBody(mapped.type, message, mapped.param ?? null, mapped.code, options.adapter.slug);
@@ -209,7 +238,7 @@ export async function relayTranslated(
   if (!options.stream) {
     const answers = await Promise.all(
       upstreams.map(async (upstream, index) => {
-        const text = await upstream.body.text();
+        const text = await readHeldBody(upstream, adapter.slug);
         let json: unknown;
         try {
           json = JSON.parse(text);
@@ -298,7 +327,7 @@ export async function relayModelList(res: ServerResponse, upstream: UpstreamResp
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   let json: unknown;
   try {
-    json = JSON.parse(await upstream.body.text());
+    json = JSON.parse(await readHeldBody(upstream, options.adapter.slug));
   } catch {
     throw new GatewayError(502, 'gateway_error', `Provider '${options.adapter.slug}' answered its model list with a body that is not JSON`, null, 'bad_provider_response', options.adapter.slug);
   }
