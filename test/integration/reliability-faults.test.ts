@@ -405,6 +405,49 @@ describe('faults through a translated provider (Anthropic Messages)', () => {
   });
 });
 
+describe('a provider that answers without end', () => {
+  /** Writes the head, then body bytes for as long as anyone reads them. */
+  const endless = (status: number, head: string) => (_request: unknown, res: import('node:http').ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.write(head);
+    const filler = 'x'.repeat(64 * 1024);
+    const pump = () => {
+      while (!res.destroyed && res.write(filler));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
+  };
+
+  it('an error body that never ends: the status and the head of the message, promptly, and the provider freed', async () => {
+    await freshFake();
+    fake.enqueue(endless(500, '{"error":{"message":"broken '));
+    const started = performance.now();
+    const response = await post({ model: 'm', prompt: 'x' });
+    expect(response.status).toBe(500);
+    const body = await response.json();
+    expect(body.error.provider).toBe('openai');
+    expect(body.error.message.length).toBeLessThanOrEqual(2_000);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    await waitFor('no open provider sockets', () => fake.openConnections() === 0, 1_000);
+  });
+
+  it('an answer to translate that never ends: 502, not a gateway that fills its memory', async () => {
+    const anthropic = await startAnthropicFake();
+    try {
+      anthropic.enqueue(endless(200, '{"id":"msg_1","type":"message","content":[{"type":"text","text":"'));
+      const response = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.apiKey, 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': anthropic.baseUrl, authorization: 'Bearer sk-ant-test-token-0123456789' },
+        body: JSON.stringify({ model: 'claude-test', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(502);
+      expect((await response.json()).error).toMatchObject({ type: 'gateway_error', code: 'bad_provider_response', provider: 'anthropic' });
+    } finally {
+      await anthropic.close();
+    }
+  }, 20_000);
+});
+
 describe('fault 4: retries', () => {
   it('retries 5xx answers with backoff and records each attempt with its status', async () => {
     await freshFake();
