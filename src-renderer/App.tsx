@@ -54,8 +54,12 @@ function CurrentPage({ page }: { page: PageName }) {
   }
 }
 
+/** How often the sidebar re-checks that the gateway still answers. */
+const HEALTH_CHECK_INTERVAL_MS = 15_000;
+
 export function App() {
   const connection = useSessionStore((state) => state.connection);
+  const checkHealth = useSessionStore((state) => state.checkHealth);
   const page = useRouteStore((state) => state.page);
   const navigate = useRouteStore((state) => state.navigate);
   const syncFromLocation = useRouteStore((state) => state.syncFromLocation);
@@ -64,6 +68,12 @@ export function App() {
     window.addEventListener('hashchange', syncFromLocation);
     return () => window.removeEventListener('hashchange', syncFromLocation);
   }, [syncFromLocation]);
+
+  useEffect(() => {
+    if (connection === 'no-token' || connection === 'unauthorized') return;
+    const timer = setInterval(() => void checkHealth(), HEALTH_CHECK_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, [connection, checkHealth]);
 
   useEffect(() => {
     const title = NAVIGATION.find((item) => item.page === page)?.label ?? 'Gatehouse';

@@ -62,6 +62,8 @@ export function LogsPage() {
   const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
   const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.status !== '';
   const summary = useMemo(() => summarize(rows), [rows]);
+  // Suggestions for the model filter, which matches a model name exactly (as the server does).
+  const knownModels = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.model).filter((model): model is string => Boolean(model)))].sort(), [rows]);
   const providerSlugs = providers.length ? providers.map((provider) => provider.slug) : KNOWN_PROVIDER_SLUGS;
 
   let body;
@@ -110,10 +112,18 @@ export function LogsPage() {
             {loadingMore && <Spinner label="Loading more requests" />}
           </p>
         </div>
-        <button type="button" className="button button-secondary" onClick={() => void load()}>
-          <Icon name="refresh" />
-          Refresh
-        </button>
+        <div className="header-actions">
+          {isFiltered && (
+            <button type="button" className="button button-ghost" onClick={() => setFilters(EMPTY_FILTERS)}>
+              <Icon name="close" />
+              Clear filters
+            </button>
+          )}
+          <button type="button" className="button button-secondary" onClick={() => void load()}>
+            <Icon name="refresh" />
+            Refresh
+          </button>
+        </div>
       </header>
 
       <div className="filter-bar" role="search" aria-label="Filter requests">
@@ -129,7 +139,12 @@ export function LogsPage() {
             </option>
           ))}
         </select>
-        <input className="input" aria-label="Model filter" placeholder="Model" value={modelDraft} onChange={(event) => setModelDraft(event.target.value)} />
+        <input className="input" aria-label="Model filter" placeholder="Model (exact)" list="log-model-options" value={modelDraft} onChange={(event) => setModelDraft(event.target.value)} />
+        <datalist id="log-model-options">
+          {knownModels.map((model) => (
+            <option key={model} value={model} />
+          ))}
+        </datalist>
         <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value })}>
           <option value="">All statuses</option>
           <option value="error">Failed (400 and up)</option>

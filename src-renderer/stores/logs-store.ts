@@ -24,10 +24,13 @@ const LIVE_RETRY_MS = 3000;
 
 export type LiveState = 'off' | 'connecting' | 'live' | 'retrying';
 
-/** Whether a live entry belongs in the list under the current filters (the server filters pages). */
+/**
+ * Whether a live entry belongs in the list under the current filters. Pages are filtered by the
+ * server; this mirrors it for entries pushed live: provider and model match exactly, as there.
+ */
 export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.provider && entry.provider !== filters.provider) return false;
-  if (filters.model && !(entry.model ?? '').toLowerCase().includes(filters.model.toLowerCase())) return false;
+  if (filters.model && entry.model !== filters.model) return false;
   if (filters.status === 'error' && entry.status < 400) return false;
   if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
   if (filters.q) {

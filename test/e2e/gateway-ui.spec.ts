@@ -114,6 +114,16 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(0)).toContainText('live-model');
 
+  // Filters narrow the list on the server and come off in one click.
+  await page.getByLabel('Model filter').fill('live-model');
+  await expect(rows).toHaveCount(1);
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(rows).toHaveCount(3);
+  await page.getByLabel('Search').fill('no-such-request-anywhere');
+  await expect(page.getByRole('heading', { name: 'No requests match these filters' })).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).first().click();
+  await expect(rows).toHaveCount(3);
+
   await rows.nth(2).click();
   const detail = page.getByRole('region', { name: 'Request detail' });
   await expect(detail).toContainText('echo: streamed hello');

@@ -32,11 +32,12 @@ function jsonResponse(body: unknown, status = 200): Response {
 }
 
 describe('log filters applied to live entries', () => {
-  it('match provider exactly, model and text loosely, and status by code or "error"', () => {
+  it('match provider and model exactly (as the server does), text loosely, and status by code or "error"', () => {
     const failed = entry('1', { status: 429, error: 'slow down', provider: 'groq', model: 'llama-3.1-8b' });
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'groq' })).toBe(true);
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'openai' })).toBe(false);
-    expect(matchesFilters(failed, { ...EMPTY_FILTERS, model: 'LLAMA' })).toBe(true);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, model: 'llama-3.1-8b' })).toBe(true);
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, model: 'llama' })).toBe(false);
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, status: 'error' })).toBe(true);
     expect(matchesFilters(entry('2'), { ...EMPTY_FILTERS, status: 'error' })).toBe(false);
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, status: '429' })).toBe(true);
