@@ -1,12 +1,12 @@
 // Every request through the gateway, newest first, updating live.
 import { useEffect, useMemo, useState } from 'react';
 import { formatDuration } from '../components/format';
+import { KNOWN_PROVIDER_SLUGS } from '../api/known-providers';
 import { Icon } from '../components/Icon';
 import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/StatusViews';
 import { useKeysStore } from '../stores/keys-store';
 import { EMPTY_FILTERS, summarize, useLogsStore } from '../stores/logs-store';
 import { useRouteStore } from '../stores/route-store';
-import { KNOWN_PROVIDER_SLUGS } from './playground/ConnectionCard';
 import { LogDetailPanel } from './logs/LogDetailPanel';
 import { LogsTable } from './logs/LogsTable';
 

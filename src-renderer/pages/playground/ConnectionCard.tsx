@@ -1,12 +1,10 @@
 // How the Playground authenticates: a virtual key, or a provider with its own token (and a
 // gateway API key, which the gateway needs whenever no virtual key is sent).
 import { useEffect } from 'react';
+import { KNOWN_PROVIDER_SLUGS } from '../../api/known-providers';
 import { Field } from '../../components/Field';
 import { LOCAL_SERVER_PRESETS, usePlaygroundStore } from '../../stores/playground-store';
 import { useKeysStore } from '../../stores/keys-store';
-
-/** CONTRACT §3: the slugs every Gatehouse knows, used when the provider list cannot be fetched. */
-export const KNOWN_PROVIDER_SLUGS = ['openai', 'anthropic', 'azure-openai', 'vertex-ai', 'bedrock', 'google', 'mistral-ai', 'groq', 'together-ai', 'deepseek', 'openrouter', 'ollama'];
 
 export function ConnectionCard({ errors }: { errors: Partial<Record<string, string>> }) {
   const authKind = usePlaygroundStore((state) => state.authKind);
