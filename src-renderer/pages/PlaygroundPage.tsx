@@ -71,7 +71,9 @@ export function PlaygroundPage() {
   const errors = useMemo(() => {
     const { errors: draftErrors } = draftRequest({ mode, model, prompt, promptIsJson, messages, parameters });
     const shown: Partial<Record<string, string>> = { ...draftErrors };
+    // An empty field is not an error until the person tries to run.
     if (!model.trim() && phase !== 'error') delete shown.model;
+    if (!prompt.trim() && phase !== 'error') delete shown.prompt;
     if (error?.param) shown[error.param] = error.message;
     return shown;
   }, [mode, model, prompt, promptIsJson, messages, parameters, error, phase]);
