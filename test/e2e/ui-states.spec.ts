@@ -165,16 +165,34 @@ test.describe('dark mode', () => {
   test.use({ colorScheme: 'dark' });
 
   test('every page renders in dark mode', async ({ page }) => {
+    const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Dark', provider: 'openai', secret: 'sk-dark', customHost: fake.baseUrl }) });
+    const { key } = (await created.json()) as { key: string };
+    const streamed = await fetch(`${gatehouse.origin}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+      body: JSON.stringify({ model: 'dark-model', prompt: 'night owl', stream: true }),
+    });
+    await streamed.text();
+
     await page.goto(gatehouse.uiUrl);
     await page.getByLabel('Model').fill('gpt-4o-mini');
     await screenshot(page, 'dark-playground');
     // Each page is photographed once its data is in (the log's live feed never lets the network idle).
-    const loaded = { Logs: page.getByRole('heading', { name: 'No requests yet' }).or(page.getByRole('table', { name: 'Requests' })), Keys: page.getByRole('heading', { name: /Virtual keys/ }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
+    const loaded = { Logs: page.getByRole('table', { name: 'Requests' }), Keys: page.getByRole('list', { name: 'Virtual keys' }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
     for (const name of ['Logs', 'Keys', 'Settings'] as const) {
       await page.getByRole('link', { name }).click();
       await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
       await expect(loaded[name]).toBeVisible();
       await screenshot(page, `dark-${name.toLowerCase()}`);
     }
+
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByRole('table', { name: 'Requests' }).getByText('dark-model').first().click();
+    await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('echo: night owl');
+    await screenshot(page, 'dark-logs-detail');
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'New virtual key' }).click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await screenshot(page, 'dark-keys-new');
   });
 });

@@ -111,9 +111,7 @@ function DetailBody({ detail }: { detail: LogDetail }) {
         </div>
         <div>
           <dt>Tokens</dt>
-          <dd>
-            {formatCount(detail.promptTokens)} in · {formatCount(detail.completionTokens)} out
-          </dd>
+          <dd>{detail.promptTokens === null && detail.completionTokens === null ? 'not reported' : `${formatCount(detail.promptTokens)} in · ${formatCount(detail.completionTokens)} out`}</dd>
         </div>
         <div>
           <dt>Streamed</dt>
