@@ -88,22 +88,7 @@ function bearerToken(authorization: string | undefined): string | undefined {
   return match ? match[1].trim() : undefined;
 }
 
-export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders {
-  const h = (name: string) => single(headers[name]);
-  const forwardNames = parseForwardList(h('x-gateway-forward-headers'));
-  const explicitlyForwarded = new Set(forwardNames);
-
-  const forwardHeaders: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name.startsWith('x-gateway-') || name.startsWith('x-cloud-b-') || NEVER_FORWARDED.has(name)) continue;
-    if (CREDENTIAL_HEADERS.has(name) && !explicitlyForwarded.has(name)) continue;
-    forwardHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  for (const name of forwardNames) {
-    const value = h(name);
-    if (value !== undefined && !name.startsWith('x-gateway-') && name !== 'host' && name !== 'content-length') forwardHeaders[name] = value;
-  }
-
+function readCloudHeaders(h: (name: string) => string | undefined): GatewayHeaders['cloud'] {
   const azure = {
     resourceName: h('x-gateway-cloud-a-resource-name'),
     deploymentId: h('x-gateway-cloud-a-deployment-id'),
@@ -122,17 +107,38 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
     sessionToken: h('x-gateway-cloud-c-session-token'),
   };
   const anyValue = (record: Record<string, string | undefined>) => Object.values(record).some((value) => value !== undefined);
+  return {
+    ...(anyValue(azure) ? { azure } : {}),
+    ...(anyValue(vertex) ? { vertex } : {}),
+    ...(anyValue(bedrock) ? { bedrock } : {}),
+  };
+}
+
+export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders {
+  const h = (name: string) => single(headers[name]);
+  const forwardNames = parseForwardList(h('x-gateway-forward-headers'));
+  const explicitlyForwarded = new Set(forwardNames);
+
+  const forwardHeaders: Record<string, string> = {};
+  let hasCloudHeaders = false;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith('x-gateway-cloud-') || name.startsWith('x-cloud-b-')) hasCloudHeaders = true;
+    if (value === undefined || name.startsWith('x-gateway-') || name.startsWith('x-cloud-b-') || NEVER_FORWARDED.has(name)) continue;
+    if (CREDENTIAL_HEADERS.has(name) && !explicitlyForwarded.has(name)) continue;
+    forwardHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  for (const name of forwardNames) {
+    const value = h(name);
+    if (value !== undefined && !name.startsWith('x-gateway-') && name !== 'host' && name !== 'content-length') forwardHeaders[name] = value;
+  }
 
   return {
     apiKey: h('x-gateway-api-key'),
     bearer: bearerToken(h('authorization')),
     provider: h('x-gateway-provider')?.trim().toLowerCase(),
     customHost: h('x-gateway-custom-host')?.trim(),
-    cloud: {
-      ...(anyValue(azure) ? { azure } : {}),
-      ...(anyValue(vertex) ? { vertex } : {}),
-      ...(anyValue(bedrock) ? { bedrock } : {}),
-    },
+    // Most calls name no cloud provider: skip the eleven lookups then.
+    cloud: hasCloudHeaders ? readCloudHeaders(h) : {},
     forwardHeaders,
     sensitiveHeaderNames: explicitlyForwarded,
     retryCount: parseIntegerHeader('x-gateway-retry-count', h('x-gateway-retry-count'), 0, MAX_RETRIES, 0),
