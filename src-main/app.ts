@@ -180,7 +180,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         await closed;
         clearTimeout(grace);
         clearInterval(sweep);
-        await Promise.race([Promise.allSettled(inFlight), new Promise((resolve) => setTimeout(resolve, HANDLER_SETTLE_MS))]);
+        let settleTimer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled(inFlight), new Promise((resolve) => (settleTimer = setTimeout(resolve, HANDLER_SETTLE_MS)))]);
+        clearTimeout(settleTimer);
         for (const close of closers) close();
       })());
 
