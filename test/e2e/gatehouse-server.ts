@@ -51,7 +51,16 @@ export async function serveGatehouse(env: Record<string, string> = {}): Promise<
     env: { ...process.env, HOME: dataDir, GATEHOUSE_ADMIN_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const [, uiUrl, origin, adminToken] = await waitForLine(child, /Open the UI: ((http:\/\/[^/\s]+)\/#token=(\S+))/, 20_000);
+  let ready: RegExpMatchArray;
+  try {
+    ready = await waitForLine(child, /Open the UI: ((http:\/\/[^/\s]+)\/#token=(\S+))/, 20_000);
+  } catch (error) {
+    // A server that never became ready must not outlive the test run.
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const [, uiUrl, origin, adminToken] = ready;
   return {
     origin,
     uiUrl,
