@@ -2,6 +2,8 @@
 import { useMemo, type KeyboardEvent } from 'react';
 import { Field } from '../components/Field';
 import { Icon } from '../components/Icon';
+import { SegmentedControl } from '../components/SegmentedControl';
+import type { PlaygroundMode } from '../playground/parameters';
 import { ConnectionCard } from './playground/ConnectionCard';
 import { InspectorPanel } from './playground/InspectorPanel';
 import { OutputPanel } from './playground/OutputPanel';
@@ -92,14 +94,16 @@ export function PlaygroundPage() {
           <h1>Playground</h1>
           <p className="page-subtitle">Send a request through the gateway and watch it stream back.</p>
         </div>
-        <div className="segmented segmented-large" role="radiogroup" aria-label="Mode">
-          <button type="button" role="radio" aria-checked={mode === 'completion'} className="segment" onClick={() => update({ mode: 'completion' })}>
-            Completion
-          </button>
-          <button type="button" role="radio" aria-checked={mode === 'chat'} className="segment" onClick={() => update({ mode: 'chat' })}>
-            Chat
-          </button>
-        </div>
+        <SegmentedControl<PlaygroundMode>
+          label="Mode"
+          size="large"
+          value={mode}
+          onChange={(next) => update({ mode: next })}
+          options={[
+            { value: 'completion', label: 'Completion' },
+            { value: 'chat', label: 'Chat' },
+          ]}
+        />
       </header>
 
       <div className="playground-grid">

@@ -66,7 +66,11 @@ test('provider mode sends the provider, token and custom host, with presets for 
   const created = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'Playground' }) });
   const { key: gatewayKey } = (await created.json()) as { key: string };
   await page.goto(gatehouse.uiUrl);
-  await page.getByRole('radio', { name: 'Provider + token' }).click();
+  // The choice groups work from the keyboard: arrows move the choice.
+  await page.getByRole('radio', { name: 'Virtual key' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('radio', { name: 'Provider + token' })).toBeFocused();
+  await expect(page.getByRole('radio', { name: 'Provider + token' })).toHaveAttribute('aria-checked', 'true');
   await page.getByRole('button', { name: 'Ollama' }).click();
   await expect(page.getByLabel('Custom host')).toHaveValue('http://localhost:11434/v1');
   await page.getByRole('button', { name: 'vLLM' }).click();
@@ -76,7 +80,9 @@ test('provider mode sends the provider, token and custom host, with presets for 
   await page.getByLabel('Custom host').fill(fake.baseUrl);
   await page.getByLabel('Gateway API key').fill(gatewayKey);
   await page.getByLabel('Provider token').fill('sk-direct-token');
-  await page.getByRole('radio', { name: 'Chat' }).click();
+  await page.getByRole('radio', { name: 'Completion' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('radio', { name: 'Chat' })).toHaveAttribute('aria-checked', 'true');
   await page.getByLabel('Model').fill('gpt-4o-mini');
   await page.getByLabel('Prompt').fill('Hi there');
   await page.getByRole('button', { name: 'Run' }).click();

@@ -3,7 +3,8 @@
 import { useEffect } from 'react';
 import { KNOWN_PROVIDER_SLUGS } from '../../api/known-providers';
 import { Field } from '../../components/Field';
-import { LOCAL_SERVER_PRESETS, usePlaygroundStore } from '../../stores/playground-store';
+import { SegmentedControl } from '../../components/SegmentedControl';
+import { LOCAL_SERVER_PRESETS, usePlaygroundStore, type AuthKind } from '../../stores/playground-store';
 import { useKeysStore } from '../../stores/keys-store';
 
 export function ConnectionCard({ errors }: { errors: Partial<Record<string, string>> }) {
@@ -30,14 +31,15 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
         <h2 id="connection-heading" className="card-title">
           Connection
         </h2>
-        <div className="segmented" role="radiogroup" aria-label="Authenticate with">
-          <button type="button" role="radio" aria-checked={authKind === 'virtual-key'} className="segment" onClick={() => update({ authKind: 'virtual-key' })}>
-            Virtual key
-          </button>
-          <button type="button" role="radio" aria-checked={authKind === 'provider'} className="segment" onClick={() => update({ authKind: 'provider' })}>
-            Provider + token
-          </button>
-        </div>
+        <SegmentedControl<AuthKind>
+          label="Authenticate with"
+          value={authKind}
+          onChange={(next) => update({ authKind: next })}
+          options={[
+            { value: 'virtual-key', label: 'Virtual key' },
+            { value: 'provider', label: 'Provider + token' },
+          ]}
+        />
       </div>
       {authKind === 'virtual-key' ? (
         <Field label="Virtual key" hint="A gh-vk- key from the Keys page. It fixes the provider, its credentials and its host." error={errors.virtualKey}>
