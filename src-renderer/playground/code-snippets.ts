@@ -31,13 +31,15 @@ export interface SnippetInput {
   endpoint: GatewayEndpoint;
   auth: SnippetAuth;
   body: RequestBody;
+  /** Non-secret gateway headers (trace id, metadata, retries, timeout), written as they are. */
+  extraHeaders?: Record<string, string>;
 }
 
 function shellSingleQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-export function curlSnippet({ origin, endpoint, auth, body }: SnippetInput): string {
+export function curlSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
   const lines = [`curl ${origin}${endpoint}${body.stream === true ? ' -N' : ''}`, `  -H "Content-Type: application/json"`];
   if (auth.kind === 'virtual-key') {
     lines.push(`  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
@@ -47,6 +49,7 @@ export function curlSnippet({ origin, endpoint, auth, body }: SnippetInput): str
     if (auth.hasProviderToken) lines.push(`  -H "Authorization: Bearer $${ENV_PROVIDER_TOKEN}"`);
     if (auth.customHost) lines.push(`  -H ${shellSingleQuote(`x-gateway-custom-host: ${auth.customHost}`)}`);
   }
+  for (const [name, value] of Object.entries(extraHeaders)) lines.push(`  -H ${shellSingleQuote(`${name}: ${value}`)}`);
   lines.push(`  -d ${shellSingleQuote(stringifyJson(body, 2))}`);
   return lines.join(' \\\n');
 }
@@ -95,13 +98,14 @@ function javascriptLiteral(value: JsonValue, depth: number, topLevel = false): s
   return `{\n${entries.map(([name, item]) => `${pad}${key(name)}: ${javascriptLiteral(item, depth + 1)}`).join(',\n')},\n${close}}`;
 }
 
-function sdkHeaders(auth: SnippetAuth): Array<[string, string]> {
-  if (auth.kind === 'virtual-key') return [];
+function sdkHeaders(auth: SnippetAuth, extraHeaders: Record<string, string>): Array<[string, string]> {
   const headers: Array<[string, string]> = [];
-  if (auth.hasGatewayApiKey) headers.push(['x-gateway-api-key', `env:${ENV_GATEWAY_KEY}`]);
-  headers.push(['x-gateway-provider', auth.provider]);
-  if (auth.customHost) headers.push(['x-gateway-custom-host', auth.customHost]);
-  return headers;
+  if (auth.kind === 'provider') {
+    if (auth.hasGatewayApiKey) headers.push(['x-gateway-api-key', `env:${ENV_GATEWAY_KEY}`]);
+    headers.push(['x-gateway-provider', auth.provider]);
+    if (auth.customHost) headers.push(['x-gateway-custom-host', auth.customHost]);
+  }
+  return headers.concat(Object.entries(extraHeaders));
 }
 
 /** The env var whose value the SDK sends as its API key (Authorization: Bearer ...). */
@@ -110,9 +114,9 @@ function sdkApiKeyEnv(auth: SnippetAuth): string | null {
   return auth.hasProviderToken ? ENV_PROVIDER_TOKEN : null;
 }
 
-export function pythonSnippet({ origin, endpoint, auth, body }: SnippetInput): string {
+export function pythonSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
   const apiKeyEnv = sdkApiKeyEnv(auth);
-  const headers = sdkHeaders(auth);
+  const headers = sdkHeaders(auth, extraHeaders);
   const client = [`client = OpenAI(`, `    base_url="${origin}/v1",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
   if (headers.length) {
     client.push('    default_headers={');
@@ -133,9 +137,9 @@ export function pythonSnippet({ origin, endpoint, auth, body }: SnippetInput): s
   return ['import os', 'from openai import OpenAI', '', ...client, '', ...call, ...output].join('\n');
 }
 
-export function javascriptSnippet({ origin, endpoint, auth, body }: SnippetInput): string {
+export function javascriptSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
   const apiKeyEnv = sdkApiKeyEnv(auth);
-  const headers = sdkHeaders(auth);
+  const headers = sdkHeaders(auth, extraHeaders);
   const client = [`const client = new OpenAI({`, `  baseURL: "${origin}/v1",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];
   if (headers.length) {
     client.push('  defaultHeaders: {');

@@ -13,6 +13,7 @@ import {
   type Usage,
 } from '../api/gateway-client';
 import type { RequestDraft } from '../playground/draft-from-log';
+import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
 import {
   buildParameterFields,
@@ -82,6 +83,7 @@ interface PlaygroundState {
   promptIsJson: boolean;
   messages: ChatMessage[];
   parameters: ParameterValues;
+  gatewayOptions: GatewayOptionValues;
 
   phase: RunPhase;
   outputs: string[];
@@ -91,6 +93,7 @@ interface PlaygroundState {
 
   update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt' | 'promptIsJson'>>): void;
   updateParameters(patch: Partial<ParameterValues>): void;
+  updateGatewayOptions(patch: Partial<GatewayOptionValues>): void;
   setNumber(name: keyof ParameterValues['numbers'], raw: string): void;
   addMessage(role: ChatRole): void;
   updateMessage(id: number, patch: Partial<Omit<ChatMessage, 'id'>>): void;
@@ -151,7 +154,7 @@ function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> 
 }
 
 /** What is kept in localStorage: the draft, never a key, a token or a run. */
-type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters'>;
+type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions'>;
 
 export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
   mode: 'completion',
@@ -166,6 +169,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   promptIsJson: false,
   messages: [{ id: nextMessageId++, role: 'system', content: 'You are a helpful assistant.' }],
   parameters: INITIAL_PARAMETERS,
+  gatewayOptions: EMPTY_GATEWAY_OPTIONS,
 
   phase: 'idle',
   outputs: [],
@@ -178,6 +182,9 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   },
   updateParameters(patch) {
     set({ parameters: { ...get().parameters, ...patch } });
+  },
+  updateGatewayOptions(patch) {
+    set({ gatewayOptions: { ...get().gatewayOptions, ...patch } });
   },
   setNumber(name, raw) {
     const parameters = get().parameters;
@@ -222,7 +229,8 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     if (state.phase === 'running') return;
     const auth = authOf(state);
     const { body, errors } = draftRequest(state);
-    const blocking = { ...authErrors(auth), ...errors };
+    const options = buildGatewayOptionHeaders(state.gatewayOptions);
+    const blocking = { ...authErrors(auth), ...options.errors, ...errors };
     const firstBlocking = Object.entries(blocking)[0];
     if (firstBlocking) {
       set({ phase: 'error', error: { message: firstBlocking[1] ?? 'Check the highlighted field', param: firstBlocking[0], status: null } });
@@ -230,7 +238,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     }
 
     const endpoint = endpointFor(state.mode);
-    const headers = buildGatewayHeaders(auth);
+    const headers = { ...buildGatewayHeaders(auth), ...options.headers };
     const bodyText = stringifyJson(body);
     const stream = body.stream === true;
     const controller = new AbortController();
@@ -321,11 +329,12 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     promptIsJson: state.promptIsJson,
     messages: state.messages,
     parameters: state.parameters,
+    gatewayOptions: state.gatewayOptions,
   }),
   merge: (persisted, current) => {
     const draft = (persisted ?? {}) as Partial<PersistedDraft>;
     const messages = draft.messages ?? current.messages;
     nextMessageId = Math.max(nextMessageId, ...messages.map((message) => message.id + 1));
-    return { ...current, ...draft, messages, parameters: { ...current.parameters, ...draft.parameters } };
+    return { ...current, ...draft, messages, parameters: { ...current.parameters, ...draft.parameters }, gatewayOptions: { ...current.gatewayOptions, ...draft.gatewayOptions } };
   },
 }));

@@ -85,8 +85,15 @@ test('provider mode sends the provider, token and custom host, with presets for 
   await expect(page.getByRole('radio', { name: 'Chat' })).toHaveAttribute('aria-checked', 'true');
   await page.getByLabel('Model').fill('gpt-4o-mini');
   await page.getByLabel('Prompt').fill('Hi there');
+  await page.getByText('Gateway options').click();
+  await page.getByLabel('Trace id').fill('e2e-trace-42');
+  await page.getByLabel('Metadata').fill('{"team": "e2e"}');
   await page.getByRole('button', { name: 'Run' }).click();
   await expect(page.getByRole('region', { name: 'Output' })).toContainText('Hello from the fake');
+  // The gateway echoes the trace id and records it with the metadata.
+  await expect(page.getByText('e2e-trace-42', { exact: true })).toBeVisible();
+  const logged = (await (await gatehouse.admin('/logs?q=e2e-trace-42')).json()) as { items: Array<{ traceId: string; metadata: Record<string, string> }> };
+  expect(logged.items[0]).toMatchObject({ traceId: 'e2e-trace-42', metadata: { team: 'e2e' } });
   const received = fake.requests.at(-1);
   expect(received?.url).toBe('/v1/chat/completions');
   expect(received?.headers.authorization).toBe('Bearer sk-direct-token');

@@ -4,10 +4,40 @@ import { useEffect } from 'react';
 import { KNOWN_PROVIDER_SLUGS } from '../../api/known-providers';
 import { Field } from '../../components/Field';
 import { SegmentedControl } from '../../components/SegmentedControl';
+import { buildGatewayOptionHeaders, REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND, type GatewayOptionValues } from '../../playground/gateway-options';
 import { LOCAL_SERVER_PRESETS, usePlaygroundStore, type AuthKind } from '../../stores/playground-store';
 import { useKeysStore } from '../../stores/keys-store';
 
+function GatewayOptions({ errors }: { errors: Partial<Record<keyof GatewayOptionValues, string>> }) {
+  const options = usePlaygroundStore((state) => state.gatewayOptions);
+  const updateGatewayOptions = usePlaygroundStore((state) => state.updateGatewayOptions);
+  const hasError = Object.keys(errors).length > 0;
+  const isSet = Object.values(options).some((value) => value.trim());
+  return (
+    <details className="disclosure" open={hasError || isSet || undefined}>
+      <summary>Gateway options</summary>
+      <div className="disclosure-body">
+        <div className="form-grid form-grid-2">
+        <Field label="Trace id" hint="x-gateway-trace-id: find this run in the Logs by it.">
+          <input className="input input-mono" spellCheck={false} value={options.traceId} onChange={(event) => updateGatewayOptions({ traceId: event.target.value })} />
+        </Field>
+        <Field label="Metadata" hint='x-gateway-metadata, e.g. {"team": "search"}' error={errors.metadata}>
+          <input className="input input-mono" spellCheck={false} value={options.metadata} onChange={(event) => updateGatewayOptions({ metadata: event.target.value })} />
+        </Field>
+        <Field label="Retries" hint={`x-gateway-retry-count, ${RETRY_COUNT_BOUND.min} to ${RETRY_COUNT_BOUND.max}, on 429, 5xx or connection errors.`} error={errors.retryCount}>
+          <input className="input" type="number" min={RETRY_COUNT_BOUND.min} max={RETRY_COUNT_BOUND.max} step={1} placeholder="0" value={options.retryCount} onChange={(event) => updateGatewayOptions({ retryCount: event.target.value })} />
+        </Field>
+        <Field label="Timeout (ms)" hint="x-gateway-request-timeout: the gateway answers 504 past it." error={errors.requestTimeoutMs}>
+          <input className="input" type="number" min={REQUEST_TIMEOUT_BOUND.min} max={REQUEST_TIMEOUT_BOUND.max} step={1000} placeholder="600000" value={options.requestTimeoutMs} onChange={(event) => updateGatewayOptions({ requestTimeoutMs: event.target.value })} />
+        </Field>
+        </div>
+      </div>
+    </details>
+  );
+}
+
 export function ConnectionCard({ errors }: { errors: Partial<Record<string, string>> }) {
+  const gatewayOptions = usePlaygroundStore((state) => state.gatewayOptions);
   const authKind = usePlaygroundStore((state) => state.authKind);
   const virtualKey = usePlaygroundStore((state) => state.virtualKey);
   const provider = usePlaygroundStore((state) => state.provider);
@@ -96,6 +126,7 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
           </div>
         </div>
       )}
+      <GatewayOptions errors={buildGatewayOptionHeaders(gatewayOptions).errors} />
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { CodeBlock } from '../../components/CodeBlock';
 import { Tabs } from '../../components/Tabs';
 import { codeSnippet, snippetAuthOf, type SnippetLanguage } from '../../playground/code-snippets';
+import { buildGatewayOptionHeaders } from '../../playground/gateway-options';
 import { prettyJsonText } from '../../playground/json-text';
 import { authOf, draftRequest, endpointFor, usePlaygroundStore, type RawExchange } from '../../stores/playground-store';
 
@@ -51,7 +52,13 @@ export function InspectorPanel() {
   if (tab === 'request') content = <RawRequest raw={raw} />;
   else if (tab === 'response') content = <RawResponse raw={raw} />;
   else {
-    const code = codeSnippet(tab, { origin: window.location.origin, endpoint: endpointFor(state.mode), auth: snippetAuthOf(authOf(state)), body: draftRequest(state).body });
+    const code = codeSnippet(tab, {
+      origin: window.location.origin,
+      endpoint: endpointFor(state.mode),
+      auth: snippetAuthOf(authOf(state)),
+      body: draftRequest(state).body,
+      extraHeaders: buildGatewayOptionHeaders(state.gatewayOptions).headers,
+    });
     content = (
       <div className="stack-small">
         <p className="muted small">Secrets are read from environment variables, never written into the snippet.</p>
