@@ -94,6 +94,10 @@ test('provider mode sends the provider, token and custom host, with presets for 
   await expect(page.getByText('e2e-trace-42', { exact: true })).toBeVisible();
   const logged = (await (await gatehouse.admin('/logs?q=e2e-trace-42')).json()) as { items: Array<{ traceId: string; metadata: Record<string, string> }> };
   expect(logged.items[0]).toMatchObject({ traceId: 'e2e-trace-42', metadata: { team: 'e2e' } });
+  await page.getByRole('button', { name: 'Find in Logs' }).click();
+  await expect(page.getByLabel('Search')).toHaveValue('e2e-trace-42');
+  await expect(page.getByRole('table', { name: 'Requests' }).locator('.log-body [role="row"]')).toHaveCount(1);
+  await page.getByRole('link', { name: 'Playground' }).click();
   const received = fake.requests.at(-1);
   expect(received?.url).toBe('/v1/chat/completions');
   expect(received?.headers.authorization).toBe('Bearer sk-direct-token');

@@ -78,6 +78,11 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
         <div role="cell" className="col-model truncate" title={entry.model ?? undefined}>
           {entry.model ?? '—'}
           {entry.stream && <span className="tag">stream</span>}
+          {entry.attempts > 1 && (
+            <span className="tag tag-warning" title="Retried by the gateway (x-gateway-retry-count)">
+              {`${entry.attempts} attempts`}
+            </span>
+          )}
         </div>
         <div role="cell" className="col-path truncate">
           {entry.path}

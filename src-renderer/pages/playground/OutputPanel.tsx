@@ -4,7 +4,9 @@ import { ErrorNotice } from '../../components/StatusViews';
 import { StatusBadge } from '../../components/StatusBadge';
 import { CopyButton } from '../../components/CopyButton';
 import type { PlaygroundMode } from '../../playground/parameters';
+import { EMPTY_FILTERS, useLogsStore } from '../../stores/logs-store';
 import { usePlaygroundStore, type RunError, type RunPhase, type RunStats } from '../../stores/playground-store';
+import { useRouteStore } from '../../stores/route-store';
 
 function placeholderFor(phase: RunPhase): string {
   if (phase === 'running') return 'Waiting for the first token…';
@@ -19,7 +21,13 @@ export function OutputPanel() {
   const error = usePlaygroundStore((state) => state.error);
   const mode = usePlaygroundStore((state) => state.mode);
   const keepReply = usePlaygroundStore((state) => state.keepReplyInConversation);
-  return <OutputView phase={phase} outputs={outputs} stats={stats} error={error} mode={mode} onKeepReply={keepReply} />;
+  const navigate = useRouteStore((state) => state.navigate);
+  const findInLogs = (traceId: string) => {
+    // The Logs page loads with these filters when it opens.
+    useLogsStore.setState({ filters: { ...EMPTY_FILTERS, q: traceId }, selectedId: null, detail: null });
+    navigate('logs');
+  };
+  return <OutputView phase={phase} outputs={outputs} stats={stats} error={error} mode={mode} onKeepReply={keepReply} onFindInLogs={findInLogs} />;
 }
 
 interface OutputViewProps {
@@ -29,9 +37,10 @@ interface OutputViewProps {
   error: RunError | null;
   mode: PlaygroundMode;
   onKeepReply(): void;
+  onFindInLogs?(traceId: string): void;
 }
 
-export function OutputView({ phase, outputs, stats, error, mode, onKeepReply }: OutputViewProps) {
+export function OutputView({ phase, outputs, stats, error, mode, onKeepReply, onFindInLogs }: OutputViewProps) {
   const isRunning = phase === 'running';
   const choices = outputs.length ? outputs : [''];
   const usage = stats?.usage;
@@ -102,6 +111,11 @@ export function OutputView({ phase, outputs, stats, error, mode, onKeepReply }: 
       {stats?.traceId && (
         <p className="trace-line">
           Trace id <code>{stats.traceId}</code>
+          {onFindInLogs && phase !== 'running' && (
+            <button type="button" className="link-button" onClick={() => onFindInLogs(stats.traceId ?? '')}>
+              Find in Logs
+            </button>
+          )}
         </p>
       )}
     </section>

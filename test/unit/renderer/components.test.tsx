@@ -44,6 +44,12 @@ describe('the log table', () => {
     expect(html).toContain('badge-danger');
     expect(html).toMatch(/aria-selected="true"[^>]*data-index="1"/);
   });
+
+  it('marks requests the gateway retried', () => {
+    const [retried] = rows(1);
+    const html = renderToStaticMarkup(<LogsTable rows={[{ ...retried, attempts: 3 }]} selectedId={null} onSelect={() => undefined} onNearEnd={() => undefined} />);
+    expect(html).toContain('3 attempts');
+  });
 });
 
 describe('the Playground output', () => {
