@@ -186,7 +186,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   lines.push('');
   lines.push('## Reproduce');
   lines.push('');
-  lines.push('`npm run bench` (about 3 minutes; `npm run bench -- --quick` for a short run that leaves this page alone).');
+  lines.push('`npm run bench` (about 4 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone).');
   lines.push('');
   lines.push('```');
   lines.push(summary.ratioLine);

@@ -19,7 +19,7 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const plan = quick
   ? { rounds: 1, loadSeconds: 3, singleSeconds: 2, warmSeconds: 1, ttfbStreams: 100, longStreams: 10, settleSeconds: 3, logRows: 200_000, queryRepeats: 3 }
-  : { rounds: 3, loadSeconds: 6, singleSeconds: 3, warmSeconds: 2, ttfbStreams: 300, longStreams: 20, settleSeconds: 5, logRows: 1_000_000, queryRepeats: 7 };
+  : { rounds: 5, loadSeconds: 4, singleSeconds: 3, warmSeconds: 2, ttfbStreams: 300, longStreams: 20, settleSeconds: 5, logRows: 1_000_000, queryRepeats: 7 };
 const LONG_STREAM_CHUNKS = 1000;
 const GATEWAY_KEY = 'gh-bench-gateway-key-0123456789';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
