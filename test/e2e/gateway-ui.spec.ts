@@ -27,6 +27,11 @@ async function expectNoSecretOnPage(page: Page) {
 }
 
 test('a virtual key created in Keys runs prompts in the Playground that then show in Logs without the secret', async ({ page }) => {
+  const pageProblems: string[] = [];
+  page.on('pageerror', (error) => pageProblems.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageProblems.push(`console: ${message.text()}`);
+  });
   await page.goto(gatehouse.uiUrl);
   // The token is kept for the session and taken out of the address bar.
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
@@ -139,6 +144,9 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await detail.getByRole('button', { name: 'Open in Playground' }).click();
   await expect(page.getByLabel('Prompt')).toHaveValue('streamed hello');
   await expect(page.getByRole('checkbox', { name: 'Stream' })).toBeChecked();
+
+  // Nothing went wrong behind the scenes either: no uncaught errors, no CSP violations, no failed loads.
+  expect(pageProblems).toEqual([]);
 });
 
 test('settings show where data lives and whether keys are protected', async ({ page }) => {
