@@ -1,3 +1,4 @@
+// Where the toasts of the toast store appear, announced politely to screen readers.
 import { useToastStore } from '../stores/toast-store';
 import { Icon } from './Icon';
 

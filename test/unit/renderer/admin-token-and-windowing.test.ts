@@ -1,3 +1,4 @@
+// The admin token is found, kept for the session and taken out of the address; pages map to hashes; the log list renders a window of rows.
 import { describe, expect, it } from 'vitest';
 import { resolveAdminToken, splitTokenFromHash } from '../../../src-renderer/api/admin-token';
 import { scrollTopToReveal, visibleRange } from '../../../src-renderer/components/VirtualList';

@@ -1,3 +1,4 @@
+// "Open in Playground": a logged request body becomes a Playground draft that sends the same request again.
 import { describe, expect, it } from 'vitest';
 import { draftFromLoggedRequest } from '../../../src-renderer/playground/draft-from-log';
 import { buildParameterFields } from '../../../src-renderer/playground/parameters';

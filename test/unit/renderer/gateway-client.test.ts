@@ -1,3 +1,4 @@
+// What the Playground sends to the gateway and how it reads what comes back, streamed or whole.
 import { describe, expect, it } from 'vitest';
 import { buildGatewayHeaders, maskHeaders, maskSecret, readCompletionPiece } from '../../../src-renderer/api/gateway-client';
 import { readServerSentEvents } from '../../../src-renderer/api/sse';

@@ -1,3 +1,4 @@
+// The gateway's own request headers as Playground fields, with the gateway's bounds.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_MS, MAX_RETRIES } from '../../../src-main/gateway/gateway-headers';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../../../src-renderer/playground/gateway-options';

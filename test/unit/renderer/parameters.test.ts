@@ -1,3 +1,4 @@
+// Every request field of spec §2.1 as the Playground validates and sends it.
 import { describe, expect, it } from 'vitest';
 import { buildParameterFields, escapeStopSequence, INITIAL_PARAMETERS, parseJsonPrompt, unescapeStopSequence, type ParameterValues } from '../../../src-renderer/playground/parameters';
 import { stringifyJson } from '../../../src-renderer/playground/json-text';

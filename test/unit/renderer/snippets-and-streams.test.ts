@@ -1,3 +1,4 @@
+// Copy as curl / Python / JavaScript, and logged streams assembled back into text.
 import { describe, expect, it } from 'vitest';
 import { curlSnippet, javascriptSnippet, pythonSnippet, type SnippetInput } from '../../../src-renderer/playground/code-snippets';
 import { assembleStream, looksLikeEventStream } from '../../../src-renderer/logs/stream-assembly';

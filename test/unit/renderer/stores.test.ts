@@ -1,3 +1,4 @@
+// The zustand stores against scripted admin API and gateway answers: logs, Playground runs, key forms.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AdminClient } from '../../../src-renderer/api/admin-client';
 import type { LogEntry } from '../../../src-renderer/api/types';
