@@ -20,6 +20,8 @@ export interface LogFilters {
 export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', status: '', q: '' };
 export const LOG_PAGE_SIZE = 200;
 const LIVE_FLUSH_MS = 120;
+/** A page left open for days keeps at most this many rows; the oldest fall off (they stay in the log). */
+export const MAX_ROWS_IN_MEMORY = 250_000;
 const LIVE_RETRY_MS = 3000;
 
 export type LiveState = 'off' | 'connecting' | 'live' | 'retrying';
@@ -161,7 +163,12 @@ export const useLogsStore = create<LogsState>()((set, get) => ({
       for (const item of arrivals) knownIds.add(item.id);
       // Events arrive oldest first; the list is newest first.
       arrivals.reverse();
-      set({ rows: arrivals.concat(rows) });
+      let next = arrivals.concat(rows);
+      if (next.length > MAX_ROWS_IN_MEMORY) {
+        for (const dropped of next.slice(MAX_ROWS_IN_MEMORY)) knownIds.delete(dropped.id);
+        next = next.slice(0, MAX_ROWS_IN_MEMORY);
+      }
+      set({ rows: next });
     }, LIVE_FLUSH_MS);
   },
   startLive() {
