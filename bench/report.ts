@@ -143,6 +143,8 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   summary.checks.forEach((check, index) => {
     lines.push(`| ${check.label} | ${before ? `${before.checks[index].value} | ` : ''}${check.value} | ${check.target} | ${check.met ? 'yes' : '**no**'} |`);
   });
+  const cpu = (of: Summary) => `${fixed(of.perTarget.Gatehouse.cpuUsPerRequest, 0)} µs (bare proxy ${fixed(of.perTarget['bare proxy'].cpuUsPerRequest, 0)} µs)`;
+  lines.push(`| Gatehouse CPU per request, 32 connections (for reference) | ${before ? `${cpu(before)} | ` : ''}${cpu(summary)} | – | – |`);
   lines.push('');
   lines.push('## Proxying');
   lines.push('');

@@ -2,7 +2,8 @@
 // against no proxy at all, on one machine in one run, in alternating rounds; medians reported. Then the
 // request log's write cost and its queries at a million rows. Writes docs/performance.md (full runs)
 // and bench/results/<time>.json. `--save-baseline` also keeps the figures as bench/baseline.json, which
-// later reports show as the "before" column. `--profile` writes a CPU profile of Gatehouse under load.
+// later reports show as the "before" column. `--profile` writes a CPU profile of Gatehouse under load;
+// `--from bench/results/<time>.json` renders the page again from a saved run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,7 +114,19 @@ async function timeAdminQueries(baseUrl: string, queries: ReturnType<typeof logQ
   }
 }
 
+/** `--from <results.json>`: renders docs/performance.md again from a saved run, without measuring. */
+function renderSaved(file: string): void {
+  const results = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
+  const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
+  const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
+  writeFileSync(join(REPO_ROOT, 'docs', 'performance.md'), renderReport(results, baseline).markdown);
+  say(`Wrote docs/performance.md from ${file}`);
+  say(summarize(results).ratioLine);
+}
+
 async function main(): Promise<void> {
+  const savedIndex = process.argv.indexOf('--from');
+  if (savedIndex !== -1) return renderSaved(process.argv[savedIndex + 1]);
   const startedAt = Date.now();
   say(`Gatehouse benchmark (${quick ? 'quick' : 'full'} run)`);
   const bundles = await bundleServers();
