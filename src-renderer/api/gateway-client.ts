@@ -46,10 +46,17 @@ export interface Usage {
   totalTokens: number | null;
 }
 
+/** One generated token with its log probability, when the request asked for logprobs. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number | null;
+}
+
 export interface ChoiceUpdate {
   index: number;
   text: string;
   finishReason: string | null;
+  tokens: TokenLogprob[];
 }
 
 /** What one completion object (whole or streamed chunk) says, for either endpoint. */
@@ -65,6 +72,23 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === 'number' ? value : null;
+}
+
+/** Completions carry `{tokens, token_logprobs}`; chat carries `{content: [{token, logprob}]}`. */
+function readTokenLogprobs(value: unknown): TokenLogprob[] {
+  const logprobs = asRecord(value);
+  if (!logprobs) return [];
+  if (Array.isArray(logprobs.tokens)) {
+    const values = Array.isArray(logprobs.token_logprobs) ? logprobs.token_logprobs : [];
+    return logprobs.tokens.map((token, position) => ({ token: String(token), logprob: numberOrNull(values[position]) }));
+  }
+  if (Array.isArray(logprobs.content)) {
+    return logprobs.content.flatMap((entry) => {
+      const record = asRecord(entry);
+      return record && typeof record.token === 'string' ? [{ token: record.token, logprob: numberOrNull(record.logprob) }] : [];
+    });
+  }
+  return [];
 }
 
 /** Reads choices, usage and error out of a completion or chat completion object (whole or chunk). */
@@ -90,6 +114,7 @@ export function readCompletionPiece(value: unknown): CompletionPiece {
         index: typeof choice.index === 'number' ? choice.index : 0,
         text,
         finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
+        tokens: readTokenLogprobs(choice.logprobs),
       });
     }
   }

@@ -10,6 +10,7 @@ import {
   maskHeaders,
   type GatewayAuth,
   type GatewayEndpoint,
+  type TokenLogprob,
   type Usage,
 } from '../api/gateway-client';
 import type { RequestDraft } from '../playground/draft-from-log';
@@ -87,6 +88,8 @@ interface PlaygroundState {
 
   phase: RunPhase;
   outputs: string[];
+  /** Per choice, the tokens with their log probabilities (only when logprobs were requested). */
+  tokenLogprobs: TokenLogprob[][];
   stats: RunStats | null;
   error: RunError | null;
   raw: RawExchange | null;
@@ -173,6 +176,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
 
   phase: 'idle',
   outputs: [],
+  tokenLogprobs: [],
   stats: null,
   error: null,
   raw: null,
@@ -205,7 +209,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     const added: ChatMessage[] = [];
     if (prompt) added.push({ id: nextMessageId++, role: 'user', content: prompt });
     if (reply) added.push({ id: nextMessageId++, role: 'assistant', content: reply });
-    set({ messages: [...messages, ...added], prompt: '', outputs: [], phase: 'idle', stats: null, raw: null });
+    set({ messages: [...messages, ...added], prompt: '', outputs: [], tokenLogprobs: [], phase: 'idle', stats: null, raw: null });
   },
 
   loadDraft(draft) {
@@ -218,6 +222,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       parameters: draft.parameters,
       phase: 'idle',
       outputs: [],
+      tokenLogprobs: [],
       stats: null,
       error: null,
       raw: null,
@@ -246,13 +251,14 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     const startedAt = performance.now();
     const rawLines: string[] = [];
     const outputs: string[] = [];
+    const tokenLogprobs: TokenLogprob[][] = [];
     const finishReasons: Array<string | null> = [];
     let stats: RunStats = { status: null, firstTokenMs: null, latencyMs: null, usage: null, finishReasons, traceId: null, eventCount: 0 };
     const raw: RawExchange = {
       request: { method: 'POST', url: `${globalThis.location?.origin ?? ''}${endpoint}`, headers: maskHeaders(headers), body: stringifyJson(body, 2) },
       response: { status: null, headers: {}, body: '' },
     };
-    set({ phase: 'running', outputs: [], stats, error: null, raw });
+    set({ phase: 'running', outputs: [], tokenLogprobs: [], stats, error: null, raw });
 
     try {
       const outcome = await callGateway(
@@ -270,6 +276,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
             let sawText = false;
             for (const choice of piece.choices) {
               outputs[choice.index] = (outputs[choice.index] ?? '') + choice.text;
+              if (choice.tokens.length) tokenLogprobs[choice.index] = (tokenLogprobs[choice.index] ?? []).concat(choice.tokens);
               if (choice.text) sawText = true;
               if (choice.finishReason) finishReasons[choice.index] = choice.finishReason;
             }
@@ -280,7 +287,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
               finishReasons: [...finishReasons],
               firstTokenMs: stats.firstTokenMs ?? (sawText ? Math.round(performance.now() - startedAt) : null),
             };
-            set({ outputs: [...outputs], stats });
+            set({ outputs: [...outputs], tokenLogprobs: [...tokenLogprobs], stats });
           },
         },
         controller.signal,

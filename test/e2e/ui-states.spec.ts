@@ -142,6 +142,31 @@ test('tokens show as they arrive, and Stop ends the run all the way to the provi
   await expect.poll(() => providerSawClose).toBe(true);
 });
 
+test('token probabilities are shown when logprobs are asked for', async ({ page }) => {
+  const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Logprobs', provider: 'openai', secret: 'sk-lp', customHost: fake.baseUrl }) });
+  const { key } = (await created.json()) as { key: string };
+  fake.enqueue((request, res) => {
+    const logprobs = { tokens: ['The', ' sky', ' is', ' blue'], token_logprobs: [-0.01, -0.3, -0.9, -2.5], top_logprobs: [], text_offset: [0, 3, 7, 10] };
+    const answer = { id: 'cmpl-lp', object: 'text_completion', created: 1, model: request.json.model, choices: [{ index: 0, text: 'The sky is blue', logprobs, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer));
+  });
+  await page.goto(gatehouse.uiUrl);
+  await page.getByLabel('Virtual key').fill(key);
+  await page.getByLabel('Model').fill('davinci-002');
+  await page.getByLabel('Prompt').fill('Colour of the sky:');
+  await page.getByRole('checkbox', { name: 'Stream' }).uncheck();
+  await page.getByText('Advanced').click();
+  await page.getByRole('spinbutton', { name: 'Logprobs' }).fill('2');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('The sky is blue');
+  expect(fake.requests.at(-1)?.json.logprobs).toBe(2);
+  await page.getByRole('checkbox', { name: 'Token probabilities' }).check();
+  await expect(page.getByTitle(/^p = 99\.0%/)).toHaveText('The');
+  await expect(page.getByTitle(/^p = 8\.2%/)).toHaveText(' blue');
+  await screenshot(page, 'playground-logprobs');
+});
+
 test('keys are renamed, and revoked only after confirming', async ({ page }) => {
   await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Old name', provider: 'openai', secret: 'sk-x', customHost: fake.baseUrl }) });
   await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'CI runner' }) });

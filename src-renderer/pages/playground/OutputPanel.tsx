@@ -1,4 +1,6 @@
 // The completion as it arrives, and the numbers people compare between runs.
+import { useState } from 'react';
+import type { TokenLogprob } from '../../api/gateway-client';
 import { formatCount, formatDuration } from '../../components/format';
 import { ErrorNotice } from '../../components/StatusViews';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -17,6 +19,7 @@ function placeholderFor(phase: RunPhase): string {
 export function OutputPanel() {
   const phase = usePlaygroundStore((state) => state.phase);
   const outputs = usePlaygroundStore((state) => state.outputs);
+  const tokenLogprobs = usePlaygroundStore((state) => state.tokenLogprobs);
   const stats = usePlaygroundStore((state) => state.stats);
   const error = usePlaygroundStore((state) => state.error);
   const mode = usePlaygroundStore((state) => state.mode);
@@ -27,12 +30,13 @@ export function OutputPanel() {
     useLogsStore.setState({ filters: { ...EMPTY_FILTERS, q: traceId }, selectedId: null, detail: null });
     navigate('logs');
   };
-  return <OutputView phase={phase} outputs={outputs} stats={stats} error={error} mode={mode} onKeepReply={keepReply} onFindInLogs={findInLogs} />;
+  return <OutputView phase={phase} outputs={outputs} tokenLogprobs={tokenLogprobs} stats={stats} error={error} mode={mode} onKeepReply={keepReply} onFindInLogs={findInLogs} />;
 }
 
 interface OutputViewProps {
   phase: RunPhase;
   outputs: string[];
+  tokenLogprobs?: TokenLogprob[][];
   stats: RunStats | null;
   error: RunError | null;
   mode: PlaygroundMode;
@@ -40,7 +44,21 @@ interface OutputViewProps {
   onFindInLogs?(traceId: string): void;
 }
 
-export function OutputView({ phase, outputs, stats, error, mode, onKeepReply, onFindInLogs }: OutputViewProps) {
+/** A token shaded by how likely the model found it: the less likely, the warmer. */
+function TokenChip({ token }: { token: TokenLogprob }) {
+  const probability = token.logprob === null ? null : Math.exp(token.logprob);
+  const tone = probability === null ? 'unknown' : probability >= 0.9 ? 'sure' : probability >= 0.5 ? 'likely' : probability >= 0.2 ? 'unsure' : 'unlikely';
+  const shown = token.token.replace(/\n/g, '↵\n');
+  return (
+    <span className={`token token-${tone}`} title={probability === null ? 'no log probability' : `p = ${(probability * 100).toFixed(probability < 0.01 ? 2 : 1)}% (logprob ${token.logprob?.toFixed(3)})`}>
+      {shown}
+    </span>
+  );
+}
+
+export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, mode, onKeepReply, onFindInLogs }: OutputViewProps) {
+  const [showTokens, setShowTokens] = useState(false);
+  const hasTokens = tokenLogprobs.some((tokens) => tokens?.length);
   const isRunning = phase === 'running';
   const choices = outputs.length ? outputs : [''];
   const usage = stats?.usage;
@@ -59,6 +77,12 @@ export function OutputView({ phase, outputs, stats, error, mode, onKeepReply, on
               Add reply to conversation
             </button>
           )}
+          {hasTokens && (
+            <label className="checkbox checkbox-small">
+              <input type="checkbox" checked={showTokens} onChange={(event) => setShowTokens(event.target.checked)} />
+              <span>Token probabilities</span>
+            </label>
+          )}
           {outputs.some(Boolean) && <CopyButton text={outputs.join('\n\n')} what="output" variant="ghost" />}
         </div>
       </div>
@@ -68,7 +92,7 @@ export function OutputView({ phase, outputs, stats, error, mode, onKeepReply, on
           <div key={index} className="output-choice">
             {choices.length > 1 && <div className="output-choice-label">{`Choice ${index + 1}`}</div>}
             <pre className="output-text">
-              {text}
+              {showTokens && tokenLogprobs[index]?.length ? tokenLogprobs[index].map((token, position) => <TokenChip key={position} token={token} />) : text}
               {isRunning && <span className="caret" aria-hidden="true" />}
             </pre>
           </div>

@@ -30,13 +30,20 @@ describe('gateway request headers', () => {
 
 describe('reading completion objects', () => {
   it('reads text completion chunks', () => {
-    expect(readCompletionPiece({ choices: [{ index: 0, text: 'Hi', finish_reason: null }] })).toEqual({ choices: [{ index: 0, text: 'Hi', finishReason: null }], usage: null, error: null });
+    expect(readCompletionPiece({ choices: [{ index: 0, text: 'Hi', finish_reason: null }] })).toEqual({ choices: [{ index: 0, text: 'Hi', finishReason: null, tokens: [] }], usage: null, error: null });
   });
 
   it('reads chat deltas, whole chat messages and the usage chunk', () => {
-    expect(readCompletionPiece({ choices: [{ index: 1, delta: { content: 'lo' }, finish_reason: 'stop' }] }).choices).toEqual([{ index: 1, text: 'lo', finishReason: 'stop' }]);
+    expect(readCompletionPiece({ choices: [{ index: 1, delta: { content: 'lo' }, finish_reason: 'stop' }] }).choices).toEqual([{ index: 1, text: 'lo', finishReason: 'stop', tokens: [] }]);
     expect(readCompletionPiece({ choices: [{ index: 0, message: { content: 'whole' } }] }).choices[0].text).toBe('whole');
     expect(readCompletionPiece({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } }).usage).toEqual({ promptTokens: 5, completionTokens: 3, totalTokens: 8 });
+  });
+
+  it('reads token log probabilities of completions and of chat', () => {
+    const completion = readCompletionPiece({ choices: [{ index: 0, text: 'Hi there', logprobs: { tokens: ['Hi', ' there'], token_logprobs: [-0.1, -2.3], top_logprobs: [], text_offset: [0, 2] } }] });
+    expect(completion.choices[0].tokens).toEqual([{ token: 'Hi', logprob: -0.1 }, { token: ' there', logprob: -2.3 }]);
+    const chat = readCompletionPiece({ choices: [{ index: 0, delta: { content: 'Yo' }, logprobs: { content: [{ token: 'Yo', logprob: -0.5, top_logprobs: [] }] } }] });
+    expect(chat.choices[0].tokens).toEqual([{ token: 'Yo', logprob: -0.5 }]);
   });
 
   it('treats an {"error": ...} data line as an error', () => {
