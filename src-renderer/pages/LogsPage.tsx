@@ -49,6 +49,20 @@ export function LogsPage() {
   const loadProviders = useKeysStore((state) => state.loadProviders);
   const navigate = useRouteStore((state) => state.navigate);
 
+  // "/" jumps to the search box, as in most log viewers.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      const isTyping = target?.closest('input, textarea, select, [contenteditable="true"]');
+      if (event.key === '/' && !isTyping && !event.metaKey && !event.ctrlKey) {
+        event.preventDefault();
+        document.querySelector<HTMLInputElement>('.filter-bar input[type="search"]')?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
   useEffect(() => {
     void load();
     startLive();
@@ -129,7 +143,7 @@ export function LogsPage() {
       <div className="filter-bar" role="search" aria-label="Filter requests">
         <label className="search-input">
           <Icon name="search" />
-          <input type="search" className="input" aria-label="Search" placeholder="Search trace id, model, error…" value={searchDraft} onChange={(event) => setSearchDraft(event.target.value)} />
+          <input type="search" className="input" aria-label="Search" placeholder="Search trace id, model, error… (press /)" value={searchDraft} onChange={(event) => setSearchDraft(event.target.value)} />
         </label>
         <select className="input" aria-label="Provider filter" value={filters.provider} onChange={(event) => setFilters({ provider: event.target.value })}>
           <option value="">All providers</option>

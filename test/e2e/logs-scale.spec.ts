@@ -104,6 +104,8 @@ test('100,000 log rows render only what is in view and scroll end to end', async
   await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('model-1');
   await page.keyboard.press('Escape');
   await expect(page.getByRole('region', { name: 'Request detail' })).toHaveCount(0);
+  await page.keyboard.press('/');
+  await expect(page.getByLabel('Search')).toBeFocused();
   await screenshot(page, 'logs-100k');
 });
 
