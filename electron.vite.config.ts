@@ -29,6 +29,8 @@ export default defineConfig({
     root: resolve(__dirname, 'src-renderer'),
     plugins: [react()],
     build: {
+      // electron-vite leaves minification off; the UI is also served to browsers by `gatehouse serve`.
+      minify: true,
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
     },
   },

@@ -1,6 +1,7 @@
 // Reads the `x-gateway-*` headers of a request once (CONTRACT §3, spec §5) into plain typed data.
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from './spec-bounds.js';
 import { invalidRequest } from './errors.js';
 import type { ProviderCredentials } from './providers/types.js';
 
@@ -21,8 +22,8 @@ export interface GatewayHeaders {
   metadata: Record<string, string>;
 }
 
-export const MAX_RETRIES = 5;
-export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+export const MAX_RETRIES = RETRY_COUNT_BOUND.max;
+export const DEFAULT_TIMEOUT_MS = REQUEST_TIMEOUT_BOUND.max;
 
 /** Headers never sent to a provider: ours, hop-by-hop ones, and those the gateway sets itself. */
 const NEVER_FORWARDED = new Set([
@@ -141,8 +142,8 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
     cloud: hasCloudHeaders ? readCloudHeaders(h) : {},
     forwardHeaders,
     sensitiveHeaderNames: explicitlyForwarded,
-    retryCount: parseIntegerHeader('x-gateway-retry-count', h('x-gateway-retry-count'), 0, MAX_RETRIES, 0),
-    timeoutMs: parseIntegerHeader('x-gateway-request-timeout', h('x-gateway-request-timeout'), 1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+    retryCount: parseIntegerHeader('x-gateway-retry-count', h('x-gateway-retry-count'), RETRY_COUNT_BOUND.min, MAX_RETRIES, 0),
+    timeoutMs: parseIntegerHeader('x-gateway-request-timeout', h('x-gateway-request-timeout'), REQUEST_TIMEOUT_BOUND.min, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
     traceId: h('x-gateway-trace-id') ?? randomUUID(),
     metadata: parseMetadata(h('x-gateway-metadata')),
   };

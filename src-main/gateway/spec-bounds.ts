@@ -26,3 +26,8 @@ export const MAX_STOP_SEQUENCES = 4;
 export const END_OF_TEXT = '<|endoftext|>';
 /** Chat's `top_logprobs` (OpenAI chat API): 0 to 20. */
 export const CHAT_TOP_LOGPROBS_BOUND = { min: 0, max: 20, integer: true } as const;
+
+/** `x-gateway-retry-count` (CONTRACT §3). */
+export const RETRY_COUNT_BOUND = { min: 0, max: 5 } as const;
+/** `x-gateway-request-timeout` in milliseconds; without it a call may take up to 10 minutes. */
+export const REQUEST_TIMEOUT_BOUND = { min: 1, max: 10 * 60_000 } as const;

@@ -1,10 +1,9 @@
 // The gateway's own per-request headers (CONTRACT §3) as Playground fields: trace id, metadata,
 // retries and timeout. They carry no secret, so snippets include them as they are.
 
-/** 0 to 5 retries; a unit test pins this to the gateway's MAX_RETRIES. */
-export const RETRY_COUNT_BOUND = { min: 0, max: 5 } as const;
-/** Milliseconds; the gateway's own ceiling is 10 minutes (DEFAULT_TIMEOUT_MS, pinned by the same test). */
-export const REQUEST_TIMEOUT_BOUND = { min: 1, max: 600_000 } as const;
+import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../../src-main/gateway/spec-bounds';
+
+export { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND };
 
 export interface GatewayOptionValues {
   traceId: string;
