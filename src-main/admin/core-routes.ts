@@ -57,6 +57,9 @@ export const coreRoutes: AdminRoute[] = [
       const end = () => {
         clearInterval(heartbeat);
         unsubscribe();
+        // Left on the long-lived shutdown signal, this listener would keep every departed client's
+        // request, response and socket alive.
+        services.shutdown.removeEventListener('abort', end);
         res.end();
       };
       req.on('close', end);
