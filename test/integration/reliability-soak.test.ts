@@ -13,7 +13,8 @@ describe('npm run soak, briefly', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(output).toMatch(/Requests: \d+ in \d+ s/);
-    expect(output).toMatch(/Open fds: start \d+, quiet after warm-up \d+, quiet at end \d+/);
+    expect(output).toMatch(/Open fds: start \d+, quiet after warm-up \d+, half way \d+, quiet at end \d+/);
+    expect(output).toMatch(/V8 heap after GC: after warm-up [\d.]+ MB/);
     expect(output).toMatch(/log rows for \d+ proxied requests/);
     expect(output, output).toContain('PASSED');
     expect(code).toBe(0);
