@@ -52,6 +52,9 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
+    // SQLite's own page cache (16 MB in this build) fills as the log grows and is never given back; the
+    // operating system caches the file anyway, so 4 MB costs the log queries little and the gateway's RSS ~12 MB less.
+    db.pragma('cache_size = -4000');
     // A revoked or rotated secret's ciphertext is overwritten, not left behind in free pages.
     db.pragma('secure_delete = ON');
     applyMigrations(db, list, current);
