@@ -21,7 +21,8 @@ export type Caller =
 
 /** Resolves presented keys from memory (no disk read per request); implemented by the key store. */
 export interface KeyDirectory {
-  resolve(presentedKey: string): Caller | undefined;
+  /** `keyHash` is `hashKey(presentedKey)` when the caller has it already (a chain hashes once for all). */
+  resolve(presentedKey: string, keyHash?: Buffer): Caller | undefined;
 }
 
 export interface RouteTarget {
@@ -40,9 +41,9 @@ export function hashKey(key: string): Buffer {
 export function environmentKeyDirectory(environmentKey: string | undefined): KeyDirectory {
   const expected = environmentKey ? hashKey(environmentKey) : undefined;
   return {
-    resolve(presentedKey) {
+    resolve(presentedKey, keyHash) {
       if (!expected) return undefined;
-      return timingSafeEqual(hashKey(presentedKey), expected) ? { kind: 'gateway-key', keyId: null } : undefined;
+      return timingSafeEqual(keyHash ?? hashKey(presentedKey), expected) ? { kind: 'gateway-key', keyId: null } : undefined;
     },
   };
 }
@@ -50,9 +51,9 @@ export function environmentKeyDirectory(environmentKey: string | undefined): Key
 /** Tries each directory in turn (the key store first, then the environment key). */
 export function chainKeyDirectories(...directories: KeyDirectory[]): KeyDirectory {
   return {
-    resolve(presentedKey) {
+    resolve(presentedKey, keyHash = hashKey(presentedKey)) {
       for (const directory of directories) {
-        const caller = directory.resolve(presentedKey);
+        const caller = directory.resolve(presentedKey, keyHash);
         if (caller) return caller;
       }
       return undefined;

@@ -81,6 +81,9 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
   sendJson(res, 404, errorBody('not_found_error', `No such path: ${url.pathname}`));
 }
 
+/** Parsed once and shared: requests on these paths go to the proxy, which reads only the path. */
+const PLAIN_PROXY_URLS = new Map(['/v1/completions', '/v1/chat/completions'].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
+
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const timeouts = { ...DEFAULT_CLIENT_TIMEOUTS, ...options.clientTimeouts };
   const server = createServer(
@@ -99,12 +102,17 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
         sendJson(res, 400, errorBody('invalid_request_error', 'An HTTP/1.1 request needs a Host header'));
         return;
       }
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
-      } catch {
-        sendJson(res, 400, errorBody('invalid_request_error', 'Malformed request URL'));
-        return;
+      // The two generation paths, sent as they usually are, need no URL parsing (about 2 µs a request):
+      // only the admin API and the UI read the parsed URL.
+      const rawUrl = req.url ?? '/';
+      let url = PLAIN_PROXY_URLS.get(rawUrl);
+      if (!url) {
+        try {
+          url = new URL(rawUrl, 'http://gatehouse.invalid');
+        } catch {
+          sendJson(res, 400, errorBody('invalid_request_error', 'Malformed request URL'));
+          return;
+        }
       }
       const path = url.pathname;
       const route = (): Promise<void> | void => {

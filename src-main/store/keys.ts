@@ -377,9 +377,9 @@ export class KeyStore implements KeyDirectory {
 
   // ---- lookups (hot path: memory only) ----
 
-  resolve(presentedKey: string): Caller | undefined {
+  resolve(presentedKey: string, keyHash?: Buffer): Caller | undefined {
     if (this.closed) return undefined;
-    const hash = hashKey(presentedKey);
+    const hash = keyHash ?? hashKey(presentedKey);
     const map = presentedKey.startsWith(VIRTUAL_KEY_PREFIX) ? this.virtualKeys : this.gatewayKeys;
     const found = map.get(hash.toString('hex'));
     // The map is keyed by the hash, so timing reveals nothing about the key; compare anyway.
