@@ -27,7 +27,8 @@ function runServe(args: string[], env: Record<string, string> = {}) {
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then stdout and stderr have been read to the end.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const ready = new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /Gatehouse listening on (http:\/\/\S+)/.exec(stdout);
