@@ -2,30 +2,20 @@
 // `api-version`, `api-key` or Entra bearer auth, answers that carry content-filter results, and streams
 // that open with an empty-`choices` prompt-filter chunk and slip in annotation-only choice entries.
 // Tests read what it received and can script what it answers.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
 
-export interface AzureRecordedRequest {
-  method: string;
-  /** Path and query as received. */
-  url: string;
+export interface AzureRecordedRequest extends RecordedRequest {
   path: string;
   deployment: string | null;
   apiVersion: string | null;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  json: Record<string, unknown>;
 }
 
 export type AzureBehaviour = (request: AzureRecordedRequest, res: ServerResponse) => void | Promise<void>;
 
-export interface AzureFake {
+export interface AzureFake extends RecordingServer<AzureRecordedRequest> {
   /** What a custom host stands in for: `https://{resource}.openai.azure.com/openai`. */
   baseUrl: string;
-  origin: string;
-  requests: AzureRecordedRequest[];
-  enqueue(...behaviours: AzureBehaviour[]): void;
-  close(): Promise<void>;
 }
 
 /** The model Azure reports: the deployment's model, whatever the body's `model` said. */
@@ -127,72 +117,30 @@ export const streamThatFails: AzureBehaviour = (_request, res) => {
   res.end();
 };
 
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(completions|chat\/completions)$/;
 
+const INVALID_KEY_MESSAGE =
+  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+
 export async function startAzureFake(): Promise<AzureFake> {
-  const requests: AzureRecordedRequest[] = [];
-  const queue: AzureBehaviour[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer(async (req, res) => {
-    const body = await readAll(req);
-    const url = new URL(req.url ?? '/', 'http://fake');
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      // Recorded as is.
-    }
-    const route = DEPLOYMENT_ROUTE.exec(url.pathname);
-    const request: AzureRecordedRequest = {
-      method: req.method ?? '',
-      url: req.url ?? '',
-      path: url.pathname,
-      deployment: route ? decodeURIComponent(route[1]) : null,
-      apiVersion: url.searchParams.get('api-version'),
-      headers: req.headers,
-      body,
-      json,
-    };
-    requests.push(request);
+  const server = await startRecordingServer<AzureRecordedRequest>(defaultAzureAnswer, {
+    describe: (request) => {
+      const url = new URL(request.url || '/', 'http://fake');
+      const route = DEPLOYMENT_ROUTE.exec(url.pathname);
+      return { ...request, path: url.pathname, deployment: route ? decodeURIComponent(route[1]) : null, apiVersion: url.searchParams.get('api-version') };
+    },
     // What the real service checks before anything else: route, api-version, credentials.
-    if (!route) return azureError(404, { code: '404', message: 'Resource not found' })(request, res);
-    if (!request.apiVersion) {
-      return azureError(404, { code: '404', message: 'Resource not found' })(request, res);
-    }
-    if (!req.headers['api-key'] && !/^Bearer eyJ/.test(String(req.headers.authorization ?? ''))) {
-      return azureError(401, { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' })(request, res);
-    }
-    const behaviour = queue.shift() ?? defaultAzureAnswer;
-    try {
-      await behaviour(request, res);
-    } catch {
-      res.destroy();
-    }
+    gate: (request, res) => {
+      if (!request.deployment || !request.apiVersion) {
+        azureError(404, { code: '404', message: 'Resource not found' })(request, res);
+        return true;
+      }
+      if (!request.headers['api-key'] && !/^Bearer eyJ/.test(String(request.headers.authorization ?? ''))) {
+        azureError(401, { code: '401', message: INVALID_KEY_MESSAGE })(request, res);
+        return true;
+      }
+      return false;
+    },
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    baseUrl: `${origin}/openai`,
-    origin,
-    requests,
-    enqueue: (...behaviours) => queue.push(...behaviours),
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, baseUrl: `${server.origin}/openai` };
 }

@@ -4,8 +4,8 @@
 // as real binary event-stream frames from its own encoder (CRC32 by zlib), so the gateway's decoder is
 // tested against bytes it did not produce itself.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
 import { crc32 } from 'node:zlib';
 
 export interface AwsTestCredentials {
@@ -15,29 +15,22 @@ export interface AwsTestCredentials {
   sessionToken?: string;
 }
 
-export interface BedrockRecordedRequest {
-  method: string;
-  /** Path and query exactly as received (the model id still percent-encoded). */
+export interface BedrockRecordedRequest extends RecordedRequest {
+  /** Path and query exactly as received (the model id still percent-encoded): the same as `url`. */
   rawUrl: string;
   /** The model id, decoded. */
   modelId: string | null;
   operation: 'converse' | 'converse-stream' | null;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  json: Record<string, unknown>;
   /** SignedHeaders of a SigV4 request, else empty. */
   signedHeaders: string[];
 }
 
 export type BedrockBehaviour = (request: BedrockRecordedRequest, res: ServerResponse) => void | Promise<void>;
 
-export interface BedrockFake {
+export interface BedrockFake extends RecordingServer<BedrockRecordedRequest> {
   /** What a custom host stands in for: `https://bedrock-runtime.{region}.amazonaws.com`. */
   baseUrl: string;
   region: string;
-  requests: BedrockRecordedRequest[];
-  enqueue(...behaviours: BedrockBehaviour[]): void;
-  close(): Promise<void>;
 }
 
 export interface BedrockFakeOptions {
@@ -273,76 +266,40 @@ export function streamStoppingFor(stopReason: string): BedrockBehaviour {
 
 // ---- Server ---------------------------------------------------------------------------------------
 
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 const ROUTE = /\/model\/([^/]+)\/(converse|converse-stream)$/;
 
 export async function startBedrockFake(options: BedrockFakeOptions = {}): Promise<BedrockFake> {
   const region = options.region ?? 'us-east-1';
   const keys = options.credentials ?? [];
   const apiKeys = new Set(options.apiKeys ?? []);
-  const requests: BedrockRecordedRequest[] = [];
-  const queue: BedrockBehaviour[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer(async (req, res) => {
-    const body = await readAll(req);
-    const rawUrl = req.url ?? '/';
-    const route = ROUTE.exec(rawUrl.split('?')[0]);
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      // Recorded as is.
-    }
-    const authorization = String(req.headers.authorization ?? '');
-    const request: BedrockRecordedRequest = {
-      method: req.method ?? '',
-      rawUrl,
-      modelId: route ? decodeURIComponent(route[1]) : null,
-      operation: route ? (route[2] as 'converse' | 'converse-stream') : null,
-      headers: req.headers,
-      body,
-      json,
-      signedHeaders: parseAuthorization(authorization)?.signedHeaders ?? [],
-    };
-    requests.push(request);
-    if (authorization.startsWith('Bearer ')) {
-      if (!apiKeys.has(authorization.slice('Bearer '.length))) return bedrockError(403, 'AccessDeniedException', 'Invalid API Key format: Must start with pre-defined prefix')(request, res);
-    } else if (!authorization) {
-      return bedrockError(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')(request, res);
-    } else {
-      const check = verifySigV4(request.method, rawUrl, req.headers, body, region, keys);
-      if (!check.ok) return bedrockError(check.status, check.errorType, check.message)(request, res);
-    }
-    if (!route) return bedrockError(404, 'UnknownOperationException', 'Unknown operation')(request, res);
-    const behaviour = queue.shift() ?? defaultBedrockAnswer;
-    try {
-      await behaviour(request, res);
-    } catch {
-      res.destroy();
-    }
+  const server = await startRecordingServer<BedrockRecordedRequest>(defaultBedrockAnswer, {
+    describe: (request) => {
+      const route = ROUTE.exec(request.url.split('?')[0]);
+      return {
+        ...request,
+        rawUrl: request.url,
+        modelId: route ? decodeURIComponent(route[1]) : null,
+        operation: route ? (route[2] as 'converse' | 'converse-stream') : null,
+        signedHeaders: parseAuthorization(String(request.headers.authorization ?? ''))?.signedHeaders ?? [],
+      };
+    },
+    // Bedrock checks credentials before it looks at the route or the body.
+    gate: (request, res) => {
+      const authorization = String(request.headers.authorization ?? '');
+      let refusal: BedrockBehaviour | undefined;
+      if (authorization.startsWith('Bearer ')) {
+        if (!apiKeys.has(authorization.slice('Bearer '.length))) refusal = bedrockError(403, 'AccessDeniedException', 'Invalid API Key format: Must start with pre-defined prefix');
+      } else if (!authorization) {
+        refusal = bedrockError(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
+      } else {
+        const check = verifySigV4(request.method, request.rawUrl, request.headers, request.body, region, keys);
+        if (!check.ok) refusal = bedrockError(check.status, check.errorType, check.message);
+      }
+      if (!refusal && !request.modelId) refusal = bedrockError(404, 'UnknownOperationException', 'Unknown operation');
+      if (!refusal) return false;
+      void refusal(request, res);
+      return true;
+    },
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    region,
-    requests,
-    enqueue: (...behaviours) => queue.push(...behaviours),
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, baseUrl: server.origin, region };
 }

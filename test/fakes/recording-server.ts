@@ -11,16 +11,23 @@ export interface RecordedRequest {
   json: Record<string, unknown>;
 }
 
-export type Behaviour = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
+export type Behaviour<R extends RecordedRequest = RecordedRequest> = (request: R, res: ServerResponse) => void | Promise<void>;
 
-export interface RecordingServer {
+export interface RecordingServer<R extends RecordedRequest = RecordedRequest> {
   origin: string;
-  requests: RecordedRequest[];
+  requests: R[];
   /** Answers the next request(s) with these behaviours, in order; then the default answer again. */
-  enqueue(...behaviours: Behaviour[]): void;
+  enqueue(...behaviours: Behaviour<R>[]): void;
   /** Open sockets, for tests that check aborts reach the provider. */
   openConnections(): number;
   close(): Promise<void>;
+}
+
+export interface RecordingOptions<R extends RecordedRequest> {
+  /** Adds the double's own fields (route parts, parsed auth) to what is recorded. */
+  describe?: (request: RecordedRequest) => R;
+  /** The checks the real service makes before anything else; returns true when it answered itself. */
+  gate?: (request: R, res: ServerResponse) => boolean;
 }
 
 function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -32,10 +39,14 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startRecordingServer(defaultBehaviour: Behaviour): Promise<RecordingServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: Behaviour[] = [];
+export async function startRecordingServer<R extends RecordedRequest = RecordedRequest>(
+  defaultBehaviour: Behaviour<R>,
+  options: RecordingOptions<R> = {},
+): Promise<RecordingServer<R>> {
+  const requests: R[] = [];
+  const queue: Behaviour<R>[] = [];
   const sockets = new Set<Socket>();
+  const describe = options.describe ?? ((request: RecordedRequest) => request as R);
   const server = createServer(async (req, res) => {
     const body = await readAll(req);
     let json: Record<string, unknown> = {};
@@ -44,8 +55,9 @@ export async function startRecordingServer(defaultBehaviour: Behaviour): Promise
     } catch {
       // Recorded as is; the test decides whether that matters.
     }
-    const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
+    const request = describe({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json });
     requests.push(request);
+    if (options.gate?.(request, res)) return;
     try {
       await (queue.shift() ?? defaultBehaviour)(request, res);
     } catch {
