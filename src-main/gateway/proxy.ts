@@ -136,15 +136,22 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = authenticate(headers, deps.keys);
+    if (route !== 'models') {
+      rawBody = await readBody(req, deps.maxBodyBytes);
+      const json = parseJsonBody(rawBody);
+      body = route === 'chat' ? validateChat(json) : validateCompletion(json);
+    }
+    const target = await resolveTarget(headers, caller);
+    providerSlug = target.provider;
+    credentials = target.credentials;
+    const adapter = getProvider(target.provider);
+    if (route === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
+    timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+
     if (route === 'models') {
-      const target = await resolveTarget(headers, caller);
-      providerSlug = target.provider;
-      credentials = target.credentials;
-      const adapter = getProvider(target.provider);
       if (!adapter.modelListing) {
         throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);
       }
-      timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
       const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
         signal: controller.signal,
         retries: headers.retryCount,
@@ -152,22 +159,13 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       });
       outcome = await relayModelList(res, upstream, adapter.modelListing, { adapter, stream: false, started, signal: controller.signal, secrets: secretValues(target.credentials, headers) });
     } else {
-      const endpoint = route;
-      rawBody = await readBody(req, deps.maxBodyBytes);
-      const json = parseJsonBody(rawBody);
-      body = endpoint === 'chat' ? validateChat(json) : validateCompletion(json);
-      const target = await resolveTarget(headers, caller);
-      providerSlug = target.provider;
-      credentials = target.credentials;
-      const adapter = getProvider(target.provider);
-      if (endpoint === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
-
-      timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
-      const stream = body.stream === true;
-      const copies = fanOutCount(adapter, body);
+      // Read and validated above for both generation routes.
+      const request = body!;
+      const stream = request.stream === true;
+      const copies = fanOutCount(adapter, request);
       const calls: ProviderCall[] = Array.from({ length: copies }, () => ({
-        endpoint,
-        body: copies > 1 ? { ...body!, n: 1 } : body!,
+        endpoint: route,
+        body: copies > 1 ? { ...request, n: 1 } : request,
         rawBody: rawBody!,
         stream,
         credentials: target.credentials,
