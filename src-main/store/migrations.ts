@@ -119,66 +119,15 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 5,
-    description: 'a substring index for the log search box',
+    description: 'a word index for the log search box, filled once per written batch',
     sql: `
       -- The log's text search (model, trace id, error, metadata, path) scanned every row when nothing
-      -- matched: seconds at a million rows. A trigram index finds any substring of 3+ characters.
-      -- Contentless: the text stays in request_log only; contentless_delete lets pruning remove rows.
-      -- case_sensitive 1 keeps the search exactly as strict as the substring scan it replaces.
-      CREATE VIRTUAL TABLE request_log_search USING fts5(
-        model, trace_id, error, metadata, path,
-        content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
-      );
-      INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
-        SELECT id, model, trace_id, error, metadata, path FROM request_log;
-      CREATE TRIGGER request_log_search_insert AFTER INSERT ON request_log BEGIN
-        INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
-          VALUES (new.id, new.model, new.trace_id, new.error, new.metadata, new.path);
-      END;
-      CREATE TRIGGER request_log_search_delete AFTER DELETE ON request_log BEGIN
-        DELETE FROM request_log_search WHERE rowid = old.id;
-      END;
-    `,
-  },
-  {
-    version: 6,
-    description: 'the log search index by words instead of trigrams',
-    sql: `
-      -- Trigrams made each log row cost about 100 µs more to write (some 70 index entries a row, a
-      -- random trace id among them): more than the rest of a proxied request. Words cost about a
-      -- fifth of that; a search then matches words in order, the last one as a prefix ("gpt-4o-m",
-      -- "fc2280b8-d1", "rate lim"), which is what people type into a log search box.
-      DROP TRIGGER request_log_search_insert;
-      DROP TRIGGER request_log_search_delete;
-      DROP TABLE request_log_search;
-      -- columnsize = 0: no per-row size table, since results are ordered by id, never ranked. A
-      -- contentless table then forgets a row through the 'delete' command, given the row's old text.
-      CREATE VIRTUAL TABLE request_log_search USING fts5(
-        model, trace_id, error, metadata, path,
-        content = '', columnsize = 0, tokenize = 'unicode61'
-      );
-      INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
-        SELECT id, model, trace_id, error, metadata, path FROM request_log;
-      CREATE TRIGGER request_log_search_insert AFTER INSERT ON request_log BEGIN
-        INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
-          VALUES (new.id, new.model, new.trace_id, new.error, new.metadata, new.path);
-      END;
-      CREATE TRIGGER request_log_search_delete AFTER DELETE ON request_log BEGIN
-        INSERT INTO request_log_search (request_log_search, rowid, model, trace_id, error, metadata, path)
-          VALUES ('delete', old.id, old.model, old.trace_id, old.error, old.metadata, old.path);
-      END;
-    `,
-  },
-  {
-    version: 7,
-    description: 'the log search index filled once per written batch, not by a trigger per row',
-    sql: `
-      -- A trigger firing for each row doubled what the index cost a log write; RequestLog now adds each
-      -- batch to the index in one INSERT … SELECT (RequestLog.writeBatch). A row can therefore be deleted
-      -- before it was ever indexed, which contentless_delete handles (the 'delete' command would not).
-      DROP TRIGGER request_log_search_insert;
-      DROP TRIGGER request_log_search_delete;
-      DROP TABLE request_log_search;
+      -- matched: seconds at a million rows. A word index finds matches newest first and stops at a page;
+      -- a search matches words in order, the last one as a prefix ("gpt-4o-m", "fc2280b8-d1", "rate lim").
+      -- Trigrams would find any substring but cost ~100 µs more per log write (some 70 entries a row).
+      -- Contentless: the text stays in request_log only. RequestLog.writeBatch adds each batch in one
+      -- INSERT … SELECT (a trigger per row doubled a write's cost), so a row can be deleted before it was
+      -- indexed, which contentless_delete handles.
       CREATE VIRTUAL TABLE request_log_search USING fts5(
         model, trace_id, error, metadata, path,
         content = '', contentless_delete = 1, tokenize = 'unicode61'

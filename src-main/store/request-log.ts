@@ -108,7 +108,7 @@ const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'm
   .map((column) => `request_log.${column}`)
   .join(', ');
 
-/** Text with a letter or digit has words for the index (migration 6); text of punctuation only is scanned for. */
+/** Text with a letter or digit has words for the index (migration 5); text of punctuation only is scanned for. */
 function hasWords(text: string): boolean {
   return /[\p{L}\p{N}]/u.test(text);
 }
@@ -149,7 +149,7 @@ function cut(text: string | null, max: number): string | null {
 export type LogListener = (entry: LogEntry) => void;
 
 /**
- * Adds the rows from an id on to the search index (migration 7). One statement per batch costs about
+ * Adds the rows from an id on to the search index (migration 5). One statement per batch costs about
  * half of what a trigger firing per row did. Also used by whatever writes rows in bulk (the benchmark).
  */
 export const INDEX_FOR_SEARCH = `
