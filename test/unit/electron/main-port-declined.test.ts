@@ -1,10 +1,7 @@
 // When the port is taken at launch and the user declines the offered port, the app quits (fake Electron).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { FakeElectron } from './fake-electron';
+import { useBusyPortLaunch, waitFor } from './busy-port-launch';
 
 const state = vi.hoisted(() => ({ fake: null as FakeElectron | null, response: 1 }));
 
@@ -17,58 +14,15 @@ vi.mock('electron', async () => {
   return state.fake.electron;
 });
 
-let dataDir: string;
-let blocker: Server;
-let busyPort: number;
-
-function fake(): FakeElectron {
-  if (!state.fake) throw new Error('electron was never imported');
-  return state.fake;
-}
-
-async function waitFor<T>(read: () => T | null | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = read();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-desktop-busy-'));
-  blocker = createServer();
-  busyPort = await new Promise<number>((resolve) => {
-    blocker.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const address = blocker.address();
-      resolve(typeof address === 'object' && address ? address.port : 0);
-    });
-  });
-  // The remembered port is the app's own choice, so a replacement may be remembered too.
-  writeFileSync(join(dataDir, 'desktop-settings.json'), JSON.stringify({ port: busyPort }));
-  process.env.GATEHOUSE_DATA_DIR = dataDir;
-  delete process.env.GATEHOUSE_PORT;
-});
-
-afterEach(async () => {
-  const current = state.fake;
-  if (current && current.record.windows.length > 0 && !current.record.quitCompleted) {
-    current.app.quit();
-    await waitFor(() => (current.record.quitCompleted ? true : null), 'quit');
-  }
-  await new Promise((resolve) => blocker.close(resolve));
-  delete process.env.GATEHOUSE_DATA_DIR;
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const launch = useBusyPortLaunch(state);
 
 describe('a busy port at launch', () => {
   it('quits without starting when the user declines', async () => {
     state.response = 1;
     await import('../../../src-main/electron/main');
-    await waitFor(() => fake().record.exitCode, 'the app to exit');
-    expect(fake().record.exitCode).toBe(1);
-    expect(fake().record.windows).toHaveLength(0);
-    expect(fake().record.errorBoxes).toHaveLength(0);
+    await waitFor(() => launch.fake().record.exitCode, 'the app to exit');
+    expect(launch.fake().record.exitCode).toBe(1);
+    expect(launch.fake().record.windows).toHaveLength(0);
+    expect(launch.fake().record.errorBoxes).toHaveLength(0);
   });
 });

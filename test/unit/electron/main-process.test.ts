@@ -1,6 +1,7 @@
 // Runs the real Electron main module (src-main/electron/main.ts) against a fake Electron: the
 // gateway really starts, and the window, tray, IPC and security hooks are checked as the app set
 // them up. The real Electron run is covered by test/e2e/electron.spec.ts where a binary exists.
+import { waitFor } from './busy-port-launch';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,16 +26,6 @@ let previousEnv: Record<string, string | undefined>;
 function fake(): FakeElectron {
   if (!state.fake) throw new Error('electron was never imported');
   return state.fake;
-}
-
-async function waitFor<T>(read: () => T | null | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 function gatewayUrl(): string {
