@@ -16,6 +16,20 @@ interface FormError {
   param: string | null;
 }
 
+/** Cancel and the form's submit button, which says what it is doing while the request runs. */
+function FormActions({ onCancel, submitting, label, busyLabel }: { onCancel(): void; submitting: boolean; label: string; busyLabel: string }) {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="button button-secondary" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className="button button-primary" disabled={submitting}>
+        {submitting ? busyLabel : label}
+      </button>
+    </div>
+  );
+}
+
 function toFormError(error: unknown): FormError {
   return { message: describeError(error), param: error instanceof ApiError ? error.param : null };
 }
@@ -106,14 +120,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
           <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'https://…'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />
         </Field>
         {generalError && <ErrorNotice message={generalError} />}
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={submitting}>
-            {submitting ? 'Creating…' : 'Create'}
-          </button>
-        </div>
+        <FormActions onCancel={onClose} submitting={submitting} label="Create" busyLabel="Creating…" />
       </form>
     </Dialog>
   );
@@ -146,14 +153,7 @@ export function NewGatewayKeyDialog({ onClose }: { onClose(): void }) {
         <Field label="Name" error={error?.param === 'name' || !error?.param ? error?.message : null}>
           <input className="input" value={name} placeholder="e.g. CI runner" autoFocus onChange={(event) => setName(event.target.value)} />
         </Field>
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={submitting}>
-            {submitting ? 'Creating…' : 'Create'}
-          </button>
-        </div>
+        <FormActions onCancel={onClose} submitting={submitting} label="Create" busyLabel="Creating…" />
       </form>
     </Dialog>
   );
@@ -233,14 +233,7 @@ export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey
       <form className="stack" onSubmit={onSubmit} noValidate>
         <CredentialFields provider={provider} values={values} onChange={setValues} error={error} />
         {error && !error.param && <ErrorNotice message={error.message} />}
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={submitting}>
-            {submitting ? 'Saving…' : 'Save new credential'}
-          </button>
-        </div>
+        <FormActions onCancel={onClose} submitting={submitting} label="Save new credential" busyLabel="Saving…" />
       </form>
       <div className="dialog-aside">
         <div>
