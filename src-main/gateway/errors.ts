@@ -58,6 +58,10 @@ export const unauthorized = (message: string) => new GatewayError(401, 'authenti
 export const unsupportedField = (field: string, provider: string, why = 'is not supported') =>
   new GatewayError(400, 'invalid_request_error', `'${field}' ${why} by provider '${provider}'`, field, 'unsupported_parameter', provider);
 
+/** A provider call with no credential to send: `how` says what to send, e.g. "an API key: send 'Authorization: Bearer <key>'". */
+export const missingProviderToken = (provider: string, how: string) =>
+  new GatewayError(401, 'authentication_error', `Provider '${provider}' needs ${how} or use a virtual key`, null, null, provider);
+
 /** The status a provider error maps to when the provider names a type we can translate. */
 export function errorTypeForStatus(status: number): ErrorType {
   if (status === 400 || status === 404 || status === 413 || status === 422) return status === 404 ? 'not_found_error' : 'invalid_request_error';

@@ -1,6 +1,6 @@
 // Anthropic's Messages API (`POST {base}/messages`): the client's bearer token moves to `x-api-key`,
 // `anthropic-version` is set, and both endpoints are served through Messages (see anthropic-messages.ts).
-import { GatewayError } from '../errors.js';
+import { missingProviderToken } from '../errors.js';
 import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import type { ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
@@ -19,7 +19,7 @@ export const anthropic: ProviderAdapter = {
     const token = call.credentials.token;
     // A key the client forwards itself (x-gateway-forward-headers: x-api-key) is as good as a bearer.
     if (!token && !call.customHost && !call.forwardHeaders['x-api-key']) {
-      throw new GatewayError(401, 'authentication_error', "Provider 'anthropic' needs an API key: send 'Authorization: Bearer <Anthropic key>' or use a virtual key", null, null, 'anthropic');
+      throw missingProviderToken('anthropic', "an API key: send 'Authorization: Bearer <Anthropic key>'");
     }
     const body = buildMessagesBody(call, 'anthropic');
     return {

@@ -2,7 +2,7 @@
 // The client's body goes up byte for byte (a seed beyond 2^53 must arrive exact); answers come back
 // through a light translator, because Azure streams chunks no OpenAI client expects: a leading chunk
 // whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
-import { GatewayError, invalidRequest } from '../errors.js';
+import { GatewayError, invalidRequest, missingProviderToken } from '../errors.js';
 import { joinUrl, mapOpenAIStyleError } from './openai-compatible.js';
 import type {
   CredentialField,
@@ -67,7 +67,7 @@ function authHeaders(call: ProviderCall): Record<string, string> {
   if (!token) {
     // A key the client forwards itself (x-gateway-forward-headers: api-key) or a keyless custom host still works.
     if (call.forwardHeaders['api-key'] || call.customHost) return {};
-    throw new GatewayError(401, 'authentication_error', `Provider '${SLUG}' needs a key: send 'Authorization: Bearer <Azure key or Entra ID token>' or use a virtual key`, null, null, SLUG);
+    throw missingProviderToken(SLUG, "a key: send 'Authorization: Bearer <Azure key or Entra ID token>'");
   }
   return isEntraToken(token) ? { authorization: `Bearer ${token}` } : { 'api-key': token };
 }

@@ -1,6 +1,6 @@
 // The Gemini API of Google AI Studio (`{base}/v1beta/models/{m}:generateContent`, streams with
 // `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
-import { GatewayError } from '../errors.js';
+import { missingProviderToken } from '../errors.js';
 import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import type { ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
@@ -32,7 +32,7 @@ export const google: ProviderAdapter = {
     const token = call.credentials.token;
     // A key the client forwards itself (x-gateway-forward-headers: x-goog-api-key) is as good as a bearer.
     if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
-      throw new GatewayError(401, 'authentication_error', "Provider 'google' needs an API key: send 'Authorization: Bearer <Gemini API key>' or use a virtual key", null, null, 'google');
+      throw missingProviderToken('google', "an API key: send 'Authorization: Bearer <Gemini API key>'");
     }
     const body = buildGenerateContentBody(call, 'google');
     const method = call.stream ? 'streamGenerateContent' : 'generateContent';

@@ -1,6 +1,6 @@
 // Providers that speak OpenAI's own format. Nothing is translated: the client's bytes go up and the
 // provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
-import { GatewayError, errorTypeForStatus } from '../errors.js';
+import { errorTypeForStatus, missingProviderToken } from '../errors.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 export interface OpenAICompatibleOptions {
@@ -80,7 +80,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     buildRequest(call: ProviderCall): UpstreamRequest {
       const token = call.credentials.token;
       if (options.tokenRequired && !token && !call.customHost) {
-        throw new GatewayError(401, 'authentication_error', `Provider '${options.slug}' needs a token: send 'Authorization: Bearer <provider key>' or use a virtual key`, null, null, options.slug);
+        throw missingProviderToken(options.slug, "a token: send 'Authorization: Bearer <provider key>'");
       }
       const path = call.endpoint === 'chat' ? '/chat/completions' : '/completions';
       return {

@@ -1,7 +1,7 @@
 // Vertex AI ("Cloud B"): Gemini models through generateContent and Claude models through rawPredict,
 // both under `/v1/projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`,
 // with the OAuth access token as a bearer and the project and region from the Cloud B headers.
-import { GatewayError } from '../errors.js';
+import { GatewayError, missingProviderToken } from '../errors.js';
 import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
 import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
 import { googleMethodUrl } from './google.js';
@@ -48,7 +48,7 @@ export function buildVertexRequest(call: ProviderCall): UpstreamRequest {
   const { projectId, region } = vertexLocation(call);
   const token = call.credentials.token;
   if (!token && !call.customHost) {
-    throw new GatewayError(401, 'authentication_error', `Provider '${SLUG}' needs an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token) or use a virtual key`, null, null, SLUG);
+    throw missingProviderToken(SLUG, "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)");
   }
   const model = call.body.model;
   const claude = isClaudeModel(model);
