@@ -159,6 +159,16 @@ function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> 
 /** What is kept in localStorage: the draft, never a key, a token or a run. */
 type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions'>;
 
+/** The state of no run at all: before the first one, and after a draft is loaded or a reply kept. */
+const NO_RUN: Pick<PlaygroundState, 'phase' | 'outputs' | 'tokenLogprobs' | 'stats' | 'error' | 'raw'> = {
+  phase: 'idle',
+  outputs: [],
+  tokenLogprobs: [],
+  stats: null,
+  error: null,
+  raw: null,
+};
+
 export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
   mode: 'completion',
   authKind: 'virtual-key',
@@ -174,12 +184,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   parameters: INITIAL_PARAMETERS,
   gatewayOptions: EMPTY_GATEWAY_OPTIONS,
 
-  phase: 'idle',
-  outputs: [],
-  tokenLogprobs: [],
-  stats: null,
-  error: null,
-  raw: null,
+  ...NO_RUN,
 
   update(patch) {
     set(patch);
@@ -209,7 +214,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     const added: ChatMessage[] = [];
     if (prompt) added.push({ id: nextMessageId++, role: 'user', content: prompt });
     if (reply) added.push({ id: nextMessageId++, role: 'assistant', content: reply });
-    set({ messages: [...messages, ...added], prompt: '', outputs: [], tokenLogprobs: [], phase: 'idle', stats: null, raw: null });
+    set({ messages: [...messages, ...added], prompt: '', ...NO_RUN, error: get().error });
   },
 
   loadDraft(draft) {
@@ -220,12 +225,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       promptIsJson: draft.promptIsJson,
       messages: draft.messages.map((message) => ({ id: nextMessageId++, ...message })),
       parameters: draft.parameters,
-      phase: 'idle',
-      outputs: [],
-      tokenLogprobs: [],
-      stats: null,
-      error: null,
-      raw: null,
+      ...NO_RUN,
     });
   },
 
