@@ -190,9 +190,7 @@ describe('POST /v1/completions through an OpenAI-format provider', () => {
       res.write('data: {"choices":[{"index":0,"text":"x"}]}\n\n');
       res.on('close', () => providerSawClose());
     });
-    const controller = new AbortController();
     const response = await post('/v1/completions', { model: 'm', prompt: 'x', stream: true }, {});
-    void controller;
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel();
