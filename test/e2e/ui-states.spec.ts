@@ -121,7 +121,7 @@ test('tokens show as they arrive, and Stop ends the run all the way to the provi
   let providerSawClose = false;
   fake.enqueue(async (_request, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = { id: 'cmpl-slow', object: 'text_completion', created: 1, model: 'slow-model', choices: [{ index: 0, text: 'first token', logprobs: null, finish_reason: null }] };
+    const chunk = { id: 'cmpl-slow', object: 'text_completion', created: 1, model: 'slow-model', choices: [{ index: 0, text: 'Slowly, the', logprobs: null, finish_reason: null }] };
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     // Never finishes on its own: only the client's Stop can end it.
     await new Promise((resolve) => res.on('close', resolve));
@@ -133,12 +133,14 @@ test('tokens show as they arrive, and Stop ends the run all the way to the provi
   await page.getByLabel('Model').fill('slow-model');
   await page.getByLabel('Prompt').fill('take your time');
   await page.getByRole('button', { name: 'Run' }).click();
-  await expect(page.getByRole('region', { name: 'Output' })).toContainText('first token');
+  // The token's text must not occur in the placeholder ("Waiting for the first token…"), or
+  // Stop could be pressed before anything arrived.
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('Slowly, the');
   await expect(page.getByRole('region', { name: 'Output' })).toHaveAttribute('aria-busy', 'true');
   await page.getByRole('button', { name: 'Stop' }).click();
   await expect(page.getByRole('button', { name: 'Run' })).toBeVisible();
   await expect(page.getByText('stopped', { exact: true })).toBeVisible();
-  await expect(page.getByRole('region', { name: 'Output' })).toContainText('first token');
+  await expect(page.getByRole('region', { name: 'Output' })).toContainText('Slowly, the');
   await expect.poll(() => providerSawClose).toBe(true);
 });
 
