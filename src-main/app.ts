@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { DATABASE_FILE, DatabaseOpenError, isSqliteDamage, openDatabase } from './store/database.js';
+import { ThreadLogWriter } from './store/log-writer-thread.js';
 import { RequestLog } from './store/request-log.js';
 import { SettingsStore } from './store/settings.js';
 import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
@@ -112,7 +113,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const stopWatching = keys.watchForExternalChanges();
     closers.unshift(stopWatching);
     const settings = new SettingsStore(db);
-    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies });
+    // Rows are written on a worker thread, so the SQLite work never comes out of a request's time.
+    const writer = new ThreadLogWriter(db, { file: db.name, nativeBinding: options.sqliteNativeBinding });
+    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
     closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
 

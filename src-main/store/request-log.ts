@@ -78,6 +78,8 @@ export interface RequestLogOptions {
   /** Body text kept per row; longer bodies are cut with a marker. */
   maxStoredBodyChars?: number;
   storeBodies?: () => boolean;
+  /** Where batches are written; by default on this thread, as soon as they are handed over. */
+  writer?: LogBatchWriter;
 }
 
 interface Row {
@@ -156,16 +158,79 @@ export const INDEX_FOR_SEARCH = `
   INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
     SELECT id, model, trace_id, error, metadata, path FROM request_log WHERE id >= ?`;
 
+/** The columns of a written row, in the order of {@link RowValues}. */
+const ROW_COLUMNS = [
+  'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
+  'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
+] as const;
+
+/** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
+export type RowValues = (string | number | null)[];
+
+export const INSERT_ROW = `INSERT INTO request_log (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
+
+/** What became of a batch: the ids its rows got, in order, or why it could not be written. */
+export type BatchOutcome = { ids: number[] } | { error: Error };
+
+/**
+ * Where batches of rows are written. Batches are written in the order they are handed over, each in one
+ * transaction together with its search index entries.
+ */
+export interface LogBatchWriter {
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
+  /** Returns once every batch handed over so far is written and its `done` has run. */
+  waitUntilWritten(): void;
+  close(): void;
+}
+
+/** Writes on the caller's thread, at once: for tests, tools, and when no writer thread can be had. */
+export class SameThreadLogWriter implements LogBatchWriter {
+  private readonly writeBatch: (rows: RowValues[]) => number[];
+
+  constructor(db: SqliteDatabase) {
+    const insert = db.prepare(INSERT_ROW);
+    const indexForSearch = db.prepare(INDEX_FOR_SEARCH);
+    this.writeBatch = db.transaction((rows: RowValues[]) => {
+      const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
+      if (ids.length) indexForSearch.run(ids[0]);
+      return ids;
+    });
+  }
+
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
+    let outcome: BatchOutcome;
+    try {
+      outcome = { ids: this.writeBatch(rows) };
+    } catch (error) {
+      outcome = { error: error as Error };
+    }
+    done(outcome);
+  }
+
+  waitUntilWritten(): void {}
+
+  close(): void {}
+}
+
+function rowFromValues(id: number, values: RowValues): Row {
+  const row: Record<string, unknown> = { id };
+  ROW_COLUMNS.forEach((column, index) => {
+    row[column] = values[index];
+  });
+  return row as unknown as Row;
+}
+
 /** Rows held in memory while the database refuses writes; past this the oldest are dropped. */
 const MAX_PENDING_ROWS = 50_000;
 const RETRY_FLUSH_MS = 1_000;
 
 export class RequestLog {
   private queue: LogEntryInput[] = [];
+  /** Rows of batches the database refused, oldest first, written again before the queue. */
+  private refused: LogEntryInput[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners = new Set<LogListener>();
-  private readonly insert;
-  private readonly indexForSearch;
+  private readonly writer: LogBatchWriter;
   private readonly batchSize: number;
   private readonly flushIntervalMs: number;
   private readonly maxStoredBodyChars: number;
@@ -175,111 +240,112 @@ export class RequestLog {
   private failingSince: number | null = null;
 
   constructor(private readonly db: SqliteDatabase, options: RequestLogOptions = {}) {
-    // A batch holds the event loop while it is written, and requests arriving meanwhile wait: 64 rows
-    // keep that to a few ms. Total cost barely depends on the batch size (commits are cheap in WAL mode).
+    // On the same thread a batch holds the event loop while it is written: 64 rows keep that to about a
+    // millisecond. Total cost barely depends on the batch size (commits are cheap in WAL mode).
     this.batchSize = options.batchSize ?? 64;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.maxStoredBodyChars = options.maxStoredBodyChars ?? 256 * 1024;
     this.storeBodies = options.storeBodies ?? (() => true);
-    this.insert = db.prepare(`
-      INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, ttfb_ms,
-        prompt_tokens, completion_tokens, stream, error, attempts, attempt_log, request_headers, request_body, response_body)
-      VALUES (@created_at, @trace_id, @metadata, @key_id, @provider, @model, @path, @status, @latency_ms, @ttfb_ms,
-        @prompt_tokens, @completion_tokens, @stream, @error, @attempts, @attempt_log, @request_headers, @request_body, @response_body)`);
-    this.indexForSearch = db.prepare(INDEX_FOR_SEARCH);
+    this.writer = options.writer ?? new SameThreadLogWriter(db);
   }
 
   /** Queues a row; costs no disk work on the caller's path. */
   append(entry: LogEntryInput): void {
     if (this.closed) return;
     this.queue.push(entry);
-    if (this.queue.length >= this.batchSize) setImmediate(() => this.flush());
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.flushIntervalMs);
+    if (this.queue.length >= this.batchSize) setImmediate(() => this.handOver());
+    else if (!this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
+  /** Rows not written yet: queued, or refused by the database and waiting for another try. */
   get pendingCount(): number {
-    return this.queue.length;
+    return this.refused.length + this.queue.length;
   }
 
-  /** Writes every queued row in one transaction, then tells the listeners. */
+  /** Writes every queued row and returns once they are stored (and the listeners told). */
   flush(): void {
+    this.handOver();
+    this.writer.waitUntilWritten();
+  }
+
+  /** Gives the queued rows to the writer as one batch, without waiting for them to be stored. */
+  private handOver(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
+    if (this.pendingCount === 0) return;
+    const batch = this.refused.length ? this.refused.concat(this.queue) : this.queue;
+    this.refused = [];
     this.queue = [];
     const keepBodies = this.storeBodies();
-    // Entries for the listeners (the admin event stream) are built only when someone listens.
-    const isHeard = this.listeners.size > 0;
-    const written: LogEntry[] = [];
-    try {
-      this.writeBatch(batch, keepBodies, isHeard, written);
-    } catch (error) {
-      this.keepForRetry(batch, error);
+    const rows = batch.map((input) => this.toRowValues(input, keepBodies));
+    this.writer.write(rows, (outcome) => this.afterWrite(batch, rows, outcome));
+  }
+
+  private afterWrite(batch: LogEntryInput[], rows: RowValues[], outcome: BatchOutcome): void {
+    if ('error' in outcome) {
+      this.keepForRetry(batch, outcome.error);
       return;
     }
     if (this.failingSince !== null) {
       console.error(`Gatehouse: request log writes work again; ${batch.length} waiting rows written.`);
       this.failingSince = null;
     }
-    for (const entry of written) for (const listener of this.listeners) listener(entry);
+    // Entries for the listeners (the admin event stream) are built only when someone listens.
+    if (this.listeners.size === 0) return;
+    rows.forEach((values, index) => {
+      const entry = toEntry(rowFromValues(outcome.ids[index], values));
+      for (const listener of this.listeners) listener(entry);
+    });
   }
 
   /**
    * A database that refuses the write (locked by another program past the busy timeout, disk full) must
-   * neither take the gateway down nor lose the rows: they go back to the front of the queue for a later try.
+   * neither take the gateway down nor lose the rows: they wait, ahead of newer ones, for a later try.
    */
-  private keepForRetry(batch: LogEntryInput[], error: unknown): void {
-    this.queue = batch.concat(this.queue);
-    const excess = this.queue.length - MAX_PENDING_ROWS;
-    if (excess > 0) this.queue.splice(0, excess);
+  private keepForRetry(batch: LogEntryInput[], error: Error): void {
+    this.refused = this.refused.concat(batch);
+    const excess = this.pendingCount - MAX_PENDING_ROWS;
+    if (excess > 0) {
+      const fromRefused = Math.min(excess, this.refused.length);
+      this.refused.splice(0, fromRefused);
+      this.queue.splice(0, excess - fromRefused);
+    }
     if (this.failingSince === null) {
       this.failingSince = Date.now();
-      console.error(`Gatehouse: could not write ${batch.length} request log rows (${(error as Error).message}); retrying every ${RETRY_FLUSH_MS / 1000} s.`);
+      console.error(`Gatehouse: could not write ${batch.length} request log rows (${error.message}); retrying every ${RETRY_FLUSH_MS / 1000} s.`);
     }
     if (excess > 0) console.error(`Gatehouse: the request log could not be written for a while; the ${excess} oldest waiting rows were dropped.`);
-    if (!this.closed && !this.timer) this.timer = setTimeout(() => this.flush(), RETRY_FLUSH_MS);
+    if (!this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), RETRY_FLUSH_MS);
   }
 
-  private writeBatch(batch: LogEntryInput[], keepBodies: boolean, isHeard: boolean, written: LogEntry[]): void {
-    this.db.transaction(() => {
-      let firstId: number | undefined;
-      for (const input of batch) {
-        const summary =
-          input.promptTokens === undefined && input.responseBody !== null && input.status < 400
-            ? summarizeOpenAIResponse(input.responseBody, input.stream)
-            : null;
-        const row: Omit<Row, 'id'> = {
-          created_at: input.createdAt,
-          trace_id: input.traceId,
-          metadata: JSON.stringify(input.metadata),
-          key_id: input.keyId,
-          provider: input.provider,
-          model: input.model,
-          path: input.path,
-          status: input.status,
-          latency_ms: Math.round(input.latencyMs * 1000) / 1000,
-          ttfb_ms: input.ttfbMs === null ? null : Math.round(input.ttfbMs * 1000) / 1000,
-          prompt_tokens: input.promptTokens ?? summary?.promptTokens ?? null,
-          completion_tokens: input.completionTokens ?? summary?.completionTokens ?? null,
-          stream: input.stream ? 1 : 0,
-          error: input.error,
-          attempts: input.attempts,
-          attempt_log: input.attemptLog?.length
-            ? JSON.stringify(input.attemptLog.map((attempt) => ({ ...attempt, durationMs: Math.round(attempt.durationMs) })))
-            : null,
-          request_headers: JSON.stringify(input.requestHeaders),
-          request_body: keepBodies ? cut(input.requestBody, this.maxStoredBodyChars) : null,
-          response_body: keepBodies ? cut(input.responseBody, this.maxStoredBodyChars) : null,
-        };
-        const result = this.insert.run(row);
-        firstId ??= Number(result.lastInsertRowid);
-        if (isHeard) written.push(toEntry({ ...row, id: Number(result.lastInsertRowid) }));
-      }
-      if (firstId !== undefined) this.indexForSearch.run(firstId);
-    })();
+  private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {
+    const summary =
+      input.promptTokens === undefined && input.responseBody !== null && input.status < 400
+        ? summarizeOpenAIResponse(input.responseBody, input.stream)
+        : null;
+    return [
+      input.createdAt,
+      input.traceId,
+      JSON.stringify(input.metadata),
+      input.keyId,
+      input.provider,
+      input.model,
+      input.path,
+      input.status,
+      Math.round(input.latencyMs * 1000) / 1000,
+      input.ttfbMs === null ? null : Math.round(input.ttfbMs * 1000) / 1000,
+      input.promptTokens ?? summary?.promptTokens ?? null,
+      input.completionTokens ?? summary?.completionTokens ?? null,
+      input.stream ? 1 : 0,
+      input.error,
+      input.attempts,
+      input.attemptLog?.length ? JSON.stringify(input.attemptLog.map((attempt) => ({ ...attempt, durationMs: Math.round(attempt.durationMs) }))) : null,
+      JSON.stringify(input.requestHeaders),
+      keepBodies ? cut(input.requestBody, this.maxStoredBodyChars) : null,
+      keepBodies ? cut(input.responseBody, this.maxStoredBodyChars) : null,
+    ];
   }
 
   subscribe(listener: LogListener): () => void {
@@ -373,6 +439,8 @@ export class RequestLog {
   close(): void {
     this.flush();
     this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.writer.close();
     this.listeners.clear();
   }
 }
