@@ -11,6 +11,7 @@ import type { Endpoint, ProviderAdapter, ProviderCall, ProviderCredentials } fro
 import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
 import { checkContextWindow } from './context-window.js';
 import { redactHeaders, redactSecrets } from './redact.js';
+import { RequestAbort } from './request-abort.js';
 import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput } from '../store/request-log.js';
@@ -115,10 +116,10 @@ export type ProxyRoute = Endpoint | 'models';
 export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
-  const controller = new AbortController();
+  const abort = new RequestAbort();
   let timeout: NodeJS.Timeout | undefined;
   res.on('close', () => {
-    if (!res.writableFinished) controller.abort(new ClientGone());
+    if (!res.writableFinished) abort.abort(new ClientGone());
   });
 
   let headers: GatewayHeaders | undefined;
@@ -146,18 +147,18 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     credentials = target.credentials;
     const adapter = getProvider(target.provider);
     if (route === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
-    timeout = setTimeout(() => controller.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+    timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
 
     if (route === 'models') {
       if (!adapter.modelListing) {
         throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);
       }
       const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
-        signal: controller.signal,
+        signal: abort,
         retries: headers.retryCount,
         onAttempt: (attempt) => attemptLog.push(attempt),
       });
-      outcome = await relayModelList(res, upstream, adapter.modelListing, { adapter, stream: false, started, signal: controller.signal, secrets: secretValues(target.credentials, headers) });
+      outcome = await relayModelList(res, upstream, adapter.modelListing, { adapter, stream: false, started, signal: abort, secrets: secretValues(target.credentials, headers) });
     } else {
       // Read and validated above for both generation routes.
       const request = body!;
@@ -175,16 +176,16 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       const retries = headers.retryCount;
       const send = async (call: ProviderCall): Promise<UpstreamResponse> => {
         const upstreamRequest = await adapter.buildRequest(call);
-        return sendUpstream(upstreamRequest, adapter.slug, { signal: controller.signal, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
+        return sendUpstream(upstreamRequest, adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
       };
       const secrets = secretValues(target.credentials, headers);
       outcome =
         adapter.relay === 'passthrough'
-          ? await relayPassthrough(res, await send(calls[0]), { adapter, stream, started, signal: controller.signal, secrets })
-          : await relayTranslated(res, calls, send, { adapter, stream, started, signal: controller.signal, secrets });
+          ? await relayPassthrough(res, await send(calls[0]), { adapter, stream, started, signal: abort, secrets })
+          : await relayTranslated(res, calls, send, { adapter, stream, started, signal: abort, secrets });
     }
   } catch (error) {
-    failure = controller.signal.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
+    failure = abort.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
     failureBody = failure.toBody();
     failureBody.error.message = redactSecrets(failureBody.error.message, secretValues(credentials, headers));
@@ -195,7 +196,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     // An answer relayed without error has read every provider body to its end: nothing is left to free,
     // and an abort event nobody hears costs a few µs a request.
     const everyBodyRead = outcome !== undefined && outcome.error === null;
-    if (!everyBodyRead && !controller.signal.aborted) controller.abort(REQUEST_FINISHED);
+    if (!everyBodyRead && !abort.aborted) abort.abort(REQUEST_FINISHED);
   }
 
   const status = outcome?.status ?? failure?.status ?? 500;

@@ -1,5 +1,6 @@
 // Sends the provider's answer on to the client: OpenAI-format providers byte for byte, others through
 // their adapter's mapping. Streams are written event by event, the moment each arrives.
+import type { AbortLike } from './request-abort.js';
 import type { ServerResponse } from 'node:http';
 import { GatewayError, errorBody } from './errors.js';
 import type { ModelListing, ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
@@ -24,7 +25,7 @@ export interface RelayOptions {
   adapter: ProviderAdapter;
   stream: boolean;
   started: number;
-  signal: AbortSignal;
+  signal: AbortLike;
   secrets: readonly string[];
 }
 
@@ -54,7 +55,7 @@ class BodyCapture {
  * Writes, then waits while the client's buffers are full. A client that stops reading must not hold the
  * call forever: the wait also ends when the connection closes or the call is aborted (timeout, shutdown).
  */
-async function write(res: ServerResponse, data: string | Buffer, signal: AbortSignal): Promise<void> {
+async function write(res: ServerResponse, data: string | Buffer, signal: AbortLike): Promise<void> {
   if (res.write(data) || res.destroyed) return;
   await new Promise<void>((resolve, reject) => {
     const finish = (error?: unknown) => {
@@ -135,7 +136,7 @@ async function relayProviderError(res: ServerResponse, upstream: UpstreamRespons
 }
 
 /** Why a stream stopped early, as the message of the error event the client gets. */
-function streamFailure(error: unknown, signal: AbortSignal, provider: string): GatewayError {
+function streamFailure(error: unknown, signal: AbortLike, provider: string): GatewayError {
   if (signal.reason instanceof UpstreamTimeout) {
     return new GatewayError(504, 'gateway_error', `${signal.reason.message} (x-gateway-request-timeout)`, null, 'timeout', provider);
   }
