@@ -25,6 +25,9 @@ interface BatchReply {
   code?: string;
 }
 
+/** The value of the progress cell once the thread has closed its connection. */
+const CLOSED = -1;
+
 // Kept as source text so the same worker runs from the TypeScript sources (tests), the esbuild bundle
 // of the benchmark and electron-vite's bundle, none of which then needs a second entry file.
 const WORKER_SOURCE = `
@@ -44,12 +47,15 @@ const writeBatch = db.transaction((rows) => {
   return ids;
 });
 const progress = new Int32Array(workerData.progress);
+const CLOSED = ${CLOSED};
 const replies = workerData.replies;
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
     parentPort.close();
     replies.close();
+    Atomics.store(progress, 0, CLOSED);
+    Atomics.notify(progress, 0);
     return;
   }
   let reply;
@@ -63,6 +69,9 @@ parentPort.on('message', (message) => {
   Atomics.notify(progress, 0);
 });
 `;
+
+/** How long closing may wait for the thread to close its connection. */
+const CLOSE_WAIT_MS = 2_000;
 
 /** How long a synchronous wait (admin read, shutdown) may take before the thread counts as stuck. */
 const WAIT_LIMIT_MS = 15_000;
@@ -97,7 +106,7 @@ export class ThreadLogWriter implements LogBatchWriter {
       progress,
       replies: channel.port2,
     };
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData, transferList: [channel.port2] });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData, transferList: [channel.port2], resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 } });
     // Neither keeps the process alive: close() ends them, and a crash must not hang the exit.
     this.worker.unref();
     this.replies.unref();
@@ -131,10 +140,18 @@ export class ThreadLogWriter implements LogBatchWriter {
     }
   }
 
+  /**
+   * Waits (briefly) for the thread to close its connection, so the gateway's connection closes last and
+   * SQLite folds the WAL back into the database file as it would with one connection.
+   */
   close(): void {
     if (this.fallback) return;
     this.fallback = new SameThreadLogWriter(this.db);
     this.worker.postMessage('close');
+    const deadline = Date.now() + CLOSE_WAIT_MS;
+    for (let seen = Atomics.load(this.progress, 0); seen !== CLOSED && Date.now() < deadline; seen = Atomics.load(this.progress, 0)) {
+      Atomics.wait(this.progress, 0, seen, 100);
+    }
   }
 
   private settle(reply: BatchReply): void {
