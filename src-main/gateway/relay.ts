@@ -145,6 +145,45 @@ function streamFailure(error: unknown, signal: AbortLike, provider: string): Gat
   return new GatewayError(502, 'gateway_error', `The provider stream broke off: ${describeConnectionError(error)}`, null, 'stream_interrupted', provider);
 }
 
+/**
+ * Writes each chunk of a provider body to the client as it arrives, pausing the body while the client's
+ * buffers are full. Events rather than `for await`: the async iterator and a promise per chunk were a few
+ * percent of a proxied call. Ends with the body; fails when the body does (a broken connection, or the
+ * abort that a client leaving or the timeout sets off, which destroys the body).
+ */
+function pipeChunks(body: UpstreamResponse['body'], res: ServerResponse, onChunk: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const resume = () => {
+      res.off('drain', resume);
+      res.off('close', resume);
+      body.resume();
+    };
+    const onData = (chunk: Buffer) => {
+      onChunk(chunk);
+      if (!res.write(chunk) && !res.destroyed) {
+        body.pause();
+        res.once('drain', resume);
+        // A client that leaves while we wait: the abort destroys the body, and 'error' settles this.
+        res.once('close', resume);
+      }
+    };
+    const settle = (error?: Error) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      res.off('drain', resume);
+      res.off('close', resume);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onEnd = () => settle();
+    const onError = (error: Error) => settle(error);
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+  });
+}
+
 export async function relayPassthrough(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions): Promise<RelayOutcome> {
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const contentType = String(upstream.headers['content-type'] ?? (options.stream ? 'text/event-stream' : 'application/json'));
@@ -154,13 +193,12 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   let ttfbMs: number | null = null;
   let endsOnEventBoundary = true;
   try {
-    for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+    await pipeChunks(upstream.body, res, (chunk) => {
       ttfbMs ??= performance.now() - options.started;
-      await write(res, chunk, options.signal);
       const text = chunk.toString('utf8');
       capture.add(text);
       endsOnEventBoundary = text.endsWith('\n\n');
-    }
+    });
   } catch (error) {
     if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text() };
     const failure = streamFailure(error, options.signal, options.adapter.slug);
