@@ -1,58 +1,74 @@
-// Reads what a client received (an OpenAI-format JSON answer or SSE stream) back into the figures the
-// log keeps: tokens and the assembled text. Runs when log rows are written, never on the request path.
+// Reads the token counts back out of what a client received (an OpenAI-format JSON answer or SSE
+// stream), for the request log. Runs for every logged answer, so it parses only the `usage` object
+// where it can find it cheaply, and the whole text only when it cannot.
 
-export interface ResponseSummary {
+export interface TokenCounts {
   promptTokens: number | null;
   completionTokens: number | null;
-  /** The generated text, streams assembled (first choice). */
-  text: string | null;
 }
 
-interface ChoiceLike {
-  index?: number;
-  text?: string;
-  delta?: { content?: string | null };
-  message?: { content?: string | null };
+interface UsageLike {
+  prompt_tokens?: number;
+  completion_tokens?: number;
 }
 
-interface AnswerLike {
-  choices?: ChoiceLike[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+const NO_COUNTS: TokenCounts = { promptTokens: null, completionTokens: null };
+
+function countsOf(usage: UsageLike | null | undefined): TokenCounts | null {
+  if (!usage || typeof usage !== 'object') return null;
+  return { promptTokens: usage.prompt_tokens ?? null, completionTokens: usage.completion_tokens ?? null };
 }
 
-function choiceText(choice: ChoiceLike): string {
-  return choice.text ?? choice.delta?.content ?? choice.message?.content ?? '';
-}
-
-export function summarizeOpenAIResponse(body: string, stream: boolean): ResponseSummary {
-  const summary: ResponseSummary = { promptTokens: null, completionTokens: null, text: null };
-  const take = (answer: AnswerLike) => {
-    if (answer.usage) {
-      summary.promptTokens = answer.usage.prompt_tokens ?? summary.promptTokens;
-      summary.completionTokens = answer.usage.completion_tokens ?? summary.completionTokens;
+/**
+ * The `usage` object at the last `"usage"` key of a JSON text, or undefined when that cannot be read
+ * without parsing everything: no key, a key inside a string (escaped quotes), or strings inside it.
+ */
+function usageAtLastKey(text: string): UsageLike | null | undefined {
+  const key = text.lastIndexOf('"usage"');
+  if (key <= 0 || text[key - 1] === '\\') return undefined;
+  let at = key + 7;
+  while (text[at] === ' ' || text[at] === '\n' || text[at] === '\r' || text[at] === '\t') at++;
+  if (text[at] !== ':') return undefined;
+  at++;
+  while (text[at] === ' ' || text[at] === '\n' || text[at] === '\r' || text[at] === '\t') at++;
+  if (text.startsWith('null', at)) return null;
+  if (text[at] !== '{') return undefined;
+  // Counts and nested count objects only: the first brace that closes the depth is the end.
+  let depth = 0;
+  for (let end = at; end < text.length; end++) {
+    const char = text[end];
+    if (char === '"' && text[end - 1] === '\\') return undefined;
+    if (char === '{') depth++;
+    else if (char === '}' && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(at, end + 1)) as UsageLike;
+      } catch {
+        return undefined;
+      }
     }
-    for (const choice of answer.choices ?? []) {
-      if ((choice.index ?? 0) !== 0) continue;
-      summary.text = (summary.text ?? '') + choiceText(choice);
-    }
-  };
-  if (!stream) {
-    try {
-      take(JSON.parse(body) as AnswerLike);
-    } catch {
-      // A body that is not JSON has nothing to count.
-    }
-    return summary;
   }
+  return undefined;
+}
+
+function countsInJson(text: string): TokenCounts {
+  const quick = usageAtLastKey(text);
+  if (quick !== undefined) return countsOf(quick) ?? NO_COUNTS;
+  try {
+    return countsOf((JSON.parse(text) as { usage?: UsageLike }).usage) ?? NO_COUNTS;
+  } catch {
+    // A body that is not JSON (or was cut by the capture limit) has nothing to count.
+    return NO_COUNTS;
+  }
+}
+
+export function readTokenCounts(body: string, stream: boolean): TokenCounts {
+  if (!stream) return countsInJson(body);
+  // A stream reports usage in its last chunks (stream_options.include_usage); the last one that has it wins.
+  let counts = NO_COUNTS;
   for (const line of body.split('\n')) {
-    if (!line.startsWith('data:')) continue;
-    const data = line.slice(5).trim();
-    if (!data || data === '[DONE]') continue;
-    try {
-      take(JSON.parse(data) as AnswerLike);
-    } catch {
-      // A line cut by the capture limit is skipped.
-    }
+    if (!line.startsWith('data:') || !line.includes('"usage"')) continue;
+    const found = countsInJson(line.slice(5).trim());
+    if (found.promptTokens !== null || found.completionTokens !== null) counts = found;
   }
-  return summary;
+  return counts;
 }

@@ -1,7 +1,7 @@
 // The request log: rows are queued by the gateway and written in one transaction per batch, off the
 // request path; listeners (the admin event stream) hear about each row once it is stored.
 import type { SqliteDatabase } from './database.js';
-import { summarizeOpenAIResponse } from '../gateway/openai-usage.js';
+import { readTokenCounts } from '../gateway/openai-usage.js';
 
 /** What the gateway hands over for one finished request. Derived figures are computed at write time. */
 export interface LogEntryInput {
@@ -321,9 +321,9 @@ export class RequestLog {
   }
 
   private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {
-    const summary =
+    const counted =
       input.promptTokens === undefined && input.responseBody !== null && input.status < 400
-        ? summarizeOpenAIResponse(input.responseBody, input.stream)
+        ? readTokenCounts(input.responseBody, input.stream)
         : null;
     return [
       input.createdAt,
@@ -336,8 +336,8 @@ export class RequestLog {
       input.status,
       Math.round(input.latencyMs * 1000) / 1000,
       input.ttfbMs === null ? null : Math.round(input.ttfbMs * 1000) / 1000,
-      input.promptTokens ?? summary?.promptTokens ?? null,
-      input.completionTokens ?? summary?.completionTokens ?? null,
+      input.promptTokens ?? counted?.promptTokens ?? null,
+      input.completionTokens ?? counted?.completionTokens ?? null,
       input.stream ? 1 : 0,
       input.error,
       input.attempts,
