@@ -87,7 +87,8 @@ export class ThreadLogWriter implements LogBatchWriter {
   private readonly worker: Worker;
   private readonly replies: MessagePort;
   private readonly progress: Int32Array;
-  private readonly waiting = new Map<number, (outcome: BatchOutcome) => void>();
+  private readonly waiting = new Map<number, { done: (outcome: BatchOutcome) => void; rows: number }>();
+  private rowsWaiting = 0;
   private lastSeq = 0;
   /** Set once the thread is gone: from then on batches are written on this thread. */
   private fallback: SameThreadLogWriter | null = null;
@@ -120,8 +121,13 @@ export class ThreadLogWriter implements LogBatchWriter {
   write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
     if (this.fallback) return this.fallback.write(rows, done);
     const seq = ++this.lastSeq;
-    this.waiting.set(seq, done);
+    this.waiting.set(seq, { done, rows: rows.length });
+    this.rowsWaiting += rows.length;
     this.worker.postMessage({ seq, rows });
+  }
+
+  get rowsInFlight(): number {
+    return this.rowsWaiting;
   }
 
   waitUntilWritten(): void {
@@ -155,9 +161,11 @@ export class ThreadLogWriter implements LogBatchWriter {
   }
 
   private settle(reply: BatchReply): void {
-    const done = this.waiting.get(reply.seq);
-    if (!done) return;
+    const batch = this.waiting.get(reply.seq);
+    if (!batch) return;
     this.waiting.delete(reply.seq);
+    this.rowsWaiting -= batch.rows;
+    const { done } = batch;
     if (reply.ids) done({ ids: reply.ids });
     else done({ error: Object.assign(new Error(reply.error ?? 'unknown error'), { code: reply.code }) });
   }
@@ -170,6 +178,7 @@ export class ThreadLogWriter implements LogBatchWriter {
     void this.worker.terminate();
     const unanswered = [...this.waiting.values()];
     this.waiting.clear();
-    for (const done of unanswered) done({ error });
+    this.rowsWaiting = 0;
+    for (const { done } of unanswered) done({ error });
   }
 }

@@ -178,6 +178,8 @@ export type BatchOutcome = { ids: number[] } | { error: Error };
  */
 export interface LogBatchWriter {
   write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
+  /** Rows handed over whose batch is not answered yet. */
+  readonly rowsInFlight: number;
   /** Returns once every batch handed over so far is written and its `done` has run. */
   waitUntilWritten(): void;
   close(): void;
@@ -186,6 +188,7 @@ export interface LogBatchWriter {
 /** Writes on the caller's thread, at once: for tests, tools, and when no writer thread can be had. */
 export class SameThreadLogWriter implements LogBatchWriter {
   private readonly writeBatch: (rows: RowValues[]) => number[];
+  readonly rowsInFlight = 0;
 
   constructor(db: SqliteDatabase) {
     const insert = db.prepare(INSERT_ROW);
@@ -220,8 +223,15 @@ function rowFromValues(id: number, values: RowValues): Row {
   return row as unknown as Row;
 }
 
-/** Rows held in memory while the database refuses writes; past this the oldest are dropped. */
+/** Rows held in memory while the database refuses writes or the writer falls behind; past this the oldest are dropped. */
 const MAX_PENDING_ROWS = 50_000;
+/**
+ * Rows a writer may have on its hands at once. A disk slower than the traffic must slow the handing over
+ * (rows then wait in the bounded queue) rather than pile up without limit in the writer's inbox.
+ */
+const MAX_ROWS_IN_WRITER = 20_000;
+/** A message about dropped rows is printed at most this often. */
+const DROP_REPORT_INTERVAL_MS = 10_000;
 const RETRY_FLUSH_MS = 1_000;
 
 export class RequestLog {
@@ -238,6 +248,9 @@ export class RequestLog {
   private closed = false;
   /** When writes started failing, while they still do. */
   private failingSince: number | null = null;
+  /** Rows dropped since the last message about it, and when that message was printed. */
+  private droppedUnreported = 0;
+  private lastDropReport = -Infinity;
 
   constructor(private readonly db: SqliteDatabase, options: RequestLogOptions = {}) {
     // On the same thread a batch holds the event loop while it is written: 64 rows keep that to about a
@@ -253,6 +266,7 @@ export class RequestLog {
   append(entry: LogEntryInput): void {
     if (this.closed) return;
     this.queue.push(entry);
+    if (this.pendingCount > MAX_PENDING_ROWS) this.dropOldest();
     if (this.queue.length >= this.batchSize) setImmediate(() => this.handOver());
     else if (!this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
@@ -264,23 +278,32 @@ export class RequestLog {
 
   /** Writes every queued row and returns once they are stored (and the listeners told). */
   flush(): void {
-    this.handOver();
+    this.handOver(true);
     this.writer.waitUntilWritten();
   }
 
-  /** Gives the queued rows to the writer as one batch, without waiting for them to be stored. */
-  private handOver(): void {
+  /**
+   * Gives the waiting rows to the writer as one batch, without waiting for them to be stored. A writer with
+   * many rows on its hands gets only what fits under MAX_ROWS_IN_WRITER; the rest waits here for a later
+   * turn. A flush hands over everything.
+   */
+  private handOver(evenIfBehind = false): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
     if (this.pendingCount === 0) return;
-    const batch = this.refused.length ? this.refused.concat(this.queue) : this.queue;
-    this.refused = [];
-    this.queue = [];
-    const keepBodies = this.storeBodies();
-    const rows = batch.map((input) => this.toRowValues(input, keepBodies));
-    this.writer.write(rows, (outcome) => this.afterWrite(batch, rows, outcome));
+    const room = evenIfBehind ? Infinity : MAX_ROWS_IN_WRITER - this.writer.rowsInFlight;
+    if (room > 0) {
+      const waiting = this.refused.length ? this.refused.concat(this.queue) : this.queue;
+      const batch = waiting.length > room ? waiting.slice(0, room) : waiting;
+      this.refused = [];
+      this.queue = batch === waiting ? [] : waiting.slice(room);
+      const keepBodies = this.storeBodies();
+      const rows = batch.map((input) => this.toRowValues(input, keepBodies));
+      this.writer.write(rows, (outcome) => this.afterWrite(batch, rows, outcome));
+    }
+    if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
   private afterWrite(batch: LogEntryInput[], rows: RowValues[], outcome: BatchOutcome): void {
@@ -306,18 +329,30 @@ export class RequestLog {
    */
   private keepForRetry(batch: LogEntryInput[], error: Error): void {
     this.refused = this.refused.concat(batch);
-    const excess = this.pendingCount - MAX_PENDING_ROWS;
-    if (excess > 0) {
-      const fromRefused = Math.min(excess, this.refused.length);
-      this.refused.splice(0, fromRefused);
-      this.queue.splice(0, excess - fromRefused);
-    }
     if (this.failingSince === null) {
       this.failingSince = Date.now();
       console.error(`Gatehouse: could not write ${batch.length} request log rows (${error.message}); retrying every ${RETRY_FLUSH_MS / 1000} s.`);
     }
-    if (excess > 0) console.error(`Gatehouse: the request log could not be written for a while; the ${excess} oldest waiting rows were dropped.`);
+    this.dropOldest();
     if (!this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), RETRY_FLUSH_MS);
+  }
+
+  /** Keeps the waiting rows within MAX_PENDING_ROWS by dropping the oldest, and says so now and then. */
+  private dropOldest(): void {
+    const excess = this.pendingCount - MAX_PENDING_ROWS;
+    if (excess <= 0) return;
+    const fromRefused = Math.min(excess, this.refused.length);
+    this.refused.splice(0, fromRefused);
+    this.queue.splice(0, excess - fromRefused);
+    this.droppedUnreported += excess;
+    const now = Date.now();
+    if (now - this.lastDropReport < DROP_REPORT_INTERVAL_MS) return;
+    console.error(
+      `Gatehouse: the request log cannot keep up (${MAX_PENDING_ROWS} rows waiting); ${this.droppedUnreported} of the oldest were dropped` +
+        (this.lastDropReport === -Infinity ? ', and more will be until it catches up.' : ' since the last message.'),
+    );
+    this.droppedUnreported = 0;
+    this.lastDropReport = now;
   }
 
   private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
-import { RequestLog, type LogEntry, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type LogEntryInput, type RowValues } from '../../../src-main/store/request-log.js';
 
 const entry = (traceId: string, overrides: Partial<LogEntryInput> = {}): LogEntryInput => ({
   createdAt: Date.now(), traceId, metadata: { team: 'core' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini', path: '/v1/completions',
@@ -85,5 +85,49 @@ describe('the request log on a writer thread', () => {
     log.append(entry('second'));
     log.flush();
     expect(log.list().items.map((item) => item.traceId).sort()).toEqual(['first', 'second']);
+  });
+});
+
+describe('a log writer that falls behind (a disk slower than the traffic)', () => {
+  /** A writer that answers only when told: its backlog is what the log sees. */
+  class StalledWriter implements LogBatchWriter {
+    readonly batches: { rows: RowValues[]; done: (outcome: BatchOutcome) => void }[] = [];
+    get rowsInFlight(): number {
+      return this.batches.reduce((sum, batch) => sum + batch.rows.length, 0);
+    }
+    write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
+      this.batches.push({ rows, done });
+    }
+    answerAll(): void {
+      for (const batch of this.batches.splice(0)) batch.done({ ids: batch.rows.map((_, index) => index + 1) });
+    }
+    waitUntilWritten(): void {
+      this.answerAll();
+    }
+    close(): void {}
+  }
+
+  it('stops handing rows over past 20,000 in flight, and keeps at most 50,000 waiting, dropping the oldest', async () => {
+    const reported: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
+    const writer = new StalledWriter();
+    log = new RequestLog(db, { writer, batchSize: 1_000, flushIntervalMs: 5 });
+    for (let i = 0; i < 80_000; i++) {
+      log.append(entry(`row-${i}`));
+      if (i % 1_000 === 999) await sleep(0);
+    }
+    await sleep(20);
+    expect(writer.rowsInFlight).toBe(20_000);
+    expect(log.pendingCount).toBe(50_000);
+    expect(reported.join('\n')).toMatch(/request log cannot keep up \(50000 rows waiting\); 1 of the oldest were dropped, and more will be/);
+    expect(reported).toHaveLength(1);
+
+    // Once the writer catches up, the waiting rows go on, newest kept: rows 30,000 to 79,999.
+    writer.answerAll();
+    await vi.waitFor(() => expect(writer.rowsInFlight).toBe(20_000));
+    const handedOver = () => writer.batches.flatMap((batch) => batch.rows.map((row) => row[1]));
+    expect(handedOver()[0]).toBe('row-30000');
+    log.flush();
+    expect(log.pendingCount).toBe(0);
   });
 });
