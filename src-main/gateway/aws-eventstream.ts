@@ -1,12 +1,20 @@
 // Bedrock streams `application/vnd.amazon.eventstream`: binary frames, each prefixed by its total length.
 // The Smithy codec decodes one whole frame (and checks both CRCs); this module only cuts frames out.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { UpstreamEvent } from './providers/types.js';
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+let codecLoaded: Promise<EventStreamCodec> | undefined;
+
+/** Loaded with the first Bedrock stream, like the signer (bedrock.ts): no memory spent on it otherwise. */
+function loadCodec(): Promise<EventStreamCodec> {
+  codecLoaded ??= Promise.all([import('@smithy/eventstream-codec'), import('@smithy/util-utf8')]).then(
+    ([{ EventStreamCodec }, { fromUtf8, toUtf8 }]) => new EventStreamCodec(toUtf8, fromUtf8),
+  );
+  return codecLoaded;
+}
 
 export async function* readEventStreamFrames(body: AsyncIterable<Buffer | Uint8Array>): AsyncGenerator<UpstreamEvent> {
+  const codec = await loadCodec();
   let buffered = Buffer.alloc(0);
   for await (const chunk of body) {
     buffered = buffered.length ? Buffer.concat([buffered, chunk]) : Buffer.from(chunk);

@@ -2,8 +2,8 @@
 // SigV4-signed from the Cloud C credentials (or sent with a Bedrock API key as a bearer token); answers,
 // binary event streams and errors come back in OpenAI's shape.
 import { randomUUID } from 'node:crypto';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { Sha256 } from '@aws-crypto/sha256-js';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import { GatewayError, errorTypeForStatus, invalidRequest, unsupportedField, type ErrorType } from '../errors.js';
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import type { ChatRequest } from '../validate.js';
@@ -153,13 +153,30 @@ function queryOf(url: URL): Record<string, string | string[]> {
   return query;
 }
 
+interface AwsSigning {
+  SignatureV4: typeof SignatureV4;
+  Sha256: typeof Sha256;
+}
+
+let awsSigning: Promise<AwsSigning> | undefined;
+
+/** The AWS signer is loaded with the first Bedrock call: some 17 MB (with the event-stream codec) that users of other providers never pay for. */
+function loadAwsSigning(): Promise<AwsSigning> {
+  awsSigning ??= Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]).then(([signer, hash]) => ({
+    SignatureV4: signer.SignatureV4,
+    Sha256: hash.Sha256,
+  }));
+  return awsSigning;
+}
+
 /**
  * Signs what is actually sent: this URL's host (a custom host included), path and query, and the exact
  * body bytes. The Smithy signer escapes the already-encoded path again, as SigV4 wants for every service
  * but S3 — so a model id's `%3A` is signed as `%253A`.
  */
 async function signedHeaders(url: URL, body: Buffer, region: string, credentials: SigningCredentials, accept: string): Promise<Record<string, string>> {
-  const signer = new SignatureV4({ service: 'bedrock', region, credentials, sha256: Sha256 });
+  const aws = await loadAwsSigning();
+  const signer = new aws.SignatureV4({ service: 'bedrock', region, credentials, sha256: aws.Sha256 });
   const signed = await signer.sign({
     method: 'POST',
     protocol: url.protocol,
