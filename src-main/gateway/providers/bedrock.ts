@@ -160,7 +160,7 @@ interface AwsSigning {
 
 let awsSigning: Promise<AwsSigning> | undefined;
 
-/** The AWS signer is loaded with the first Bedrock call: some 17 MB (with the event-stream codec) that users of other providers never pay for. */
+/** The AWS signer is loaded with the first Bedrock call: with the event-stream codec, ~6 MB of RSS that users of other providers never pay for. */
 function loadAwsSigning(): Promise<AwsSigning> {
   awsSigning ??= Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]).then(([signer, hash]) => ({
     SignatureV4: signer.SignatureV4,
