@@ -23,6 +23,8 @@ export interface LoadResult {
   failures: number;
   /** CPU time the proxy process spent per request (user + system): steadier than requests/s on a busy machine. */
   proxyCpuUsPerRequest?: number;
+  /** Of that, what the main thread (the event loop serving requests) used. */
+  proxyMainThreadCpuUsPerRequest?: number;
 }
 
 export async function loadWithAutocannon(target: Target, connections: number, durationSeconds: number): Promise<LoadResult> {

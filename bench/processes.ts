@@ -49,6 +49,8 @@ export interface ServerProcess {
   rss(): number;
   /** CPU time used so far (user + system), in ms: unlike requests/s, barely moved by other load on the machine. */
   cpuMs(): number;
+  /** CPU time of the main thread alone (the one serving requests), in ms; NaN where /proc is missing. */
+  mainThreadCpuMs(): number;
   /** SIGTERM, then wait for the exit (Gatehouse flushes its log and closes the database first). */
   stop(): Promise<number | null>;
 }
@@ -79,6 +81,7 @@ export function startServer(name: string, script: string, options: { args?: stri
         pid: child.pid!,
         rss: () => processRss(child.pid!),
         cpuMs: () => processCpuMs(child.pid!),
+        mainThreadCpuMs: () => processCpuMs(child.pid!, child.pid!),
         stop: async () => {
           if (child.exitCode === null) child.kill('SIGTERM');
           return exited;
@@ -102,11 +105,14 @@ export function processRss(pid: number): number {
   return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) * 1024;
 }
 
-/** CPU time of another process from /proc (Linux); NaN elsewhere, and the report leaves it out. */
-export function processCpuMs(pid: number): number {
+/**
+ * CPU time of another process from /proc (Linux), or of one of its threads (the main thread's id is the
+ * process id); NaN elsewhere, and the report leaves it out.
+ */
+export function processCpuMs(pid: number, threadId?: number): number {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(threadId === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${threadId}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {

@@ -175,10 +175,14 @@ async function main(): Promise<void> {
     const throughput = await inRounds(targets, plan.rounds, async (target) => {
       const proxy = proxyProcess[target.name];
       const cpuBefore = proxy?.cpuMs() ?? 0;
+      const mainThreadBefore = proxy?.mainThreadCpuMs() ?? 0;
       const result = await loadWithAutocannon(target, 32, plan.loadSeconds);
-      if (proxy) result.proxyCpuUsPerRequest = ((proxy.cpuMs() - cpuBefore) * 1000) / result.completed;
+      if (proxy) {
+        result.proxyCpuUsPerRequest = ((proxy.cpuMs() - cpuBefore) * 1000) / result.completed;
+        result.proxyMainThreadCpuUsPerRequest = ((proxy.mainThreadCpuMs() - mainThreadBefore) * 1000) / result.completed;
+      }
       if (target.name === 'Gatehouse') gatehouseRequests += result.completed;
-      const cpu = result.proxyCpuUsPerRequest === undefined ? '' : `  CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request`;
+      const cpu = result.proxyCpuUsPerRequest === undefined ? '' : `  CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request (serving thread ${result.proxyMainThreadCpuUsPerRequest?.toFixed(0)})`;
       say(`  ${target.name.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
       return result;
     });
