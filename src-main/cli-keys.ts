@@ -3,7 +3,7 @@
 // writes to the database directly; a server running on the same data dir picks the change up
 // within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
 // master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from './app.js';
@@ -31,6 +31,7 @@ const USAGE = `Usage:
         .filter((name) => !SECRET_FLAGS.has(flagOf(name)))
         .map((name) => `--${flagOf(name)}`)
         .join(', ')}
+      Vertex AI: --service-account-key FILE (its key file) makes and renews access tokens; no token is read then.
   gatehouse keys list [--all] [--json]
   gatehouse keys rotate ID            (the new secret from stdin, as for add)
   gatehouse keys revoke ID            (a virtual key vk_..., or a gateway key gk_...)
@@ -140,6 +141,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
       name: { type: 'string' },
       provider: { type: 'string' },
       'custom-host': { type: 'string' },
+      'service-account-key': { type: 'string' },
       'no-secret': { type: 'boolean', default: false },
     },
     strict: true,
@@ -160,8 +162,14 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
     const value = options[flagOf(parameter)];
     if (typeof value === 'string') fields[CLOUD_PARAMETERS[parameter]] = value;
   }
+  if (typeof values['service-account-key'] === 'string') {
+    const field = provider.credentialFields.find((candidate) => candidate.name.endsWith('.serviceAccountJson'));
+    if (!field) throw new UsageError(`--service-account-key is for vertex-ai; '${provider.slug}' takes no service account.`);
+    // A path is no secret; the file's content goes straight into the sealed credentials.
+    fields[field.name] = readFileSync(values['service-account-key'], 'utf8');
+  }
   const mayOmitToken = typeof values['custom-host'] === 'string';
-  const secrets = values['no-secret'] ? {} : await readSecrets(provider, Object.keys(fields), io, mayOmitToken);
+  const secrets = values['no-secret'] ? {} : await readSecrets(provider, fields, io, mayOmitToken);
 
   return withKeyStore(values['data-dir'], io, (store) => {
     const created = store.createVirtualKey({
@@ -188,7 +196,7 @@ async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<numb
     const key = store.getVirtualKey(id);
     const provider = getProvider(key.provider);
     // The store cannot read old secrets here (no data key in the CLI), so every secret field is asked for again.
-    const secrets = await readSecrets(provider, [], io, key.customHost !== null);
+    const secrets = await readSecrets(provider, {}, io, key.customHost !== null);
     const updated = store.updateVirtualKey(id, { fields: secrets });
     io.stderr.write(`Replaced the secret of virtual key ${updated.id} '${updated.name}'. The key itself is unchanged.\n`);
     return 0;
@@ -267,9 +275,11 @@ function formatTable(rows: string[][]): string {
  * The provider's secret fields not given as flags, main secret first: from a hidden prompt each on
  * a terminal, else one line each from stdin. Optional ones may be left empty.
  */
-async function readSecrets(provider: ProviderAdapter, givenByFlag: string[], io: KeysCommandIO, mayOmitToken: boolean): Promise<Record<string, string>> {
+async function readSecrets(provider: ProviderAdapter, givenByFlag: Record<string, string>, io: KeysCommandIO, mayOmitToken: boolean): Promise<Record<string, string>> {
   const main = mainSecretField(provider);
-  const wanted = provider.credentialFields.filter((field) => field.secret && !givenByFlag.includes(field.name));
+  // A field given by flag is not asked for, nor one that a given field stands in for (a token, when a service account key is given).
+  const isGiven = (name: string) => givenByFlag[name] !== undefined;
+  const wanted = provider.credentialFields.filter((field) => field.secret && !isGiven(field.name) && !(field.alternative && isGiven(field.alternative)));
   wanted.sort((a, b) => Number(b === main) - Number(a === main));
   if (wanted.length === 0) return {};
 

@@ -252,10 +252,12 @@ function validCredentials(provider: ProviderAdapter, secret: string | undefined,
   for (const field of provider.credentialFields) {
     // A custom host may be a local model that needs no token; the other fields still say where to go.
     const exempt = field.name === 'token' && customHost !== null;
-    if (field.required && !exempt && !values[field.name]) {
+    const standsIn = field.alternative !== undefined && Boolean(values[field.alternative]);
+    if (field.required && !exempt && !standsIn && !values[field.name]) {
       throw invalidRequest(`A virtual key for '${provider.slug}' needs '${field.label}' (${field.name})`, field.name === mainSecretField(provider)?.name ? 'secret' : field.name);
     }
   }
+  provider.checkCredentials?.(values);
   return values;
 }
 

@@ -15,7 +15,7 @@ export interface Health {
   version: string;
 }
 
-export type ProviderField = Pick<CredentialField, 'name' | 'label' | 'secret' | 'required' | 'placeholder' | 'header'>;
+export type ProviderField = Pick<CredentialField, 'name' | 'label' | 'secret' | 'required' | 'placeholder' | 'header' | 'alternative'>;
 
 export interface ProviderInfo {
   slug: string;

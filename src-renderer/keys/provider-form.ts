@@ -22,10 +22,19 @@ export function credentialFields(provider: ProviderInfo | undefined): ProviderFi
 
 export type FieldValues = Record<string, string>;
 
-/** Required fields left empty. As on the server, a custom host makes the API key optional (local models need none). */
+/**
+ * Whether the field must be filled in now. As on the server, a custom host makes the API key optional
+ * (local models need none), and a field's alternative stands in for it (a service account for a token).
+ */
+export function isFieldRequired(field: ProviderField, values: FieldValues, customHost = ''): boolean {
+  if (!field.required) return false;
+  if (customHost.trim() !== '' && isSecretField(field)) return false;
+  return !(field.alternative && (values[field.alternative] ?? '').trim());
+}
+
+/** Required fields left empty. */
 export function missingRequiredFields(provider: ProviderInfo | undefined, values: FieldValues, customHost = ''): ProviderField[] {
-  const hasCustomHost = customHost.trim() !== '';
-  return credentialFields(provider).filter((field) => field.required && !(hasCustomHost && isSecretField(field)) && !(values[field.name] ?? '').trim());
+  return credentialFields(provider).filter((field) => isFieldRequired(field, values, customHost) && !(values[field.name] ?? '').trim());
 }
 
 function splitCredentials(provider: ProviderInfo | undefined, values: FieldValues): VirtualKeyRotation {

@@ -1,5 +1,8 @@
 // Virtual keys for providers with their own credentials (Anthropic, Azure OpenAI, Bedrock, Vertex AI):
 // stored once with every field they need, then used with no provider headers at all.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCommand } from '../../src-main/cli-keys.js';
@@ -8,6 +11,7 @@ import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { startAzureFake, type AzureFake } from '../fakes/azure-openai.js';
 import { startBedrockFake, type BedrockFake } from '../fakes/bedrock.js';
 import { startVertexFake, type VertexFake } from '../fakes/vertex.js';
+import { startGoogleOAuthFake } from '../fakes/google-oauth.js';
 
 const AWS_SESSION = { accessKeyId: 'ASIAKEYSTOREDTEST001', secretAccessKey: 'stored/secret/access/key/for/tests/0001', sessionToken: 'stored-session-token-0001' };
 
@@ -142,5 +146,32 @@ describe('virtual keys for native providers', () => {
     const received = vertexFake.requests.at(-1);
     expect(received?.url).toMatch(/^\/v1\/projects\/my-project\/locations\/europe-west4\//);
     expect(received?.headers.authorization).toBe('Bearer ya29.stored-vertex-token');
+  });
+
+  it('a Vertex AI key from the command line with a service account key file: no token asked for, tokens made from the file', async () => {
+    const oauth = await startGoogleOAuthFake();
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-sa-')), 'service-account.json');
+      writeFileSync(file, oauth.serviceAccount('cli').json, { mode: 0o600 });
+      const key = await cli(
+        ['keys', 'add', '--name', 'vertex-sa', '--provider', 'vertex-ai', '--custom-host', vertexFake.baseUrl, '--cloud-b-project-id', 'cli-project', '--cloud-b-region', 'us-central1', '--service-account-key', file],
+        '',
+      );
+      const ask = () =>
+        fetch(`${gateway.baseUrl}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+          body: JSON.stringify({ model: 'gemini-2.0-flash', prompt: 'hi', max_tokens: 5 }),
+        });
+      // The running server sees a key added by another process within a second.
+      let response = await ask();
+      for (const started = Date.now(); response.status === 401 && Date.now() - started < 1500; response = await ask()) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(vertexFake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${oauth.issued.at(-1)}`);
+    } finally {
+      await oauth.close();
+    }
   });
 });

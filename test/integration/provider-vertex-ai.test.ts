@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startVertexFake, type VertexFake } from '../fakes/vertex.js';
+import { startGoogleOAuthFake, type GoogleOAuthFake } from '../fakes/google-oauth.js';
 import { anthropicError, streamThenOverloaded } from '../fakes/anthropic.js';
 import { googleError } from '../fakes/gemini.js';
 import { finishReasons, readDataLines, streamedText } from '../helpers/sse.js';
@@ -213,9 +214,10 @@ describe('vertex-ai: Cloud B headers', () => {
 describe('vertex-ai: virtual keys and the providers list', () => {
   it('lists the Cloud B fields the UI needs', async () => {
     const res = await gateway.admin('/providers');
-    const { items } = (await res.json()) as { items: { slug: string; fields: { name: string; required: boolean; header?: string }[] }[] };
+    const { items } = (await res.json()) as { items: { slug: string; fields: { name: string; required: boolean; header?: string; alternative?: string }[] }[] };
     const fields = items.find((item) => item.slug === 'vertex-ai')!.fields;
-    expect(fields.map((field) => field.name)).toEqual(['token', 'vertex.projectId', 'vertex.region', 'vertex.requestType']);
+    expect(fields.map((field) => field.name)).toEqual(['token', 'vertex.serviceAccountJson', 'vertex.projectId', 'vertex.region', 'vertex.requestType']);
+    expect(fields.find((field) => field.name === 'token')).toMatchObject({ required: true, alternative: 'vertex.serviceAccountJson' });
     expect(fields.find((field) => field.name === 'vertex.region')).toMatchObject({ required: true, header: 'x-gateway-cloud-b-region' });
   });
 
@@ -234,5 +236,69 @@ describe('vertex-ai: virtual keys and the providers list', () => {
     expect(res.status).toBe(200);
     expect(fake.requests[0].url).toBe(`/v1/projects/stored-project/locations/europe-west4/publishers/google/models/${GEMINI}:generateContent`);
     expect(fake.requests[0].headers.authorization).toBe('Bearer ya29.stored-token');
+  });
+
+  describe('with a service account key instead of an access token', () => {
+    let oauth: GoogleOAuthFake;
+    beforeAll(async () => {
+      oauth = await startGoogleOAuthFake();
+    });
+    afterAll(async () => {
+      await oauth?.close();
+    });
+
+    const createKey = (cloud: Record<string, string>, customHost: string | null = fake.baseUrl) =>
+      gateway.admin('/virtual-keys', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'vertex-sa', provider: 'vertex-ai', ...(customHost ? { customHost } : {}), cloud: { cloud_b_project_id: 'sa-project', cloud_b_region: 'us-central1', ...cloud } }),
+      });
+    const chat = (key: string) =>
+      fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+        body: JSON.stringify({ model: GEMINI, messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+
+    it('makes an access token from the key once, and sends it on every request while it is valid', async () => {
+      const account = oauth.serviceAccount('renewing');
+      const created = await createKey({ 'vertex.serviceAccountJson': account.json });
+      expect(created.status).toBe(201);
+      const { key } = (await created.json()) as { key: string };
+      const issuedBefore = oauth.issued.length;
+
+      for (let i = 0; i < 3; i++) expect((await chat(key)).status).toBe(200);
+      expect(oauth.issued.length - issuedBefore).toBe(1);
+      const minted = oauth.issued.at(-1)!;
+      expect(fake.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${minted}`, `Bearer ${minted}`, `Bearer ${minted}`]);
+      expect(fake.requests[0].url).toContain('/projects/sa-project/locations/us-central1/');
+      // The key file stays sealed: the listing shows no part of it.
+      const listed = JSON.stringify(await (await gateway.admin('/virtual-keys')).json());
+      expect(listed).not.toContain('PRIVATE KEY');
+    });
+
+    it('refuses a key file that is not a service account key when the virtual key is created', async () => {
+      const notJson = await createKey({ 'vertex.serviceAccountJson': '{"type": "authorized_user"}' });
+      expect(notJson.status).toBe(400);
+      expect(((await notJson.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'vertex.serviceAccountJson', message: expect.stringContaining('service_account') });
+      // Without a custom host (a local server needs no token), a Vertex key needs a token or a key file.
+      const neither = await createKey({}, null);
+      expect(neither.status).toBe(400);
+      expect(((await neither.json()) as { error: { param: string } }).error.param).toBe('secret');
+    });
+
+    it('answers 401 naming the account when Google refuses it', async () => {
+      const account = oauth.serviceAccount('refused');
+      // Same account name, another key pair: the double knows only the first public key.
+      const forged = JSON.parse(account.json) as Record<string, string>;
+      forged.private_key = JSON.parse(oauth.serviceAccount('other').json).private_key as string;
+      const created = await createKey({ 'vertex.serviceAccountJson': JSON.stringify(forged) });
+      const { key } = (await created.json()) as { key: string };
+      const res = await chat(key);
+      expect(res.status).toBe(401);
+      const { error } = (await res.json()) as { error: { message: string; provider: string } };
+      expect(error.message).toContain(account.clientEmail);
+      expect(error.message).toContain('Invalid JWT Signature');
+      expect(fake.requests).toHaveLength(0);
+    });
   });
 });

@@ -9,7 +9,7 @@ export interface ProviderCredentials {
   /** The provider token: `Authorization: Bearer <token>` from the client, or a stored secret. */
   token?: string;
   azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
-  vertex?: { projectId?: string; region?: string; requestType?: string };
+  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
   bedrock?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
 }
 
@@ -85,6 +85,8 @@ export interface CredentialField {
   placeholder?: string;
   /** The request header that carries it (spec §5.3), for docs and the UI. */
   header?: string;
+  /** Another field that stands in for this required one when given (a service account key for a token). */
+  alternative?: string;
 }
 
 export interface ProviderAdapter {
@@ -100,6 +102,8 @@ export interface ProviderAdapter {
   readonly relay: 'passthrough' | 'translate';
   /** Whether the provider generates `n` choices itself; if not, the gateway makes n calls and merges them. */
   readonly supportsN: boolean;
+  /** Checks stored credential values when a virtual key is created or rotated; throws GatewayError (400). */
+  checkCredentials?(values: Readonly<Record<string, string>>): void;
   /** Builds the provider call; throws GatewayError (400) for a field the provider cannot honour. */
   buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest>;
   /** Maps a successful JSON answer to `text_completion` / `chat.completion`. Required for `translate`. */

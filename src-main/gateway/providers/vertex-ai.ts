@@ -1,6 +1,7 @@
 // Vertex AI ("Cloud B"): Gemini models through generateContent and Claude models through rawPredict,
 // both under `/v1/projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`,
 // with the OAuth access token as a bearer and the project and region from the Cloud B headers.
+import { parseServiceAccount, serviceAccountToken } from './google-service-account.js';
 import { GatewayError, missingProviderToken } from '../errors.js';
 import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
 import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
@@ -44,9 +45,10 @@ export function vertexBaseUrl(region: string): string {
 /** Vertex model ids carry versions after `@` (claude-sonnet-4-5@20250929), which stays readable in the path. */
 const encodeModel = (model: string): string => encodeURIComponent(model).replace(/%40/g, '@');
 
-export function buildVertexRequest(call: ProviderCall): UpstreamRequest {
+const SERVICE_ACCOUNT_FIELD = 'vertex.serviceAccountJson';
+
+export function buildVertexRequest(call: ProviderCall, token = call.credentials.token): UpstreamRequest {
   const { projectId, region } = vertexLocation(call);
-  const token = call.credentials.token;
   if (!token && !call.customHost) {
     throw missingProviderToken(SLUG, "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)");
   }
@@ -80,6 +82,15 @@ export function buildVertexRequest(call: ProviderCall): UpstreamRequest {
   };
 }
 
+/** With a stored service account key, an access token is made (or taken from the cache) first. */
+function buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest> {
+  const serviceAccountJson = call.credentials.vertex?.serviceAccountJson;
+  if (!serviceAccountJson) return buildVertexRequest(call);
+  // A wrong project or region is said before any token is asked for.
+  vertexLocation(call);
+  return serviceAccountToken(serviceAccountJson, SERVICE_ACCOUNT_FIELD).then((token) => buildVertexRequest(call, token));
+}
+
 /** Errors come from Google's front end (`{error:{code,status}}`) or, for Claude, from Anthropic (`{type:"error"}`). */
 export function mapVertexError(status: number, body: string): ReturnType<ProviderAdapter['mapError']> {
   let isAnthropicShape = false;
@@ -97,15 +108,34 @@ export const vertexAi: ProviderAdapter = {
   name: 'Google Vertex AI',
   defaultBaseUrl: 'https://{region}-aiplatform.googleapis.com',
   credentialFields: [
-    { name: 'token', label: 'Access token', secret: true, required: true, placeholder: 'ya29.… (gcloud auth print-access-token)', header: 'Authorization' },
+    {
+      name: 'token',
+      label: 'Access token',
+      secret: true,
+      required: true,
+      placeholder: 'ya29.… (gcloud auth print-access-token; lasts an hour)',
+      header: 'Authorization',
+      alternative: SERVICE_ACCOUNT_FIELD,
+    },
+    {
+      name: SERVICE_ACCOUNT_FIELD,
+      label: 'Service account key (JSON)',
+      secret: true,
+      required: false,
+      placeholder: 'The key file of a service account: access tokens are made and renewed from it',
+    },
     { name: 'vertex.projectId', label: 'Project ID', secret: false, required: true, placeholder: 'my-project', header: PROJECT_HEADER },
     { name: 'vertex.region', label: 'Region', secret: false, required: true, placeholder: 'us-central1', header: REGION_HEADER },
     { name: 'vertex.requestType', label: 'LLM request type', secret: false, required: false, placeholder: 'dedicated or shared', header: 'X-Cloud-B-LLM-Request-Type' },
   ],
+  checkCredentials: (values) => {
+    const serviceAccountJson = values[SERVICE_ACCOUNT_FIELD];
+    if (serviceAccountJson) parseServiceAccount(serviceAccountJson, SERVICE_ACCOUNT_FIELD);
+  },
   relay: 'translate',
   // Gemini's candidateCount is refused by many models and Claude has none: n separate calls work everywhere.
   supportsN: false,
-  buildRequest: buildVertexRequest,
+  buildRequest,
   mapResponse: (call, json) => (isClaudeModel(call.body.model) ? mapMessagesResponse(call, json) : mapGenerateContentResponse(call, json)),
   createStreamTranslator: (call) => (isClaudeModel(call.body.model) ? createMessagesStreamTranslator(call) : createGenerateContentStreamTranslator(call)),
   mapError: (status, body) => mapVertexError(status, body),

@@ -1,13 +1,13 @@
 // The dialogs of the Keys page: create, show once, rotate, revoke.
 import { useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../../api/api-error';
-import type { ProviderInfo, VirtualKey } from '../../api/types';
+import type { ProviderField, ProviderInfo, VirtualKey } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { ErrorNotice } from '../../components/StatusViews';
-import { buildNewVirtualKey, buildRotation, credentialFields, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
+import { buildNewVirtualKey, buildRotation, credentialFields, isFieldRequired, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
 import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
 import { KeyUsage } from './KeyUsage';
 
@@ -35,20 +35,25 @@ function toFormError(error: unknown): FormError {
 }
 
 /** The provider's credential inputs; secret ones are password fields that never autofill. */
-function CredentialFields({ provider, values, onChange, error }: { provider: ProviderInfo | undefined; values: FieldValues; onChange(values: FieldValues): void; error: FormError | null }) {
+function CredentialFields({ provider, values, onChange, error, customHost = '' }: { provider: ProviderInfo | undefined; values: FieldValues; onChange(values: FieldValues): void; error: FormError | null; customHost?: string }) {
   const fields = credentialFields(provider);
+  const labelOf = (name: string) => fields.find((field) => field.name === name)?.label ?? name;
+  const hintFor = (field: ProviderField) => {
+    if (field.alternative) return `Or give the ${labelOf(field.alternative)} instead.`;
+    return field.required ? undefined : 'Optional';
+  };
   // The server names its main secret field `secret` in errors, whatever the field is called.
   const mainSecretName = fields.find(isSecretField)?.name ?? fields.find((field) => field.secret)?.name;
   return (
     <>
       {fields.map((field) => (
-        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && field.name === mainSecretName) ? error.message : null} hint={field.required ? undefined : 'Optional'}>
+        <Field key={field.name} label={field.label} error={error?.param === field.name || (error?.param === 'secret' && field.name === mainSecretName) ? error.message : null} hint={hintFor(field)}>
           <input
             className={`input${field.secret ? ' input-mono' : ''}`}
             type={field.secret ? 'password' : 'text'}
             autoComplete={field.secret ? 'new-password' : 'off'}
             spellCheck={false}
-            required={field.required}
+            required={isFieldRequired(field, values, customHost)}
             placeholder={field.placeholder}
             value={values[field.name] ?? ''}
             onChange={(event) => onChange({ ...values, [field.name]: event.target.value })}
@@ -115,7 +120,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
             {!providers.length && <option value="openai">openai</option>}
           </select>
         </Field>
-        <CredentialFields provider={provider} values={values} onChange={setValues} error={error} />
+        <CredentialFields provider={provider} values={values} onChange={setValues} error={error} customHost={customHost} />
         <Field label="Custom host" error={fieldError('customHost')} hint={`Optional. The key only ever goes to this address${provider?.defaultBaseUrl ? ` (default ${provider.defaultBaseUrl})` : ''}.`}>
           <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'https://…'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />
         </Field>
@@ -231,7 +236,7 @@ export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey
       onClose={onClose}
     >
       <form className="stack" onSubmit={onSubmit} noValidate>
-        <CredentialFields provider={provider} values={values} onChange={setValues} error={error} />
+        <CredentialFields provider={provider} values={values} onChange={setValues} error={error} customHost={virtualKey.customHost ?? ''} />
         {error && !error.param && <ErrorNotice message={error.message} />}
         <FormActions onCancel={onClose} submitting={submitting} label="Save new credential" busyLabel="Saving…" />
       </form>

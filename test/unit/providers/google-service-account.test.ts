@@ -1,0 +1,54 @@
+// Service account tokens for Vertex AI: a signed JWT exchanged once, the token kept and shared until
+// five minutes before it expires, then renewed; a key file that cannot work is refused by name.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseServiceAccount, serviceAccountToken } from '../../../src-main/gateway/providers/google-service-account.js';
+import { startGoogleOAuthFake, type GoogleOAuthFake } from '../../fakes/google-oauth.js';
+
+let oauth: GoogleOAuthFake;
+beforeAll(async () => {
+  oauth = await startGoogleOAuthFake();
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await oauth.close();
+});
+
+describe('service account access tokens', () => {
+  it('asks once for concurrent requests, keeps the token, and renews it five minutes before it expires', async () => {
+    const { json } = oauth.serviceAccount('cache');
+    const before = oauth.issued.length;
+    const tokens = await Promise.all([serviceAccountToken(json, 'f'), serviceAccountToken(json, 'f'), serviceAccountToken(json, 'f')]);
+    expect(new Set(tokens).size).toBe(1);
+    expect(oauth.issued.length - before).toBe(1);
+
+    const now = Date.now();
+    // 54 minutes on: the token (valid 3599 s) is still used.
+    vi.spyOn(Date, 'now').mockReturnValue(now + 54 * 60_000);
+    expect(await serviceAccountToken(json, 'f')).toBe(tokens[0]);
+    // 56 minutes on: within five minutes of its end, so a new one is asked for.
+    vi.spyOn(Date, 'now').mockReturnValue(now + 56 * 60_000);
+    const renewed = await serviceAccountToken(json, 'f');
+    expect(renewed).not.toBe(tokens[0]);
+    expect(oauth.issued.length - before).toBe(2);
+    vi.restoreAllMocks();
+  });
+
+  it('refuses key files that cannot work, naming the field', () => {
+    const field = 'vertex.serviceAccountJson';
+    const valid = JSON.parse(oauth.serviceAccount('checks').json) as Record<string, string>;
+    const refusal = (json: string) => {
+      try {
+        parseServiceAccount(json, field);
+        return null;
+      } catch (error) {
+        return { message: (error as Error).message, param: (error as { param?: string }).param };
+      }
+    };
+    expect(refusal(JSON.stringify(valid))).toBeNull();
+    expect(refusal('not json')).toMatchObject({ param: field, message: expect.stringContaining('not JSON') });
+    expect(refusal(JSON.stringify({ ...valid, type: 'authorized_user' }))).toMatchObject({ message: expect.stringContaining('service_account') });
+    expect(refusal(JSON.stringify({ ...valid, private_key: 'garbage' }))).toMatchObject({ message: expect.stringContaining('cannot be read') });
+    expect(refusal(JSON.stringify({ ...valid, client_email: '' }))).toMatchObject({ message: expect.stringContaining('client_email') });
+    expect(refusal(JSON.stringify({ ...valid, token_uri: 'file:///etc/passwd' }))).toMatchObject({ message: expect.stringContaining('token_uri') });
+  });
+});
