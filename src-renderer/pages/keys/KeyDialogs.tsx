@@ -34,12 +34,14 @@ function toFormError(error: unknown): FormError {
   return { message: describeError(error), param: error instanceof ApiError ? error.param : null };
 }
 
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
 /** The provider's credential inputs; secret ones are password fields that never autofill. */
 function CredentialFields({ provider, values, onChange, error, customHost = '' }: { provider: ProviderInfo | undefined; values: FieldValues; onChange(values: FieldValues): void; error: FormError | null; customHost?: string }) {
   const fields = credentialFields(provider);
   const labelOf = (name: string) => fields.find((field) => field.name === name)?.label ?? name;
   const hintFor = (field: ProviderField) => {
-    if (field.alternative) return `Or give the ${labelOf(field.alternative)} instead.`;
+    if (field.alternative) return `Or give the ${lowerFirst(labelOf(field.alternative))} instead.`;
     return field.required ? undefined : 'Optional';
   };
   // The server names its main secret field `secret` in errors, whatever the field is called.
