@@ -239,6 +239,8 @@ export class RequestLog {
   /** Rows of batches the database refused, oldest first, written again before the queue. */
   private refused: LogEntryInput[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** A full batch is handed over on the next turn of the event loop: one such turn at a time. */
+  private handOverSoon = false;
   private readonly listeners = new Set<LogListener>();
   private readonly writer: LogBatchWriter;
   private readonly batchSize: number;
@@ -267,8 +269,15 @@ export class RequestLog {
     if (this.closed) return;
     this.queue.push(entry);
     if (this.pendingCount > MAX_PENDING_ROWS) this.dropOldest();
-    if (this.queue.length >= this.batchSize) setImmediate(() => this.handOver());
-    else if (!this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
+    if (this.queue.length >= this.batchSize) {
+      if (!this.handOverSoon) {
+        this.handOverSoon = true;
+        setImmediate(() => {
+          this.handOverSoon = false;
+          this.handOver();
+        });
+      }
+    } else if (!this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
   /** Rows not written yet: queued, or refused by the database and waiting for another try. */
