@@ -1,6 +1,9 @@
 // A stand-in for the parts of Electron the main process uses, so main.ts can run under Vitest on
 // machines without an Electron binary. It records what the app asked for; tests drive its events.
 import { EventEmitter } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface FakeEvent {
   defaultPrevented: boolean;
@@ -225,3 +228,12 @@ export function createFakeElectron(options: { userData: string; messageBoxRespon
 }
 
 export type FakeElectron = ReturnType<typeof createFakeElectron>;
+
+/**
+ * The body of a test file's `vi.mock('electron', ...)`: a fake with its own userData folder, kept in
+ * `state` (made with vi.hoisted) for the test to inspect.
+ */
+export function mockElectronModule(state: { fake: FakeElectron | null }, options: { messageBoxResponse?: () => number } = {}): FakeElectron['electron'] {
+  state.fake = createFakeElectron({ userData: mkdtempSync(join(tmpdir(), 'gatehouse-fake-userdata-')), ...options });
+  return state.fake.electron;
+}

@@ -5,14 +5,7 @@ import { useBusyPortLaunch, waitFor } from './busy-port-launch';
 
 const state = vi.hoisted(() => ({ fake: null as FakeElectron | null, response: 0 }));
 
-vi.mock('electron', async () => {
-  const { createFakeElectron } = await import('./fake-electron');
-  const { mkdtempSync: makeTemp } = await import('node:fs');
-  const { tmpdir: temp } = await import('node:os');
-  const { join: joinPath } = await import('node:path');
-  state.fake = createFakeElectron({ userData: makeTemp(joinPath(temp(), 'gatehouse-fake-userdata-')), messageBoxResponse: () => state.response });
-  return state.fake.electron;
-});
+vi.mock('electron', async () => (await import('./fake-electron')).mockElectronModule(state, { messageBoxResponse: () => state.response }));
 
 const launch = useBusyPortLaunch(state);
 

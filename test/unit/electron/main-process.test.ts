@@ -11,14 +11,7 @@ import { fakeEvent } from './fake-electron';
 
 const state = vi.hoisted(() => ({ fake: null as FakeElectron | null }));
 
-vi.mock('electron', async () => {
-  const { createFakeElectron } = await import('./fake-electron');
-  const { mkdtempSync: makeTemp } = await import('node:fs');
-  const { tmpdir: temp } = await import('node:os');
-  const { join: joinPath } = await import('node:path');
-  state.fake = createFakeElectron({ userData: makeTemp(joinPath(temp(), 'gatehouse-fake-userdata-')) });
-  return state.fake.electron;
-});
+vi.mock('electron', async () => (await import('./fake-electron')).mockElectronModule(state));
 
 let dataDir: string;
 let previousEnv: Record<string, string | undefined>;
