@@ -3,12 +3,10 @@
 import type { SqliteDatabase } from './database.js';
 import { readTokenCounts } from '../gateway/openai-usage.js';
 
-/** What the gateway hands over for one finished request. Derived figures are computed at write time. */
-export interface LogEntryInput {
-  createdAt: number;
+/** What every log row says about a call, as handed over and as read back. */
+interface LoggedCall {
   traceId: string;
   metadata: Record<string, string>;
-  keyId: string | null;
   provider: string | null;
   model: string | null;
   path: string;
@@ -18,6 +16,12 @@ export interface LogEntryInput {
   stream: boolean;
   error: string | null;
   attempts: number;
+}
+
+/** What the gateway hands over for one finished request. Derived figures are computed at write time. */
+export interface LogEntryInput extends LoggedCall {
+  createdAt: number;
+  keyId: string | null;
   /** Each call to the provider, retries included. */
   attemptLog?: LoggedAttempt[];
   requestHeaders: Record<string, string>;
@@ -36,22 +40,11 @@ export interface LoggedAttempt {
   durationMs: number;
 }
 
-export interface LogEntry {
+export interface LogEntry extends LoggedCall {
   id: string;
   createdAt: string;
-  traceId: string;
-  metadata: Record<string, string>;
-  provider: string | null;
-  model: string | null;
-  path: string;
-  status: number;
-  latencyMs: number;
-  ttfbMs: number | null;
   promptTokens: number | null;
   completionTokens: number | null;
-  stream: boolean;
-  error: string | null;
-  attempts: number;
 }
 
 export interface LogEntryDetail extends LogEntry {
