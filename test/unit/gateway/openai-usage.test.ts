@@ -1,5 +1,5 @@
-// The log's token counts come from what the client received: the usage object of a JSON answer, or of
-// a stream's last usage chunk — found without parsing the whole text, but never fooled by the text.
+// The log's token counts come from what the client received: the top-level usage object of a JSON
+// answer, or of a stream's last usage chunk — never a usage object nested elsewhere, nor the text.
 import { describe, expect, it } from 'vitest';
 import { readTokenCounts } from '../../../src-main/gateway/openai-usage.js';
 
@@ -18,6 +18,15 @@ describe('token counts for the log', () => {
     const usageFirst = JSON.stringify({ usage: { prompt_tokens: 3, completion_tokens: 4 }, choices: [{ index: 0, text: sneaky }] });
     expect(readTokenCounts(usageFirst, false)).toEqual({ promptTokens: 3, completionTokens: 4 });
     expect(readTokenCounts(answer('the word usage', null), false)).toEqual({ promptTokens: null, completionTokens: null });
+  });
+
+  it('takes the top-level usage, not one nested after it (Groq’s x_groq.usage) nor a string value', () => {
+    const nested = JSON.stringify({ usage: { prompt_tokens: 3, completion_tokens: 4 }, choices: [], x_groq: { usage: { prompt_tokens: 999, completion_tokens: 999 } } });
+    expect(readTokenCounts(nested, false)).toEqual({ promptTokens: 3, completionTokens: 4 });
+    const stringValue = JSON.stringify({ usage: { prompt_tokens: 3, completion_tokens: 4 }, note: 'usage', choices: [{ text: 'see "usage": {}' }] });
+    expect(readTokenCounts(stringValue, false)).toEqual({ promptTokens: 3, completionTokens: 4 });
+    const streamed = `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 }, x_groq: { usage: { prompt_tokens: 1, completion_tokens: 1 } } })}\n\ndata: [DONE]\n\n`;
+    expect(readTokenCounts(streamed, true)).toEqual({ promptTokens: 9, completionTokens: 2 });
   });
 
   it('counts nothing for an answer without usage, or one that is not JSON', () => {
