@@ -46,7 +46,11 @@ export async function startGoogleOAuthFake(): Promise<GoogleOAuthFake> {
       return refuse(res, 'invalid_grant', 'Invalid JWT Signature.');
     }
     if (aud !== tokenUri || scope !== 'https://www.googleapis.com/auth/cloud-platform') return refuse(res, 'invalid_grant', 'Invalid JWT: audience or scope');
-    if (typeof iat !== 'number' || typeof exp !== 'number' || exp - iat > 3600) return refuse(res, 'invalid_grant', 'Invalid JWT: lifetime');
+    // Seconds, issued now (within Google's allowed skew), valid for at most an hour.
+    const now = Date.now() / 1000;
+    if (typeof iat !== 'number' || typeof exp !== 'number' || exp <= iat || exp - iat > 3600 || Math.abs(iat - now) > 300) {
+      return refuse(res, 'invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.');
+    }
     const token = `ya29.minted-${issued.length + 1}`;
     issued.push(token);
     res.writeHead(200, { 'content-type': 'application/json' });

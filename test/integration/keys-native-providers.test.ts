@@ -1,6 +1,6 @@
 // Virtual keys for providers with their own credentials (Anthropic, Azure OpenAI, Bedrock, Vertex AI):
 // stored once with every field they need, then used with no provider headers at all.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -55,10 +55,11 @@ async function cli(args: string[], stdin: string): Promise<string> {
   return out.trim();
 }
 
-async function completeWhenLive(key: string, limitMs = 1500): Promise<Response> {
+/** A key added by another process (the CLI) is seen by the running server within a second. */
+async function completeWhenLive(key: string, send: (key: string) => Promise<Response> = complete, limitMs = 1500): Promise<Response> {
   const start = Date.now();
   for (;;) {
-    const response = await complete(key);
+    const response = await send(key);
     if (response.status !== 401 || Date.now() - start > limitMs) return response;
     await response.text();
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -150,28 +151,29 @@ describe('virtual keys for native providers', () => {
 
   it('a Vertex AI key from the command line with a service account key file: no token asked for, tokens made from the file', async () => {
     const oauth = await startGoogleOAuthFake();
+    const folder = mkdtempSync(join(tmpdir(), 'gatehouse-sa-'));
     try {
-      const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-sa-')), 'service-account.json');
+      const file = join(folder, 'service-account.json');
       writeFileSync(file, oauth.serviceAccount('cli').json, { mode: 0o600 });
+      // No custom host to excuse a missing token, and nothing on stdin: the key file is enough.
+      await cli(['keys', 'add', '--name', 'vertex-sa-default-host', '--provider', 'vertex-ai', '--cloud-b-project-id', 'cli-project', '--cloud-b-region', 'us-central1', '--service-account-key', file], '');
+
       const key = await cli(
         ['keys', 'add', '--name', 'vertex-sa', '--provider', 'vertex-ai', '--custom-host', vertexFake.baseUrl, '--cloud-b-project-id', 'cli-project', '--cloud-b-region', 'us-central1', '--service-account-key', file],
         '',
       );
-      const ask = () =>
+      const response = await completeWhenLive(key, (liveKey) =>
         fetch(`${gateway.baseUrl}/v1/completions`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+          headers: { 'content-type': 'application/json', 'x-gateway-api-key': liveKey },
           body: JSON.stringify({ model: 'gemini-2.0-flash', prompt: 'hi', max_tokens: 5 }),
-        });
-      // The running server sees a key added by another process within a second.
-      let response = await ask();
-      for (const started = Date.now(); response.status === 401 && Date.now() - started < 1500; response = await ask()) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+        }),
+      );
       expect(response.status, await response.clone().text()).toBe(200);
       expect(vertexFake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${oauth.issued.at(-1)}`);
     } finally {
       await oauth.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

@@ -276,10 +276,15 @@ describe('vertex-ai: virtual keys and the providers list', () => {
       expect(listed).not.toContain('PRIVATE KEY');
     });
 
+    it('takes the key file in place of the token, also where no custom host would excuse a missing token', async () => {
+      const created = await createKey({ 'vertex.serviceAccountJson': oauth.serviceAccount('no-host').json }, null);
+      expect(created.status, await created.clone().text()).toBe(201);
+    });
+
     it('refuses a key file that is not a service account key when the virtual key is created', async () => {
-      const notJson = await createKey({ 'vertex.serviceAccountJson': '{"type": "authorized_user"}' });
-      expect(notJson.status).toBe(400);
-      expect(((await notJson.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'vertex.serviceAccountJson', message: expect.stringContaining('service_account') });
+      const wrongType = await createKey({ 'vertex.serviceAccountJson': '{"type": "authorized_user"}' });
+      expect(wrongType.status).toBe(400);
+      expect(((await wrongType.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'vertex.serviceAccountJson', message: expect.stringContaining('service_account') });
       // Without a custom host (a local server needs no token), a Vertex key needs a token or a key file.
       const neither = await createKey({}, null);
       expect(neither.status).toBe(400);
@@ -292,10 +297,12 @@ describe('vertex-ai: virtual keys and the providers list', () => {
       const forged = JSON.parse(account.json) as Record<string, string>;
       forged.private_key = JSON.parse(oauth.serviceAccount('other').json).private_key as string;
       const created = await createKey({ 'vertex.serviceAccountJson': JSON.stringify(forged) });
+      expect(created.status).toBe(201);
       const { key } = (await created.json()) as { key: string };
       const res = await chat(key);
       expect(res.status).toBe(401);
       const { error } = (await res.json()) as { error: { message: string; provider: string } };
+      expect(error.provider).toBe('vertex-ai');
       expect(error.message).toContain(account.clientEmail);
       expect(error.message).toContain('Invalid JWT Signature');
       expect(fake.requests).toHaveLength(0);

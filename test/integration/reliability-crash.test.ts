@@ -161,9 +161,7 @@ describe('kill -9 under load, then a restart on the same data dir', () => {
     const logged = loggedTraceIds(dataDir);
     const missing = [...completedAt].filter(([traceId]) => !logged.has(traceId));
     const missingFromBeforeTheLastSecond = missing.filter(([, at]) => at < killedAt - 1_000);
-    const completedInLastSecond = [...completedAt.values()].filter((at) => at >= killedAt - 1_000).length;
     expect(missingFromBeforeTheLastSecond).toEqual([]);
-    expect(missing.length).toBeLessThanOrEqual(completedInLastSecond);
 
     const output = first.output() + second.output();
     for (let i = 0; i < 3; i++) expect(output).not.toContain(`sk-crash-secret-${i}`);

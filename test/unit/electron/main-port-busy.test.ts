@@ -11,7 +11,6 @@ const launch = useBusyPortLaunch(state);
 
 describe('a busy port at launch', () => {
   it('offers the next free port, uses it, and remembers it', async () => {
-    state.response = 0;
     await import('../../../src-main/electron/main');
     const url = await waitFor(() => launch.fake().record.windows[0]?.loadedUrl, 'the window');
     const box = launch.fake().record.messageBoxes[0];

@@ -11,7 +11,6 @@ const launch = useBusyPortLaunch(state);
 
 describe('a busy port at launch', () => {
   it('quits without starting when the user declines', async () => {
-    state.response = 1;
     await import('../../../src-main/electron/main');
     await waitFor(() => launch.fake().record.exitCode, 'the app to exit');
     expect(launch.fake().record.exitCode).toBe(1);

@@ -1,6 +1,6 @@
 // Service account tokens for Vertex AI: a signed JWT exchanged once, the token kept and shared until
 // five minutes before it expires, then renewed; a key file that cannot work is refused by name.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseServiceAccount, serviceAccountToken } from '../../../src-main/gateway/providers/google-service-account.js';
 import { startGoogleOAuthFake, type GoogleOAuthFake } from '../../fakes/google-oauth.js';
 
@@ -8,8 +8,10 @@ let oauth: GoogleOAuthFake;
 beforeAll(async () => {
   oauth = await startGoogleOAuthFake();
 });
-afterAll(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
+});
+afterAll(async () => {
   await oauth.close();
 });
 
@@ -30,7 +32,16 @@ describe('service account access tokens', () => {
     const renewed = await serviceAccountToken(json, 'f');
     expect(renewed).not.toBe(tokens[0]);
     expect(oauth.issued.length - before).toBe(2);
-    vi.restoreAllMocks();
+  });
+
+  it('does not keep a refusal: the next request asks Google again', async () => {
+    const account = JSON.parse(oauth.serviceAccount('flaky').json) as Record<string, string>;
+    // A key Google does not know: refused, twice, each time asked anew.
+    const unknown = JSON.stringify({ ...account, client_email: 'unknown@test-project.iam.gserviceaccount.com' });
+    const asked = oauth.requests.length;
+    await expect(serviceAccountToken(unknown, 'f')).rejects.toMatchObject({ status: 401, message: expect.stringContaining('unknown@') });
+    await expect(serviceAccountToken(unknown, 'f')).rejects.toMatchObject({ status: 401 });
+    expect(oauth.requests.length - asked).toBe(2);
   });
 
   it('refuses key files that cannot work, naming the field', () => {
@@ -46,9 +57,9 @@ describe('service account access tokens', () => {
     };
     expect(refusal(JSON.stringify(valid))).toBeNull();
     expect(refusal('not json')).toMatchObject({ param: field, message: expect.stringContaining('not JSON') });
-    expect(refusal(JSON.stringify({ ...valid, type: 'authorized_user' }))).toMatchObject({ message: expect.stringContaining('service_account') });
-    expect(refusal(JSON.stringify({ ...valid, private_key: 'garbage' }))).toMatchObject({ message: expect.stringContaining('cannot be read') });
-    expect(refusal(JSON.stringify({ ...valid, client_email: '' }))).toMatchObject({ message: expect.stringContaining('client_email') });
-    expect(refusal(JSON.stringify({ ...valid, token_uri: 'file:///etc/passwd' }))).toMatchObject({ message: expect.stringContaining('token_uri') });
+    expect(refusal(JSON.stringify({ ...valid, type: 'authorized_user' }))).toMatchObject({ param: field, message: expect.stringContaining('service_account') });
+    expect(refusal(JSON.stringify({ ...valid, private_key: 'garbage' }))).toMatchObject({ param: field, message: expect.stringContaining('cannot be read') });
+    expect(refusal(JSON.stringify({ ...valid, client_email: '' }))).toMatchObject({ param: field, message: expect.stringContaining('client_email') });
+    expect(refusal(JSON.stringify({ ...valid, token_uri: 'file:///etc/passwd' }))).toMatchObject({ param: field, message: expect.stringContaining('token_uri') });
   });
 });

@@ -20,10 +20,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let dir: string;
 let db: SqliteDatabase;
 let log: RequestLog | undefined;
+/** What the log printed: a writer thread that failed says so (and writing moved to the main thread). */
+let reported: string[];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-thread-'));
   db = openDatabase(dir);
+  reported = [];
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -44,6 +48,7 @@ describe('the request log on a writer thread', () => {
     expect(items.at(-1)?.traceId).toBe('trace-0');
     expect(log.list({ q: 'trace-42' }).items.map((item) => item.traceId)).toEqual(['trace-42']);
     expect(log.get(items[0].id)?.requestBody).toBe('{"prompt":"hi"}');
+    expect(reported).toEqual([]);
   });
 
   it('tells listeners about each row with the id it was stored under, without a flush', async () => {
@@ -55,21 +60,25 @@ describe('the request log on a writer thread', () => {
     await vi.waitFor(() => expect(heard).toHaveLength(2), { timeout: 5_000 });
     expect(heard.map((stored) => stored.traceId)).toEqual(['heard-1', 'heard-2']);
     expect(log.get(heard[1].id)?.traceId).toBe('heard-2');
+    expect(reported).toEqual([]);
   });
 
   it('keeps the rows while another program locks the database, and writes them once it is free', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const locker = new Database(db.name);
     try {
       locker.exec('BEGIN EXCLUSIVE');
-      // The thread waits out a lock shorter than its busy timeout (5 s); readers are not blocked meanwhile.
+      // The thread waits out a lock shorter than its busy timeout (5 s). This thread is not held meanwhile:
+      // written here, the batch would have blocked it for those 5 s.
       log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }), flushIntervalMs: 5 });
+      const started = Date.now();
       log.append(entry('while-locked'));
       await sleep(200);
       expect(log.list().items).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(1_000);
       locker.exec('COMMIT');
       log.flush();
       expect(log.list().items.map((item) => item.traceId)).toEqual(['while-locked']);
+      expect(reported).toEqual([]);
     } finally {
       if (locker.inTransaction) locker.exec('ROLLBACK');
       locker.close();
@@ -77,8 +86,6 @@ describe('the request log on a writer thread', () => {
   });
 
   it('writes on the caller thread, losing nothing, when the thread cannot open the database', async () => {
-    const reported: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
     log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: join(dir, 'no-such-dir', 'gatehouse.db') }), flushIntervalMs: 5 });
     log.append(entry('first'));
     await vi.waitFor(() => expect(reported.join('\n')).toMatch(/written on the main thread/), { timeout: 5_000 });
@@ -92,6 +99,8 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
   /** A writer that answers only when told: its backlog is what the log sees. */
   class StalledWriter implements LogBatchWriter {
     readonly batches: { rows: RowValues[]; done: (outcome: BatchOutcome) => void }[] = [];
+    /** Trace ids of the rows answered (written), in order. */
+    readonly written: unknown[] = [];
     get rowsInFlight(): number {
       return this.batches.reduce((sum, batch) => sum + batch.rows.length, 0);
     }
@@ -99,7 +108,10 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
       this.batches.push({ rows, done });
     }
     answerAll(): void {
-      for (const batch of this.batches.splice(0)) batch.done({ ids: batch.rows.map((_, index) => index + 1) });
+      for (const batch of this.batches.splice(0)) {
+        this.written.push(...batch.rows.map((row) => row[1]));
+        batch.done({ ids: batch.rows.map((_, index) => index + 1) });
+      }
     }
     waitUntilWritten(): void {
       this.answerAll();
@@ -108,8 +120,6 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
   }
 
   it('stops handing rows over past 20,000 in flight, and keeps at most 50,000 waiting, dropping the oldest', async () => {
-    const reported: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
     const writer = new StalledWriter();
     log = new RequestLog(db, { writer, batchSize: 1_000, flushIntervalMs: 5 });
     for (let i = 0; i < 80_000; i++) {
@@ -128,6 +138,9 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
     const handedOver = () => writer.batches.flatMap((batch) => batch.rows.map((row) => row[1]));
     expect(handedOver()[0]).toBe('row-30000');
     log.flush();
-    expect(log.pendingCount).toBe(0);
+    // Rows 0–19,999 went first; 20,000–29,999 were dropped; the rest all arrive, in order.
+    expect(writer.written).toHaveLength(70_000);
+    expect(writer.written.slice(19_999, 20_001)).toEqual(['row-19999', 'row-30000']);
+    expect(writer.written.at(-1)).toBe('row-79999');
   });
 });
