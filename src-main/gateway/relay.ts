@@ -123,6 +123,25 @@ async function readHeldBody(upstream: UpstreamResponse, provider: string): Promi
   return text;
 }
 
+/**
+ * A body held whole and parsed. A read that fails is reported as what it was (the timeout as 504, a
+ * broken connection or an oversized body as 502); only a body that is not JSON is called that.
+ */
+async function readHeldJson(upstream: UpstreamResponse, options: RelayOptions, answered: string): Promise<unknown> {
+  const provider = options.adapter.slug;
+  let text: string;
+  try {
+    text = await readHeldBody(upstream, provider);
+  } catch (error) {
+    throw streamFailure(error, options.signal, provider);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError(502, 'gateway_error', `Provider '${provider}' ${answered} with a body that is not JSON`, null, 'bad_provider_response', provider);
+  }
+}
+
 /** The provider's error, in the contract's shape, with its status and name. */
 async function relayProviderError(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions): Promise<RelayOutcome> {
   const { text } = await readUpTo(upstream.body, MAX_ERROR_BODY_BYTES);
@@ -277,13 +296,7 @@ export async function relayTranslated(
   if (!options.stream) {
     const answers = await Promise.all(
       upstreams.map(async (upstream, index) => {
-        const text = await readHeldBody(upstream, adapter.slug);
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          throw new GatewayError(502, 'gateway_error', `Provider '${adapter.slug}' answered with a body that is not JSON`, null, 'bad_provider_response', adapter.slug);
-        }
+        const json = await readHeldJson(upstream, options, 'answered');
         return adapter.mapResponse!(calls[index], json);
       }),
     );
@@ -364,12 +377,7 @@ export async function relayTranslated(
 export async function relayModelList(res: ServerResponse, upstream: UpstreamResponse, listing: ModelListing, options: RelayOptions): Promise<RelayOutcome> {
   if (!listing.map) return relayPassthrough(res, upstream, options);
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
-  let json: unknown;
-  try {
-    json = JSON.parse(await readHeldBody(upstream, options.adapter.slug));
-  } catch {
-    throw new GatewayError(502, 'gateway_error', `Provider '${options.adapter.slug}' answered its model list with a body that is not JSON`, null, 'bad_provider_response', options.adapter.slug);
-  }
+  const json = await readHeldJson(upstream, options, 'answered its model list');
   const text = JSON.stringify(listing.map(json));
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
   res.end(text);

@@ -417,3 +417,16 @@ describe('anthropic: virtual keys', () => {
     expect(JSON.stringify(fake.requests[0].headers)).not.toContain(key);
   });
 });
+
+describe('anthropic: an answer that stops halfway', () => {
+  it('is a 504 when the request timeout passes while the body is still arriving, not an internal error', async () => {
+    fake.enqueue((_request, res) => {
+      // Headers and the start of the JSON, then nothing: the gateway holds the body to translate it.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":"msg_01","type":"message","content":[');
+    });
+    const res = await post('completions', { model: MODEL, prompt: 'Say hi', max_tokens: 20 }, { 'x-gateway-request-timeout': '300' });
+    expect(res.status).toBe(504);
+    expect((await res.json()).error).toMatchObject({ type: 'gateway_error', code: 'timeout', provider: 'anthropic' });
+  });
+});
