@@ -2,6 +2,7 @@
 // their adapter's mapping. Streams are written event by event, the moment each arrives.
 import type { AbortLike } from './request-abort.js';
 import type { ServerResponse } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import { GatewayError, errorBody } from './errors.js';
 import type { ModelListing, ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
 import { ProviderStreamError } from './providers/types.js';
@@ -211,13 +212,16 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   const capture = new BodyCapture();
   let ttfbMs: number | null = null;
   let endsOnEventBoundary = true;
+  const decoder = new StringDecoder('utf8');
   try {
     await pipeChunks(upstream.body, res, (chunk) => {
       ttfbMs ??= performance.now() - options.started;
-      const text = chunk.toString('utf8');
+      // The decoder holds back a character split between chunks until its last bytes arrive.
+      const text = decoder.write(chunk);
       capture.add(text);
       endsOnEventBoundary = text.endsWith('\n\n');
     });
+    capture.add(decoder.end());
   } catch (error) {
     if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text() };
     const failure = streamFailure(error, options.signal, options.adapter.slug);

@@ -218,6 +218,26 @@ describe('trace id, metadata and the request log', () => {
     expect(JSON.parse(detail.responseBody).choices[0].text).toBe('echo: x');
   });
 
+  it('logs a character the provider’s stream split between two network chunks whole', async () => {
+    fake.enqueue(async (_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = Buffer.from(`data: ${JSON.stringify({ id: 'c', object: 'text_completion', choices: [{ index: 0, text: 'Grüße 😀', finish_reason: null }] })}\n\n`);
+      const inEmoji = event.indexOf(Buffer.from('😀')) + 2;
+      res.write(event.subarray(0, inEmoji));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      res.write(event.subarray(inEmoji));
+      res.end('data: [DONE]\n\n');
+    });
+    const response = await post('/v1/completions', { model: 'm', prompt: 'x', stream: true }, { 'x-gateway-trace-id': 'split-utf8' });
+    expect(await response.text()).toContain('Grüße 😀');
+
+    gateway.flushLog();
+    const [entry] = (await (await gateway.admin('/logs?q=split-utf8')).json()).items;
+    const detail = await (await gateway.admin(`/logs/${entry.id}`)).json();
+    expect(detail.responseBody).toContain('Grüße 😀');
+    expect(detail.responseBody).not.toContain('\uFFFD');
+  });
+
   it('refuses invalid metadata JSON with 400', async () => {
     const response = await post('/v1/completions', { model: 'm', prompt: 'x' }, { 'x-gateway-metadata': '{nope' });
     expect(response.status).toBe(400);
