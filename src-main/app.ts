@@ -44,8 +44,6 @@ export interface RunningGatehouse {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** In-flight requests get this long on shutdown; with the log flush after it, a stop stays within the contract's 5 s. */
 const SHUTDOWN_GRACE_MS = 4_000;
@@ -74,9 +72,6 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'Gatehouse');
 }
 
-export function isLoopbackBindAddress(host: string): boolean {
-  return host === '::1' || host === 'localhost' || isLoopbackHostname(host);
-}
 
 /** `GATEHOUSE_ADMIN_TOKEN`, or one generated once into `<data dir>/admin-token` (mode 0600). */
 export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string {
@@ -93,26 +88,28 @@ export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string 
 
 export async function startGatehouse(options: StartOptions = {}): Promise<RunningGatehouse> {
   const env = options.env ?? process.env;
-  const host = options.host ?? env.GATEHOUSE_HOST ?? DEFAULT_HOST;
-  const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : DEFAULT_PORT);
   const dataDir = options.dataDir ?? defaultDataDir(env);
   const log = options.log ?? (() => undefined);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${port}`);
-  if (!isLoopbackBindAddress(host) && !options.allowRemote) {
-    throw new Error(`Refusing to listen on ${host}: it is not a loopback address. Pass --allow-remote to expose Gatehouse to other machines.`);
-  }
 
   const db = openDatabase(dataDir, { nativeBinding: options.sqliteNativeBinding });
   const closers: (() => void)[] = [() => db.close()];
   try {
+    const settings = new SettingsStore(db);
+    // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
+    const saved = settings.get();
+    const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
+    const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : saved.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${port}`);
+    if (!isLoopbackHostname(host) && !options.allowRemote) {
+      throw new Error(`Refusing to listen on ${host}: it is not a loopback address. Pass --allow-remote to expose Gatehouse to other machines.`);
+    }
     const protector = options.keyProtection ?? (await chooseHeadlessKeyProtector(dataDir, env));
     if (protector.warning) log(`Warning: ${protector.warning}`);
     // A store made with the key file moves to GATEHOUSE_MASTER_KEY (or the keychain) when one is set.
     const keys = await KeyStore.open(db, protector, headlessProtectionUpgrade(dataDir, env));
     closers.unshift(() => keys.close());
-    const stopWatching = keys.watchForExternalChanges();
-    closers.unshift(stopWatching);
-    const settings = new SettingsStore(db);
+    // keys.close() stops the watching too.
+    keys.watchForExternalChanges();
     // Rows are written on a worker thread, so the SQLite work never comes out of a request's time.
     const writer = new ThreadLogWriter(db, { file: db.name, nativeBinding: options.sqliteNativeBinding });
     const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });

@@ -36,7 +36,7 @@ async function serve(args: string[]): Promise<number> {
     });
   } catch (error) {
     const err = error as NodeJS.ErrnoException;
-    const message = err.code === 'EADDRINUSE' ? `Port ${port ?? process.env.GATEHOUSE_PORT ?? 8787} is already in use; choose another with --port.` : err.message;
+    const message = err.code === 'EADDRINUSE' ? `Port ${(err as { port?: number }).port ?? port} is already in use; choose another with --port.` : err.message;
     process.stderr.write(`Gatehouse could not start: ${message}\n`);
     return 1;
   }

@@ -74,6 +74,15 @@ export function KeyProtectionCard({ settings }: { settings: Settings }) {
   );
 }
 
+/**
+ * `gatehouse serve` listens where Settings say (a flag or GATEHOUSE_PORT wins). The desktop app keeps the
+ * port it remembers in its own settings, so the field would not move it there.
+ */
+const PORT_HINT =
+  typeof window !== 'undefined' && window.gatehouse
+    ? 'Used by `gatehouse serve` at its next start. The desktop app keeps its own port: start it with --port to change that.'
+    : 'Takes effect at the next start, unless --port or GATEHOUSE_PORT says otherwise. 0 picks a free port.';
+
 export function SettingsPage() {
   const settings = useSettingsStore((state) => state.settings);
   const status = useSettingsStore((state) => state.status);
@@ -142,7 +151,7 @@ export function SettingsPage() {
             <Field label="Bind address" error={fieldError('host')} hint="127.0.0.1 keeps Gatehouse on this machine. Other addresses need --allow-remote.">
               <input className="input input-mono" value={draft.host} onChange={(event) => setDraft({ ...draft, host: event.target.value })} />
             </Field>
-            <Field label="Port" error={fieldError('port')} hint="Takes effect after a restart. 0 picks a free port.">
+            <Field label="Port" error={fieldError('port')} hint={PORT_HINT}>
               <input className="input input-mono" type="number" min={0} max={65535} value={draft.port} onChange={(event) => setDraft({ ...draft, port: event.target.value })} />
             </Field>
           </div>
