@@ -23,7 +23,6 @@ export const COMPLETION_BOUNDS = {
 
 export const LOGIT_BIAS_BOUND = { min: -100, max: 100 } as const;
 export const MAX_STOP_SEQUENCES = 4;
-export const END_OF_TEXT = '<|endoftext|>';
 /** Chat's `top_logprobs` (OpenAI chat API): 0 to 20. */
 export const CHAT_TOP_LOGPROBS_BOUND = { min: 0, max: 20, integer: true } as const;
 

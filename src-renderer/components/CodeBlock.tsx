@@ -5,17 +5,14 @@ interface CodeBlockProps {
   code: string;
   label: string;
   maxHeight?: number;
-  copyable?: boolean;
 }
 
-export function CodeBlock({ code, label, maxHeight, copyable = true }: CodeBlockProps) {
+export function CodeBlock({ code, label, maxHeight }: CodeBlockProps) {
   return (
     <div className="code-block">
-      {copyable && (
-        <div className="code-block-actions">
-          <CopyButton text={code} what={label} variant="ghost" compact />
-        </div>
-      )}
+      <div className="code-block-actions">
+        <CopyButton text={code} what={label} variant="ghost" compact />
+      </div>
       <pre aria-label={label} tabIndex={0} style={maxHeight ? { maxHeight } : undefined}>
         <code>{code}</code>
       </pre>

@@ -8,11 +8,10 @@ interface DialogProps {
   description?: ReactNode;
   onClose(): void;
   children: ReactNode;
-  footer?: ReactNode;
   size?: 'small' | 'medium' | 'large';
 }
 
-export function Dialog({ title, description, onClose, children, footer, size = 'medium' }: DialogProps) {
+export function Dialog({ title, description, onClose, children, size = 'medium' }: DialogProps) {
   const dialogRef = useRef<HTMLDialogElement>(null);
   const onCloseRef = useRef(onClose);
   onCloseRef.current = onClose;
@@ -46,7 +45,6 @@ export function Dialog({ title, description, onClose, children, footer, size = '
         </button>
       </header>
       <div className="dialog-body">{children}</div>
-      {footer && <footer className="dialog-footer">{footer}</footer>}
     </dialog>
   );
 }

@@ -11,7 +11,6 @@ interface SettingsState {
   loadError: string | null;
   saving: boolean;
   saveError: { message: string; param: string | null } | null;
-  savedAt: number | null;
   load(): Promise<void>;
   save(patch: SettingsPatch): Promise<boolean>;
 }
@@ -22,7 +21,6 @@ export const useSettingsStore = create<SettingsState>()((set) => ({
   loadError: null,
   saving: false,
   saveError: null,
-  savedAt: null,
   async load() {
     set({ status: 'loading', loadError: null });
     try {
@@ -35,7 +33,7 @@ export const useSettingsStore = create<SettingsState>()((set) => ({
     set({ saving: true, saveError: null });
     try {
       const settings = await requireAdminClient().updateSettings(patch);
-      set({ settings, saving: false, savedAt: Date.now() });
+      set({ settings, saving: false });
       return true;
     } catch (error) {
       set({ saving: false, saveError: { message: describeError(error), param: error instanceof ApiError ? error.param : null } });
