@@ -14,6 +14,12 @@ interface UsageLike {
 
 const NO_COUNTS: TokenCounts = { promptTokens: null, completionTokens: null };
 
+/** The counts of an OpenAI `usage` object; undefined when there is none. */
+export function countsOf(usage: UsageLike | null | undefined): TokenCounts | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  return { promptTokens: usage.prompt_tokens ?? null, completionTokens: usage.completion_tokens ?? null };
+}
+
 function countsInJson(text: string): TokenCounts {
   let usage: UsageLike | null | undefined;
   try {
@@ -22,8 +28,7 @@ function countsInJson(text: string): TokenCounts {
     // A body that is not JSON (or was cut by the capture limit) has nothing to count.
     return NO_COUNTS;
   }
-  if (!usage || typeof usage !== 'object') return NO_COUNTS;
-  return { promptTokens: usage.prompt_tokens ?? null, completionTokens: usage.completion_tokens ?? null };
+  return countsOf(usage) ?? NO_COUNTS;
 }
 
 export function readTokenCounts(body: string, stream: boolean): TokenCounts {

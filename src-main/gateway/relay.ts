@@ -7,10 +7,11 @@ import { GatewayError, errorBody } from './errors.js';
 import type { ModelListing, ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
 import { ProviderStreamError } from './providers/types.js';
 import type { UpstreamResponse } from './upstream.js';
-import { UpstreamTimeout, describeConnectionError } from './upstream.js';
+import { describeConnectionError, timeoutFailure } from './upstream.js';
 import { readSseEvents, sseData, SSE_DONE } from './sse.js';
 import { readEventStreamFrames } from './aws-eventstream.js';
 import { redactSecrets } from './redact.js';
+import { countsOf, type TokenCounts } from './openai-usage.js';
 
 export interface RelayOutcome {
   status: number;
@@ -19,7 +20,7 @@ export interface RelayOutcome {
   /** What the client received (capped), for the log. */
   responseBody: string | null;
   /** Known when the gateway assembled the answer itself. */
-  usage?: { promptTokens: number | null; completionTokens: number | null };
+  usage?: TokenCounts;
 }
 
 export interface RelayOptions {
@@ -157,9 +158,8 @@ async function relayProviderError(res: ServerResponse, upstream: UpstreamRespons
 
 /** Why a stream stopped early, as the message of the error event the client gets. */
 function streamFailure(error: unknown, signal: AbortLike, provider: string): GatewayError {
-  if (signal.reason instanceof UpstreamTimeout) {
-    return new GatewayError(504, 'gateway_error', `${signal.reason.message} (x-gateway-request-timeout)`, null, 'timeout', provider);
-  }
+  const timedOut = timeoutFailure(error, signal, provider);
+  if (timedOut) return timedOut;
   if (error instanceof ProviderStreamError) return new GatewayError(502, error.type, error.message, null, error.code, provider);
   if (error instanceof GatewayError) return error;
   return new GatewayError(502, 'gateway_error', `The provider stream broke off: ${describeConnectionError(error)}`, null, 'stream_interrupted', provider);
@@ -279,10 +279,6 @@ function mergeAnswers(answers: object[]): object {
   return merged;
 }
 
-function usageFigures(usage: UsageLike | null | undefined): RelayOutcome['usage'] {
-  return usage ? { promptTokens: usage.prompt_tokens ?? null, completionTokens: usage.completion_tokens ?? null } : undefined;
-}
-
 export async function relayTranslated(
   res: ServerResponse,
   calls: ProviderCall[],
@@ -309,7 +305,7 @@ export async function relayTranslated(
     const ttfbMs = performance.now() - options.started;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(upstreams[0]) });
     res.end(json);
-    return { status: 200, ttfbMs, error: null, responseBody: json, usage: usageFigures((answer as ChunkLike).usage) };
+    return { status: 200, ttfbMs, error: null, responseBody: json, usage: countsOf((answer as ChunkLike).usage) };
   }
 
   res.writeHead(200, { ...streamHeaders, ...relayedHeaders(upstreams[0]) });
@@ -359,22 +355,22 @@ export async function relayTranslated(
     }
   } catch (error) {
     for (const upstream of upstreams) upstream.body.destroy();
-    if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text(), usage: usageFigures(usage) };
+    if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text(), usage: countsOf(usage) };
     const failure = streamFailure(error, options.signal, adapter.slug);
     if (res.writableNeedDrain) {
       // The client stopped reading: it would never see an error event, so the cut connection tells it.
       res.destroy();
-      return { status: failure.status, ttfbMs, error: redactSecrets(failure.message, options.secrets), responseBody: capture.text(), usage: usageFigures(usage) };
+      return { status: failure.status, ttfbMs, error: redactSecrets(failure.message, options.secrets), responseBody: capture.text(), usage: countsOf(usage) };
     }
     const body = errorBody(failure.type, redactSecrets(failure.message, options.secrets), null, failure.code, adapter.slug);
     const event = sseData(JSON.stringify(body));
     capture.add(event);
     res.end(event);
-    return { status: failure.status, ttfbMs, error: body.error.message, responseBody: capture.text(), usage: usageFigures(usage) };
+    return { status: failure.status, ttfbMs, error: body.error.message, responseBody: capture.text(), usage: countsOf(usage) };
   }
   capture.add(SSE_DONE);
   res.end(SSE_DONE);
-  return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: usageFigures(usage ?? reportedUsage) };
+  return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: countsOf(usage ?? reportedUsage) };
 }
 
 /** `GET /v1/models`: OpenAI-format lists pass through; other providers' lists are mapped to OpenAI's shape. */

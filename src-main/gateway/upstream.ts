@@ -95,14 +95,19 @@ export class UpstreamTimeout extends Error {
   }
 }
 
-function upstreamFailure(error: unknown, signal: AbortLike, provider: string): GatewayError {
+/** Our x-gateway-request-timeout, or undici's own time limits, as the contract's 504; null for any other failure. */
+export function timeoutFailure(error: unknown, signal: AbortLike, provider: string): GatewayError | null {
   if (signal.reason instanceof UpstreamTimeout) {
     return new GatewayError(504, 'gateway_error', `${signal.reason.message} (x-gateway-request-timeout)`, null, 'timeout', provider);
   }
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return new GatewayError(504, 'gateway_error', 'The provider timed out', null, 'timeout', provider);
   }
-  return new GatewayError(502, 'gateway_error', `Could not reach provider '${provider}': ${describeConnectionError(error)}`, null, 'provider_unreachable', provider);
+  return null;
+}
+
+function upstreamFailure(error: unknown, signal: AbortLike, provider: string): GatewayError {
+  return timeoutFailure(error, signal, provider) ?? new GatewayError(502, 'gateway_error', `Could not reach provider '${provider}': ${describeConnectionError(error)}`, null, 'provider_unreachable', provider);
 }
 
 /**
