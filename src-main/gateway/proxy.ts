@@ -95,11 +95,11 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError(500, 'api_error', 'Internal gateway error');
 }
 
-function parseJsonBody(raw: Buffer): unknown {
+function parseJsonBody(raw: Buffer, text: string): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
   if (exceedsJsonDepth(raw)) throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`);
   }
@@ -127,6 +127,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let providerSlug: string | null = null;
   let body: CompletionRequest | ChatRequest | undefined;
   let rawBody: Buffer | undefined;
+  let bodyText: string | undefined;
   let credentials: ProviderCredentials | undefined;
   const attemptLog: AttemptRecord[] = [];
   let outcome: RelayOutcome | undefined;
@@ -139,7 +140,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     caller = authenticate(headers, deps.keys);
     if (route !== 'models') {
       rawBody = await readBody(req, deps.maxBodyBytes);
-      const json = parseJsonBody(rawBody);
+      bodyText = rawBody.toString('utf8');
+      const json = parseJsonBody(rawBody, bodyText);
       body = route === 'chat' ? validateChat(json) : validateCompletion(json);
     }
     const target = await resolveTarget(headers, caller);
@@ -217,9 +219,11 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     attempts: Math.max(attemptLog.length, 1),
     attemptLog,
     requestHeaders: redactHeaders(req.headers, headers?.sensitiveHeaderNames ?? new Set()),
-    requestBody: rawBody ? redactSecrets(rawBody.toString('utf8'), secretsToRedact) : null,
-    // A provider may echo the caller's key in an answer too, not only in errors.
-    responseBody: outcome?.responseBody != null ? redactSecrets(outcome.responseBody, secretsToRedact) : failureBody ? JSON.stringify(failureBody) : null,
+    // Both bodies are redacted (a provider may echo the caller's key in an answer too) when the row is
+    // written, off this request's path, and only if bodies are kept.
+    requestBody: bodyText ?? null,
+    responseBody: outcome?.responseBody ?? (failureBody ? JSON.stringify(failureBody) : null),
+    secrets: secretsToRedact,
     ...(outcome?.usage ? { promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens } : {}),
   });
 }

@@ -2,6 +2,7 @@
 // request path; listeners (the admin event stream) hear about each row once it is stored.
 import type { SqliteDatabase } from './database.js';
 import { readTokenCounts } from '../gateway/openai-usage.js';
+import { redactSecrets } from '../gateway/redact.js';
 
 /** What every log row says about a call, as handed over and as read back. */
 interface LoggedCall {
@@ -28,6 +29,8 @@ export interface LogEntryInput extends LoggedCall {
   requestBody: string | null;
   /** What the client received, in OpenAI's format (JSON or SSE text). */
   responseBody: string | null;
+  /** The caller's secrets, blanked out of both bodies when the row is written (redact.ts). */
+  secrets?: readonly string[];
   /** Known exactly by the gateway (translated streams); otherwise read from `responseBody`. */
   promptTokens?: number | null;
   completionTokens?: number | null;
@@ -136,8 +139,8 @@ function toEntry(row: Row): LogEntry {
   };
 }
 
-function cut(text: string | null, max: number): string | null {
-  if (text === null || text.length <= max) return text;
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
   return `${text.slice(0, max)}\n… [${text.length - max} more characters not stored]`;
 }
 
@@ -357,6 +360,11 @@ export class RequestLog {
     this.lastDropReport = now;
   }
 
+  /** Redacted before it is cut, so no part of a secret survives at the cut. */
+  private storedBody(text: string | null, secrets: readonly string[] = []): string | null {
+    return text === null ? null : cut(redactSecrets(text, secrets), this.maxStoredBodyChars);
+  }
+
   private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {
     const counted =
       input.promptTokens === undefined && input.responseBody !== null && input.status < 400
@@ -380,8 +388,8 @@ export class RequestLog {
       input.attempts,
       input.attemptLog?.length ? JSON.stringify(input.attemptLog.map((attempt) => ({ ...attempt, durationMs: Math.round(attempt.durationMs) }))) : null,
       JSON.stringify(input.requestHeaders),
-      keepBodies ? cut(input.requestBody, this.maxStoredBodyChars) : null,
-      keepBodies ? cut(input.responseBody, this.maxStoredBodyChars) : null,
+      keepBodies ? this.storedBody(input.requestBody, input.secrets) : null,
+      keepBodies ? this.storedBody(input.responseBody, input.secrets) : null,
     ];
   }
 

@@ -1,0 +1,48 @@
+// Bodies in the log: the caller's secrets are blanked out before a long body is cut, so no piece of a
+// secret survives at the cut; with bodies switched off nothing of them is stored.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
+import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+
+const SECRET = 'provider-secret-0123456789';
+const entry = (requestBody: string): LogEntryInput => ({
+  createdAt: Date.now(), traceId: 'bodies', metadata: {}, keyId: null, provider: 'openai', model: 'm', path: '/v1/completions', status: 200,
+  latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody, responseBody: `{"echo":"${SECRET}"}`, secrets: [SECRET],
+});
+
+let dir: string;
+let db: SqliteDatabase;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-bodies-'));
+  db = openDatabase(dir);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('bodies in the request log', () => {
+  it('are redacted before they are cut, so the cut cannot leave half a secret', () => {
+    const log = new RequestLog(db, { maxStoredBodyChars: 20 });
+    // The cut at 20 characters falls inside the secret.
+    log.append(entry(`{"prompt":"${SECRET} and more text after it"}`));
+    log.flush();
+    const detail = log.get(log.list().items[0].id)!;
+    expect(detail.requestBody).toMatch(/^\{"prompt":"\[redact/);
+    expect(detail.requestBody).not.toContain('provider-');
+    expect(detail.responseBody).not.toContain(SECRET);
+    log.close();
+  });
+
+  it('are not stored at all when bodies are switched off', () => {
+    const log = new RequestLog(db, { storeBodies: () => false });
+    log.append(entry('{"prompt":"hello"}'));
+    log.flush();
+    const detail = log.get(log.list().items[0].id)!;
+    expect(detail).toMatchObject({ requestBody: null, responseBody: null });
+    log.close();
+  });
+});
