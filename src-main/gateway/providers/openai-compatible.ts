@@ -1,5 +1,6 @@
 // Providers that speak OpenAI's own format. Nothing is translated: the client's bytes go up and the
 // provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
+import { boundedMemo } from '../bounded-memo.js';
 import { errorTypeForStatus, missingProviderToken } from '../errors.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
@@ -21,21 +22,17 @@ const tokenField = (required: boolean): CredentialField => ({
   header: 'Authorization',
 });
 
-/** Joined URLs by base and path: parsing and printing a URL on every request costs a few µs each time. */
-const joinedUrls = new Map<string, string>();
-const MAX_JOINED_URLS = 1000;
-
-export function joinUrl(base: string, path: string): string {
-  const cacheKey = `${base}\n${path}`;
-  const known = joinedUrls.get(cacheKey);
-  if (known !== undefined) return known;
+/** Joined once per base and path: parsing and printing a URL on every request costs a few µs each time. */
+const joinedUrl = boundedMemo(1000, (key) => {
+  const [base, path] = key.split('\n');
   const url = new URL(base);
   // Keep a base's own query (some proxies need one) and append the provider's path to its pathname.
   url.pathname = url.pathname.replace(/\/+$/, '') + path;
-  const joined = url.toString();
-  if (joinedUrls.size >= MAX_JOINED_URLS) joinedUrls.clear();
-  joinedUrls.set(cacheKey, joined);
-  return joined;
+  return url.toString();
+});
+
+export function joinUrl(base: string, path: string): string {
+  return joinedUrl(`${base}\n${path}`);
 }
 
 export function withQuery(url: string, params: Record<string, string>): string {
