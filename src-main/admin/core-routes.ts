@@ -2,18 +2,23 @@
 import { ZodError } from 'zod';
 import { GatewayError, invalidRequest } from '../gateway/errors.js';
 import { STREAMED, type AdminRoute } from './router.js';
-import type { LogQuery } from '../store/request-log.js';
+import { CLIENT_DIALECTS, type LogQuery } from '../store/request-log.js';
 
 function parseLogQuery(query: URLSearchParams): LogQuery {
   const limit = query.get('limit');
   const status = query.get('status');
   if (limit !== null && !/^\d+$/.test(limit)) throw invalidRequest("'limit' must be a positive integer", 'limit');
   if (status !== null && status !== 'error' && !/^\d{3}$/.test(status)) throw invalidRequest("'status' must be a status code or 'error'", 'status');
+  const dialect = query.get('dialect') || undefined;
+  if (dialect !== undefined && !(CLIENT_DIALECTS as readonly string[]).includes(dialect)) {
+    throw invalidRequest(`'dialect' must be one of ${CLIENT_DIALECTS.join(', ')}`, 'dialect');
+  }
   return {
     limit: limit === null ? undefined : Number(limit),
     before: query.get('before') ?? undefined,
     provider: query.get('provider') || undefined,
     model: query.get('model') || undefined,
+    dialect,
     status: status === null || status === '' ? undefined : status === 'error' ? 'error' : Number(status),
     q: query.get('q') || undefined,
   };

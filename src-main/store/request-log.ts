@@ -1,8 +1,10 @@
 // The request log: rows are queued by the gateway and written in one transaction per batch, off the
 // request path; listeners (the admin event stream) hear about each row once it is stored.
 import type { SqliteDatabase } from './database.js';
-import { readTokenCounts } from '../gateway/openai-usage.js';
 import { redactSecrets } from '../gateway/redact.js';
+import { dialectOfPath, usageFromBody } from './usage-from-body.js';
+
+export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from './usage-from-body.js';
 
 /** What every log row says about a call, as handed over and as read back. */
 interface LoggedCall {
@@ -17,23 +19,47 @@ interface LoggedCall {
   stream: boolean;
   error: string | null;
   attempts: number;
+  /**
+   * The dialect the client spoke: 'openai-chat' | 'openai-completions' | 'anthropic-messages' |
+   * 'openai-responses' (CLIENT_DIALECTS); null for model lists and failures before it was known.
+   */
+  dialect: string | null;
+  /**
+   * The wire format of the provider call: 'openai-chat' | 'openai-completions' | 'openai-responses' |
+   * 'anthropic-messages' | 'gemini' | 'bedrock-converse' (PROVIDER_FORMATS); null when no call was made.
+   */
+  providerFormat: string | null;
+  /** Request fields dropped in translation to the provider's format; empty when nothing was. */
+  dropped: string[];
 }
 
+/** The fields of LoggedCall the gateway may leave out (older callers): they default at write time. */
+type DefaultedOnInput = 'dialect' | 'providerFormat' | 'dropped';
+
 /** What the gateway hands over for one finished request. Derived figures are computed at write time. */
-export interface LogEntryInput extends LoggedCall {
+export interface LogEntryInput extends Omit<LoggedCall, DefaultedOnInput>, Partial<Pick<LoggedCall, DefaultedOnInput>> {
   createdAt: number;
   keyId: string | null;
   /** Each call to the provider, retries included. */
   attemptLog?: LoggedAttempt[];
   requestHeaders: Record<string, string>;
   requestBody: string | null;
-  /** What the client received, in OpenAI's format (JSON or SSE text). */
+  /** What the client received, in the client's dialect (JSON or SSE text). */
   responseBody: string | null;
   /** The caller's secrets, blanked out of both bodies when the row is written (redact.ts). */
   secrets?: readonly string[];
-  /** Known exactly by the gateway (translated streams); otherwise read from `responseBody`. */
+  /**
+   * Usage, known exactly by the gateway (translated streams); when `promptTokens` is left out, all
+   * five are read from `responseBody` in the client's dialect (usage-from-body.ts). `promptTokens` counts ALL input tokens, cached ones included.
+   */
   promptTokens?: number | null;
   completionTokens?: number | null;
+  /** Input tokens read from the provider's prompt cache (part of `promptTokens`). */
+  cacheReadTokens?: number | null;
+  /** Input tokens written to the provider's prompt cache (part of `promptTokens`). */
+  cacheWriteTokens?: number | null;
+  /** Output tokens spent on reasoning (part of `completionTokens`). */
+  reasoningTokens?: number | null;
 }
 
 export interface LoggedAttempt {
@@ -48,6 +74,9 @@ export interface LogEntry extends LoggedCall {
   createdAt: string;
   promptTokens: number | null;
   completionTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
 }
 
 export interface LogEntryDetail extends LogEntry {
@@ -64,6 +93,8 @@ export interface LogQuery {
   before?: string;
   provider?: string;
   model?: string;
+  /** A client dialect (CLIENT_DIALECTS). */
+  dialect?: string;
   status?: number | 'error';
   q?: string;
 }
@@ -95,6 +126,13 @@ interface Row {
   stream: number;
   error: string | null;
   attempts: number;
+  dialect: string | null;
+  provider_format: string | null;
+  /** JSON array of field names; NULL when nothing was dropped. */
+  dropped: string | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
   attempt_log: string | null;
   request_headers: string | null;
   request_body: string | null;
@@ -102,7 +140,8 @@ interface Row {
 }
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
-const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts']
+const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -133,9 +172,15 @@ function toEntry(row: Row): LogEntry {
     ttfbMs: row.ttfb_ms,
     promptTokens: row.prompt_tokens,
     completionTokens: row.completion_tokens,
+    cacheReadTokens: row.cache_read_tokens ?? null,
+    cacheWriteTokens: row.cache_write_tokens ?? null,
+    reasoningTokens: row.reasoning_tokens ?? null,
     stream: row.stream === 1,
     error: row.error,
     attempts: row.attempts,
+    dialect: row.dialect ?? null,
+    providerFormat: row.provider_format ?? null,
+    dropped: row.dropped ? (JSON.parse(row.dropped) as string[]) : [],
   };
 }
 
@@ -158,6 +203,7 @@ export const INDEX_FOR_SEARCH = `
 const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -366,9 +412,11 @@ export class RequestLog {
   }
 
   private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {
+    // A row the gateway did not name a dialect for is known by its path (a model list has none).
+    const dialect = input.dialect === undefined ? dialectOfPath(input.path) : input.dialect;
     const counted =
       input.promptTokens === undefined && input.responseBody !== null && input.status < 400
-        ? readTokenCounts(input.responseBody, input.stream)
+        ? usageFromBody(input.responseBody, input.stream, dialect)
         : null;
     return [
       input.createdAt,
@@ -390,6 +438,12 @@ export class RequestLog {
       JSON.stringify(input.requestHeaders),
       keepBodies ? this.storedBody(input.requestBody, input.secrets) : null,
       keepBodies ? this.storedBody(input.responseBody, input.secrets) : null,
+      dialect,
+      input.providerFormat ?? null,
+      input.dropped?.length ? JSON.stringify(input.dropped) : null,
+      input.cacheReadTokens ?? counted?.cacheReadTokens ?? null,
+      input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null,
+      input.reasoningTokens ?? counted?.reasoningTokens ?? null,
     ];
   }
 
@@ -417,6 +471,10 @@ export class RequestLog {
     if (query.model) {
       where.push('request_log.model = @model');
       params.model = query.model;
+    }
+    if (query.dialect) {
+      where.push('request_log.dialect = @dialect');
+      params.dialect = query.dialect;
     }
     if (query.status === 'error') where.push('request_log.status >= 400');
     else if (typeof query.status === 'number') {

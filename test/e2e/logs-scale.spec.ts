@@ -43,6 +43,12 @@ function syntheticEntries(count: number): LogEntry[] {
       stream: number % 2 === 0,
       error: status === 200 ? null : 'Upstream said no',
       attempts: 1,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+      dialect: number % 3 === 0 ? 'openai-chat' : 'openai-completions',
+      providerFormat: null,
+      dropped: [],
     };
   });
 }

@@ -23,6 +23,12 @@ function rows(count: number): LogEntry[] {
     stream: true,
     error: index === 0 ? 'Provider unreachable' : null,
     attempts: 1,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+    dialect: 'openai-completions',
+    providerFormat: 'openai-completions',
+    dropped: [],
   }));
 }
 

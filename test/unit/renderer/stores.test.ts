@@ -24,6 +24,12 @@ function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
     stream: false,
     error: null,
     attempts: 1,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+    dialect: 'openai-completions',
+    providerFormat: 'openai-completions',
+    dropped: [],
     ...patch,
   };
 }

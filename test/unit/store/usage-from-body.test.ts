@@ -1,0 +1,111 @@
+// Usage read back out of a logged response body, in each client dialect's own shape, into one
+// normalised form: prompt tokens count every input token (cached ones included).
+import { describe, expect, it } from 'vitest';
+import { dialectOfPath, NO_USAGE, usageFromBody, type NormalisedUsage } from '../../../src-main/store/usage-from-body.js';
+
+const sse = (...events: Array<[string | null, unknown]>) =>
+  events.map(([name, data]) => `${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+
+const usage = (promptTokens: number | null, completionTokens: number | null, cacheReadTokens: number | null = null, cacheWriteTokens: number | null = null, reasoningTokens: number | null = null): NormalisedUsage => ({
+  promptTokens,
+  completionTokens,
+  cacheReadTokens,
+  cacheWriteTokens,
+  reasoningTokens,
+});
+
+const anthropicStream = sse(
+  ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 11, cache_creation_input_tokens: 2, cache_read_input_tokens: 5, output_tokens: 1 } } }],
+  ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+  ['ping', { type: 'ping' }],
+  ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'the word "usage": {"output_tokens": 999}' } }],
+  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+  ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 4 } }],
+  ['message_stop', { type: 'message_stop' }],
+);
+
+const responsesUsage = { input_tokens: 30, output_tokens: 12, total_tokens: 42, input_tokens_details: { cached_tokens: 20 }, output_tokens_details: { reasoning_tokens: 8 } };
+const responsesStream = sse(
+  ['response.created', { type: 'response.created', sequence_number: 0, response: { id: 'resp_1', status: 'in_progress', usage: null } }],
+  ['response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 1, delta: '"usage": {"input_tokens": 999}' }],
+  ['response.completed', { type: 'response.completed', sequence_number: 2, response: { id: 'resp_1', status: 'completed', usage: responsesUsage } }],
+);
+
+const cases: Array<{ name: string; dialect: string | null; stream: boolean; body: string; expected: NormalisedUsage }> = [
+  {
+    name: 'Anthropic JSON message: input adds the cache writes and reads',
+    dialect: 'anthropic-messages',
+    stream: false,
+    body: JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 11, cache_creation_input_tokens: 2, cache_read_input_tokens: 5, output_tokens: 4 } }),
+    expected: usage(18, 4, 5, 2),
+  },
+  {
+    name: 'Anthropic JSON message without cache fields',
+    dialect: 'anthropic-messages',
+    stream: false,
+    body: JSON.stringify({ type: 'message', usage: { input_tokens: 7, output_tokens: 3 } }),
+    expected: usage(7, 3),
+  },
+  { name: 'Anthropic stream: message_start input, last message_delta output, text ignored', dialect: 'anthropic-messages', stream: true, body: anthropicStream, expected: usage(18, 4, 5, 2) },
+  {
+    name: 'Anthropic stream whose message_delta repeats the input side',
+    dialect: 'anthropic-messages',
+    stream: true,
+    body: sse(
+      ['message_start', { type: 'message_start', message: { usage: { input_tokens: 3, output_tokens: 1 } } }],
+      ['message_delta', { type: 'message_delta', delta: {}, usage: { input_tokens: 9, cache_read_input_tokens: 1, output_tokens: 6 } }],
+    ),
+    expected: usage(10, 6, 1, null),
+  },
+  { name: 'Anthropic error body', dialect: 'anthropic-messages', stream: false, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }), expected: NO_USAGE },
+  { name: 'Responses JSON: cached and reasoning details', dialect: 'openai-responses', stream: false, body: JSON.stringify({ object: 'response', usage: responsesUsage }), expected: usage(30, 12, 20, null, 8) },
+  { name: 'Responses stream: the response.completed usage', dialect: 'openai-responses', stream: true, body: responsesStream, expected: usage(30, 12, 20, null, 8) },
+  {
+    name: 'Responses stream cut before response.completed',
+    dialect: 'openai-responses',
+    stream: true,
+    body: sse(['response.created', { type: 'response.created', response: { id: 'r', usage: null } }]),
+    expected: NO_USAGE,
+  },
+  {
+    name: 'Chat JSON with cached and reasoning details',
+    dialect: 'openai-chat',
+    stream: false,
+    body: JSON.stringify({ choices: [], usage: { prompt_tokens: 50, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 4 } } }),
+    expected: usage(50, 9, 32, null, 4),
+  },
+  {
+    name: 'Chat stream: the last chunk with usage; a nested provider usage is not it',
+    dialect: 'openai-chat',
+    stream: true,
+    body: sse(
+      [null, { choices: [{ delta: { content: 'hi' } }], x_groq: { usage: { prompt_tokens: 999 } } }],
+      [null, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 3 } }],
+      [null, '[DONE]'],
+    ),
+    expected: usage(5, 3),
+  },
+  { name: 'Completions JSON, no dialect known: read as OpenAI', dialect: null, stream: false, body: JSON.stringify({ usage: { prompt_tokens: 2, completion_tokens: 1 } }), expected: usage(2, 1) },
+  { name: 'A body that is not JSON', dialect: 'openai-completions', stream: false, body: '{"usage": {"prompt_tok', expected: NO_USAGE },
+  { name: 'Anthropic body read as the wrong dialect finds nothing', dialect: 'openai-chat', stream: false, body: JSON.stringify({ usage: { input_tokens: 7, output_tokens: 3 } }), expected: NO_USAGE },
+];
+
+describe('usageFromBody', () => {
+  it.each(cases)('$name', ({ body, stream, dialect, expected }) => {
+    expect(usageFromBody(body, stream, dialect)).toEqual(expected);
+  });
+});
+
+describe('dialectOfPath', () => {
+  it.each([
+    ['/v1/chat/completions', 'openai-chat'],
+    ['/v1/completions', 'openai-completions'],
+    ['/v1/messages', 'anthropic-messages'],
+    ['/v1/messages?beta=true', 'anthropic-messages'],
+    ['/v1/responses', 'openai-responses'],
+    ['/v1/models', null],
+    ['/v1/messages/count_tokens', null],
+  ])('%s → %s', (path, dialect) => {
+    expect(dialectOfPath(path)).toBe(dialect);
+  });
+});
