@@ -73,7 +73,17 @@ export function authenticate(headers: GatewayHeaders, directory: KeyDirectory): 
     if (!caller || caller.kind !== 'virtual-key') throw unauthorized('Invalid virtual key');
     return caller;
   }
-  throw unauthorized('Missing x-gateway-api-key: send a gateway API key or a virtual key');
+  // Tools that send one key as a bearer (ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY) may send the gateway key there:
+  // it is then Gatehouse's key, not a provider token, and is never sent on.
+  if (headers.bearer !== undefined) {
+    const caller = directory.resolve(headers.bearer);
+    if (caller) {
+      headers.apiKey = headers.bearer;
+      headers.bearer = undefined;
+      return caller;
+    }
+  }
+  throw unauthorized('Missing x-gateway-api-key: send a gateway API key or a virtual key (in x-gateway-api-key, x-api-key or Authorization: Bearer)');
 }
 
 export async function resolveTarget(headers: GatewayHeaders, caller: Caller): Promise<RouteTarget> {

@@ -134,7 +134,8 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
   }
 
   return {
-    apiKey: h('x-gateway-api-key'),
+    // `x-api-key` is what ANTHROPIC_API_KEY sends: Gatehouse's key there, unless the client forwards it to the provider.
+    apiKey: h('x-gateway-api-key') ?? (explicitlyForwarded.has('x-api-key') ? undefined : h('x-api-key')),
     bearer: bearerToken(h('authorization')),
     provider: h('x-gateway-provider')?.trim().toLowerCase(),
     customHost: h('x-gateway-custom-host')?.trim(),

@@ -2,12 +2,17 @@
 // body → resolve provider and credentials → build the upstream request → send → relay or translate back.
 // Every call, failed ones included, leaves one entry for the request log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, invalidRequest, type ErrorBody } from './errors.js';
+import { GatewayError, invalidRequest } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
-import { validateChat, validateCompletion, type ChatRequest, type CompletionRequest } from './validate.js';
-import { getProvider } from './providers/registry.js';
-import type { Endpoint, ProviderAdapter, ProviderCall, ProviderCredentials } from './providers/types.js';
+import type { CompletionRequest } from './validate.js';
+import { getProvider, secretCredentialValues } from './providers/registry.js';
+import type { Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
+import type { WireFormat } from './codecs/canonical.js';
+import { dialectCodec, providerCodec } from './codecs/registry.js';
+import { refusesStatefulFields } from './codecs/openai-responses.js';
+import type { Ingress, RoutedRequest } from './ingress/types.js';
+import { sendTokenEstimate } from './token-estimate.js';
 import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
 import { checkContextWindow } from './context-window.js';
 import { redactHeaders, redactSecrets } from './redact.js';
@@ -105,18 +110,35 @@ function parseJsonBody(raw: Buffer, text: string): unknown {
   }
 }
 
-/** Splits `n` for providers that generate one choice per call. */
-function fanOutCount(adapter: ProviderAdapter, body: CompletionRequest | ChatRequest): number {
-  return !adapter.supportsN && body.n != null && body.n > 1 ? body.n : 1;
+/** What a proxied request asks for: a generation (or token count) in one dialect, or the provider's model list. */
+export type ProxyRoute = { ingress: Ingress; operation: Operation } | 'models';
+
+/** A body in UTF-8: anything else cannot be JSON, and would be read with replacement characters. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeBodyText(raw: Buffer): string {
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    throw invalidRequest('The request body is not valid UTF-8; send JSON encoded as UTF-8');
+  }
 }
 
-/** What a proxied request asks for: one of the two generation endpoints, or the provider's model list. */
-export type ProxyRoute = Endpoint | 'models';
+/** `application/json`, with any parameters; a missing header is taken as JSON (what many scripts send). */
+function checkContentType(req: IncomingMessage): void {
+  const type = req.headers['content-type'];
+  if (type === undefined) return;
+  const essence = type.split(';', 1)[0].trim().toLowerCase();
+  if (essence !== 'application/json') {
+    throw new GatewayError(415, 'invalid_request_error', `Unsupported Content-Type '${type}': send the body as JSON with 'Content-Type: application/json'`, 'content-type', 'unsupported_media_type');
+  }
+}
 
 export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
   const abort = new RequestAbort();
+  const ingress = route === 'models' ? undefined : route.ingress;
   let timeout: NodeJS.Timeout | undefined;
   res.on('close', () => {
     if (!res.writableFinished) abort.abort(new ClientGone());
@@ -125,31 +147,36 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let headers: GatewayHeaders | undefined;
   let caller: Caller | undefined;
   let providerSlug: string | null = null;
-  let body: CompletionRequest | ChatRequest | undefined;
-  let rawBody: Buffer | undefined;
+  let providerFormat: WireFormat | null = null;
+  let routed: RoutedRequest | undefined;
   let bodyText: string | undefined;
   let credentials: ProviderCredentials | undefined;
+  let dropped: string[] = [];
   const attemptLog: AttemptRecord[] = [];
   let outcome: RelayOutcome | undefined;
   let failure: GatewayError | undefined;
-  let failureBody: ErrorBody | undefined;
+  let failureBody: object | undefined;
 
   try {
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = authenticate(headers, deps.keys);
+    let rawBody: Buffer | undefined;
     if (route !== 'models') {
       rawBody = await readBody(req, deps.maxBodyBytes);
-      bodyText = rawBody.toString('utf8');
-      const json = parseJsonBody(rawBody, bodyText);
-      body = route === 'chat' ? validateChat(json) : validateCompletion(json);
+      checkContentType(req);
+      bodyText = decodeBodyText(rawBody);
+      routed = route.ingress.readRequest(parseJsonBody(rawBody, bodyText));
     }
     const target = await resolveTarget(headers, caller);
     providerSlug = target.provider;
     credentials = target.credentials;
     const adapter = getProvider(target.provider);
-    if (route === 'completions') await checkContextWindow(target.provider, body as CompletionRequest);
     timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+    const secrets = secretValues(target.credentials, headers);
+    const retries = headers.retryCount;
+    const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
+      sendUpstream(await adapter.buildRequest(call), adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
 
     if (route === 'models') {
       if (!adapter.modelListing) {
@@ -157,40 +184,52 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       }
       const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
         signal: abort,
-        retries: headers.retryCount,
+        retries,
         onAttempt: (attempt) => attemptLog.push(attempt),
       });
-      outcome = await relayModelList(res, upstream, adapter.modelListing, { adapter, stream: false, started, signal: abort, secrets: secretValues(target.credentials, headers) });
+      const shape = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+      outcome = await relayModelList(res, upstream, adapter.modelListing, shape, { adapter, stream: false, started, signal: abort, secrets, ingress: undefined });
     } else {
-      // Read and validated above for both generation routes.
-      const request = body!;
-      const stream = request.stream === true;
-      const copies = fanOutCount(adapter, request);
-      const calls: ProviderCall[] = Array.from({ length: copies }, () => ({
-        endpoint: route,
-        body: copies > 1 ? { ...request, n: 1 } : request,
-        rawBody: rawBody!,
-        stream,
-        credentials: target.credentials,
-        customHost: target.customHost,
-        forwardHeaders: headers!.forwardHeaders,
-      })) as ProviderCall[];
-      const retries = headers.retryCount;
-      const send = async (call: ProviderCall): Promise<UpstreamResponse> => {
-        const upstreamRequest = await adapter.buildRequest(call);
-        return sendUpstream(upstreamRequest, adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
-      };
-      const secrets = secretValues(target.credentials, headers);
-      outcome =
-        adapter.relay === 'passthrough'
-          ? await relayPassthrough(res, await send(calls[0]), { adapter, stream, started, signal: abort, secrets })
-          : await relayTranslated(res, calls, send, { adapter, stream, started, signal: abort, secrets });
+      const request = routed!;
+      const { ingress: entry, operation } = route;
+      const dialect = entry.dialect;
+      if (dialect === 'openai-completions') await checkContextWindow(target.provider, request.body as CompletionRequest);
+      const formats = adapter.formats(request.model);
+      providerFormat = formats.includes(dialect) ? dialect : formats[0];
+      const relayOptions = { adapter, stream: request.stream, started, signal: abort, secrets, ingress: entry };
+      const base = { format: providerFormat, operation, model: request.model, stream: request.stream, credentials: target.credentials, customHost: target.customHost, forwardHeaders: headers.forwardHeaders };
+
+      if (operation === 'count_tokens' && !(providerFormat === dialect && adapter.modelInBody)) {
+        // Only a provider that takes the Messages body as it is can count it; for the others, an estimate.
+        outcome = await sendTokenEstimate(res, dialectCodec(dialect).decodeRequest(request.body), started);
+      } else if (providerFormat === dialect && adapter.modelInBody) {
+        // The client speaks the provider's format: its bytes go up unchanged, the answer comes back unchanged.
+        const call: ProviderCall = { ...base, body: rawBody! };
+        outcome = await relayPassthrough(res, await send(call), relayOptions, call);
+      } else {
+        if (dialect === 'openai-responses' && providerFormat !== dialect) {
+          const stateful = refusesStatefulFields(request.body);
+          if (stateful) throw stateful;
+        }
+        const canonical = dialectCodec(dialect).decodeRequest(request.body);
+        const codec = providerCodec(providerFormat);
+        // Formats without `n` get n calls of one choice each, merged back into one answer.
+        const copies = !adapter.supportsN && (canonical.n ?? 1) > 1 ? canonical.n! : 1;
+        const single = copies > 1 ? { ...canonical, n: 1 } : canonical;
+        const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
+        dropped = encoded.dropped;
+        const call: ProviderCall = { ...base, body: JSON.stringify(encoded.body) };
+        outcome =
+          providerFormat === dialect
+            ? await relayPassthrough(res, await send(call), relayOptions, call)
+            : await relayTranslated(res, Array.from({ length: copies }, () => call), send, { ...relayOptions, request: single, providerCodec: codec, dialectCodec: dialectCodec(dialect) });
+      }
     }
   } catch (error) {
     failure = abort.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
-    failureBody = failure.toBody();
-    failureBody.error.message = redactSecrets(failureBody.error.message, secretValues(credentials, headers));
+    const redacted = new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secretValues(credentials, headers)), failure.param, failure.code, failure.provider);
+    failureBody = ingress ? ingress.errorBody(redacted) : redacted.toBody();
     if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody);
   } finally {
     clearTimeout(timeout);
@@ -203,18 +242,19 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
 
   const status = outcome?.status ?? failure?.status ?? 500;
   const secretsToRedact = secretValues(credentials, headers);
+  const usage = outcome?.usage;
   deps.log({
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
     metadata: headers?.metadata ?? {},
     keyId: caller?.keyId ?? null,
     provider: providerSlug,
-    model: body?.model ?? null,
+    model: routed?.model ?? null,
     path,
     status,
     latencyMs: performance.now() - started,
     ttfbMs: outcome?.ttfbMs ?? null,
-    stream: body?.stream === true,
+    stream: routed?.stream === true,
     error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretsToRedact) : null),
     attempts: Math.max(attemptLog.length, 1),
     attemptLog,
@@ -224,14 +264,24 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     requestBody: bodyText ?? null,
     responseBody: outcome?.responseBody ?? (failureBody ? JSON.stringify(failureBody) : null),
     secrets: secretsToRedact,
-    ...(outcome?.usage ? { promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens } : {}),
+    dialect: ingress?.dialect ?? null,
+    providerFormat,
+    dropped,
+    ...(usage
+      ? {
+          promptTokens: usage.inputTokens,
+          completionTokens: usage.outputTokens,
+          cacheReadTokens: usage.cacheReadTokens ?? null,
+          cacheWriteTokens: usage.cacheWriteTokens ?? null,
+          reasoningTokens: usage.reasoningTokens ?? null,
+        }
+      : {}),
   });
 }
 
 /** The values that must never appear in what we relay or record. */
 function secretValues(credentials: ProviderCredentials | undefined, headers: GatewayHeaders | undefined): string[] {
-  const values: (string | undefined)[] = [credentials?.token, credentials?.bedrock?.secretAccessKey, credentials?.bedrock?.sessionToken, headers?.apiKey, headers?.bearer];
+  const values: (string | undefined)[] = [...secretCredentialValues(credentials), headers?.apiKey, headers?.bearer];
   if (headers) for (const name of headers.sensitiveHeaderNames) values.push(headers.forwardHeaders[name]);
   return values.filter((value): value is string => typeof value === 'string');
 }
-

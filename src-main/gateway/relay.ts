@@ -3,15 +3,16 @@
 import type { AbortLike } from './request-abort.js';
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { GatewayError, errorBody } from './errors.js';
-import type { ModelListing, ProviderAdapter, ProviderCall, StreamTranslator, UpstreamEvent } from './providers/types.js';
+import { GatewayError } from './errors.js';
+import type { ModelList, ModelListing, ProviderAdapter, ProviderCall } from './providers/types.js';
 import { ProviderStreamError } from './providers/types.js';
+import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from './codecs/canonical.js';
+import type { Ingress } from './ingress/types.js';
 import type { UpstreamResponse } from './upstream.js';
 import { describeConnectionError, timeoutFailure } from './upstream.js';
 import { readSseEvents, sseData, SSE_DONE } from './sse.js';
 import { readEventStreamFrames } from './aws-eventstream.js';
 import { redactSecrets } from './redact.js';
-import { countsOf, type TokenCounts } from './openai-usage.js';
 
 export interface RelayOutcome {
   status: number;
@@ -19,8 +20,8 @@ export interface RelayOutcome {
   error: string | null;
   /** What the client received (capped), for the log. */
   responseBody: string | null;
-  /** Known when the gateway assembled the answer itself. */
-  usage?: TokenCounts;
+  /** Known when the gateway assembled the answer itself (translated answers); else read from `responseBody`. */
+  usage?: Usage;
 }
 
 export interface RelayOptions {
@@ -29,6 +30,13 @@ export interface RelayOptions {
   started: number;
   signal: AbortLike;
   secrets: readonly string[];
+  /** The client's dialect, whose shape errors take; absent for model lists (OpenAI's shape). */
+  ingress: Ingress | undefined;
+}
+
+/** An error body in the client's dialect (the contract's shape for the OpenAI paths and model lists). */
+function renderError(options: RelayOptions, error: GatewayError): object {
+  return options.ingress ? options.ingress.errorBody(error) : error.toBody();
 }
 
 /** Upstream headers worth passing on: request ids and rate-limit figures help clients. */
@@ -149,7 +157,7 @@ async function relayProviderError(res: ServerResponse, upstream: UpstreamRespons
   const { text } = await readUpTo(upstream.body, MAX_ERROR_BODY_BYTES);
   const mapped = options.adapter.mapError(upstream.status, text, upstream.headers);
   const message = redactSecrets(mapped.message, options.secrets);
-  const body = errorBody(mapped.type, message, mapped.param ?? null, mapped.code, options.adapter.slug);
+  const body = renderError(options, new GatewayError(upstream.status, mapped.type, message, mapped.param ?? null, mapped.code, options.adapter.slug));
   const json = JSON.stringify(body);
   res.writeHead(upstream.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(upstream) });
   res.end(json);
@@ -204,8 +212,9 @@ function pipeChunks(body: UpstreamResponse['body'], res: ServerResponse, onChunk
   });
 }
 
-export async function relayPassthrough(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions): Promise<RelayOutcome> {
+export async function relayPassthrough(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions, call?: ProviderCall): Promise<RelayOutcome> {
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
+  if (call && options.adapter.createChunkFilter) return relayFiltered(res, upstream, options, call);
   const contentType = String(upstream.headers['content-type'] ?? (options.stream ? 'text/event-stream' : 'application/json'));
   const isEventStream = contentType.startsWith('text/event-stream');
   res.writeHead(upstream.status, { ...(isEventStream ? streamHeaders : {}), 'content-type': contentType, ...passedLength(upstream, isEventStream), ...relayedHeaders(upstream) });
@@ -231,7 +240,7 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
       res.destroy();
       return { status: failure.status, ttfbMs, error: failure.message, responseBody: capture.text() };
     }
-    const event = (endsOnEventBoundary ? '' : '\n\n') + sseData(JSON.stringify(failure.toBody()));
+    const event = (endsOnEventBoundary ? '' : '\n\n') + (options.ingress ? options.ingress.streamErrorEvent(failure) : sseData(JSON.stringify(failure.toBody())));
     capture.add(event);
     res.end(event);
     return { status: failure.status, ttfbMs, error: failure.message, responseBody: capture.text() };
@@ -240,146 +249,194 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   return { status: upstream.status, ttfbMs, error: null, responseBody: capture.text() };
 }
 
-function upstreamEvents(body: AsyncIterable<Buffer>, framing: StreamTranslator['framing']): AsyncIterable<UpstreamEvent> {
+function upstreamEvents(body: AsyncIterable<Buffer>, framing: StreamDecoder['framing']): AsyncIterable<UpstreamEvent> {
   if (framing === 'aws-eventstream') return readEventStreamFrames(body);
   return (async function* () {
     for await (const event of readSseEvents(body)) yield { kind: 'sse' as const, event: event.event, data: event.data };
   })();
 }
 
-interface UsageLike {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_tokens?: number;
+/** Writes an SSE stream the gateway makes itself, keeping what was sent for the log. */
+class StreamWriter {
+  readonly capture = new BodyCapture();
+  ttfbMs: number | null = null;
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly options: RelayOptions,
+  ) {}
+  async write(text: string): Promise<void> {
+    if (!text) return;
+    this.ttfbMs ??= performance.now() - this.options.started;
+    this.capture.add(text);
+    await write(this.res, text, this.options.signal);
+  }
+  end(text: string): void {
+    if (text) {
+      this.ttfbMs ??= performance.now() - this.options.started;
+      this.capture.add(text);
+    }
+    this.res.end(text);
+  }
 }
 
-interface ChunkLike {
-  choices?: { index?: number }[];
-  usage?: UsageLike | null;
+/** OpenAI-format answers a provider needs tidied (Azure's annotation-only chunks): each chunk rewritten as it arrives. */
+async function relayFiltered(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions, call: ProviderCall): Promise<RelayOutcome> {
+  const { adapter } = options;
+  if (!options.stream) {
+    const json = await readHeldJson(upstream, options, 'answered');
+    const text = JSON.stringify(adapter.filterAnswer ? adapter.filterAnswer(call, json) : json);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
+    res.end(text);
+    return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };
+  }
+  res.writeHead(200, { ...streamHeaders, ...relayedHeaders(upstream) });
+  const writer = new StreamWriter(res, options);
+  const filter = adapter.createChunkFilter!(call);
+  try {
+    for await (const event of upstreamEvents(upstream.body as AsyncIterable<Buffer>, 'sse')) {
+      for (const chunk of filter.onEvent(event)) await writer.write(sseData(JSON.stringify(chunk)));
+    }
+  } catch (error) {
+    return failStream(res, upstreams(upstream), writer, options, error, undefined);
+  }
+  writer.end(SSE_DONE);
+  return { status: 200, ttfbMs: writer.ttfbMs, error: null, responseBody: writer.capture.text() };
 }
 
-function addUsage(total: UsageLike | null, usage: UsageLike): UsageLike {
-  if (!total) return { ...usage };
-  return {
-    ...total,
-    prompt_tokens: (total.prompt_tokens ?? 0) + (usage.prompt_tokens ?? 0),
-    completion_tokens: (total.completion_tokens ?? 0) + (usage.completion_tokens ?? 0),
-    total_tokens: (total.total_tokens ?? 0) + (usage.total_tokens ?? 0),
-  };
+const upstreams = (...list: UpstreamResponse[]) => list;
+
+/** A stream that failed after it began: the dialect's error event when the client still reads, else a cut connection. */
+function failStream(
+  res: ServerResponse,
+  open: UpstreamResponse[],
+  writer: StreamWriter,
+  options: RelayOptions,
+  error: unknown,
+  errorEvent: ((failure: GatewayError) => string) | undefined,
+  usage?: Usage,
+): RelayOutcome {
+  for (const upstream of open) upstream.body.destroy();
+  if (res.destroyed) return { status: 499, ttfbMs: writer.ttfbMs, error: 'The client closed the connection', responseBody: writer.capture.text(), usage };
+  const raw = streamFailure(error, options.signal, options.adapter.slug);
+  const failure = new GatewayError(raw.status, raw.type, redactSecrets(raw.message, options.secrets), null, raw.code, options.adapter.slug);
+  if (res.writableNeedDrain) {
+    // The client stopped reading: it would never see an error event, so the cut connection tells it.
+    res.destroy();
+    return { status: failure.status, ttfbMs: writer.ttfbMs, error: failure.message, responseBody: writer.capture.text(), usage };
+  }
+  const event = errorEvent ? errorEvent(failure) : options.ingress ? options.ingress.streamErrorEvent(failure) : sseData(JSON.stringify(failure.toBody()));
+  writer.end(event);
+  return { status: failure.status, ttfbMs: writer.ttfbMs, error: failure.message, responseBody: writer.capture.text(), usage };
 }
 
-/** Merges the answers of n single-choice calls into one answer with choices 0..n-1. */
-function mergeAnswers(answers: object[]): object {
+export interface TranslatedRelayOptions extends RelayOptions {
+  /** The request as the provider codec encoded it (one choice per call when fanned out). */
+  request: CanonicalRequest;
+  providerCodec: ProviderCodec;
+  dialectCodec: DialectCodec;
+}
+
+/** Merges the answers of n single-choice calls into one answer with choices 0..n-1 (Chat and Completions' `n`). */
+function mergeChoices(answers: object[]): object {
   if (answers.length === 1) return answers[0];
-  const merged = { ...(answers[0] as ChunkLike) } as ChunkLike & Record<string, unknown>;
-  merged.choices = answers.flatMap((answer, index) => ((answer as ChunkLike).choices ?? []).map((choice) => ({ ...choice, index })));
-  let usage: UsageLike | null = null;
-  for (const answer of answers) if ((answer as ChunkLike).usage) usage = addUsage(usage, (answer as ChunkLike).usage!);
-  if (usage) merged.usage = usage;
+  type WithChoices = { choices?: object[] } & Record<string, unknown>;
+  const merged = { ...(answers[0] as WithChoices) };
+  merged.choices = answers.flatMap((answer, index) => ((answer as WithChoices).choices ?? []).map((choice) => ({ ...choice, index })));
   return merged;
 }
 
+/**
+ * Answers from a provider whose format is not the client's: each upstream event is decoded to canonical
+ * events and encoded in the client's dialect the moment it arrives; a whole answer is decoded, then encoded.
+ * With n calls (formats without `n`), their answers or streams are merged into one.
+ */
 export async function relayTranslated(
   res: ServerResponse,
   calls: ProviderCall[],
   send: (call: ProviderCall) => Promise<UpstreamResponse>,
-  options: RelayOptions,
+  options: TranslatedRelayOptions,
 ): Promise<RelayOutcome> {
-  const { adapter } = options;
-  const upstreams = await Promise.all(calls.map(send));
-  const failed = upstreams.find((upstream) => upstream.status >= 400);
+  const { request, providerCodec, dialectCodec } = options;
+  const all = await Promise.all(calls.map(send));
+  const failed = all.find((upstream) => upstream.status >= 400);
   if (failed) {
-    for (const other of upstreams) if (other !== failed) other.body.destroy();
+    for (const other of all) if (other !== failed) other.body.destroy();
     return relayProviderError(res, failed, options);
   }
 
   if (!options.stream) {
-    const answers = await Promise.all(
-      upstreams.map(async (upstream, index) => {
-        const json = await readHeldJson(upstream, options, 'answered');
-        return adapter.mapResponse!(calls[index], json);
-      }),
-    );
-    const answer = mergeAnswers(answers);
-    const json = JSON.stringify(answer);
-    const ttfbMs = performance.now() - options.started;
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(upstreams[0]) });
+    const answers: CanonicalAnswer[] = await Promise.all(all.map(async (upstream) => providerCodec.decodeResponse(await readHeldJson(upstream, options, 'answered'), request)));
+    let usage: Usage | undefined;
+    for (const answer of answers) usage = addUsage(usage, answer.usage);
+    const encoded = answers.map((answer) => dialectCodec.encodeResponse(answer, request));
+    const merged = mergeChoices(encoded);
+    if (answers.length > 1 && usage) (merged as Record<string, unknown>).usage = summedUsage(dialectCodec, request, answers[0], usage);
+    const json = JSON.stringify(merged);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(all[0]) });
     res.end(json);
-    return { status: 200, ttfbMs, error: null, responseBody: json, usage: countsOf((answer as ChunkLike).usage) };
+    return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: json, usage };
   }
 
-  res.writeHead(200, { ...streamHeaders, ...relayedHeaders(upstreams[0]) });
-  const capture = new BodyCapture();
-  let ttfbMs: number | null = null;
-  let usage: UsageLike | null = null;
-  // What the translators counted, for the log when the client asked for no usage chunk.
-  let reportedUsage: UsageLike | null = null;
-  const fanOut = calls.length > 1;
-  const emit = async (chunk: object, index: number) => {
-    const typed = chunk as ChunkLike;
-    if (typed.usage && typed.choices?.length === 0 && fanOut) {
-      // With n calls, their usage chunks are summed into one at the end.
-      usage = addUsage(usage, typed.usage);
-      return;
-    }
-    if (typed.usage) usage = fanOut ? addUsage(usage, typed.usage) : typed.usage;
-    if (fanOut && typed.choices) typed.choices = typed.choices.map((choice) => ({ ...choice, index }));
-    const line = sseData(JSON.stringify(chunk));
-    ttfbMs ??= performance.now() - options.started;
-    capture.add(line);
-    await write(res, line, options.signal);
-  };
-  const finalChunks: object[] = [];
+  res.writeHead(200, { ...streamHeaders, ...relayedHeaders(all[0]) });
+  const writer = new StreamWriter(res, options);
+  const fanOut = all.length > 1;
+  const encoders = all.map((_, index) => dialectCodec.createStreamEncoder(request, fanOut ? { index, of: all.length } : undefined));
+  const usages: (Usage | undefined)[] = all.map(() => undefined);
   try {
     await Promise.all(
-      upstreams.map(async (upstream, index) => {
-        const translator = adapter.createStreamTranslator!(calls[index]);
-        for await (const event of upstreamEvents(upstream.body as AsyncIterable<Buffer>, translator.framing)) {
-          for (const chunk of translator.onEvent(event)) await emit(chunk, index);
-        }
-        for (const chunk of translator.onEnd()) {
-          if (fanOut && (chunk as ChunkLike).usage && (chunk as ChunkLike).choices?.length === 0) usage = addUsage(usage, (chunk as ChunkLike).usage!);
-          else if (fanOut) finalChunks.push(chunk);
-          else await emit(chunk, index);
-        }
-        const reported = translator.usage?.();
-        if (reported) reportedUsage = addUsage(reportedUsage, reported);
+      all.map(async (upstream, index) => {
+        const decoder = providerCodec.createStreamDecoder(request);
+        const encoder = encoders[index];
+        const pass = async (events: ReturnType<StreamDecoder['onEvent']>) => {
+          for (const event of events) {
+            if (event.type === 'usage') usages[index] = event.usage;
+            await writer.write(encoder.onEvent(event));
+          }
+        };
+        for await (const event of upstreamEvents(upstream.body as AsyncIterable<Buffer>, decoder.framing)) await pass(decoder.onEvent(event));
+        await pass(decoder.onEnd());
+        if (fanOut) await writer.write(encoder.onEnd());
+        else writer.end(encoder.onEnd());
       }),
     );
-    for (const chunk of finalChunks) await emit(chunk, 0);
-    if (fanOut && usage && calls[0].body.stream_options?.include_usage) {
-      const template = { id: '', object: calls[0].endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: Math.floor(Date.now() / 1000), model: calls[0].body.model };
-      const line = sseData(JSON.stringify({ ...template, choices: [], usage }));
-      capture.add(line);
-      await write(res, line, options.signal);
-    }
   } catch (error) {
-    for (const upstream of upstreams) upstream.body.destroy();
-    if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text(), usage: countsOf(usage) };
-    const failure = streamFailure(error, options.signal, adapter.slug);
-    if (res.writableNeedDrain) {
-      // The client stopped reading: it would never see an error event, so the cut connection tells it.
-      res.destroy();
-      return { status: failure.status, ttfbMs, error: redactSecrets(failure.message, options.secrets), responseBody: capture.text(), usage: countsOf(usage) };
-    }
-    const body = errorBody(failure.type, redactSecrets(failure.message, options.secrets), null, failure.code, adapter.slug);
-    const event = sseData(JSON.stringify(body));
-    capture.add(event);
-    res.end(event);
-    return { status: failure.status, ttfbMs, error: body.error.message, responseBody: capture.text(), usage: countsOf(usage) };
+    return failStream(res, all, writer, options, error, (failure) => encoders[0].onError(failure), sumUsages(usages));
   }
-  capture.add(SSE_DONE);
-  res.end(SSE_DONE);
-  return { status: 200, ttfbMs, error: null, responseBody: capture.text(), usage: countsOf(usage ?? reportedUsage) };
+  const usage = sumUsages(usages);
+  if (fanOut) writer.end(dialectCodec.fanOutTail ? dialectCodec.fanOutTail(request, usage) : SSE_DONE);
+  return { status: 200, ttfbMs: writer.ttfbMs, error: null, responseBody: writer.capture.text(), usage };
+}
+
+function sumUsages(usages: (Usage | undefined)[]): Usage | undefined {
+  let total: Usage | undefined;
+  for (const usage of usages) total = addUsage(total, usage);
+  return total;
+}
+
+/** The `usage` object of the dialect for a summed usage: encoded as an empty answer of that usage, and read back. */
+function summedUsage(dialectCodec: DialectCodec, request: CanonicalRequest, template: CanonicalAnswer, usage: Usage): unknown {
+  return (dialectCodec.encodeResponse({ ...template, content: [], usage }, request) as Record<string, unknown>).usage;
 }
 
 /** `GET /v1/models`: OpenAI-format lists pass through; other providers' lists are mapped to OpenAI's shape. */
-export async function relayModelList(res: ServerResponse, upstream: UpstreamResponse, listing: ModelListing, options: RelayOptions): Promise<RelayOutcome> {
-  if (!listing.map) return relayPassthrough(res, upstream, options);
+export async function relayModelList(res: ServerResponse, upstream: UpstreamResponse, listing: ModelListing, shape: 'openai' | 'anthropic', options: RelayOptions): Promise<RelayOutcome> {
+  if (!listing.map && shape === 'openai') return relayPassthrough(res, upstream, options);
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const json = await readHeldJson(upstream, options, 'answered its model list');
-  const text = JSON.stringify(listing.map(json));
+  const list: ModelList = listing.map ? listing.map(json) : (json as ModelList);
+  const text = JSON.stringify(shape === 'anthropic' ? anthropicModelList(list) : list);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
   res.end(text);
   return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };
+}
+
+/** Anthropic's list shape, which Claude Code reads when it sends `anthropic-version`. */
+function anthropicModelList(list: ModelList): object {
+  const data = (Array.isArray(list.data) ? list.data : []).map((model) => ({
+    type: 'model',
+    id: model.id,
+    display_name: model.id,
+    created_at: new Date((model.created || 0) * 1000).toISOString(),
+  }));
+  return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }

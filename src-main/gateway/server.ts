@@ -3,8 +3,11 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { errorBody, type GatewayError } from './errors.js';
-import { handleProxy, sendJson, type ProxyDependencies } from './proxy.js';
+import { GatewayError, errorBody, invalidRequest } from './errors.js';
+import { handleProxy, sendJson, type ProxyDependencies, type ProxyRoute } from './proxy.js';
+import { openaiChatIngress, openaiCompletionsIngress } from './ingress/openai.js';
+import { anthropicCountTokensIngress, anthropicMessagesIngress } from './ingress/anthropic-messages.js';
+import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { decodePath, isLoopbackHostHeader } from '../admin/router.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
@@ -81,8 +84,17 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
   sendJson(res, 404, errorBody('not_found_error', `No such path: ${url.pathname}`));
 }
 
+/** The generation paths, each the front door of one dialect (POST only). */
+const GENERATION_ROUTES: ReadonlyMap<string, Exclude<ProxyRoute, 'models'>> = new Map([
+  ['/v1/chat/completions', { ingress: openaiChatIngress, operation: 'generate' }],
+  ['/v1/completions', { ingress: openaiCompletionsIngress, operation: 'generate' }],
+  ['/v1/messages', { ingress: anthropicMessagesIngress, operation: 'generate' }],
+  ['/v1/messages/count_tokens', { ingress: anthropicCountTokensIngress, operation: 'count_tokens' }],
+  ['/v1/responses', { ingress: openaiResponsesIngress, operation: 'generate' }],
+]);
+
 /** Parsed once and shared: requests on these paths go to the proxy, which reads only the path. */
-const PLAIN_PROXY_URLS = new Map(['/v1/completions', '/v1/chat/completions'].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
+const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys()].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
 
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const timeouts = { ...DEFAULT_CLIENT_TIMEOUTS, ...options.clientTimeouts };
@@ -116,11 +128,18 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       }
       const path = url.pathname;
       const route = (): Promise<void> | void => {
-        if (path === '/v1/completions' || path === '/v1/chat/completions') {
+        const generation = GENERATION_ROUTES.get(path);
+        if (generation) {
           if (req.method !== 'POST') {
-            return sendJson(res, 405, errorBody('invalid_request_error', `Use POST for ${path}`), { allow: 'POST' });
+            const error = new GatewayError(405, 'invalid_request_error', `Use POST for ${path}`);
+            return sendJson(res, 405, generation.ingress.errorBody(error), { allow: 'POST' });
           }
-          return handleProxy(req, res, path === '/v1/completions' ? 'completions' : 'chat', path, options);
+          return handleProxy(req, res, generation, path, options);
+        }
+        if (path.startsWith('/v1/responses/')) {
+          // Gatehouse stores no responses (`store: false` is what it serves); OpenAI's own stored ones are not reachable by id here.
+          const error = invalidRequest('Gatehouse keeps no conversation state: responses are not stored, so they cannot be read back by id. Send the whole conversation in `input` instead.', 'response_id');
+          return sendJson(res, 400, error.toBody());
         }
         if (path === '/v1/models') {
           if (req.method !== 'GET') return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /v1/models'), { allow: 'GET' });

@@ -1,10 +1,9 @@
-// Anthropic's Messages API (`POST {base}/messages`): the client's bearer token moves to `x-api-key`,
-// `anthropic-version` is set, and both endpoints are served through Messages (see anthropic-messages.ts).
-import { missingProviderToken } from '../errors.js';
-import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
+// Anthropic's Messages API (`POST {base}/messages`): the client's bearer token moves to `x-api-key` and
+// `anthropic-version` is set unless the client sent its own; bodies are Messages (codecs/anthropic-messages.ts).
+import { errorTypeForStatus, missingProviderToken } from '../errors.js';
+import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
-import type { ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
-import { asRecord } from './openai-shape.js';
+import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -13,7 +12,8 @@ export const anthropic: ProviderAdapter = {
   name: 'Anthropic',
   defaultBaseUrl: 'https://api.anthropic.com/v1',
   credentialFields: [{ name: 'token', label: 'API key', secret: true, required: true, placeholder: 'sk-ant-…', header: 'Authorization' }],
-  relay: 'translate',
+  formats: () => ['anthropic-messages'],
+  modelInBody: true,
   supportsN: false,
   buildRequest(call: ProviderCall): UpstreamRequest {
     const token = call.credentials.token;
@@ -21,9 +21,8 @@ export const anthropic: ProviderAdapter = {
     if (!token && !call.customHost && !call.forwardHeaders['x-api-key']) {
       throw missingProviderToken('anthropic', "an API key: send 'Authorization: Bearer <Anthropic key>'");
     }
-    const body = buildMessagesBody(call, 'anthropic');
     return {
-      url: joinUrl(call.customHost ?? anthropic.defaultBaseUrl, '/messages'),
+      url: joinUrl(call.customHost ?? anthropic.defaultBaseUrl, call.operation === 'count_tokens' ? '/messages/count_tokens' : '/messages'),
       method: 'POST',
       headers: {
         // A client may pin its own `anthropic-version` or opt into betas (`anthropic-beta`) by sending them.
@@ -32,11 +31,9 @@ export const anthropic: ProviderAdapter = {
         'content-type': 'application/json',
         ...(token ? { 'x-api-key': token } : {}),
       },
-      body: JSON.stringify(body),
+      body: call.body,
     };
   },
-  mapResponse: mapMessagesResponse,
-  createStreamTranslator: createMessagesStreamTranslator,
   modelListing: {
     request: (credentials, customHost, forwardHeaders) => ({
       // Anthropic pages its list 20 at a time by default; 1000 is its maximum.
@@ -59,5 +56,21 @@ export function mapAnthropicModels(json: unknown): ModelList {
       const created = typeof model.created_at === 'string' ? Math.floor(Date.parse(model.created_at) / 1000) : 0;
       return { id: String(model.id ?? ''), object: 'model' as const, created: Number.isFinite(created) ? created : 0, owned_by: 'anthropic' };
     }),
+  };
+}
+
+/** `{type:"error", error:{type, message}}` → the contract's fields; `code` keeps Anthropic's error type. */
+export function mapMessagesError(status: number, body: string): MappedProviderError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
+  }
+  const error = asRecord(asRecord(parsed).error);
+  return {
+    message: asString(error.message) ?? asString(asRecord(parsed).message) ?? `Provider answered with status ${status}`,
+    type: errorTypeForStatus(status),
+    code: asString(error.type) ?? null,
   };
 }

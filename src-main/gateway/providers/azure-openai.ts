@@ -9,7 +9,7 @@ import type {
   MappedProviderError,
   ProviderAdapter,
   ProviderCall,
-  StreamTranslator,
+  ChunkFilter,
   UpstreamEvent,
   UpstreamRequest,
 } from './types.js';
@@ -56,7 +56,7 @@ export function azureUrl(call: ProviderCall): string {
     if (!RESOURCE_NAME.test(resource)) throw invalidRequest(`'${AZURE_HEADERS.resourceName}' must be an Azure resource name (letters, digits and hyphens)`, AZURE_HEADERS.resourceName);
     base = `https://${resource}.openai.azure.com/openai`;
   }
-  const path = `/deployments/${encodeURIComponent(deployment)}/${call.endpoint === 'chat' ? 'chat/completions' : 'completions'}`;
+  const path = `/deployments/${encodeURIComponent(deployment)}/${call.format === 'openai-completions' ? 'completions' : 'chat/completions'}`;
   const url = new URL(joinUrl(base, path));
   url.searchParams.set('api-version', apiVersion);
   return url.toString();
@@ -78,7 +78,7 @@ function buildRequest(call: ProviderCall): UpstreamRequest {
     method: 'POST',
     headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...authHeaders(call) },
     // Unchanged bytes: Azure ignores `model` (the deployment decides) and takes OpenAI's fields as they are.
-    body: call.rawBody,
+    body: call.body,
   };
 }
 
@@ -105,14 +105,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The model to report when Azure leaves it blank: the configured model name, else what the client asked for. */
 function fallbackModel(call: ProviderCall): string {
-  return call.credentials.azure?.modelName ?? call.body.model;
+  return call.credentials.azure?.modelName ?? call.model;
 }
 
 /**
  * A stream choice worth sending: it carries text (completions) or a delta (chat), or it finishes.
  * Entries that only hold `content_filter_results` / offsets are annotations and are dropped.
  */
-function normaliseStreamChoice(choice: AzureChoice, endpoint: ProviderCall['endpoint']): AzureChoice | null {
+function normaliseStreamChoice(choice: AzureChoice, endpoint: 'chat' | 'completions'): AzureChoice | null {
   const finishes = choice.finish_reason !== null && choice.finish_reason !== undefined;
   if (endpoint === 'chat') {
     if (isRecord(choice.delta)) return choice;
@@ -129,10 +129,10 @@ function filledIn(chunk: AzureChunk, call: ProviderCall, objectName: string): Az
   return filled;
 }
 
-function createStreamTranslator(call: ProviderCall): StreamTranslator {
-  const objectName = call.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+function createStreamTranslator(call: ProviderCall): ChunkFilter {
+  const endpoint = call.format === 'openai-completions' ? 'completions' : 'chat';
+  const objectName = endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   return {
-    framing: 'sse',
     onEvent(event: UpstreamEvent): object[] {
       if (event.kind !== 'sse') return [];
       const data = event.data.trim();
@@ -149,19 +149,18 @@ function createStreamTranslator(call: ProviderCall): StreamTranslator {
         throw new ProviderStreamError(mapped.message, mapped.type, mapped.code === null ? null : String(mapped.code));
       }
       const choices = Array.isArray(chunk.choices) ? (chunk.choices as AzureChoice[]) : [];
-      const kept = choices.map((choice) => normaliseStreamChoice(choice, call.endpoint)).filter((choice): choice is AzureChoice => choice !== null);
+      const kept = choices.map((choice) => normaliseStreamChoice(choice, endpoint)).filter((choice): choice is AzureChoice => choice !== null);
       // A chunk with nothing left is a filter annotation — unless it is the include_usage chunk.
       if (kept.length === 0 && !isRecord(chunk.usage)) return [];
       return [filledIn({ ...chunk, choices: kept }, call, objectName)];
     },
-    onEnd: () => [],
   };
 }
 
 /** Non-stream answers are OpenAI's shape already; filter results stay, since clients may want them. */
 function mapResponse(call: ProviderCall, json: unknown): object {
   if (!isRecord(json)) throw new GatewayError(502, 'gateway_error', `Provider '${SLUG}' answered with JSON that is not an object`, null, 'bad_provider_response', SLUG);
-  const answer = filledIn(json, call, call.endpoint === 'chat' ? 'chat.completion' : 'text_completion');
+  const answer = filledIn(json, call, call.format === 'openai-completions' ? 'text_completion' : 'chat.completion');
   if (!Array.isArray(answer.choices)) answer.choices = [];
   return answer;
 }
@@ -197,11 +196,12 @@ export const azureOpenAI: ProviderAdapter = {
   name: 'Azure OpenAI',
   defaultBaseUrl: 'https://{resource}.openai.azure.com/openai',
   credentialFields,
-  relay: 'translate',
+  formats: () => ['openai-chat', 'openai-completions'],
+  modelInBody: true,
   // Azure generates n choices itself (same API as OpenAI).
   supportsN: true,
   buildRequest,
-  mapResponse,
-  createStreamTranslator,
+  filterAnswer: mapResponse,
+  createChunkFilter: createStreamTranslator,
   mapError: (status, body) => mapAzureError(status, body),
 };

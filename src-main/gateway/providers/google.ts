@@ -1,10 +1,9 @@
 // The Gemini API of Google AI Studio (`{base}/v1beta/models/{m}:generateContent`, streams with
 // `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
-import { missingProviderToken } from '../errors.js';
-import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
+import { errorTypeForStatus, missingProviderToken } from '../errors.js';
+import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
-import type { ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
-import { asRecord } from './openai-shape.js';
+import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 /** `gemini-2.0-flash` → `models/gemini-2.0-flash`; names given in full (`models/…`, `tunedModels/…`) stay as they are. */
 export function geminiModelPath(model: string): string {
@@ -25,7 +24,8 @@ export const google: ProviderAdapter = {
   name: 'Google Gemini (AI Studio)',
   defaultBaseUrl: 'https://generativelanguage.googleapis.com',
   credentialFields: [{ name: 'token', label: 'API key', secret: true, required: true, placeholder: 'AIza…', header: 'Authorization' }],
-  relay: 'translate',
+  formats: () => ['gemini'],
+  modelInBody: false,
   // candidateCount > 1 is refused by many Gemini models; n separate calls work with every one.
   supportsN: false,
   buildRequest(call: ProviderCall): UpstreamRequest {
@@ -34,17 +34,14 @@ export const google: ProviderAdapter = {
     if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
       throw missingProviderToken('google', "an API key: send 'Authorization: Bearer <Gemini API key>'");
     }
-    const body = buildGenerateContentBody(call, 'google');
     const method = call.stream ? 'streamGenerateContent' : 'generateContent';
     return {
-      url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.body.model)}`, method, call.stream),
+      url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.model)}`, method, call.stream),
       method: 'POST',
       headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
-      body: JSON.stringify(body),
+      body: call.body,
     };
   },
-  mapResponse: mapGenerateContentResponse,
-  createStreamTranslator: createGenerateContentStreamTranslator,
   modelListing: {
     request: (credentials, customHost, forwardHeaders) => ({
       url: withQuery(joinUrl(customHost ?? google.defaultBaseUrl, '/v1beta/models'), { pageSize: '1000' }),
@@ -65,5 +62,22 @@ export function mapGeminiModels(json: unknown): ModelList {
       .map(asRecord)
       .filter((model) => !Array.isArray(model.supportedGenerationMethods) || model.supportedGenerationMethods.includes('generateContent'))
       .map((model) => ({ id: String(model.name ?? '').replace(/^models\//, ''), object: 'model' as const, created: 0, owned_by: 'google' })),
+  };
+}
+
+/** Google's `{error:{code, message, status}}` (sometimes inside an array) → the contract's fields; `code` keeps the status name. */
+export function mapGoogleError(status: number, body: string): MappedProviderError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
+  }
+  const root = asRecord(Array.isArray(parsed) ? parsed[0] : parsed);
+  const error = asRecord(root.error);
+  return {
+    message: asString(error.message) ?? asString(root.message) ?? `Provider answered with status ${status}`,
+    type: errorTypeForStatus(status),
+    code: asString(error.status) ?? null,
   };
 }

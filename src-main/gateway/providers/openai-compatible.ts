@@ -2,6 +2,7 @@
 // provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
 import { boundedMemo } from '../bounded-memo.js';
 import { errorTypeForStatus, missingProviderToken } from '../errors.js';
+import type { WireFormat } from '../codecs/canonical.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 export interface OpenAICompatibleOptions {
@@ -12,7 +13,16 @@ export interface OpenAICompatibleOptions {
   tokenRequired: boolean;
   /** Most OpenAI-format hosts have no legacy /completions; it is still forwarded, and their 404 relayed. */
   supportsN?: boolean;
+  /** Hosts that also serve the Responses API (`/responses`) take Responses requests as they are. */
+  responses?: boolean;
 }
+
+/** The path of each OpenAI wire format under a provider's base URL. */
+export const OPENAI_FORMAT_PATHS: Partial<Record<WireFormat, string>> = {
+  'openai-chat': '/chat/completions',
+  'openai-completions': '/completions',
+  'openai-responses': '/responses',
+};
 
 const tokenField = (required: boolean): CredentialField => ({
   name: 'token',
@@ -67,24 +77,26 @@ export function mapOpenAIStyleError(status: number, body: string): MappedProvide
 }
 
 export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ProviderAdapter {
+  const formats: readonly WireFormat[] = ['openai-chat', 'openai-completions', ...(options.responses ? (['openai-responses'] as const) : [])];
   return {
     slug: options.slug,
     name: options.name,
     defaultBaseUrl: options.defaultBaseUrl,
     credentialFields: [tokenField(options.tokenRequired)],
-    relay: 'passthrough',
+    formats: () => formats,
+    modelInBody: true,
     supportsN: options.supportsN ?? true,
     buildRequest(call: ProviderCall): UpstreamRequest {
       const token = call.credentials.token;
       if (options.tokenRequired && !token && !call.customHost) {
         throw missingProviderToken(options.slug, "a token: send 'Authorization: Bearer <provider key>'");
       }
-      const path = call.endpoint === 'chat' ? '/chat/completions' : '/completions';
+      const path = OPENAI_FORMAT_PATHS[call.format] ?? '/chat/completions';
       return {
         url: joinUrl(call.customHost ?? options.defaultBaseUrl, path),
         method: 'POST',
         headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
-        body: call.rawBody,
+        body: call.body,
       };
     },
     modelListing: {
@@ -98,7 +110,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
   };
 }
 
-export const openai = createOpenAICompatibleProvider({ slug: 'openai', name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', tokenRequired: true });
+export const openai = createOpenAICompatibleProvider({ slug: 'openai', name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', tokenRequired: true, responses: true });
 export const ollama = createOpenAICompatibleProvider({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', tokenRequired: false });
 export const groq = createOpenAICompatibleProvider({ slug: 'groq', name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai/v1', tokenRequired: true });
 export const togetherAi = createOpenAICompatibleProvider({ slug: 'together-ai', name: 'Together AI', defaultBaseUrl: 'https://api.together.xyz/v1', tokenRequired: true });

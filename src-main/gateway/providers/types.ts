@@ -1,8 +1,8 @@
-// The small interface every provider module implements. A provider is data plus pure functions:
-// how to build the upstream request, how to map an answer, a stream and an error back to OpenAI's shape.
-import type { ChatRequest, CompletionRequest } from '../validate.js';
+// The small interface every provider module implements. A provider says which wire formats it speaks,
+// its credential fields (which are secret), its URL and its auth; bodies are the codecs' business.
+import type { UpstreamEvent, WireFormat } from '../codecs/canonical.js';
 
-export type Endpoint = 'completions' | 'chat';
+export type { UpstreamEvent } from '../codecs/canonical.js';
 
 /** Credentials for one call, from request headers or a virtual key; decrypted only for this request. */
 export interface ProviderCredentials {
@@ -13,13 +13,17 @@ export interface ProviderCredentials {
   bedrock?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
 }
 
-export interface ProviderCall<E extends Endpoint = Endpoint> {
-  endpoint: E;
-  /** The validated body (numbers already parsed; use `rawBody` to forward bytes unchanged). */
-  body: E extends 'completions' ? CompletionRequest : ChatRequest;
-  /** The client's request bytes, exactly as received. */
-  rawBody: Buffer;
+/** What a call asks of the provider: a generation, or (Messages only) a count of the prompt's tokens. */
+export type Operation = 'generate' | 'count_tokens';
+
+/** One call to a provider, its body already in the provider's wire format: a provider only adds URL and auth. */
+export interface ProviderCall {
+  format: WireFormat;
+  operation: Operation;
+  model: string;
   stream: boolean;
+  /** The body to send: the client's bytes unchanged when it already speaks the format, else the encoded JSON. */
+  body: Buffer | string;
   credentials: ProviderCredentials;
   /** `x-gateway-custom-host` (or the virtual key's host): replaces the provider's default base URL. */
   customHost?: string;
@@ -46,20 +50,12 @@ export interface ModelListing {
   map?(json: unknown): ModelList;
 }
 
-/** One event as read from the upstream stream. SSE for most providers; binary frames for Bedrock. */
-export type UpstreamEvent =
-  | { kind: 'sse'; event?: string; data: string }
-  | { kind: 'frame'; headers: Record<string, string | number | boolean>; payload: Uint8Array };
-
-export interface StreamTranslator {
-  /** How the upstream body is framed. */
-  readonly framing: 'sse' | 'aws-eventstream';
-  /** Maps one upstream event to zero or more OpenAI chunk objects; throws ProviderStreamError for in-stream errors. */
+/**
+ * Rewrites the chunks of an OpenAI-format stream that must not reach clients as they are (Azure's
+ * annotation-only chunks): each SSE event maps to zero or more chunk objects.
+ */
+export interface ChunkFilter {
   onEvent(event: UpstreamEvent): object[];
-  /** Chunks to send once the upstream stream ended (e.g. the usage chunk), before `data: [DONE]`. */
-  onEnd(): object[];
-  /** The usage the provider reported, for the request log even when the client asked for no usage chunk. */
-  usage?(): { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
 }
 
 /** An error the provider reported inside a stream that had already started. */
@@ -96,20 +92,22 @@ export interface ProviderAdapter {
   readonly defaultBaseUrl: string;
   readonly credentialFields: readonly CredentialField[];
   /**
-   * `passthrough`: the provider speaks OpenAI's format; its bytes go to the client unchanged.
-   * `translate`: answers are mapped with `mapResponse` / `createStreamTranslator`.
+   * The wire formats this provider takes for `model`, preferred first. A request in one of them goes up
+   * as it came (its bytes, when `modelInBody`); any other is translated into the first.
    */
-  readonly relay: 'passthrough' | 'translate';
+  formats(model: string): readonly WireFormat[];
+  /** false when the model is part of the URL (Gemini, Vertex, Bedrock): a body then never carries it. */
+  readonly modelInBody: boolean;
   /** Whether the provider generates `n` choices itself; if not, the gateway makes n calls and merges them. */
   readonly supportsN: boolean;
   /** Checks stored credential values when a virtual key is created or rotated; throws GatewayError (400). */
   checkCredentials?(values: Readonly<Record<string, string>>): void;
-  /** Builds the provider call; throws GatewayError (400) for a field the provider cannot honour. */
+  /** URL, headers and signing for a call whose body is ready; throws GatewayError for missing settings. */
   buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest>;
-  /** Maps a successful JSON answer to `text_completion` / `chat.completion`. Required for `translate`. */
-  mapResponse?(call: ProviderCall, json: unknown): object;
-  /** Required for `translate`. */
-  createStreamTranslator?(call: ProviderCall): StreamTranslator;
+  /** OpenAI-format answers that need cleaning before a client sees them (Azure); the rest are relayed as they are. */
+  createChunkFilter?(call: ProviderCall): ChunkFilter;
+  /** Tidies a whole OpenAI-format answer the same way. */
+  filterAnswer?(call: ProviderCall, json: unknown): object;
   /** `GET /v1/models`; providers without a list answer 404 there. */
   readonly modelListing?: ModelListing;
   /** Maps the provider's error body (any format, maybe not JSON) to the contract's fields. */

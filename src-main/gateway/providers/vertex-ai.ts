@@ -3,9 +3,8 @@
 // with the OAuth access token as a bearer and the project and region from the Cloud B headers.
 import { parseServiceAccount, serviceAccountToken } from './google-service-account.js';
 import { GatewayError, missingProviderToken } from '../errors.js';
-import { buildMessagesBody, createMessagesStreamTranslator, mapMessagesError, mapMessagesResponse } from './anthropic-messages.js';
-import { buildGenerateContentBody, createGenerateContentStreamTranslator, mapGenerateContentResponse, mapGoogleError } from './gemini-generate-content.js';
-import { googleMethodUrl } from './google.js';
+import { mapMessagesError } from './anthropic.js';
+import { googleMethodUrl, mapGoogleError } from './google.js';
 import { bearerHeaders } from './openai-compatible.js';
 import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
@@ -52,21 +51,13 @@ export function buildVertexRequest(call: ProviderCall, token = call.credentials.
   if (!token && !call.customHost) {
     throw missingProviderToken(SLUG, "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)");
   }
-  const model = call.body.model;
-  const claude = isClaudeModel(model);
-  const path = `/v1/projects/${projectId}/locations/${region}/publishers/${claude ? 'anthropic' : 'google'}/models/${encodeModel(model)}`;
+  const claude = call.format === 'anthropic-messages';
+  const path = `/v1/projects/${projectId}/locations/${region}/publishers/${claude ? 'anthropic' : 'google'}/models/${encodeModel(call.model)}`;
   const base = call.customHost ?? vertexBaseUrl(region);
-  let url: string;
-  let body: object;
-  if (claude) {
-    const { model: _inUrl, ...messages } = buildMessagesBody(call, SLUG);
-    body = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...messages };
-    // streamRawPredict answers in Anthropic's own SSE; no alt=sse here.
-    url = googleMethodUrl(base, path, call.stream ? 'streamRawPredict' : 'rawPredict', false);
-  } else {
-    body = buildGenerateContentBody(call, SLUG);
-    url = googleMethodUrl(base, path, call.stream ? 'streamGenerateContent' : 'generateContent', call.stream);
-  }
+  // streamRawPredict answers in Anthropic's own SSE; no alt=sse there.
+  const url = claude
+    ? googleMethodUrl(base, path, call.stream ? 'streamRawPredict' : 'rawPredict', false)
+    : googleMethodUrl(base, path, call.stream ? 'streamGenerateContent' : 'generateContent', call.stream);
   const requestType = call.credentials.vertex?.requestType;
   return {
     url,
@@ -78,7 +69,7 @@ export function buildVertexRequest(call: ProviderCall, token = call.credentials.
       ...(requestType ? { 'x-vertex-ai-llm-request-type': requestType } : {}),
       ...bearerHeaders(token),
     },
-    body: JSON.stringify(body),
+    body: call.body,
   };
 }
 
@@ -132,11 +123,11 @@ export const vertexAi: ProviderAdapter = {
     const serviceAccountJson = values[SERVICE_ACCOUNT_FIELD];
     if (serviceAccountJson) parseServiceAccount(serviceAccountJson, SERVICE_ACCOUNT_FIELD);
   },
-  relay: 'translate',
+  // Claude models speak Messages (with the model in the URL and Vertex's version in the body), the rest Gemini.
+  formats: (model) => (isClaudeModel(model) ? ['anthropic-messages'] : ['gemini']),
+  modelInBody: false,
   // Gemini's candidateCount is refused by many models and Claude has none: n separate calls work everywhere.
   supportsN: false,
   buildRequest,
-  mapResponse: (call, json) => (isClaudeModel(call.body.model) ? mapMessagesResponse(call, json) : mapGenerateContentResponse(call, json)),
-  createStreamTranslator: (call) => (isClaudeModel(call.body.model) ? createMessagesStreamTranslator(call) : createGenerateContentStreamTranslator(call)),
   mapError: (status, body) => mapVertexError(status, body),
 };

@@ -10,7 +10,8 @@ const azure = { resourceName: 'contoso', deploymentId: 'gpt 4o/mini', apiVersion
 
 function call(endpoint: 'completions' | 'chat', overrides: Partial<ProviderCall> = {}): ProviderCall {
   const body = endpoint === 'chat' ? validateChat({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }) : validateCompletion({ model: 'gpt-35-turbo-instruct', prompt: 'x' });
-  return { endpoint, body, rawBody: Buffer.from(JSON.stringify(body)), stream: true, credentials: { token: 'k'.repeat(32), azure }, forwardHeaders: {}, ...overrides } as ProviderCall;
+  const format = endpoint === 'chat' ? 'openai-chat' : 'openai-completions';
+  return { format, operation: 'generate', model: body.model, body: Buffer.from(JSON.stringify(body)), stream: true, credentials: { token: 'k'.repeat(32), azure }, forwardHeaders: {}, ...overrides } as ProviderCall;
 }
 
 const sse = (payload: object | string) => ({ kind: 'sse' as const, data: typeof payload === 'string' ? payload : JSON.stringify(payload) });
@@ -33,7 +34,7 @@ describe('azure-openai URL and auth', () => {
 
   it('sends the client bytes as they came', async () => {
     const raw = Buffer.from('{"model":"m","prompt":"x","seed":9007199254740993}');
-    const request = await azureOpenAI.buildRequest({ ...call('completions'), rawBody: raw });
+    const request = await azureOpenAI.buildRequest({ ...call('completions'), body: raw });
     expect(request.body).toBe(raw);
     expect(request.headers['api-key']).toBe('k'.repeat(32));
   });
@@ -41,7 +42,7 @@ describe('azure-openai URL and auth', () => {
 
 describe('azure-openai stream clean-up', () => {
   it('drops the prompt-filter chunk, annotation-only entries and [DONE]; keeps text, finishing and usage chunks', () => {
-    const translator = azureOpenAI.createStreamTranslator!(call('chat'));
+    const translator = azureOpenAI.createChunkFilter!(call('chat'));
     const filter = { hate: { filtered: false, severity: 'safe' } };
     expect(translator.onEvent(sse({ id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: filter }] }))).toEqual([]);
     expect(translator.onEvent(sse({ id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-2024-08-06', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }))).toMatchObject([{ model: 'gpt-4o-2024-08-06', choices: [{ delta: { content: 'Hi' } }] }]);
@@ -55,12 +56,12 @@ describe('azure-openai stream clean-up', () => {
   });
 
   it('falls back to the configured model name when Azure leaves the model blank', () => {
-    const translator = azureOpenAI.createStreamTranslator!(call('completions', { credentials: { azure: { ...azure, modelName: 'gpt-35-turbo-instruct' } } }));
+    const translator = azureOpenAI.createChunkFilter!(call('completions', { credentials: { azure: { ...azure, modelName: 'gpt-35-turbo-instruct' } } }));
     expect(translator.onEvent(sse({ id: 'c', object: '', model: '', choices: [{ index: 0, text: 'a', finish_reason: null }] }))).toMatchObject([{ object: 'text_completion', model: 'gpt-35-turbo-instruct' }]);
   });
 
   it('turns an error event into a stream error', () => {
-    const translator = azureOpenAI.createStreamTranslator!(call('completions'));
+    const translator = azureOpenAI.createChunkFilter!(call('completions'));
     expect(() => translator.onEvent(sse({ error: { code: 'server_error', message: 'Boom' } }))).toThrow(ProviderStreamError);
   });
 });

@@ -1,0 +1,21 @@
+// `POST /v1/responses` (Codex CLI, the openai SDKs' responses.create): routed after a light check, so that
+// a body for a Responses-native provider goes up byte for byte; errors in OpenAI's shape, and a failure
+// inside a stream as the `error` event Codex reads.
+import { invalidRequest, type GatewayError } from '../errors.js';
+import { readStreamFlag, requireModel, requireObject } from './openai.js';
+import type { Ingress } from './types.js';
+
+export const openaiResponsesIngress: Ingress = {
+  dialect: 'openai-responses',
+  readRequest(json) {
+    const body = requireObject(json);
+    const model = requireModel(body);
+    if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) {
+      throw invalidRequest("'input' must be a string or an array of input items", 'input');
+    }
+    return { model, stream: readStreamFlag(body), n: 1, body };
+  },
+  errorBody: (error) => error.toBody(),
+  streamErrorEvent: (error: GatewayError) =>
+    `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code ?? error.type, message: error.message, param: error.param })}\n\n`,
+};
