@@ -348,8 +348,8 @@ export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? va
 
 /** How each dialect names the canonical request's fields: errors and the "dropped" list speak the client's words. */
 const FIELD_NAMES: Record<Dialect, Partial<Record<keyof CanonicalRequest, string>>> = {
-  'openai-chat': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', reasoning: 'reasoning_effort', responseFormat: 'response_format', logprobs: 'logprobs' },
-  'openai-completions': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', logprobs: 'logprobs' },
+  'openai-chat': { turns: 'messages', maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', reasoning: 'reasoning_effort', responseFormat: 'response_format', logprobs: 'logprobs' },
+  'openai-completions': { turns: 'prompt', maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', logprobs: 'logprobs' },
   'openai-responses': { maxOutputTokens: 'max_output_tokens', topP: 'top_p', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', responseFormat: 'text.format', system: 'instructions', turns: 'input', logprobs: 'top_logprobs' },
   'anthropic-messages': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', stop: 'stop_sequences', toolChoice: 'tool_choice', parallelToolCalls: 'tool_choice.disable_parallel_tool_use', reasoning: 'thinking', user: 'metadata.user_id', turns: 'messages' },
 };
