@@ -126,6 +126,17 @@ export interface CanonicalRequest {
    * that would change the answer's meaning.
    */
   extensions: Record<string, unknown>;
+  /**
+   * Names this client gave canonical fields where its dialect has two (Chat's `max_completion_tokens`
+   * beside `max_tokens`): `fieldName` says the client's own word in errors and the "dropped" list.
+   */
+  fieldNames?: Partial<Record<keyof CanonicalRequest, string>>;
+  /**
+   * Why a field or extension (by its name in the client's dialect, e.g. `best_of`, `messages[2].content[0]`)
+   * cannot be honoured, when there is more to say than "is not supported": `cannotHonour` words its refusal
+   * with this unless the encoder gives its own reason.
+   */
+  unsupportedWhy?: Record<string, string>;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'stop_sequence' | 'pause' | 'error';
@@ -355,17 +366,23 @@ const FIELD_NAMES: Record<Dialect, Partial<Record<keyof CanonicalRequest, string
 };
 
 /** A canonical field's name in the client's dialect, e.g. `maxOutputTokens` → `max_tokens`. */
-export function fieldName(request: Pick<CanonicalRequest, 'dialect'>, field: keyof CanonicalRequest | string): string {
-  return (FIELD_NAMES[request.dialect] as Record<string, string | undefined>)[field] ?? field;
+export function fieldName(request: Pick<CanonicalRequest, 'dialect'> & Partial<Pick<CanonicalRequest, 'fieldNames'>>, field: keyof CanonicalRequest | string): string {
+  return (request.fieldNames as Record<string, string | undefined> | undefined)?.[field] ?? (FIELD_NAMES[request.dialect] as Record<string, string | undefined>)[field] ?? field;
+}
+
+/** Why a field (canonical, or an extension's own name) cannot be honoured, as the client's decoder worded it. */
+export function unsupportedReason(request: Pick<CanonicalRequest, 'dialect'> & Partial<Pick<CanonicalRequest, 'fieldNames' | 'unsupportedWhy'>>, field: string): string {
+  return request.unsupportedWhy?.[fieldName(request, field)] ?? 'is not supported';
 }
 
 /**
  * What an encoder calls for a field its format cannot honour: refused with the contract's 400, or left out
  * and listed in `dropped`, as the request's dialect asks. `field` is a canonical field or an extension's
- * own name. Returns nothing: the caller simply does not encode the field.
+ * own name; `why` defaults to the decoder's wording (`unsupportedReason`), else "is not supported".
+ * Returns nothing: the caller simply does not encode the field.
  */
-export function cannotHonour(request: CanonicalRequest, target: EncodeTarget, dropped: string[], field: string, why = 'is not supported'): void {
+export function cannotHonour(request: CanonicalRequest, target: EncodeTarget, dropped: string[], field: string, why?: string): void {
   const name = fieldName(request, field);
-  if (request.onUnsupported === 'refuse') throw unsupportedField(name, target.provider, why);
+  if (request.onUnsupported === 'refuse') throw unsupportedField(name, target.provider, why ?? unsupportedReason(request, field));
   if (!dropped.includes(name)) dropped.push(name);
 }
