@@ -66,6 +66,12 @@ export interface ToolDefinition {
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
   strict?: boolean;
+  /**
+   * A tool of a Responses `namespace` (Codex's MCP tools), flattened for formats without namespaces: `name`
+   * is then `<namespace>__<tool>`, and this keeps the two parts so the answer can name the call as the
+   * client declared it (`function_call` with `namespace` and `name`).
+   */
+  namespace?: { namespace: string; name: string; description?: string };
 }
 
 export type ToolChoice = { mode: 'auto' } | { mode: 'none' } | { mode: 'required' } | { mode: 'tool'; name: string };
