@@ -164,8 +164,15 @@ export function anthropicRequestProblem(json: unknown, options: AnthropicCheckOp
       if (finalAssistant) continue;
       return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
     }
+    if (finalAssistant) {
+      const last = typeof content === 'string' ? content : (content.at(-1) as { type?: unknown; text?: unknown } | undefined);
+      const text = typeof last === 'string' ? last : last?.type === 'text' && typeof last.text === 'string' ? last.text : undefined;
+      if (text !== undefined && /\S/.test(text) && /\s$/.test(text)) return 'messages: final assistant content cannot end with trailing whitespace';
+    }
     const blocks: { block: Json; at: string }[] = [];
     if (typeof content === 'string') {
+      // A string is one text block, held to the same rule.
+      if (content.trim() === '' && !finalAssistant) return 'messages: text content blocks must contain non-whitespace text';
       blocks.push({ block: { type: 'text', text: content }, at: `messages.${i}.content` });
     } else {
       for (const [j, block] of content.entries()) {

@@ -3,7 +3,7 @@
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import { errorTypeForStatus, unsupportedField } from '../errors.js';
 import type { ChatRequest } from '../validate.js';
-import { includeUsage, refuseUnsupportedFields, stopSequences, topK } from './conversation.js';
+import { includeUsage, refuseUnsupportedFields, requireUserFirst, stopSequences, topK } from './conversation.js';
 import { conversationWithTools, readToolRequest, type OpenAIToolCall, type ToolRequest, type ToolTurn } from './chat-tools.js';
 import {
   asNumber,
@@ -83,6 +83,17 @@ function blockOf(part: ToolTurn['parts'][number]): ContentBlock {
   }
 }
 
+/**
+ * Messages refuses a final assistant turn (a prefill) whose text ends in whitespace; the whitespace is
+ * cut there, and only there.
+ */
+function withoutTrailingWhitespace(turns: ToolTurn[]): ToolTurn[] {
+  const last = turns.at(-1);
+  const lastPart = last?.parts.at(-1);
+  if (last?.role !== 'assistant' || lastPart?.kind !== 'text') return turns;
+  return [...turns.slice(0, -1), { ...last, parts: [...last.parts.slice(0, -1), { kind: 'text', text: lastPart.text.trimEnd() }] }];
+}
+
 /** A single text stays a plain string, as a client of Messages would write it; anything else is blocks. */
 function contentOf(turn: ToolTurn): AnthropicContent {
   const [first] = turn.parts;
@@ -109,6 +120,7 @@ export function buildMessagesBody(call: ProviderCall, provider: string): Message
     throw unsupportedField('temperature', provider, `above ${MAX_TEMPERATURE} is not supported (the provider accepts 0 to 1)`);
   }
   const conversation = conversationWithTools(call, provider);
+  requireUserFirst(conversation.turns, provider);
   const tools = call.endpoint === 'chat' ? readToolRequest(body as ChatRequest, provider) : undefined;
   const requested = call.endpoint === 'chat' ? ((body as ChatRequest).max_completion_tokens ?? body.max_tokens) : body.max_tokens;
   const defaultMaxTokens = call.endpoint === 'chat' ? DEFAULT_CHAT_MAX_TOKENS : COMPLETION_BOUNDS.max_tokens.default;
@@ -117,7 +129,7 @@ export function buildMessagesBody(call: ProviderCall, provider: string): Message
   return {
     model: body.model,
     max_tokens: requested ?? defaultMaxTokens,
-    messages: conversation.turns.map((turn) => ({ role: turn.role, content: contentOf(turn) })),
+    messages: withoutTrailingWhitespace(conversation.turns).map((turn) => ({ role: turn.role, content: contentOf(turn) })),
     ...(tools ? messagesTools(tools) : {}),
     ...(conversation.system.length ? { system: conversation.system.join('\n\n') } : {}),
     ...(stop ? { stop_sequences: stop } : {}),

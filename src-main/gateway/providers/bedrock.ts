@@ -7,7 +7,7 @@ import type { SignatureV4 } from '@smithy/signature-v4';
 import { GatewayError, errorTypeForStatus, invalidRequest, unsupportedField, type ErrorType } from '../errors.js';
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import type { ChatRequest } from '../validate.js';
-import { conversationOf, includeUsage, refuseUnsupportedFields, stopSequences, type Conversation } from './conversation.js';
+import { conversationOf, includeUsage, refuseUnsupportedFields, requireUserFirst, stopSequences, type Conversation } from './conversation.js';
 import { joinUrl } from './openai-compatible.js';
 import {
   asNumber,
@@ -99,6 +99,8 @@ export function converseRequest(call: ProviderCall): Record<string, unknown> {
   const body = call.body;
   refuseUnsupportedFields(body, SLUG, BEDROCK_FIELDS);
   const conversation = conversationOf(call, SLUG);
+  // Converse wants a user message first; blank text and empty messages never reach it (conversation.ts).
+  requireUserFirst(conversation.turns, SLUG);
   const request: Record<string, unknown> = { messages: converseMessages(conversation) };
   if (conversation.system.length) request.system = conversation.system.map((text) => ({ text }));
 

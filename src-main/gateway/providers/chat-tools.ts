@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { invalidRequest, unsupportedField } from '../errors.js';
 import type { ChatRequest, CompletionRequest } from '../validate.js';
-import { promptText } from './conversation.js';
+import { emptyMessage, hasText, noConversation, promptTurnText } from './conversation.js';
 import { asRecord, asString } from './openai-shape.js';
 import type { ProviderCall } from './types.js';
 
@@ -35,7 +35,10 @@ export type TurnPart =
 
 export interface ToolTurn {
   role: 'user' | 'assistant';
+  /** Never empty; text parts are never blank (see `hasText`). */
   parts: TurnPart[];
+  /** Index of the chat message the turn starts with (absent for a completion's prompt). */
+  message?: number;
 }
 
 export interface ToolConversation {
@@ -95,11 +98,11 @@ function imageSource(part: Record<string, unknown>, where: string): ImageSource 
 /** Text and image parts of a message; `images` says whether this message may carry images. */
 function contentParts(content: ChatRequest['messages'][number]['content'], where: string, provider: string, images: boolean): TurnPart[] {
   if (content === null || content === undefined) return [];
-  if (typeof content === 'string') return [{ kind: 'text', text: content }];
+  if (typeof content === 'string') return hasText(content) ? [{ kind: 'text', text: content }] : [];
   return content.flatMap((part, index): TurnPart[] => {
     if (part.type === 'text' && typeof part.text === 'string') {
-      // An empty text part adds nothing, and Anthropic refuses empty text blocks.
-      return part.text === '' ? [] : [{ kind: 'text', text: part.text }];
+      // Blank text says nothing, and Anthropic, Bedrock and Gemini refuse it.
+      return hasText(part.text) ? [{ kind: 'text', text: part.text }] : [];
     }
     if (part.type === 'image_url' && images) return [{ kind: 'image', source: imageSource(part, `${where}.content[${index}]`) }];
     throw unsupportedField(`${where}.content[${index}]`, provider, `of type '${part.type}' is not supported`);
@@ -131,7 +134,9 @@ function readToolCalls(value: unknown, where: string, provider: string): TurnPar
 /**
  * The chat messages with tool calls and tool results kept: an assistant's `tool_calls` become tool-call
  * parts of its turn; `tool` messages become tool-result parts of a user turn (consecutive results share
- * one turn, since a provider expects every result of a turn together).
+ * one turn, since a provider expects every result of a turn together). Blank text is dropped; an
+ * assistant message left with neither text nor calls is dropped; a user message left with nothing, or a
+ * chat with no turn at all, is refused (400 naming the field).
  */
 export function toolConversation(messages: ChatRequest['messages'], provider: string): ToolConversation {
   const conversation: ToolConversation = { system: [], turns: [] };
@@ -149,12 +154,13 @@ export function toolConversation(messages: ChatRequest['messages'], provider: st
         conversation.system.push(...textsOf(parts));
         return;
       case 'user':
-        conversation.turns.push({ role: 'user', parts });
+        if (parts.length === 0) throw emptyMessage(where, provider);
+        conversation.turns.push({ role: 'user', parts, message: index });
         return;
       case 'assistant': {
         const calls = readToolCalls(message.tool_calls, where, provider);
         for (const call of calls) if (call.kind === 'tool_call') toolNames.set(call.id, call.name);
-        conversation.turns.push({ role: 'assistant', parts: [...parts, ...calls] });
+        if (parts.length + calls.length) conversation.turns.push({ role: 'assistant', parts: [...parts, ...calls], message: index });
         return;
       }
       case 'tool': {
@@ -164,20 +170,21 @@ export function toolConversation(messages: ChatRequest['messages'], provider: st
         const result: TurnPart = { kind: 'tool_result', callId, name, text: textsOf(parts).join('') };
         const previous = conversation.turns.at(-1);
         if (previous?.role === 'user' && previous.parts.length > 0 && previous.parts.every((part) => part.kind === 'tool_result')) previous.parts.push(result);
-        else conversation.turns.push({ role: 'user', parts: [result] });
+        else conversation.turns.push({ role: 'user', parts: [result], message: index });
         return;
       }
       default:
         throw unsupportedField(`${where}.role`, provider, `'${message.role}' is not supported`);
     }
   });
+  if (conversation.turns.length === 0) throw noConversation(provider);
   return conversation;
 }
 
 /** The conversation of either endpoint, tools kept: a completion's prompt becomes one user turn. */
 export function conversationWithTools(call: ProviderCall, provider: string): ToolConversation {
   if (call.endpoint === 'chat') return toolConversation((call.body as ChatRequest).messages, provider);
-  return { system: [], turns: [{ role: 'user', parts: [{ kind: 'text', text: promptText((call.body as CompletionRequest).prompt, provider) }] }] };
+  return { system: [], turns: [{ role: 'user', parts: [{ kind: 'text', text: promptTurnText((call.body as CompletionRequest).prompt, provider) }] }] };
 }
 
 /** Tool calls the provider made without an id of its own (Gemini) get one, as OpenAI's always have. */

@@ -7,8 +7,10 @@ import type { Endpoint, ProviderCall } from './types.js';
 
 export interface ConversationTurn {
   role: 'user' | 'assistant';
-  /** Text parts in order; a plain string content is one part. */
+  /** Text parts in order; a plain string content is one part. Never blank (see `hasText`). */
   parts: string[];
+  /** Index of the chat message this turn came from (absent for a completion's prompt). */
+  message?: number;
 }
 
 export interface Conversation {
@@ -92,19 +94,51 @@ export function promptText(prompt: CompletionRequest['prompt'], provider: string
   throw refusePrompt(provider, 'as token IDs is not supported (send the prompt as text)');
 }
 
+/**
+ * Text worth sending: Anthropic refuses empty and whitespace-only text blocks, Bedrock blank text
+ * blocks, Gemini empty text parts. Blank text says nothing, so it is dropped, never sent.
+ */
+export const hasText = (text: string): boolean => /\S/.test(text);
+
+/** A user message left with nothing to say: every chat-only provider refuses it, so the client hears why. */
+export const emptyMessage = (where: string, provider: string): GatewayError =>
+  invalidRequest(`'${where}.content' must not be empty: provider '${provider}' refuses a message with no text`, `${where}.content`);
+
+/** No user or assistant message at all (a system-only chat): nothing for a chat-only provider to answer. */
+export const noConversation = (provider: string): GatewayError =>
+  invalidRequest(`'messages' must hold at least one user or assistant message with content: provider '${provider}' cannot answer system instructions alone`, 'messages');
+
+/** Anthropic and Bedrock take only conversations that open with the user; the client is told, nothing is made up. */
+export function requireUserFirst(turns: readonly { role: 'user' | 'assistant'; message?: number }[], provider: string): void {
+  const first = turns[0];
+  if (first?.role !== 'assistant') return;
+  const where = `messages[${first.message ?? 0}]`;
+  throw invalidRequest(`'${where}': provider '${provider}' needs the conversation to start with a user message, and this one starts with an assistant message`, where);
+}
+
+/** A completion's prompt as the one user turn; a blank prompt is refused like an empty message. */
+export function promptTurnText(prompt: CompletionRequest['prompt'], provider: string): string {
+  const text = promptText(prompt, provider);
+  if (!hasText(text)) throw invalidRequest(`'prompt' must not be empty: provider '${provider}' answers a conversation and refuses an empty message`, 'prompt');
+  return text;
+}
+
 function messageParts(content: ChatRequest['messages'][number]['content'], where: string, provider: string): string[] {
   if (content === null || content === undefined) return [];
-  if (typeof content === 'string') return [content];
+  if (typeof content === 'string') return hasText(content) ? [content] : [];
   return content.flatMap((part, index) => {
     if (part.type !== 'text' || typeof part.text !== 'string') {
       throw unsupportedField(`${where}.content[${index}]`, provider, `of type '${part.type}' is not supported`);
     }
-    // An empty text part adds nothing, and Anthropic refuses empty text blocks.
-    return part.text === '' ? [] : [part.text];
+    return hasText(part.text) ? [part.text] : [];
   });
 }
 
-/** The chat messages as a conversation: system/developer messages apart, assistant and user turns in order. */
+/**
+ * The chat messages as a conversation: system/developer messages apart, assistant and user turns in
+ * order. Blank text is dropped; an assistant message left with nothing is dropped (it said nothing); a
+ * user message left with nothing, or a chat with no turn at all, is refused.
+ */
 export function chatConversation(messages: ChatRequest['messages'], provider: string): Conversation {
   const conversation: Conversation = { system: [], turns: [] };
   messages.forEach((message, index) => {
@@ -119,20 +153,24 @@ export function chatConversation(messages: ChatRequest['messages'], provider: st
         conversation.system.push(...parts);
         break;
       case 'user':
+        if (parts.length === 0) throw emptyMessage(where, provider);
+        conversation.turns.push({ role: 'user', parts, message: index });
+        break;
       case 'assistant':
-        conversation.turns.push({ role: message.role, parts });
+        if (parts.length) conversation.turns.push({ role: 'assistant', parts, message: index });
         break;
       default:
         throw unsupportedField(`${where}.role`, provider, `'${message.role}' is not supported`);
     }
   });
+  if (conversation.turns.length === 0) throw noConversation(provider);
   return conversation;
 }
 
 /** The conversation of either endpoint: a completion's prompt becomes one user turn. */
 export function conversationOf(call: ProviderCall, provider: string): Conversation {
   if (call.endpoint === 'chat') return chatConversation((call.body as ChatRequest).messages, provider);
-  return { system: [], turns: [{ role: 'user', parts: [promptText((call.body as CompletionRequest).prompt, provider)] }] };
+  return { system: [], turns: [{ role: 'user', parts: [promptTurnText((call.body as CompletionRequest).prompt, provider)] }] };
 }
 
 /** `stop` as a list, whichever form the client sent. */
