@@ -3,7 +3,7 @@
 import { apiErrorFromBody, ApiError } from './api-error';
 import { readServerSentEvents } from './sse';
 
-export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions';
+export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages';
 
 export type GatewayAuth =
   | { kind: 'virtual-key'; virtualKey: string }
@@ -22,7 +22,7 @@ export function buildGatewayHeaders(auth: GatewayAuth): Record<string, string> {
   return headers;
 }
 
-const SECRET_HEADERS = new Set(['x-gateway-api-key', 'authorization']);
+const SECRET_HEADERS = new Set(['x-gateway-api-key', 'authorization', 'x-api-key']);
 
 /** The headers as the viewer shows them: secrets cut to a recognisable prefix. */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
@@ -134,6 +134,8 @@ export interface GatewayCall {
   headers: Record<string, string>;
   bodyText: string;
   stream: boolean;
+  /** Reads one answer object or event (OpenAI's shapes by default; Messages mode reads Anthropic's). */
+  readPiece?: (value: unknown) => CompletionPiece;
 }
 
 export interface GatewayCallObserver {
@@ -158,6 +160,7 @@ export async function callGateway(call: GatewayCall, observer: GatewayCallObserv
   });
   observer.onResponseStart(response.status, responseHeaders);
 
+  const readPiece = call.readPiece ?? readCompletionPiece;
   const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
   if (!response.ok || !isEventStream || !response.body) {
     const text = await response.text();
@@ -169,14 +172,15 @@ export async function callGateway(call: GatewayCall, observer: GatewayCallObserv
     } catch {
       throw new ApiError('The gateway answered with something that is not JSON', response.status);
     }
-    const piece = readCompletionPiece(parsed);
+    const piece = readPiece(parsed);
     observer.onPiece(piece);
     return { status: response.status, streamError: piece.error };
   }
 
   let streamError: string | null = null;
   for await (const event of readServerSentEvents(response.body, signal)) {
-    observer.onRawText(`data: ${event.data}`);
+    // Typed streams (Anthropic's) name each event; OpenAI's have data lines only.
+    observer.onRawText(event.event ? `event: ${event.event}\ndata: ${event.data}` : `data: ${event.data}`);
     if (event.data.trim() === '[DONE]') break;
     let parsed: unknown;
     try {
@@ -184,7 +188,7 @@ export async function callGateway(call: GatewayCall, observer: GatewayCallObserv
     } catch {
       continue;
     }
-    const piece = readCompletionPiece(parsed);
+    const piece = readPiece(parsed);
     if (piece.error) streamError = piece.error;
     observer.onPiece(piece);
   }

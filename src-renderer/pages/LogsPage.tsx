@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { formatDuration } from '../components/format';
 import { KNOWN_PROVIDER_SLUGS } from '../api/known-providers';
 import { Icon } from '../components/Icon';
+import { CLIENT_DIALECTS, DIALECT_DESCRIPTIONS, DIALECT_LABELS } from '../logs/dialects';
 import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/StatusViews';
 import { useKeysStore } from '../stores/keys-store';
 import { EMPTY_FILTERS, summarize, useLogsStore } from '../stores/logs-store';
@@ -74,7 +75,7 @@ export function LogsPage() {
   const applyModel = (model: string) => setFilters({ model });
   const [searchDraft, setSearchDraft] = useDebouncedFilter(filters.q, applySearch);
   const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
-  const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.status !== '';
+  const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.dialect !== '' || filters.status !== '';
   const summary = useMemo(() => summarize(rows), [rows]);
   // Suggestions for the model filter, which matches a model name exactly (as the server does).
   const knownModels = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.model).filter((model): model is string => Boolean(model)))].sort(), [rows]);
@@ -159,6 +160,14 @@ export function LogsPage() {
             <option key={model} value={model} />
           ))}
         </datalist>
+        <select className="input" aria-label="Dialect filter" title="The API the client spoke" value={filters.dialect} onChange={(event) => setFilters({ dialect: event.target.value })}>
+          <option value="">All dialects</option>
+          {CLIENT_DIALECTS.map((dialect) => (
+            <option key={dialect} value={dialect} title={DIALECT_DESCRIPTIONS[dialect]}>
+              {DIALECT_LABELS[dialect]}
+            </option>
+          ))}
+        </select>
         <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value })}>
           <option value="">All statuses</option>
           <option value="error">Failed (400 and up)</option>

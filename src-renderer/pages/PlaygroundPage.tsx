@@ -8,7 +8,7 @@ import { ConnectionCard } from './playground/ConnectionCard';
 import { InspectorPanel } from './playground/InspectorPanel';
 import { OutputPanel } from './playground/OutputPanel';
 import { ParametersPanel } from './playground/ParametersPanel';
-import { draftRequest, usePlaygroundStore, type ChatRole } from '../stores/playground-store';
+import { draftRequest, endpointFor, usePlaygroundStore, type ChatRole } from '../stores/playground-store';
 
 function ConversationEditor() {
   const messages = usePlaygroundStore((state) => state.messages);
@@ -102,6 +102,7 @@ export function PlaygroundPage() {
           options={[
             { value: 'completion', label: 'Completion' },
             { value: 'chat', label: 'Chat' },
+            { value: 'messages', label: 'Messages' },
           ]}
         />
       </header>
@@ -111,9 +112,14 @@ export function PlaygroundPage() {
           <ConnectionCard errors={errors} />
 
           <section className="card">
-            {mode === 'chat' && (
+            {mode !== 'completion' && (
               <>
                 <h2 className="card-title">Conversation</h2>
+                {mode === 'messages' && (
+                  <p className="muted small">
+                    An Anthropic Messages request, as Claude Code sends it: system messages go in <code>system</code>, the key in <code>x-api-key</code>.
+                  </p>
+                )}
                 <ConversationEditor />
               </>
             )}
@@ -129,15 +135,15 @@ export function PlaygroundPage() {
               }
               hint={
                 <>
-                  {mode === 'chat' ? 'Sent as the next user message. ' : ''}
+                  {mode !== 'completion' ? 'Sent as the next user message. ' : ''}
                   <kbd>{RUN_MODIFIER}</kbd> + <kbd>Enter</kbd> runs.
                 </>
               } error={errors.prompt ?? errors.messages}>
               <textarea
                 className={`input prompt-input${promptIsJson && mode === 'completion' ? ' input-mono' : ''}`}
-                rows={mode === 'chat' ? 3 : 6}
+                rows={mode !== 'completion' ? 3 : 6}
                 value={prompt}
-                placeholder={mode === 'chat' ? 'Ask something…' : promptIsJson ? '["First prompt", "Second prompt"]  or  [1212, 318, 257]' : 'Once upon a time'}
+                placeholder={mode !== 'completion' ? 'Ask something…' : promptIsJson ? '["First prompt", "Second prompt"]  or  [1212, 318, 257]' : 'Once upon a time'}
                 onChange={(event) => update({ prompt: event.target.value })}
                 onKeyDown={onPromptKeyDown}
               />
@@ -155,7 +161,7 @@ export function PlaygroundPage() {
                 </button>
               )}
               <span className="muted small">
-                {mode === 'chat' ? 'POST /v1/chat/completions' : 'POST /v1/completions'}
+                {`POST ${endpointFor(mode)}`}
                 {parameters.stream ? ' · streaming' : ''}
               </span>
             </div>

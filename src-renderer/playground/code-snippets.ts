@@ -2,6 +2,7 @@
 // Keys page. Secrets are never written into a snippet: they are read from environment variables.
 import type { GatewayAuth, GatewayEndpoint } from '../api/gateway-client';
 import { stringifyJson } from './json-text';
+import { ANTHROPIC_VERSION } from './messages';
 import type { JsonValue, RequestBody } from './parameters';
 
 export type SnippetLanguage = 'curl' | 'python' | 'javascript';
@@ -41,8 +42,11 @@ function shellSingleQuote(text: string): string {
 
 export function curlSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
   const lines = [`curl ${origin}${endpoint}${body.stream === true ? ' -N' : ''}`, `  -H "Content-Type: application/json"`];
+  const isMessages = endpoint === '/v1/messages';
+  if (isMessages) lines.push(`  -H "anthropic-version: ${ANTHROPIC_VERSION}"`);
   if (auth.kind === 'virtual-key') {
-    lines.push(`  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
+    // Messages clients (Claude Code, the anthropic SDK) send their key as x-api-key.
+    lines.push(isMessages ? `  -H "x-api-key: $${ENV_VIRTUAL_KEY}"` : `  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
   } else {
     if (auth.hasGatewayApiKey) lines.push(`  -H "x-gateway-api-key: $${ENV_GATEWAY_KEY}"`);
     lines.push(`  -H "x-gateway-provider: ${auth.provider}"`);
@@ -114,7 +118,49 @@ function sdkApiKeyEnv(auth: SnippetAuth): string | null {
   return auth.hasProviderToken ? ENV_PROVIDER_TOKEN : null;
 }
 
-export function pythonSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
+/** Messages mode: the anthropic SDK, whose base URL is the gateway's root (it adds /v1/messages). */
+function anthropicPythonSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const apiKeyEnv = sdkApiKeyEnv(auth);
+  const headers = sdkHeaders(auth, extraHeaders);
+  const client = [`client = Anthropic(`, `    base_url="${origin}",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
+  if (headers.length) {
+    client.push('    default_headers={');
+    for (const [name, value] of headers) {
+      client.push(`        "${name}": ${value.startsWith('env:') ? `os.environ["${value.slice(4)}"]` : JSON.stringify(value)},`);
+    }
+    client.push('    },');
+  }
+  client.push(')');
+  const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
+  const call = ['response = client.messages.create(', ...kwargs, ')'];
+  const output = body.stream === true
+    ? ['for event in response:', '    if event.type == "content_block_delta" and event.delta.type == "text_delta":', '        print(event.delta.text, end="", flush=True)', 'print()']
+    : ['print("".join(block.text for block in response.content if block.type == "text"))'];
+  return ['import os', 'from anthropic import Anthropic', '', ...client, '', ...call, ...output].join('\n');
+}
+
+function anthropicJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const apiKeyEnv = sdkApiKeyEnv(auth);
+  const headers = sdkHeaders(auth, extraHeaders);
+  const client = [`const client = new Anthropic({`, `  baseURL: "${origin}",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];
+  if (headers.length) {
+    client.push('  defaultHeaders: {');
+    for (const [name, value] of headers) {
+      client.push(`    "${name}": ${value.startsWith('env:') ? `process.env.${value.slice(4)}` : JSON.stringify(value)},`);
+    }
+    client.push('  },');
+  }
+  client.push('});');
+  const call = [`const response = await client.messages.create(${javascriptLiteral(body, 0, true)});`];
+  const output = body.stream === true
+    ? ['for await (const event of response) {', '  if (event.type === "content_block_delta" && event.delta.type === "text_delta") process.stdout.write(event.delta.text);', '}']
+    : ['console.log(response.content.map((block) => (block.type === "text" ? block.text : "")).join(""));'];
+  return ['import Anthropic from "@anthropic-ai/sdk";', '', ...client, '', ...call, ...output].join('\n');
+}
+
+export function pythonSnippet(input: SnippetInput): string {
+  if (input.endpoint === '/v1/messages') return anthropicPythonSnippet(input);
+  const { origin, endpoint, auth, body, extraHeaders = {} } = input;
   const apiKeyEnv = sdkApiKeyEnv(auth);
   const headers = sdkHeaders(auth, extraHeaders);
   const client = [`client = OpenAI(`, `    base_url="${origin}/v1",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
@@ -137,7 +183,9 @@ export function pythonSnippet({ origin, endpoint, auth, body, extraHeaders = {} 
   return ['import os', 'from openai import OpenAI', '', ...client, '', ...call, ...output].join('\n');
 }
 
-export function javascriptSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
+export function javascriptSnippet(input: SnippetInput): string {
+  if (input.endpoint === '/v1/messages') return anthropicJavascriptSnippet(input);
+  const { origin, endpoint, auth, body, extraHeaders = {} } = input;
   const apiKeyEnv = sdkApiKeyEnv(auth);
   const headers = sdkHeaders(auth, extraHeaders);
   const client = [`const client = new OpenAI({`, `  baseURL: "${origin}/v1",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];

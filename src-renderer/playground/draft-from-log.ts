@@ -21,9 +21,18 @@ function chatRole(value: unknown): 'system' | 'user' | 'assistant' | null {
   return value === 'system' || value === 'user' || value === 'assistant' ? value : null;
 }
 
+/** A message's text: a string, or (Messages) the text blocks of a block list; null when it has none. */
+function textOf(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.map((block) => asRecord(block)).filter((block) => block?.type === 'text' && typeof block.text === 'string').map((block) => block!.text as string);
+  return texts.length ? texts.join('\n\n') : null;
+}
+
 /** Null when the path is not a completion endpoint or the body is not a JSON object. */
 export function draftFromLoggedRequest(path: string, bodyText: string | null): RequestDraft | null {
-  const mode: PlaygroundMode | null = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/completions') ? 'completion' : null;
+  const bare = path.split('?')[0];
+  const mode: PlaygroundMode | null = bare.endsWith('/chat/completions') ? 'chat' : bare.endsWith('/completions') ? 'completion' : bare.endsWith('/messages') ? 'messages' : null;
   if (!mode || !bodyText) return null;
   let body: Record<string, unknown> | null;
   try {
@@ -38,7 +47,8 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
     const value = body[control.name];
     if (typeof value === 'number') numbers[control.name] = String(value);
   }
-  const stop = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop.filter((item): item is string => typeof item === 'string') : [];
+  const stopField = mode === 'messages' ? body.stop_sequences : body.stop;
+  const stop = typeof stopField === 'string' ? [stopField] : Array.isArray(stopField) ? stopField.filter((item): item is string => typeof item === 'string') : [];
   const streamOptions = asRecord(body.stream_options);
   const parameters: ParameterValues = {
     ...INITIAL_PARAMETERS,
@@ -58,12 +68,16 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
     if (Array.isArray(body.prompt)) return { mode, model, prompt: JSON.stringify(body.prompt), promptIsJson: true, messages: [], parameters };
     return { mode, model, prompt: typeof body.prompt === 'string' ? body.prompt : '', promptIsJson: false, messages: [], parameters };
   }
-  const messages = (Array.isArray(body.messages) ? body.messages : [])
+  const logged = (Array.isArray(body.messages) ? body.messages : [])
     .map((message) => asRecord(message))
     .flatMap((message) => {
       const role = chatRole(message?.role);
-      return role && typeof message?.content === 'string' ? [{ role, content: message.content }] : [];
+      const content = textOf(message?.content);
+      return role && content !== null ? [{ role, content }] : [];
     });
+  // Messages carry the system prompt beside the conversation (a string or text blocks).
+  const system = mode === 'messages' ? textOf(body.system) : null;
+  const messages = system ? [{ role: 'system' as const, content: system }, ...logged] : logged;
   const last = messages.at(-1);
   const prompt = last?.role === 'user' ? last.content : '';
   return { mode, model, prompt, promptIsJson: false, messages: last?.role === 'user' ? messages.slice(0, -1) : messages, parameters };

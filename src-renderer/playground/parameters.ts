@@ -9,7 +9,8 @@ import {
   type NumericBound,
 } from '../../src-main/gateway/spec-bounds';
 
-export type PlaygroundMode = 'completion' | 'chat';
+/** Completion and Chat speak OpenAI's APIs; Messages speaks Anthropic's (POST /v1/messages), as Claude Code does. */
+export type PlaygroundMode = 'completion' | 'chat' | 'messages';
 export type NumericParamName = keyof typeof COMPLETION_BOUNDS;
 
 export interface NumericControl {
@@ -24,11 +25,13 @@ export interface NumericControl {
 }
 
 const bothModes: PlaygroundMode[] = ['completion', 'chat'];
+/** The sampling controls Anthropic's Messages API has too. */
+const allModes: PlaygroundMode[] = ['completion', 'chat', 'messages'];
 
 export const NUMERIC_CONTROLS: NumericControl[] = [
-  { name: 'max_tokens', label: 'Max tokens', help: 'Most tokens to generate. Prompt plus this must fit the model’s context.', bound: COMPLETION_BOUNDS.max_tokens, step: 1, slider: false, modes: bothModes },
-  { name: 'temperature', label: 'Temperature', help: 'Higher is more random. Change this or top p, not both.', bound: COMPLETION_BOUNDS.temperature, step: 0.01, slider: true, modes: bothModes },
-  { name: 'top_p', label: 'Top p', help: 'Nucleus sampling: only tokens in this probability mass.', bound: COMPLETION_BOUNDS.top_p, step: 0.01, slider: true, modes: bothModes },
+  { name: 'max_tokens', label: 'Max tokens', help: 'Most tokens to generate. Prompt plus this must fit the model’s context.', bound: COMPLETION_BOUNDS.max_tokens, step: 1, slider: false, modes: allModes },
+  { name: 'temperature', label: 'Temperature', help: 'Higher is more random. Change this or top p, not both.', bound: COMPLETION_BOUNDS.temperature, step: 0.01, slider: true, modes: allModes },
+  { name: 'top_p', label: 'Top p', help: 'Nucleus sampling: only tokens in this probability mass.', bound: COMPLETION_BOUNDS.top_p, step: 0.01, slider: true, modes: allModes },
   { name: 'frequency_penalty', label: 'Frequency penalty', help: 'Penalise tokens by how often they appeared so far.', bound: COMPLETION_BOUNDS.frequency_penalty, step: 0.01, slider: true, modes: bothModes },
   { name: 'presence_penalty', label: 'Presence penalty', help: 'Penalise tokens that appeared at all, nudging to new topics.', bound: COMPLETION_BOUNDS.presence_penalty, step: 0.01, slider: true, modes: bothModes },
   { name: 'n', label: 'Completions (n)', help: 'How many completions to generate for the prompt.', bound: COMPLETION_BOUNDS.n, step: 1, slider: false, modes: bothModes },
@@ -155,6 +158,18 @@ function parseLogitBias(text: string): { value?: Record<string, number>; error?:
 }
 
 /**
+ * Messages: max_tokens is required, stop sequences are always a list (`stop_sequences`), and a stream
+ * reports usage by itself (no stream_options). OpenAI-only fields are not sent.
+ */
+function buildMessagesFields(fields: RequestBody, errors: Partial<Record<string, string>>, values: ParameterValues): BuiltParameters {
+  if (fields.max_tokens === undefined && !errors.max_tokens) errors.max_tokens = 'The Messages API needs max tokens';
+  if (values.stop.length > MAX_STOP_SEQUENCES) errors.stop = `At most ${MAX_STOP_SEQUENCES} stop sequences`;
+  else if (values.stop.length) fields.stop_sequences = [...values.stop];
+  if (values.stream) fields.stream = true;
+  return { fields, errors };
+}
+
+/**
  * Checks every value against the spec's bounds and cross-field rules, and builds the body fields
  * to send. Fields left empty are not sent, so the provider's defaults apply.
  */
@@ -167,6 +182,8 @@ export function buildParameterFields(mode: PlaygroundMode, values: ParameterValu
     if (parsed.error) errors[control.name] = parsed.error;
     else if (parsed.value !== undefined) fields[control.name] = parsed.value;
   }
+
+  if (mode === 'messages') return buildMessagesFields(fields, errors, values);
 
   if (mode === 'chat' && values.topLogprobs.trim()) {
     const value = Number(values.topLogprobs);

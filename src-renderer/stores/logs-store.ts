@@ -13,11 +13,13 @@ export type StatusFilter = string;
 export interface LogFilters {
   provider: string;
   model: string;
+  /** '' for all, or one client dialect (CLIENT_DIALECTS). */
+  dialect: string;
   status: StatusFilter;
   q: string;
 }
 
-export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', status: '', q: '' };
+export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '' };
 export const LOG_PAGE_SIZE = 200;
 const LIVE_FLUSH_MS = 120;
 /** A page left open for days keeps at most this many rows; the oldest fall off (they stay in the log). */
@@ -28,11 +30,12 @@ export type LiveState = 'off' | 'connecting' | 'live' | 'retrying';
 
 /**
  * Whether a live entry belongs in the list under the current filters. Pages are filtered by the
- * server; this mirrors it for entries pushed live: provider and model match exactly, as there.
+ * server; this mirrors it for entries pushed live: provider, model and dialect match exactly, as there.
  */
 export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.provider && entry.provider !== filters.provider) return false;
   if (filters.model && entry.model !== filters.model) return false;
+  if (filters.dialect && entry.dialect !== filters.dialect) return false;
   if (filters.status === 'error' && entry.status < 400) return false;
   if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
   if (filters.q) {
@@ -71,6 +74,7 @@ export function queryOf(filters: LogFilters, before?: string): LogQuery {
     before,
     provider: filters.provider || undefined,
     model: filters.model || undefined,
+    dialect: filters.dialect || undefined,
     status: filters.status || undefined,
     q: filters.q || undefined,
   };

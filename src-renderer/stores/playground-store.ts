@@ -14,6 +14,7 @@ import {
   type Usage,
 } from '../api/gateway-client';
 import type { RequestDraft } from '../playground/draft-from-log';
+import { ANTHROPIC_VERSION, mergeUsage, readMessagesPiece } from '../playground/messages';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
 import {
@@ -112,7 +113,23 @@ let nextMessageId = 1;
 let activeRun: AbortController | null = null;
 
 export function endpointFor(mode: PlaygroundMode): GatewayEndpoint {
-  return mode === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+  return mode === 'messages' ? '/v1/messages' : mode === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+}
+
+/**
+ * The headers of a run. Messages mode sends what Claude Code sends: `anthropic-version`, and a virtual
+ * key as `x-api-key` (ANTHROPIC_API_KEY's header); with a gateway key and provider headers it sends
+ * those as the other modes do.
+ */
+export function requestHeadersFor(mode: PlaygroundMode, auth: GatewayAuth): Record<string, string> {
+  const headers = buildGatewayHeaders(auth);
+  if (mode !== 'messages') return headers;
+  if (auth.kind === 'virtual-key') {
+    delete headers['x-gateway-api-key'];
+    headers['x-api-key'] = auth.virtualKey.trim();
+  }
+  headers['anthropic-version'] = ANTHROPIC_VERSION;
+  return headers;
 }
 
 export function authOf(state: Pick<PlaygroundState, 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey'>): GatewayAuth {
@@ -128,6 +145,14 @@ export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'pr
   if (state.mode === 'chat') {
     const history = state.messages.filter((message) => message.content.trim()).map((message) => ({ role: message.role, content: message.content }));
     body.messages = state.prompt ? [...history, { role: 'user', content: state.prompt }] : history;
+  } else if (state.mode === 'messages') {
+    // Anthropic takes the system prompt beside the conversation, not as a message in it.
+    const written = state.messages.filter((message) => message.content.trim());
+    const system = written.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
+    if (system) body.system = system;
+    const turns = written.filter((message) => message.role !== 'system').map((message) => ({ role: message.role, content: message.content }));
+    body.messages = state.prompt ? [...turns, { role: 'user', content: state.prompt }] : turns;
+    if (!(body.messages as unknown[]).length) errors.prompt = 'Write a prompt (or a user message)';
   } else if (state.promptIsJson) {
     const parsed = parseJsonPrompt(state.prompt);
     if (parsed.error) errors.prompt = parsed.error;
@@ -243,7 +268,8 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     }
 
     const endpoint = endpointFor(state.mode);
-    const headers = { ...buildGatewayHeaders(auth), ...options.headers };
+    const headers = { ...requestHeadersFor(state.mode, auth), ...options.headers };
+    const isMessages = state.mode === 'messages';
     const bodyText = stringifyJson(body);
     const stream = body.stream === true;
     const controller = new AbortController();
@@ -262,7 +288,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
 
     try {
       const outcome = await callGateway(
-        { endpoint, headers, bodyText, stream },
+        { endpoint, headers, bodyText, stream, readPiece: isMessages ? readMessagesPiece : undefined },
         {
           onResponseStart(status, responseHeaders) {
             stats = { ...stats, status, traceId: responseHeaders['x-gateway-trace-id'] ?? null };
@@ -283,7 +309,8 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
             stats = {
               ...stats,
               eventCount: stats.eventCount + 1,
-              usage: piece.usage ?? stats.usage,
+              // Anthropic streams report input and output usage in separate events.
+              usage: isMessages ? mergeUsage(stats.usage, piece.usage) : (piece.usage ?? stats.usage),
               finishReasons: [...finishReasons],
               firstTokenMs: stats.firstTokenMs ?? (sawText ? Math.round(performance.now() - startedAt) : null),
             };

@@ -207,6 +207,8 @@ function words(text: string): string[] {
 }
 
 export function defaultBedrockAnswer(request: BedrockRecordedRequest, res: ServerResponse): void {
+  const problem = converseRequestProblem(request.json);
+  if (problem) return void bedrockError(400, 'ValidationException', problem)(request, res);
   const text = bedrockAnswerText(request.json);
   if (request.operation === 'converse-stream') {
     res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'bedrock-req-1' });
@@ -262,6 +264,79 @@ export function streamStoppingFor(stopReason: string): BedrockBehaviour {
     res.write(eventFrame('messageStop', { stopReason }));
     res.end(eventFrame('metadata', { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 } }));
   };
+}
+
+// ---- The checks Converse makes of a request body (pure, usable without a server) ------------------------
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Keys a Converse ContentBlock may carry (one of them per block). */
+const CONTENT_BLOCK_KEYS = ['text', 'image', 'document', 'video', 'toolUse', 'toolResult', 'guardContent', 'cachePoint', 'reasoningContent', 'citationsContent', 'searchResult'];
+
+/**
+ * The checks the Bedrock Converse / ConverseStream API makes of a request body, in its own words (a 400
+ * ValidationException). Returns the message, or undefined when the real API would accept the body.
+ */
+export function converseRequestProblem(json: unknown): string | undefined {
+  if (!isObject(json)) return 'Malformed input request, please reformat your input and try again.';
+  const messages = json.messages;
+  if (messages === undefined || messages === null) return "1 validation error detected: Value null at 'messages' failed to satisfy constraint: Member must not be null";
+  if (!Array.isArray(messages)) return 'Malformed input request: messages must be a list, please reformat your input and try again.';
+  if (messages.length === 0) return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  if (json.system !== undefined) {
+    if (!Array.isArray(json.system)) return 'Malformed input request: system must be a list, please reformat your input and try again.';
+    for (const [j, block] of json.system.entries()) {
+      if (isObject(block) && typeof block.text === 'string' && block.text.trim() === '') return `The text field in the SystemContentBlock object at system.${j} is blank. Add text to the text field, and try again.`;
+    }
+  }
+  let usesTools = false;
+  let previousToolUseIds: string[] = [];
+  for (const [i, message] of messages.entries()) {
+    if (!isObject(message)) return `Malformed input request: messages.${i} must be an object, please reformat your input and try again.`;
+    if (message.role !== 'user' && message.role !== 'assistant') return `1 validation error detected: Value '${String(message.role)}' at 'messages.${i + 1}.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]`;
+    if (i === 0 && message.role !== 'user') return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+    if (i > 0 && (messages[i - 1] as Json).role === message.role) return 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
+    const content = message.content;
+    if (content === undefined || content === null) return `1 validation error detected: Value null at 'messages.${i + 1}.member.content' failed to satisfy constraint: Member must not be null`;
+    if (!Array.isArray(content)) return `Malformed input request: messages.${i}.content must be a list, please reformat your input and try again.`;
+    if (content.length === 0) return `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`;
+    const toolUseIds: string[] = [];
+    const toolResultIds: string[] = [];
+    for (const [j, block] of content.entries()) {
+      if (!isObject(block)) return `Malformed input request: messages.${i}.content.${j} must be an object, please reformat your input and try again.`;
+      const keys = Object.keys(block).filter((key) => CONTENT_BLOCK_KEYS.includes(key));
+      if (keys.length !== 1) return `Malformed input request: messages.${i}.content.${j} must set exactly one of ${CONTENT_BLOCK_KEYS.join(', ')}, please reformat your input and try again.`;
+      if ('text' in block && (typeof block.text !== 'string' || block.text.trim() === '')) {
+        return `The text field in the ContentBlock object at messages.${i}.content.${j} is blank. Add text to the text field, and try again.`;
+      }
+      if ('toolUse' in block) {
+        usesTools = true;
+        const toolUse = block.toolUse as Json;
+        if (message.role !== 'assistant') return `messages.${i}.content.${j}: toolUse blocks can only be in assistant messages.`;
+        toolUseIds.push(String(toolUse?.toolUseId));
+      }
+      if ('toolResult' in block) {
+        usesTools = true;
+        const toolResult = block.toolResult as Json;
+        if (message.role !== 'user') return `messages.${i}.content.${j}: toolResult blocks can only be in user messages.`;
+        if (toolResult?.status === 'error' && (!Array.isArray(toolResult.content) || toolResult.content.length === 0)) {
+          return `The content field at messages.${i}.content.${j}.toolResult cannot be empty when status value is error.`;
+        }
+        toolResultIds.push(String(toolResult?.toolUseId));
+      }
+    }
+    if (message.role === 'user') {
+      if (toolResultIds.length > previousToolUseIds.length) return `The number of toolResult blocks at messages.${i}.content exceeds the number of toolUse blocks of previous turn.`;
+      const unknown = toolResultIds.filter((id) => !previousToolUseIds.includes(id));
+      if (unknown.length) return `The toolUseId ${unknown.join(', ')} of the toolResult blocks at messages.${i}.content does not match any toolUse block of the previous turn.`;
+      const missing = previousToolUseIds.filter((id) => !toolResultIds.includes(id));
+      if (missing.length) return `Expected toolResult blocks at messages.${i}.content for the following Ids: ${missing.join(', ')}`;
+    }
+    previousToolUseIds = message.role === 'assistant' ? toolUseIds : [];
+  }
+  if (usesTools && !isObject(json.toolConfig)) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+  return undefined;
 }
 
 // ---- Server ---------------------------------------------------------------------------------------

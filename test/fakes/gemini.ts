@@ -29,17 +29,46 @@ export const geminiReply = (json: Record<string, unknown>): string => {
   return `Gemini heard: ${(lastUser?.parts ?? []).map((part) => part.text ?? '').join('')}`;
 };
 
-/** The checks Gemini makes of a generateContent body; returns the message of the 400, or undefined when valid. */
-export function invalidGenerateContentBody(json: Record<string, unknown>): string | undefined {
-  const contents = json.contents;
-  if (!Array.isArray(contents) || contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified';
-  for (const content of contents as Content[]) {
-    if (content.role !== 'user' && content.role !== 'model') return `Please use a valid role: user, model.`;
+const PART_DATA_KEYS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
+const EMPTY_TEXT = 'Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini';
+
+function partsProblem(parts: unknown, where: string): string | undefined {
+  if (!Array.isArray(parts) || parts.length === 0) return `* GenerateContentRequest.${where}.parts: contents.parts must not be empty.\n`;
+  for (const [j, part] of parts.entries()) {
+    const set = typeof part === 'object' && part !== null ? PART_DATA_KEYS.filter((key) => key in part) : [];
+    if (set.length !== 1) return `* GenerateContentRequest.${where}.parts[${j}].data: required oneof field 'data' must have one initialized field\n`;
+    const text = (part as { text?: unknown }).text;
+    if (set[0] === 'text' && (typeof text !== 'string' || text === '')) return EMPTY_TEXT;
   }
-  const config = (json.generationConfig ?? {}) as Record<string, unknown>;
+  return undefined;
+}
+
+/**
+ * The checks the Gemini API (AI Studio and Vertex) makes of a generateContent body, in its own words
+ * (a 400 INVALID_ARGUMENT). Returns the message, or undefined when the real API would accept the body.
+ */
+export function geminiRequestProblem(json: unknown): string | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return 'Invalid JSON payload received. Expected an object.';
+  const body = json as Record<string, unknown>;
+  const contents = body.contents;
+  if (!Array.isArray(contents) || contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified\n';
+  for (const [i, content] of (contents as Content[]).entries()) {
+    // `role` may be left out (it means `user`); anything but user/model is refused, `function` and `system` included.
+    if (content.role !== undefined && content.role !== 'user' && content.role !== 'model') return 'Please use a valid role: user, model.';
+    const problem = partsProblem(content.parts, `contents[${i}]`);
+    if (problem) return problem;
+  }
+  if (body.systemInstruction !== undefined) {
+    const problem = partsProblem((body.systemInstruction as Content | null)?.parts, 'system_instruction');
+    if (problem) return problem;
+  }
+  const config = (body.generationConfig ?? {}) as Record<string, unknown>;
   if (typeof config.temperature === 'number' && (config.temperature < 0 || config.temperature > 2)) return 'Unable to submit request because it has a temperature value out of range';
   return undefined;
 }
+
+/** The older name of `geminiRequestProblem`. */
+export const invalidGenerateContentBody = (json: Record<string, unknown>): string | undefined => geminiRequestProblem(json);
 
 /** Log probabilities as Gemini gives them with `responseLogprobs`: one step per token (here: per word). */
 function logprobsResult(tokens: string[], alternatives: number): object {
@@ -129,7 +158,7 @@ const defaultAnswer: Behaviour = async (request, res) => {
   const match = MODEL_URL.exec(request.url);
   if (!match) return googleError(404, `Requested entity was not found: ${request.url}`)(request, res);
   if (!request.headers['x-goog-api-key']) return googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")(request, res);
-  const invalid = invalidGenerateContentBody(request.json);
+  const invalid = geminiRequestProblem(request.json);
   if (invalid) return googleError(400, invalid)(request, res);
   await answerGenerateContent(request, res, decodeURIComponent(match[1]), match[2] === 'streamGenerateContent');
 };

@@ -23,14 +23,99 @@ export const FAKE_MODELS = {
   ],
 };
 
+// ---- The checks OpenAI makes of a request (pure, usable without a server) -------------------------------
+
+export interface OpenAIProblem {
+  message: string;
+  param: string | null;
+  code: string | null;
+  type?: string;
+}
+
+const jsonTypeName = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value);
+const problem = (message: string, param: string | null, code: string | null): OpenAIProblem => ({ message, param, code });
+const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
+
+function commonProblem(json: unknown): OpenAIProblem | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return problem("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", null, null);
+  }
+  const model = (json as Record<string, unknown>).model;
+  if (model === undefined || model === null || model === '') return problem('you must provide a model parameter', null, null);
+  if (typeof model !== 'string') return problem(`Invalid type for 'model': expected a string, but got ${jsonTypeName(model)} instead.`, 'model', 'invalid_type');
+  return undefined;
+}
+
+/** The checks of `POST /v1/chat/completions`, with the `param` and `code` OpenAI names. */
+export function openaiChatProblem(json: unknown): OpenAIProblem | undefined {
+  const common = commonProblem(json);
+  if (common) return common;
+  const messages = (json as Record<string, unknown>).messages;
+  if (messages === undefined) return problem("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
+  if (!Array.isArray(messages)) return problem(`Invalid type for 'messages': expected an array of objects, but got ${jsonTypeName(messages)} instead.`, 'messages', 'invalid_type');
+  if (messages.length === 0) return problem("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+  for (const [i, message] of messages.entries()) {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return problem(`Invalid type for 'messages[${i}]': expected an object, but got ${jsonTypeName(message)} instead.`, `messages[${i}]`, 'invalid_type');
+    const role = (message as Record<string, unknown>).role;
+    if (role === undefined) return problem(`Missing required parameter: 'messages[${i}].role'.`, `messages[${i}].role`, 'missing_required_parameter');
+    if (typeof role !== 'string' || !CHAT_ROLES.includes(role)) {
+      return problem(`Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `messages[${i}].role`, 'invalid_value');
+    }
+  }
+  return undefined;
+}
+
+/** `prompt` may be a string, an array of strings, an array of token ids, or an array of token-id arrays. */
+function isPrompt(prompt: unknown): boolean {
+  if (typeof prompt === 'string') return true;
+  if (!Array.isArray(prompt)) return false;
+  const isTokens = (value: unknown) => Array.isArray(value) && value.every((token) => Number.isInteger(token));
+  return prompt.every((item) => typeof item === 'string') || isTokens(prompt) || prompt.every(isTokens);
+}
+
+/** The checks of `POST /v1/completions`, with the `param` and `code` OpenAI names. */
+export function openaiCompletionProblem(json: unknown): OpenAIProblem | undefined {
+  const common = commonProblem(json);
+  if (common) return common;
+  const prompt = (json as Record<string, unknown>).prompt;
+  if (prompt === undefined) return problem("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+  if (!isPrompt(prompt)) return problem(`Invalid type for 'prompt': expected one of a string, array of strings, array of integers, or array of arrays of integers, but got ${jsonTypeName(prompt)} instead.`, 'prompt', 'invalid_type');
+  return undefined;
+}
+
+/** Chat Completions body rules: the message of OpenAI's 400, or undefined when the real API would accept the body. */
+export const openaiChatRequestProblem = (json: unknown): string | undefined => openaiChatProblem(json)?.message;
+/** Legacy Completions body rules: the message of OpenAI's 400, or undefined when the real API would accept the body. */
+export const openaiCompletionRequestProblem = (json: unknown): string | undefined => openaiCompletionProblem(json)?.message;
+
+function sendOpenAIError(res: ServerResponse, status: number, error: OpenAIProblem, type = 'invalid_request_error'): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message: error.message, type: error.type ?? type, param: error.param, code: error.code } }));
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function defaultAnswer(request: RecordedRequest, res: ServerResponse): void {
-  if (request.method === 'GET' && request.url.endsWith('/models')) {
+  const path = request.url.split('?')[0];
+  if (request.method === 'GET' && path.endsWith('/models')) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(FAKE_MODELS));
     return;
   }
+  const isChat = path.endsWith('/chat/completions');
+  if (request.method !== 'POST' || !(isChat || path.endsWith('/completions'))) {
+    return sendOpenAIError(res, 404, { message: `Invalid URL (${request.method} ${path})`, param: null, code: null });
+  }
+  const parsed = request.body.length ? safeParse(request.body.toString('utf8')) : undefined;
+  const invalid = isChat ? openaiChatProblem(parsed) : openaiCompletionProblem(parsed);
+  if (invalid) return sendOpenAIError(res, 400, invalid);
   const body = request.json;
-  const isChat = request.url.endsWith('/chat/completions');
   const text = isChat ? 'Hello from the fake' : completionText(body.prompt);
   const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 };
   if (body.stream === true) {

@@ -2,8 +2,8 @@
 // `/v1/projects/{p}/locations/{r}/publishers/google/models/{m}:generateContent` (`:streamGenerateContent?alt=sse`)
 // and Claude under `…/publishers/anthropic/models/{m}:rawPredict` (`:streamRawPredict`), both behind an
 // OAuth bearer token; Google-shaped errors from the front end, Anthropic-shaped ones from Claude.
-import { anthropicError, answerMessages, invalidMessagesBody } from './anthropic.js';
-import { answerGenerateContent, googleError, invalidGenerateContentBody } from './gemini.js';
+import { anthropicError, anthropicRequestProblem, answerMessages } from './anthropic.js';
+import { answerGenerateContent, geminiRequestProblem, googleError } from './gemini.js';
 import { startRecordingServer, type Behaviour, type RecordingServer } from './recording-server.js';
 
 export interface VertexFake extends RecordingServer {
@@ -23,13 +23,13 @@ const defaultAnswer: Behaviour = async (request, res) => {
   const model = decodeURIComponent(rawModel);
   if (publisher === 'google') {
     if (method !== 'generateContent' && method !== 'streamGenerateContent') return googleError(400, `Unknown method ${method}`)(request, res);
-    const invalid = invalidGenerateContentBody(request.json);
+    const invalid = geminiRequestProblem(request.json);
     if (invalid) return googleError(400, invalid)(request, res);
     return answerGenerateContent(request, res, model, method === 'streamGenerateContent' && altSse !== undefined);
   }
   if (method !== 'rawPredict' && method !== 'streamRawPredict') return googleError(400, `Unknown method ${method}`)(request, res);
   if (request.json.anthropic_version !== 'vertex-2023-10-16') return anthropicError(400, 'invalid_request_error', 'anthropic_version: Input should be \'vertex-2023-10-16\'')(request, res);
-  const invalid = invalidMessagesBody(request.json, false);
+  const invalid = anthropicRequestProblem(request.json, { modelInBody: false });
   if (invalid) return anthropicError(400, 'invalid_request_error', invalid)(request, res);
   return answerMessages(request, res, model);
 };

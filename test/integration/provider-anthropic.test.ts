@@ -430,3 +430,95 @@ describe('anthropic: an answer that stops halfway', () => {
     expect((await res.json()).error).toMatchObject({ type: 'gateway_error', code: 'timeout', provider: 'anthropic' });
   });
 });
+
+// What chat clients send and OpenAI accepts, but the Messages API refuses (issue 16). The double refuses
+// it as the real API does, so a translation that passes blank text through fails here with its 400.
+describe('anthropic: blank and empty chat content never reaches Messages', () => {
+  async function expectAccepted(res: Response): Promise<void> {
+    const text = await res.text();
+    expect(res.status, `the gateway (or the strict double behind it) refused a chat OpenAI accepts: ${text}`).toBe(200);
+  }
+
+  it("drops an assistant's empty content beside its tool_calls (OpenCode's tool turns) instead of sending an empty text block", async () => {
+    const res = await post('chat/completions', {
+      model: MODEL,
+      tools: [WEATHER_TOOL],
+      messages: [
+        { role: 'system', content: '' },
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_a', content: '18C' },
+      ],
+    });
+    await expectAccepted(res);
+    const sent = fake.requests[0].json;
+    expect(sent.system, 'a blank system message adds no system prompt').toBeUndefined();
+    expect(sent.messages).toEqual([
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: '18C' }] },
+    ]);
+  });
+
+  it('drops blank text parts and an assistant message with nothing in it, keeping the rest', async () => {
+    const res = await post('chat/completions', {
+      model: MODEL,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hello' }, { type: 'text', text: '  \n' }] },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'Again' },
+      ],
+    });
+    await expectAccepted(res);
+    expect(fake.requests[0].json.messages).toEqual([
+      { role: 'user', content: 'Hello' },
+      { role: 'user', content: 'Again' },
+    ]);
+  });
+
+  it('cuts the trailing whitespace of a final assistant message (a prefill), which Messages refuses', async () => {
+    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Count' }, { role: 'assistant', content: 'One, two, ' }] });
+    await expectAccepted(res);
+    expect(fake.requests[0].json.messages).toEqual([
+      { role: 'user', content: 'Count' },
+      { role: 'assistant', content: 'One, two,' },
+    ]);
+  });
+
+  it.each([
+    ['an empty string', [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: '' }], 'messages[2].content'],
+    ['only an empty text part', [{ role: 'user', content: [{ type: 'text', text: '' }] }], 'messages[0].content'],
+    ['only whitespace', [{ role: 'system', content: 'Be brief' }, { role: 'user', content: ' \n ' }], 'messages[1].content'],
+  ])('refuses a user message with %s: 400 naming the field, nothing sent', async (_case, messages, param) => {
+    const res = await post('chat/completions', { model: MODEL, messages });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error, `the gateway should refuse before sending: ${JSON.stringify(answer)}`).toMatchObject({ type: 'invalid_request_error', param });
+    expect(fake.requests, 'nothing the real API refuses is sent').toHaveLength(0);
+  });
+
+  it('refuses a chat of system messages only (Messages needs a message): 400 naming messages', async () => {
+    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'system', content: 'You are terse.' }] });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error, `the gateway should refuse before sending: ${JSON.stringify(answer)}`).toMatchObject({ type: 'invalid_request_error', param: 'messages' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('refuses a conversation that opens with the assistant (Messages wants the user first): 400 naming that message', async () => {
+    const res = await post('chat/completions', { model: MODEL, messages: [{ role: 'system', content: 'Greet' }, { role: 'assistant', content: 'Hi! How can I help?' }, { role: 'user', content: 'Tell a joke' }] });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error, `the gateway should refuse before sending: ${JSON.stringify(answer)}`).toMatchObject({ type: 'invalid_request_error', param: 'messages[1]' });
+    expect(answer.error.message).toMatch(/start with a user message/);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('refuses an empty completion prompt: 400 naming prompt', async () => {
+    const res = await post('completions', { model: MODEL, prompt: '', max_tokens: 5 });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error, `the gateway should refuse before sending: ${JSON.stringify(answer)}`).toMatchObject({ type: 'invalid_request_error', param: 'prompt' });
+    expect(fake.requests).toHaveLength(0);
+  });
+});

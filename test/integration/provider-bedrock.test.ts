@@ -379,3 +379,44 @@ describe('bedrock: errors', () => {
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).message).toContain('Too many requests');
   });
 });
+
+// What chat clients send and OpenAI accepts, but Converse refuses with a ValidationException (issue 16).
+// The double refuses it as Bedrock does, so a translation that passes it through fails here.
+describe('bedrock: blank and empty chat content never reaches Converse', () => {
+  it('drops blank text and an assistant message with nothing in it, merging the user turns it separated', async () => {
+    const res = await post('/v1/chat/completions', {
+      model: CLAUDE,
+      messages: [
+        { role: 'system', content: ' ' },
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: '' }] },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'Again' },
+      ],
+    });
+    const text = await res.text();
+    expect(res.status, `the gateway (or the strict double behind it) refused a chat OpenAI accepts: ${text}`).toBe(200);
+    expect(fake.requests[0].json.system, 'a blank system message adds no system block').toBeUndefined();
+    expect(fake.requests[0].json.messages).toEqual([{ role: 'user', content: [{ text: 'Hi' }, { text: 'Again' }] }]);
+  });
+
+  it.each([
+    ['a system-only chat', [{ role: 'system', content: 'You are terse.' }], 'messages'],
+    ['an empty user message', [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: '' }], 'messages[2].content'],
+    ['a user message of blank text parts', [{ role: 'user', content: [{ type: 'text', text: ' ' }] }], 'messages[0].content'],
+    ['a conversation that opens with the assistant', [{ role: 'system', content: 'Greet' }, { role: 'assistant', content: 'Hi! How can I help?' }, { role: 'user', content: 'A joke' }], 'messages[1]'],
+  ])('refuses %s with a 400 naming the field, sending nothing', async (_case, messages, param) => {
+    const res = await post('/v1/chat/completions', { model: CLAUDE, messages });
+    const answer = (await res.json()) as ErrorAnswer;
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error, `the gateway should refuse before sending: ${JSON.stringify(answer)}`).toMatchObject({ type: 'invalid_request_error', param });
+    expect(fake.requests, 'nothing Converse refuses is sent').toHaveLength(0);
+  });
+
+  it('refuses an empty completion prompt with a 400 naming prompt', async () => {
+    const res = await post('/v1/completions', { model: CLAUDE, prompt: '' });
+    const answer = (await res.json()) as ErrorAnswer;
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error).toMatchObject({ param: 'prompt' });
+    expect(fake.requests).toHaveLength(0);
+  });
+});

@@ -298,3 +298,40 @@ describe('google: errors', () => {
     expect(stream.chunks.at(-1)!.error).toMatchObject({ message: 'The model is overloaded. Please try again later.', code: 'UNAVAILABLE', provider: 'google' });
   });
 });
+
+// What chat clients send and OpenAI accepts, but generateContent refuses with INVALID_ARGUMENT (issue 16).
+// The double refuses it as Gemini does, so a translation that passes it through fails here.
+describe('google: blank and empty chat content never reaches generateContent', () => {
+  it("drops an assistant's empty content beside its tool_calls and blank text parts instead of sending empty text parts", async () => {
+    const res = await post('chat/completions', {
+      model: MODEL,
+      tools: [WEATHER_TOOL],
+      messages: [
+        { role: 'system', content: '' },
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }, { type: 'text', text: '' }] },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"celsius":18}' },
+      ],
+    });
+    const text = await res.text();
+    expect(res.status, `the gateway (or the strict double behind it) refused a chat OpenAI accepts: ${text}`).toBe(200);
+    expect(fake.requests[0].json.systemInstruction, 'a blank system message adds no systemInstruction').toBeUndefined();
+    expect(fake.requests[0].json.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { celsius: 18 } } }] },
+    ]);
+  });
+
+  it.each([
+    ['a system-only chat', [{ role: 'system', content: 'You are terse.' }], 'messages'],
+    ['an empty user message', [{ role: 'user', content: '' }], 'messages[0].content'],
+    ['a user message of only an empty text part', [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: [{ type: 'text', text: '' }] }], 'messages[2].content'],
+  ])('refuses %s with a 400 naming the field, sending nothing', async (_case, messages, param) => {
+    const res = await post('chat/completions', { model: MODEL, messages });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.error, `the gateway should refuse before sending: ${JSON.stringify(answer)}`).toMatchObject({ type: 'invalid_request_error', param });
+    expect(fake.requests, 'nothing Gemini refuses is sent').toHaveLength(0);
+  });
+});

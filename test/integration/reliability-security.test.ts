@@ -1,6 +1,7 @@
 // Security (issue 7, items 9–10): only loopback Hosts and same-origin pages reach the admin API, no CORS
 // header lets another origin in, the data dir is private, and no secret surfaces anywhere it could be read.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startBedrockFake, type AwsTestCredentials, type BedrockFake } from '../fakes/bedrock.js';
 
 interface Reply {
   status: number;
@@ -157,10 +159,11 @@ describe('the data directory', () => {
 });
 
 describe('no secret anywhere it could be read', () => {
-  const PROVIDER_SECRET = 'sk-stored-provider-secret-7f3a9c2e1b';
-  const CALLER_TOKEN = 'sk-caller-own-token-5d8e2a7f4c';
-  const CLOUD_SECRET = 'cloud-secret-access-key-Zq81xR55pL';
-  const ENV_GATEWAY_KEY = 'env-gateway-key-Pf93kDm2Qa7x';
+  // Shapes no fallback pattern in redact.ts knows (no `sk-`), so only the redacted values can catch them.
+  const PROVIDER_SECRET = randomBytes(16).toString('hex'); // an Azure-style key
+  const CALLER_TOKEN = `gsk_${randomBytes(39).toString('base64url').replace(/[-_]/g, 'x')}`; // a Groq key
+  const CLOUD_SECRET = randomBytes(30).toString('base64url');
+  const ENV_GATEWAY_KEY = randomBytes(24).toString('base64url');
   let gateway: TestGateway;
   let fake: OpenAIFake;
   let dataDir: string;
@@ -221,13 +224,20 @@ describe('no secret anywhere it could be read', () => {
       const response = await fetch(`${gateway.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
       clientSaw.push(`${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`);
     };
+    // Each call quotes only the secrets it carries itself: the gateway redacts a request's own secrets, and
+    // another key's stored secret in a prompt is just text to it.
+    const carried = new Map<Record<string, string>, string>([
+      [viaVirtualKey, `${PROVIDER_SECRET} and ${virtualKey}`],
+      [viaGatewayKey, `${CALLER_TOKEN}, ${CLOUD_SECRET} and ${gatewayKey}`],
+      [viaEnvKey, `${CALLER_TOKEN}, ${CLOUD_SECRET} and ${ENV_GATEWAY_KEY}`],
+    ]);
     for (const headers of [viaVirtualKey, viaGatewayKey, viaEnvKey]) {
       fake.enqueue(echoEverything(401));
       await call(headers, { model: 'm', prompt: 'x' });
       fake.enqueue(echoEverything(500));
       await call({ ...headers, 'x-gateway-retry-count': '1' }, { model: 'm', prompt: 'x' });
       fake.enqueue(echoEverything(200));
-      await call(headers, { model: 'm', prompt: `my key is ${CALLER_TOKEN} and ${PROVIDER_SECRET}` });
+      await call(headers, { model: 'm', prompt: `my keys are ${carried.get(headers)}` });
       fake.enqueue(echoEverything(200, true));
       await call(headers, { model: 'm', prompt: 'x', stream: true });
       await call(headers, { model: 'm', prompt: 'x', temperature: 9 });
@@ -297,6 +307,139 @@ describe('no secret anywhere it could be read', () => {
 
   it('not in anything the gateway printed', () => {
     expectNoSecret('console output', consoleOutput.join('\n'));
+  });
+});
+
+describe('each value the gateway redacts, caught on its own', () => {
+  // None of these looks like `sk-…`, `gh-vk-…`, `AKIA…` or `AIza…`: redact.ts's fallback pattern cannot
+  // blank them out, so each test below fails when its value is left out of proxy.ts's secretValues().
+  const AZURE_STYLE_KEY = randomBytes(16).toString('hex');
+  const GROQ_KEY = `gsk_${randomBytes(39).toString('base64url').replace(/[-_]/g, 'q')}`;
+  const UNUSED_BEARER = `${randomBytes(27).toString('base64url')}.${randomBytes(12).toString('base64url')}`;
+  const FORWARDED_SECRET = randomBytes(33).toString('base64url');
+  const ENV_GATEWAY_KEY = `gwk_${randomBytes(20).toString('base64url')}`;
+  const BEDROCK: AwsTestCredentials = {
+    accessKeyId: 'ASIAQWERTYUIOPZXCVBN',
+    secretAccessKey: randomBytes(30).toString('base64').replace(/=+$/, ''),
+    sessionToken: `IQoJb3JpZ2lu${randomBytes(48).toString('base64')}`,
+  };
+  let gateway: TestGateway;
+  let openai: OpenAIFake;
+  let bedrock: BedrockFake;
+  let storedKeyVirtualKey: string;
+  let storedGatewayKey: string;
+
+  /** A provider error that repeats back every header it was sent, in the body and message. */
+  const echoHeaders = (status: number) => (request: { headers: Record<string, unknown> }, res: import('node:http').ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `Incorrect API key; you sent ${JSON.stringify(request.headers)}`, type: 'invalid_request_error', param: null, code: null } }));
+  };
+  const bedrockEchoHeaders = (request: { headers: Record<string, unknown> }, res: import('node:http').ServerResponse) => {
+    res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+    res.end(JSON.stringify({ message: `The security token included in the request is invalid: ${JSON.stringify(request.headers)}` }));
+  };
+
+  beforeAll(async () => {
+    openai = await startOpenAIFake();
+    bedrock = await startBedrockFake({ region: 'us-west-2', credentials: [BEDROCK] });
+    gateway = await startGateway({ env: { GATEWAY_API_KEY: ENV_GATEWAY_KEY } });
+    const created = await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'azure-style', provider: 'openai', secret: AZURE_STYLE_KEY, customHost: openai.baseUrl }) });
+    expect(created.status).toBe(201);
+    storedKeyVirtualKey = (await created.json()).key;
+    storedGatewayKey = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'gk' }) })).json()).key;
+    // Not a shape the fallback pattern knows either: this key is caught by its value or not at all.
+    expect(storedGatewayKey).not.toMatch(/^(sk-|gh-vk-)/);
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await openai.close();
+    await bedrock.close();
+  });
+
+  /** One call; returns what the client saw and the log row (detail) it left. */
+  async function call(headers: Record<string, string>, body: object, path = '/v1/completions'): Promise<{ status: number; client: string; row: string }> {
+    const traceId = `trace-${randomBytes(6).toString('hex')}`;
+    const response = await fetch(`${gateway.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-trace-id': traceId, ...headers }, body: JSON.stringify(body) });
+    const client = `${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`;
+    const items = (await (await gateway.admin('/logs?limit=200')).json()).items as { id: string; traceId: string }[];
+    const item = items.find((entry) => entry.traceId === traceId);
+    expect(item, `no log row for ${traceId}`).toBeDefined();
+    const row = await (await gateway.admin(`/logs/${item!.id}`)).text();
+    expect(row, 'the log row keeps bodies (else the body checks below are vacuous)').toContain('"requestBody":"{');
+    return { status: response.status, client, row };
+  }
+
+  function expectRedacted(what: string, secret: string, where: Record<string, string>): void {
+    for (const [place, text] of Object.entries(where)) {
+      expect(text.includes(secret), `${what} leaked into ${place}: proxy.ts no longer redacts it (secretValues(), or the header names given to redactHeaders())`).toBe(false);
+    }
+  }
+
+  it('the provider token (a stored Azure-style 32-hex key) is blanked out of a provider error that echoes it', async () => {
+    openai.enqueue(echoHeaders(401));
+    const { status, client, row } = await call({ authorization: `Bearer ${storedKeyVirtualKey}` }, { model: 'm', prompt: `x ${AZURE_STYLE_KEY}` });
+    expect(status).toBe(401);
+    expect(String(openai.requests.at(-1)!.headers.authorization), 'the provider got the key, so the check is not vacuous').toBe(`Bearer ${AZURE_STYLE_KEY}`);
+    expect(row).toContain('[redacted]');
+    expectRedacted('the provider token (credentials.token)', AZURE_STYLE_KEY, { 'the client error': client, 'the log row': row });
+  });
+
+  it("the caller's own provider token (a Groq gsk_ key as the bearer) is blanked out too", async () => {
+    openai.enqueue(echoHeaders(401));
+    const headers = { 'x-gateway-api-key': storedGatewayKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: `Bearer ${GROQ_KEY}` };
+    const { status, client, row } = await call(headers, { model: 'm', prompt: `x ${GROQ_KEY}` });
+    expect(status).toBe(401);
+    expect(String(openai.requests.at(-1)!.headers.authorization)).toBe(`Bearer ${GROQ_KEY}`);
+    expectRedacted('the Groq key', GROQ_KEY, { 'the client error': client, 'the log row': row });
+  });
+
+  it("the caller's bearer the gateway does not use (a virtual key came in x-gateway-api-key) is blanked out of the logged body", async () => {
+    const { status, row } = await call({ 'x-gateway-api-key': storedKeyVirtualKey, authorization: `Bearer ${UNUSED_BEARER}` }, { model: 'm', prompt: `my other key is ${UNUSED_BEARER}` });
+    expect(status).toBe(200);
+    expect(String(openai.requests.at(-1)!.headers.authorization), 'the stored key, not the bearer, went to the provider').toBe(`Bearer ${AZURE_STYLE_KEY}`);
+    expectRedacted("the caller's bearer (headers.bearer)", UNUSED_BEARER, { 'the log row': row });
+  });
+
+  it('the gateway key, stored or from the environment, is blanked out of the logged body', async () => {
+    for (const [name, key] of [['a stored gateway key', storedGatewayKey], ['the environment gateway key', ENV_GATEWAY_KEY]] as const) {
+      const headers = { 'x-gateway-api-key': key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: `Bearer ${GROQ_KEY}` };
+      const { status, row } = await call(headers, { model: 'm', prompt: `the gateway key is ${key}` });
+      expect(status, name).toBe(200);
+      expectRedacted(`${name} (headers.apiKey)`, key, { 'the log row': row });
+    }
+  });
+
+  it('a header the caller forwards by name (x-gateway-forward-headers) is blanked out of an error that echoes it', async () => {
+    openai.enqueue(echoHeaders(403));
+    const headers = { authorization: `Bearer ${storedKeyVirtualKey}`, 'x-gateway-forward-headers': 'x-upstream-token', 'x-upstream-token': FORWARDED_SECRET };
+    const { status, client, row } = await call(headers, { model: 'm', prompt: 'x' });
+    expect(status).toBe(403);
+    expect(openai.requests.at(-1)!.headers['x-upstream-token'], 'the provider got the header').toBe(FORWARDED_SECRET);
+    expectRedacted('a forwarded sensitive header (headers.forwardHeaders)', FORWARDED_SECRET, { 'the client error': client, 'the log row': row });
+  });
+
+  const bedrockHeaders = () => ({
+    'x-gateway-api-key': storedGatewayKey,
+    'x-gateway-provider': 'bedrock',
+    'x-gateway-custom-host': bedrock.baseUrl,
+    'x-gateway-cloud-c-access-key-id': BEDROCK.accessKeyId,
+    'x-gateway-cloud-c-secret-access-key': BEDROCK.secretAccessKey,
+    'x-gateway-cloud-c-session-token': BEDROCK.sessionToken!,
+    'x-gateway-cloud-c-region': 'us-west-2',
+  });
+
+  it('the Bedrock secret access key is blanked out of the logged body', async () => {
+    const { status, row } = await call(bedrockHeaders(), { model: 'anthropic.claude-3-haiku-20240307-v1:0', prompt: `sign with ${BEDROCK.secretAccessKey}` });
+    expect(status).toBe(200);
+    expectRedacted('the Bedrock secret access key (credentials.bedrock.secretAccessKey)', BEDROCK.secretAccessKey, { 'the log row': row });
+  });
+
+  it('the Bedrock session token is blanked out of a Bedrock error that echoes it', async () => {
+    bedrock.enqueue(bedrockEchoHeaders);
+    const { status, client, row } = await call(bedrockHeaders(), { model: 'anthropic.claude-3-haiku-20240307-v1:0', prompt: 'x' });
+    expect(status).toBe(403);
+    expect(bedrock.requests.at(-1)!.headers['x-amz-security-token'], 'Bedrock got the token').toBe(BEDROCK.sessionToken);
+    expectRedacted('the Bedrock session token (credentials.bedrock.sessionToken)', BEDROCK.sessionToken!, { 'the client error': client, 'the log row': row });
   });
 });
 

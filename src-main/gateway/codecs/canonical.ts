@@ -66,6 +66,12 @@ export interface ToolDefinition {
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
   strict?: boolean;
+  /**
+   * A tool of a Responses `namespace` (Codex's MCP tools), flattened for formats without namespaces: `name`
+   * is then `<namespace>__<tool>`, and this keeps the two parts so the answer can name the call as the
+   * client declared it (`function_call` with `namespace` and `name`).
+   */
+  namespace?: { namespace: string; name: string; description?: string };
 }
 
 export type ToolChoice = { mode: 'auto' } | { mode: 'none' } | { mode: 'required' } | { mode: 'tool'; name: string };
@@ -126,6 +132,17 @@ export interface CanonicalRequest {
    * that would change the answer's meaning.
    */
   extensions: Record<string, unknown>;
+  /**
+   * Names this client gave canonical fields where its dialect has two (Chat's `max_completion_tokens`
+   * beside `max_tokens`): `fieldName` says the client's own word in errors and the "dropped" list.
+   */
+  fieldNames?: Partial<Record<keyof CanonicalRequest, string>>;
+  /**
+   * Why a field or extension (by its name in the client's dialect, e.g. `best_of`, `messages[2].content[0]`)
+   * cannot be honoured, when there is more to say than "is not supported": `cannotHonour` words its refusal
+   * with this unless the encoder gives its own reason.
+   */
+  unsupportedWhy?: Record<string, string>;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'stop_sequence' | 'pause' | 'error';
@@ -348,24 +365,30 @@ export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? va
 
 /** How each dialect names the canonical request's fields: errors and the "dropped" list speak the client's words. */
 const FIELD_NAMES: Record<Dialect, Partial<Record<keyof CanonicalRequest, string>>> = {
-  'openai-chat': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', reasoning: 'reasoning_effort', responseFormat: 'response_format', logprobs: 'logprobs' },
-  'openai-completions': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', logprobs: 'logprobs' },
+  'openai-chat': { turns: 'messages', maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', reasoning: 'reasoning_effort', responseFormat: 'response_format', logprobs: 'logprobs' },
+  'openai-completions': { turns: 'prompt', maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', logprobs: 'logprobs' },
   'openai-responses': { maxOutputTokens: 'max_output_tokens', topP: 'top_p', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', responseFormat: 'text.format', system: 'instructions', turns: 'input', logprobs: 'top_logprobs' },
   'anthropic-messages': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', stop: 'stop_sequences', toolChoice: 'tool_choice', parallelToolCalls: 'tool_choice.disable_parallel_tool_use', reasoning: 'thinking', user: 'metadata.user_id', turns: 'messages' },
 };
 
 /** A canonical field's name in the client's dialect, e.g. `maxOutputTokens` → `max_tokens`. */
-export function fieldName(request: Pick<CanonicalRequest, 'dialect'>, field: keyof CanonicalRequest | string): string {
-  return (FIELD_NAMES[request.dialect] as Record<string, string | undefined>)[field] ?? field;
+export function fieldName(request: Pick<CanonicalRequest, 'dialect'> & Partial<Pick<CanonicalRequest, 'fieldNames'>>, field: keyof CanonicalRequest | string): string {
+  return (request.fieldNames as Record<string, string | undefined> | undefined)?.[field] ?? (FIELD_NAMES[request.dialect] as Record<string, string | undefined>)[field] ?? field;
+}
+
+/** Why a field (canonical, or an extension's own name) cannot be honoured, as the client's decoder worded it. */
+export function unsupportedReason(request: Pick<CanonicalRequest, 'dialect'> & Partial<Pick<CanonicalRequest, 'fieldNames' | 'unsupportedWhy'>>, field: string): string {
+  return request.unsupportedWhy?.[fieldName(request, field)] ?? 'is not supported';
 }
 
 /**
  * What an encoder calls for a field its format cannot honour: refused with the contract's 400, or left out
  * and listed in `dropped`, as the request's dialect asks. `field` is a canonical field or an extension's
- * own name. Returns nothing: the caller simply does not encode the field.
+ * own name; `why` defaults to the decoder's wording (`unsupportedReason`), else "is not supported".
+ * Returns nothing: the caller simply does not encode the field.
  */
-export function cannotHonour(request: CanonicalRequest, target: EncodeTarget, dropped: string[], field: string, why = 'is not supported'): void {
+export function cannotHonour(request: CanonicalRequest, target: EncodeTarget, dropped: string[], field: string, why?: string): void {
   const name = fieldName(request, field);
-  if (request.onUnsupported === 'refuse') throw unsupportedField(name, target.provider, why);
+  if (request.onUnsupported === 'refuse') throw unsupportedField(name, target.provider, why ?? unsupportedReason(request, field));
   if (!dropped.includes(name)) dropped.push(name);
 }

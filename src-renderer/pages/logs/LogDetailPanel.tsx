@@ -7,6 +7,7 @@ import { Icon } from '../../components/Icon';
 import { StatusBadge } from '../../components/StatusBadge';
 import { ErrorNotice, LoadingState } from '../../components/StatusViews';
 import { Tabs } from '../../components/Tabs';
+import { dialectDescription, providerFormatLabel } from '../../logs/dialects';
 import { assembleStream, looksLikeEventStream } from '../../logs/stream-assembly';
 import { prettyJsonText } from '../../playground/json-text';
 import { draftFromLoggedRequest } from '../../playground/draft-from-log';
@@ -90,6 +91,15 @@ function ResponseView({ detail }: { detail: LogDetail }) {
   );
 }
 
+/** Cache reads and writes are parts of the input count, reasoning a part of the output count. */
+function tokenBreakdown(detail: LogDetail): string {
+  const parts: string[] = [];
+  if (detail.cacheReadTokens) parts.push(`${formatCount(detail.cacheReadTokens)} from cache`);
+  if (detail.cacheWriteTokens) parts.push(`${formatCount(detail.cacheWriteTokens)} written to cache`);
+  if (detail.reasoningTokens) parts.push(`${formatCount(detail.reasoningTokens)} reasoning`);
+  return parts.join(' · ');
+}
+
 function DetailBody({ detail }: { detail: LogDetail }) {
   const [tab, setTab] = useState<'response' | 'request'>('response');
   const metadata = Object.entries(detail.metadata ?? {});
@@ -110,9 +120,23 @@ function DetailBody({ detail }: { detail: LogDetail }) {
           <dd className="mono">{detail.path}</dd>
         </div>
         <div>
+          <dt>Client dialect</dt>
+          <dd>{dialectDescription(detail.dialect) ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Provider format</dt>
+          <dd>{providerFormatLabel(detail.providerFormat) ?? '—'}</dd>
+        </div>
+        <div>
           <dt>Tokens</dt>
           <dd>{detail.promptTokens === null && detail.completionTokens === null ? 'not reported' : `${formatCount(detail.promptTokens)} in · ${formatCount(detail.completionTokens)} out`}</dd>
         </div>
+        {(detail.cacheReadTokens || detail.cacheWriteTokens || detail.reasoningTokens) ? (
+          <div>
+            <dt>Of which</dt>
+            <dd>{tokenBreakdown(detail)}</dd>
+          </div>
+        ) : null}
         <div>
           <dt>Streamed</dt>
           <dd>{detail.stream ? 'yes' : 'no'}</dd>
@@ -128,6 +152,23 @@ function DetailBody({ detail }: { detail: LogDetail }) {
           </dd>
         </div>
       </dl>
+      {detail.dropped?.length > 0 && (
+        <div className="notice notice-warning dropped-fields" role="note" aria-label="Dropped in translation">
+          <Icon name="alert" size={18} />
+          <div className="notice-body">
+            <strong>Dropped in translation</strong>
+            <span>
+              {`The provider's format (${providerFormatLabel(detail.providerFormat) ?? 'unknown'}) has no place for: `}
+              {detail.dropped.map((field, index) => (
+                <span key={field}>
+                  {index > 0 && ', '}
+                  <code>{field}</code>
+                </span>
+              ))}
+            </span>
+          </div>
+        </div>
+      )}
       <TimingBar ttfbMs={detail.ttfbMs} latencyMs={detail.latencyMs} />
       {metadata.length > 0 && (
         <div className="metadata">

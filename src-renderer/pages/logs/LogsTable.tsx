@@ -4,6 +4,7 @@ import { useCallback, useRef, type CSSProperties, type KeyboardEvent } from 'rea
 import type { LogEntry } from '../../api/types';
 import { formatCount, formatDuration, formatLogTime } from '../../components/format';
 import { StatusBadge } from '../../components/StatusBadge';
+import { dialectDescription, dialectLabel } from '../../logs/dialects';
 import { VirtualList, type VirtualListHandle } from '../../components/VirtualList';
 
 export const LOG_ROW_HEIGHT = 40;
@@ -77,6 +78,11 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
         </div>
         <div role="cell" className="col-model truncate" title={entry.model ?? undefined}>
           {entry.model ?? '—'}
+          {entry.dialect && (
+            <span className="tag tag-dialect" data-dialect={entry.dialect} title={dialectDescription(entry.dialect) ?? undefined}>
+              {dialectLabel(entry.dialect)}
+            </span>
+          )}
           {entry.stream && <span className="tag">stream</span>}
           {entry.attempts > 1 && (
             <span className="tag tag-warning" title="Retried by the gateway (x-gateway-retry-count)">

@@ -72,7 +72,7 @@ export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, m
           {phase === 'stopped' && <span className="badge badge-neutral">stopped</span>}
         </h2>
         <div className="card-actions">
-          {mode === 'chat' && phase === 'done' && outputs[0] && (
+          {mode !== 'completion' && phase === 'done' && outputs[0] && (
             <button type="button" className="button button-secondary button-small" onClick={onKeepReply}>
               Add reply to conversation
             </button>

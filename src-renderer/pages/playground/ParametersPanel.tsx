@@ -146,10 +146,12 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
           <input type="checkbox" checked={parameters.stream} onChange={(event) => updateParameters({ stream: event.target.checked })} />
           <span>Stream</span>
         </label>
-        <label className={`checkbox${parameters.stream ? '' : ' checkbox-disabled'}`}>
-          <input type="checkbox" disabled={!parameters.stream} checked={parameters.stream && parameters.includeUsage} onChange={(event) => updateParameters({ includeUsage: event.target.checked })} />
-          <span>Include usage</span>
-        </label>
+        {mode !== 'messages' && (
+          <label className={`checkbox${parameters.stream ? '' : ' checkbox-disabled'}`}>
+            <input type="checkbox" disabled={!parameters.stream} checked={parameters.stream && parameters.includeUsage} onChange={(event) => updateParameters({ includeUsage: event.target.checked })} />
+            <span>Include usage</span>
+          </label>
+        )}
         {mode === 'completion' && (
           <label className="checkbox">
             <input type="checkbox" checked={parameters.echo} onChange={(event) => updateParameters({ echo: event.target.checked })} />
@@ -174,17 +176,21 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
             </Field>
           )}
           <StopSequences error={errors.stop} />
-          <Field label="Logit bias" error={errors.logit_bias} hint={`JSON of token id to bias, ${LOGIT_BIAS_BOUND.min} to ${LOGIT_BIAS_BOUND.max}.`}>
-            <textarea className="input input-mono" rows={2} spellCheck={false} placeholder='{"50256": -100}' value={parameters.logitBias} onChange={(event) => updateParameters({ logitBias: event.target.value })} />
-          </Field>
+          {mode !== 'messages' && (
+            <Field label="Logit bias" error={errors.logit_bias} hint={`JSON of token id to bias, ${LOGIT_BIAS_BOUND.min} to ${LOGIT_BIAS_BOUND.max}.`}>
+              <textarea className="input input-mono" rows={2} spellCheck={false} placeholder='{"50256": -100}' value={parameters.logitBias} onChange={(event) => updateParameters({ logitBias: event.target.value })} />
+            </Field>
+          )}
           {mode === 'completion' && (
             <Field label="Suffix" hint="Text that comes after the inserted completion.">
               <input className="input" value={parameters.suffix} onChange={(event) => updateParameters({ suffix: event.target.value })} />
             </Field>
           )}
-          <Field label="User" hint="End-user id passed to the provider for abuse monitoring.">
-            <input className="input" value={parameters.user} onChange={(event) => updateParameters({ user: event.target.value })} />
-          </Field>
+          {mode !== 'messages' && (
+            <Field label="User" hint="End-user id passed to the provider for abuse monitoring.">
+              <input className="input" value={parameters.user} onChange={(event) => updateParameters({ user: event.target.value })} />
+            </Field>
+          )}
         </div>
       </details>
     </aside>
