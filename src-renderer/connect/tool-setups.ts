@@ -357,6 +357,11 @@ function curlResponses(input: ToolSetupInput): ToolSetup {
   };
 }
 
+/** A lone step named only by its language ("Python", "Shell") needs no heading: the code says it. */
+export function stepNeedsLabel(setup: ToolSetup, step: ToolSetupStep): boolean {
+  return setup.steps.length > 1 || step.label.includes(' ');
+}
+
 /** Every set-up, in the order the page shows them. */
 export function toolSetups(input: ToolSetupInput): ToolSetup[] {
   return [
@@ -375,12 +380,12 @@ export function toolSetups(input: ToolSetupInput): ToolSetup[] {
 
 export const TOOL_GROUPS: ToolGroup[] = ['Coding agents', 'SDKs', 'curl'];
 
-/** The README's "Connect a tool" section, written from the same set-ups (scripts/… keeps it in step). */
+/** The README's "Connect a tool" section is written from the same set-ups (with the default address). */
 export function toolSetupsMarkdown(input: ToolSetupInput): string {
   const fence: Record<ToolSetupStep['language'], string> = { shell: 'sh', toml: 'toml', json: 'json', javascript: 'js', python: 'python' };
   return toolSetups(input)
     .map((setup) =>
-      [`### ${setup.title}`, '', setup.summary, '', ...setup.steps.flatMap((step) => [`${step.label}:`, '', '```' + fence[step.language], step.code, '```', ''])].join('\n'),
+      [`### ${setup.title}`, '', setup.summary, '', ...setup.steps.flatMap((step) => [...(stepNeedsLabel(setup, step) ? [`${step.label}:`, ''] : []), '```' + fence[step.language], step.code, '```', ''])].join('\n'),
     )
     .join('\n');
 }

@@ -3,7 +3,7 @@
 import { useState, type ReactNode } from 'react';
 import { CodeBlock } from '../../components/CodeBlock';
 import { Tabs } from '../../components/Tabs';
-import type { ToolSetup } from '../../connect/tool-setups';
+import { stepNeedsLabel, type ToolSetup } from '../../connect/tool-setups';
 import { dialectDescription, dialectLabel } from '../../logs/dialects';
 
 export function DialectTag({ dialect }: { dialect: string }) {
@@ -23,7 +23,7 @@ export function ToolSetupView({ setup, maxHeight = 360 }: { setup: ToolSetup; ma
       </p>
       {setup.steps.map((step) => (
         <div key={step.label} className="stack-small">
-          {setup.steps.length > 1 || step.label.includes(' ') ? <h4 className="subheading">{step.label}</h4> : null}
+          {stepNeedsLabel(setup, step) ? <h4 className="subheading">{step.label}</h4> : null}
           <CodeBlock code={step.code} label={`${setup.title}: ${step.label}`} maxHeight={maxHeight} />
         </div>
       ))}

@@ -2,6 +2,8 @@
 // key written in; Codex's config.toml parses to the provider table Codex reads; OpenCode's JSON names an
 // OpenAI-compatible provider with baseURL, apiKey and the model; nothing is left as a placeholder once a
 // key and a model are given.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexConfigToml, CODEX_ENV_KEY, KEY_PLACEHOLDER, MODEL_PLACEHOLDER, openCodeConfig, toolSetups, toolSetupsMarkdown, type ToolSetup } from '../../../src-renderer/connect/tool-setups';
 
@@ -132,9 +134,12 @@ describe('tool set-ups', () => {
     expect(allCode(toolSetups({ ...input, origin: `${ORIGIN}/v1/` })[0])).toContain(`ANTHROPIC_BASE_URL=${ORIGIN}\n`);
   });
 
-  it('write the README section from the same source', () => {
-    const markdown = toolSetupsMarkdown({ origin: 'http://127.0.0.1:8787', key: null, model: '' });
+  it('are what the README section "Connect a tool" says, for the default address', () => {
+    const markdown = toolSetupsMarkdown({ origin: 'http://127.0.0.1:8787', key: 'gh-vk-…', model: '' });
     expect(markdown).toContain('### Claude Code');
     expect(markdown).toContain('```toml\nmodel = "your-model"');
+    const readme = readFileSync(resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Connect a tool'), readme.indexOf('\n## ', readme.indexOf('## Connect a tool') + 1));
+    expect(section).toContain(markdown.trim());
   });
 });
