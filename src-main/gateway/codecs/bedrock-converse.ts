@@ -140,11 +140,6 @@ function checkToolResults(messages: ConverseMessage[], request: CanonicalRequest
     const missing = [...asked].find((id) => !answered.includes(id));
     if (missing !== undefined) throw invalidRequest(`The tool call '${missing}' in '${field}' has no result in the user turn after it`, field);
   });
-  const last = messages.at(-1);
-  if (last?.role === 'assistant' && last.content.some((block) => 'toolUse' in block)) {
-    // Converse continues an assistant turn that ends on a tool use only with its results.
-    throw invalidRequest(`The last tool calls in '${field}' have no results`, field);
-  }
 }
 
 const toolNamesOf = (messages: ConverseMessage[]): string[] => [

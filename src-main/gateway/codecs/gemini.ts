@@ -168,6 +168,9 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
         }
       }
     }
+    // A signature with nothing after it (Gemini sends one on an empty last part) stays with the turn's last part.
+    const last = parts.at(-1);
+    if (signature !== undefined && last && !('thoughtSignature' in last)) parts[parts.length - 1] = signed(last);
     if (responses.length === 0 && parts.length === 0) continue;
     const previous = contents.at(-1);
     if (previous?.role === role) {
@@ -185,8 +188,9 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
 
 /** Thinking budgets for an effort level, on models that take a budget (Gemini 2.5) rather than a level. */
 const EFFORT_BUDGET: Record<ReasoningEffort, number> = { minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768 };
-/** Gemini 3's thinking levels. */
-const EFFORT_LEVEL: Record<ReasoningEffort, string> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high' };
+/** Gemini 3's thinking levels (the enum's names); the Pro models take only LOW and HIGH. */
+const EFFORT_LEVEL: Record<ReasoningEffort, string> = { minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', xhigh: 'HIGH' };
+const PRO_EFFORT_LEVEL: Record<ReasoningEffort, string> = { minimal: 'LOW', low: 'LOW', medium: 'HIGH', high: 'HIGH', xhigh: 'HIGH' };
 
 /**
  * Reasoning asked for → thinkingConfig with thought summaries: a level on Gemini 3 and later when an
@@ -203,7 +207,7 @@ function thinkingConfig(request: CanonicalRequest, target: EncodeTarget, dropped
     }
     return { thinkingBudget: 0 };
   }
-  if (levels && reasoning.effort) return { thinkingLevel: EFFORT_LEVEL[reasoning.effort], includeThoughts: true };
+  if (levels && reasoning.effort) return { thinkingLevel: (/-pro\b/.test(request.model) ? PRO_EFFORT_LEVEL : EFFORT_LEVEL)[reasoning.effort], includeThoughts: true };
   if (reasoning.budgetTokens !== undefined) return { thinkingBudget: reasoning.budgetTokens, includeThoughts: true };
   if (reasoning.effort) return { thinkingBudget: EFFORT_BUDGET[reasoning.effort], includeThoughts: true };
   // Enabled without a size: the model's own dynamic budget.
