@@ -69,6 +69,8 @@ export const needsThoughtSignatures = (model: string): boolean => (geminiMajor(m
 
 /** generationConfig.seed is an int32. */
 const INT32_MAX = 2 ** 31 - 1;
+/** generationConfig.logprobs: alternatives per step. */
+const MAX_LOGPROBS = 20;
 
 /** The name of the conversation field in the client's dialect (`messages`, `input`, `prompt`). */
 const turnsField = (request: CanonicalRequest): string => fieldName(request, 'turns');
@@ -230,8 +232,13 @@ function generationConfig(request: CanonicalRequest, target: EncodeTarget, dropp
     else config.seed = request.seed;
   }
   if (request.logprobs) {
-    config.responseLogprobs = true;
-    if (request.logprobs.top > 0) config.logprobs = request.logprobs.top;
+    // Gemini gives at most 20 alternatives per step.
+    if (request.logprobs.top > MAX_LOGPROBS) {
+      cannotHonour(request, target, dropped, 'logprobs', `asking for more than ${MAX_LOGPROBS} alternatives is not supported`);
+    } else {
+      config.responseLogprobs = true;
+      if (request.logprobs.top > 0) config.logprobs = request.logprobs.top;
+    }
   }
   const format = request.responseFormat;
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';

@@ -180,6 +180,7 @@ describe('gemini: a canonical request becomes a generateContent body', () => {
 
   it.each<[string, Partial<CanonicalRequest>, string, RegExp]>([
     ['a seed beyond int32', { seed: 2 ** 31 }, 'seed', /outside the 32-bit integer range/],
+    ['more than 20 log probability alternatives', { dialect: 'openai-responses', logprobs: { top: 21 } }, 'top_logprobs', /more than 20/],
     ['the user field', { user: 'u' }, 'user', /'user' is not supported by provider 'google'/],
     ['parallel_tool_calls false', { tools: [WEATHER], parallelToolCalls: false }, 'parallel_tool_calls', /not supported/],
     ['a field of another dialect', { extensions: { logit_bias: { '1': 5 } } }, 'logit_bias', /not supported/],
