@@ -80,3 +80,23 @@ describe('the OpenAI double server', () => {
     }
   });
 });
+
+describe('the Azure OpenAI double shares the body rules, the model named by the deployment', () => {
+  it('accepts a body without model, refuses one without messages or with a wrong prompt', async () => {
+    const { startAzureFake } = await import('../../fakes/azure-openai.js');
+    const fake = await startAzureFake();
+    const post = (route: string, body: unknown) =>
+      fetch(`${fake.baseUrl}/deployments/gpt/${route}?api-version=2024-10-21`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': 'k' }, body: JSON.stringify(body) });
+    try {
+      expect(openaiChatRequestProblem({ messages: [{ role: 'user', content: 'Hi' }] }, { modelInPath: true })).toBeUndefined();
+      expect((await post('chat/completions', { messages: [{ role: 'user', content: 'Hi' }] })).status).toBe(200);
+      const noMessages = await post('chat/completions', {});
+      expect(noMessages.status).toBe(400);
+      expect((await noMessages.json()).error).toMatchObject({ param: 'messages', code: 'missing_required_parameter' });
+      expect((await post('completions', { prompt: { text: 'Hi' } })).status).toBe(400);
+      expect((await post('completions', { prompt: 'Hi' })).status).toBe(200);
+    } finally {
+      await fake.close();
+    }
+  });
+});
