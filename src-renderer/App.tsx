@@ -1,7 +1,8 @@
-// The shell: a sidebar with the four pages and the connection status, and the page in view.
+// The shell: a sidebar with the pages and the connection status, and the page in view.
 import { useEffect } from 'react';
 import { Icon, type IconName } from './components/Icon';
 import { Toaster } from './components/Toaster';
+import { ConnectPage } from './pages/ConnectPage';
 import { KeysPage } from './pages/KeysPage';
 import { LogsPage } from './pages/LogsPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
@@ -14,6 +15,7 @@ const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'playground', label: 'Playground', icon: 'playground' },
   { page: 'logs', label: 'Logs', icon: 'logs' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
+  { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
 ];
 
@@ -47,6 +49,8 @@ function CurrentPage({ page }: { page: PageName }) {
       return <LogsPage />;
     case 'keys':
       return <KeysPage />;
+    case 'connect':
+      return <ConnectPage />;
     case 'settings':
       return <SettingsPage />;
     default:

@@ -3,6 +3,7 @@
 // that open with an empty-`choices` prompt-filter chunk and slip in annotation-only choice entries.
 // Tests read what it received and can script what it answers.
 import type { ServerResponse } from 'node:http';
+import { openaiChatProblem, openaiCompletionProblem } from './openai.js';
 import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
 
 export interface AzureRecordedRequest extends RecordedRequest {
@@ -41,6 +42,15 @@ function sse(res: ServerResponse, payload: object | string): void {
 export function defaultAzureAnswer(request: AzureRecordedRequest, res: ServerResponse): void {
   const body = request.json;
   const isChat = request.path.endsWith('/chat/completions');
+  // The body rules are OpenAI's, except that the deployment in the path names the model.
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const invalid = isChat ? openaiChatProblem(parsed, { modelInPath: true }) : openaiCompletionProblem(parsed, { modelInPath: true });
+  if (invalid) return void azureError(400, { message: invalid.message, type: 'invalid_request_error', param: invalid.param, code: invalid.code })(request, res);
   const text = isChat ? AZURE_CHAT_TEXT : azureCompletionText(body.prompt);
   const object = isChat ? 'chat.completion.chunk' : 'text_completion';
   const id = isChat ? 'chatcmpl-azure' : 'cmpl-azure';

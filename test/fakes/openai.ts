@@ -36,10 +36,16 @@ const jsonTypeName = (value: unknown): string => (value === null ? 'null' : Arra
 const problem = (message: string, param: string | null, code: string | null): OpenAIProblem => ({ message, param, code });
 const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
 
-function commonProblem(json: unknown): OpenAIProblem | undefined {
+export interface OpenAICheckOptions {
+  /** Azure's deployment routes name the model in the path: `model` in the body is then optional. */
+  modelInPath?: boolean;
+}
+
+function commonProblem(json: unknown, options: OpenAICheckOptions): OpenAIProblem | undefined {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return problem("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", null, null);
   }
+  if (options.modelInPath) return undefined;
   const model = (json as Record<string, unknown>).model;
   if (model === undefined || model === null || model === '') return problem('you must provide a model parameter', null, null);
   if (typeof model !== 'string') return problem(`Invalid type for 'model': expected a string, but got ${jsonTypeName(model)} instead.`, 'model', 'invalid_type');
@@ -47,8 +53,8 @@ function commonProblem(json: unknown): OpenAIProblem | undefined {
 }
 
 /** The checks of `POST /v1/chat/completions`, with the `param` and `code` OpenAI names. */
-export function openaiChatProblem(json: unknown): OpenAIProblem | undefined {
-  const common = commonProblem(json);
+export function openaiChatProblem(json: unknown, options: OpenAICheckOptions = {}): OpenAIProblem | undefined {
+  const common = commonProblem(json, options);
   if (common) return common;
   const messages = (json as Record<string, unknown>).messages;
   if (messages === undefined) return problem("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
@@ -74,8 +80,8 @@ function isPrompt(prompt: unknown): boolean {
 }
 
 /** The checks of `POST /v1/completions`, with the `param` and `code` OpenAI names. */
-export function openaiCompletionProblem(json: unknown): OpenAIProblem | undefined {
-  const common = commonProblem(json);
+export function openaiCompletionProblem(json: unknown, options: OpenAICheckOptions = {}): OpenAIProblem | undefined {
+  const common = commonProblem(json, options);
   if (common) return common;
   const prompt = (json as Record<string, unknown>).prompt;
   if (prompt === undefined) return problem("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
@@ -84,9 +90,9 @@ export function openaiCompletionProblem(json: unknown): OpenAIProblem | undefine
 }
 
 /** Chat Completions body rules: the message of OpenAI's 400, or undefined when the real API would accept the body. */
-export const openaiChatRequestProblem = (json: unknown): string | undefined => openaiChatProblem(json)?.message;
+export const openaiChatRequestProblem = (json: unknown, options?: OpenAICheckOptions): string | undefined => openaiChatProblem(json, options)?.message;
 /** Legacy Completions body rules: the message of OpenAI's 400, or undefined when the real API would accept the body. */
-export const openaiCompletionRequestProblem = (json: unknown): string | undefined => openaiCompletionProblem(json)?.message;
+export const openaiCompletionRequestProblem = (json: unknown, options?: OpenAICheckOptions): string | undefined => openaiCompletionProblem(json, options)?.message;
 
 function sendOpenAIError(res: ServerResponse, status: number, error: OpenAIProblem, type = 'invalid_request_error'): void {
   res.writeHead(status, { 'content-type': 'application/json' });

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { completionText, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { readDataLines, streamedText } from '../helpers/sse.js';
 import { MAX_JSON_DEPTH } from '../../src-main/gateway/json-depth.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -67,15 +68,50 @@ function expectContractError(reply: Reply): void {
   expect(body.error.code === null || typeof body.error.code === 'string' || typeof body.error.code === 'number').toBe(true);
 }
 
-/** Either the provider double answered (a valid request got through), or a 4xx in the contract shape. */
-function expectAnsweredOrRefused(reply: Reply): void {
-  if (reply.status === 200) {
-    expect(JSON.parse(reply.text).id).toBeDefined();
+/**
+ * A 200 must be the double's real answer to what the client sent: the request reached the double with the
+ * client's bytes unchanged (an OpenAI-format provider gets them as they are), the double (which refuses
+ * what OpenAI refuses) accepted it, and the answer is its answer to that request — the text it makes
+ * from that prompt, for that model, whole (a stream ends with [DONE]).
+ */
+function expectRealAnswer(path: string, sent: Uint8Array | string, reply: Reply, requestsBefore: number): void {
+  const what = `a 200 to ${path} ${Buffer.from(sent).toString('utf8').slice(0, 200)}`;
+  expect(fake.requests.length - requestsBefore, `${what}: the request must have reached the provider double once`).toBe(1);
+  const received = fake.requests.at(-1)!;
+  expect(received.body.equals(Buffer.from(sent)), `${what}: the provider got other bytes than the client sent`).toBe(true);
+  const json = received.json;
+  const isChat = path === '/v1/chat/completions';
+  const expectedText = isChat ? 'Hello from the fake' : completionText(json.prompt);
+  if (String(reply.headers['content-type']).startsWith('text/event-stream')) {
+    const stream = readDataLines(reply.text);
+    expect(stream.done, `${what}: the stream must end with [DONE]`).toBe(true);
+    expect(streamedText(stream.chunks), `${what}: streamed text`).toBe(expectedText);
     return;
   }
-  expect(reply.status).toBeGreaterThanOrEqual(400);
+  const answer = JSON.parse(reply.text) as { object: string; model: string; choices: { text?: string; message?: { content: string } }[] };
+  expect(answer.object, what).toBe(isChat ? 'chat.completion' : 'text_completion');
+  expect(answer.model, `${what}: the answer is for the model sent`).toBe(json.model);
+  expect(isChat ? answer.choices[0].message?.content : answer.choices[0].text, `${what}: the answer's text`).toBe(expectedText);
+}
+
+/** 200s checked by expectRealAnswer: a property whose runs were all refused would check nothing of the kind. */
+let answered = 0;
+/** Of the header property's runs (a valid body, any headers), at least this many must be answered. */
+const MIN_ANSWERED = 50;
+
+/** Either the provider double really answered what was sent (see expectRealAnswer), or a 4xx in the contract shape. */
+async function sendAndCheck(path: string, headers: OutgoingHttpHeaders, body: Uint8Array | string): Promise<Reply> {
+  const requestsBefore = fake.requests.length;
+  const reply = await send(path, headers, body);
+  if (reply.status === 200) {
+    expectRealAnswer(path, body, reply, requestsBefore);
+    answered++;
+    return reply;
+  }
+  expect(reply.status, `${path}: neither a real answer nor a refusal: ${reply.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
   expect(reply.status).toBeLessThan(500);
   expectContractError(reply);
+  return reply;
 }
 
 const ENDPOINTS = ['/v1/completions', '/v1/chat/completions'] as const;
@@ -84,8 +120,7 @@ describe('any body', () => {
   it('any bytes: a 4xx in the contract shape', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.uint8Array({ maxLength: 2_048 }), async (path, bytes) => {
-        const reply = await send(path, gatewayHeaders(), bytes);
-        expectAnsweredOrRefused(reply);
+        await sendAndCheck(path, gatewayHeaders(), bytes);
       }),
       { numRuns: 150 },
     );
@@ -94,8 +129,7 @@ describe('any body', () => {
   it('any JSON value: answered when valid, else a 400 that names the field when there is one', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.jsonValue({ maxDepth: 6 }), async (path, value) => {
-        const reply = await send(path, gatewayHeaders(), JSON.stringify(value));
-        expectAnsweredOrRefused(reply);
+        const reply = await sendAndCheck(path, gatewayHeaders(), JSON.stringify(value));
         if (reply.status !== 200) expect(reply.status).toBe(400);
       }),
       { numRuns: 150 },
@@ -128,11 +162,47 @@ describe('any body', () => {
   it('request-shaped objects with any field values: answered or a 400 naming a field', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.record(looksRight, { requiredKeys: [] }), async (path, body) => {
-        const reply = await send(path, gatewayHeaders(), JSON.stringify(body));
-        expectAnsweredOrRefused(reply);
+        const reply = await sendAndCheck(path, gatewayHeaders(), JSON.stringify(body));
         if (reply.status !== 200) expect(reply.status).toBe(400);
       }),
       { numRuns: 250 },
+    );
+  });
+
+  // Requests valid by construction, with any mix of optional fields in their valid ranges: each must be
+  // answered — a 200 that is the double's answer to exactly what was sent — not merely "not a 5xx".
+  const validOptional = {
+    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    top_p: fc.double({ min: 0, max: 1, noNaN: true }),
+    max_tokens: fc.integer({ min: 1, max: 256 }),
+    stop: fc.oneof(fc.string({ minLength: 1, maxLength: 5 }), fc.array(fc.string({ minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 4 })),
+    seed: fc.integer(),
+    presence_penalty: fc.double({ min: -2, max: 2, noNaN: true }),
+    frequency_penalty: fc.double({ min: -2, max: 2, noNaN: true }),
+    user: fc.string({ maxLength: 8 }),
+    stream: fc.boolean(),
+  };
+  const validRequest = fc.oneof(
+    fc.record({
+      path: fc.constant('/v1/completions' as const),
+      required: fc.record({ model: fc.constant('gpt-3.5-turbo-instruct'), prompt: fc.oneof(fc.string({ maxLength: 40 }), fc.array(fc.string({ maxLength: 10 }), { minLength: 1, maxLength: 3 }), fc.array(fc.nat({ max: 50_000 }), { minLength: 1, maxLength: 5 })) }),
+      optional: fc.record(validOptional, { requiredKeys: [] }),
+    }),
+    fc.record({
+      path: fc.constant('/v1/chat/completions' as const),
+      required: fc.record({ model: fc.constant('gpt-4o-mini'), messages: fc.array(fc.record({ role: fc.constantFrom('user', 'system', 'assistant', 'developer'), content: fc.string({ maxLength: 20 }) }), { minLength: 1, maxLength: 3 }) }),
+      optional: fc.record(validOptional, { requiredKeys: [] }),
+    }),
+  );
+
+  it('valid requests with any valid optional fields: every one answered, with the answer to what was sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(validRequest, async ({ path, required, optional }) => {
+        const sent = JSON.stringify({ ...required, ...optional });
+        const reply = await sendAndCheck(path, gatewayHeaders(), sent);
+        expect(reply.status, `${path} ${sent} was refused: ${reply.text}`).toBe(200);
+      }),
+      { numRuns: 150 },
     );
   });
 
@@ -205,17 +275,18 @@ describe('any headers', () => {
   );
 
   it('any header names and values: answered or a 4xx in the contract shape', async () => {
+    const answeredBefore = answered;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ENDPOINTS), fc.dictionary(headerName, headerValue, { maxKeys: 6 }), async (path, extra) => {
         const body = path === '/v1/completions' ? '{"model":"m","prompt":"x"}' : '{"model":"m","messages":[{"role":"user","content":"x"}]}';
         // A provider the double cannot stand in for would answer in the wrong format; any other slug is fair game.
         const provider = extra['x-gateway-provider'];
         if (provider !== undefined && provider.trim().toLowerCase() !== 'openai' && /^[a-z-]+$/i.test(provider.trim())) extra['x-gateway-provider'] = `${provider}-unknown`;
-        const reply = await send(path, gatewayHeaders(extra), body);
-        expectAnsweredOrRefused(reply);
+        await sendAndCheck(path, gatewayHeaders(extra), body);
       }),
       { numRuns: 250 },
     );
+    expect(answered - answeredBefore, 'runs answered 200 and checked against what was sent').toBeGreaterThanOrEqual(MIN_ANSWERED);
   });
 
   it('headers over the size limit get 431 in the contract shape, one huge header or many', async () => {
@@ -314,7 +385,12 @@ describe('any bytes on the wire', () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(requestHead, fc.uint8Array({ minLength: 1, maxLength: 600 })), async (bytes) => {
         const reply = await rawExchange(bytes);
-        if (reply === '') return;
+        // Only bytes that are nothing but line ends may go unanswered: a server ignores empty lines before a
+        // request (RFC 9112 §2.2). Anything else cut off without a word is a dropped connection, not a pass.
+        if (reply === '') {
+          expect(/^[\r\n]*$/.test(Buffer.from(bytes).toString('latin1')), `the connection was dropped without an answer to ${JSON.stringify(Buffer.from(bytes).toString('latin1').slice(0, 120))}`).toBe(true);
+          return;
+        }
         const statusLine = /^HTTP\/1\.[01] (\d{3}) /.exec(reply);
         expect(statusLine, `reply: ${reply.slice(0, 120)}`).not.toBeNull();
         const status = Number(statusLine![1]);

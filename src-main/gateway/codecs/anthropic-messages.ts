@@ -469,9 +469,26 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
     else merged.push({ role: turn.role, blocks });
   });
 
+  // Messages refuses a final assistant turn (a prefill) whose text ends in whitespace: cut there, and only there.
+  const last = merged.at(-1);
+  const lastBlock = last?.blocks.at(-1);
+  if (last?.role === 'assistant' && lastBlock?.type === 'text') {
+    const text = String(lastBlock.text).trimEnd();
+    if (text) last.blocks[last.blocks.length - 1] = { ...lastBlock, text };
+    else last.blocks.pop();
+    if (last.blocks.length === 0) merged.pop();
+  }
+
   const conversational = merged.filter((message) => message.role !== 'system');
-  if (conversational.length === 0) throw invalidRequest(`'${field}' must hold at least one user or assistant message with content`, field);
-  if (conversational[0].role !== 'user') throw unsupportedField(field, target.provider, 'starting with an assistant message is not supported');
+  if (conversational.length === 0) {
+    if (request.dialect === 'openai-completions') {
+      throw invalidRequest(`'${field}' must not be empty: provider '${target.provider}' answers a conversation and refuses an empty message`, field);
+    }
+    throw invalidRequest(`'${field}' must hold at least one user or assistant message with content: provider '${target.provider}' cannot answer system instructions alone`, field);
+  }
+  if (conversational[0].role !== 'user') {
+    throw invalidRequest(`'${field}': provider '${target.provider}' needs the conversation to start with a user message, and this one starts with an assistant message`, field);
+  }
 
   let before: Message | undefined;
   for (const message of merged) {

@@ -69,6 +69,8 @@ export const needsThoughtSignatures = (model: string): boolean => (geminiMajor(m
 
 /** generationConfig.seed is an int32. */
 const INT32_MAX = 2 ** 31 - 1;
+/** generationConfig.logprobs: alternatives per step. */
+const MAX_LOGPROBS = 20;
 
 /** The name of the conversation field in the client's dialect (`messages`, `input`, `prompt`). */
 const turnsField = (request: CanonicalRequest): string => fieldName(request, 'turns');
@@ -168,6 +170,9 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
         }
       }
     }
+    // A signature with nothing after it (Gemini sends one on an empty last part) stays with the turn's last part.
+    const last = parts.at(-1);
+    if (signature !== undefined && last && !('thoughtSignature' in last)) parts[parts.length - 1] = signed(last);
     if (responses.length === 0 && parts.length === 0) continue;
     const previous = contents.at(-1);
     if (previous?.role === role) {
@@ -185,8 +190,9 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
 
 /** Thinking budgets for an effort level, on models that take a budget (Gemini 2.5) rather than a level. */
 const EFFORT_BUDGET: Record<ReasoningEffort, number> = { minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768 };
-/** Gemini 3's thinking levels. */
-const EFFORT_LEVEL: Record<ReasoningEffort, string> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high' };
+/** Gemini 3's thinking levels (the enum's names); the Pro models take only LOW and HIGH. */
+const EFFORT_LEVEL: Record<ReasoningEffort, string> = { minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', xhigh: 'HIGH' };
+const PRO_EFFORT_LEVEL: Record<ReasoningEffort, string> = { minimal: 'LOW', low: 'LOW', medium: 'HIGH', high: 'HIGH', xhigh: 'HIGH' };
 
 /**
  * Reasoning asked for → thinkingConfig with thought summaries: a level on Gemini 3 and later when an
@@ -203,7 +209,7 @@ function thinkingConfig(request: CanonicalRequest, target: EncodeTarget, dropped
     }
     return { thinkingBudget: 0 };
   }
-  if (levels && reasoning.effort) return { thinkingLevel: EFFORT_LEVEL[reasoning.effort], includeThoughts: true };
+  if (levels && reasoning.effort) return { thinkingLevel: (/-pro\b/.test(request.model) ? PRO_EFFORT_LEVEL : EFFORT_LEVEL)[reasoning.effort], includeThoughts: true };
   if (reasoning.budgetTokens !== undefined) return { thinkingBudget: reasoning.budgetTokens, includeThoughts: true };
   if (reasoning.effort) return { thinkingBudget: EFFORT_BUDGET[reasoning.effort], includeThoughts: true };
   // Enabled without a size: the model's own dynamic budget.
@@ -226,8 +232,13 @@ function generationConfig(request: CanonicalRequest, target: EncodeTarget, dropp
     else config.seed = request.seed;
   }
   if (request.logprobs) {
-    config.responseLogprobs = true;
-    if (request.logprobs.top > 0) config.logprobs = request.logprobs.top;
+    // Gemini gives at most 20 alternatives per step.
+    if (request.logprobs.top > MAX_LOGPROBS) {
+      cannotHonour(request, target, dropped, 'logprobs', `asking for more than ${MAX_LOGPROBS} alternatives is not supported`);
+    } else {
+      config.responseLogprobs = true;
+      if (request.logprobs.top > 0) config.logprobs = request.logprobs.top;
+    }
   }
   const format = request.responseFormat;
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';

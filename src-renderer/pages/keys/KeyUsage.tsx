@@ -1,56 +1,62 @@
-// How to use a key from code and from tools that only take a base URL and an API key.
+// How to use a key: for a virtual key, the same ready set-ups as the Connect a tool page (Claude Code,
+// Codex, OpenCode, the SDKs, curl) with the key written in when it is known; for a gateway API key,
+// code that sends it with the provider's own headers.
 import { useState } from 'react';
 import { CodeBlock } from '../../components/CodeBlock';
 import { CopyButton } from '../../components/CopyButton';
 import { Tabs } from '../../components/Tabs';
+import { toolSetups } from '../../connect/tool-setups';
 import { exampleModelFor } from '../../keys/provider-form';
 import { codeSnippet, ENV_GATEWAY_KEY, ENV_VIRTUAL_KEY, type SnippetAuth } from '../../playground/code-snippets';
+import { ToolSetupTabs } from '../connect/ToolSetupView';
 
 type UsageTab = 'python' | 'javascript' | 'curl' | 'tools';
 
 interface KeyUsageProps {
   kind: 'virtual' | 'gateway';
   provider: string | null;
-  /** The full key, only right after creation; otherwise snippets read it from the environment. */
+  /** The full key, only right after creation; otherwise the set-ups say where it goes. */
   keyValue?: string;
 }
 
-export function KeyUsage({ kind, provider, keyValue }: KeyUsageProps) {
-  const [tab, setTab] = useState<UsageTab>('python');
+function BaseUrlAndKey({ kind, keyValue }: { kind: KeyUsageProps['kind']; keyValue?: string }) {
   const baseUrl = `${window.location.origin}/v1`;
-  const auth: SnippetAuth = kind === 'virtual' ? { kind: 'virtual-key' } : { kind: 'provider', provider: 'openai', customHost: '', hasGatewayApiKey: true, hasProviderToken: true };
-  const body = { model: exampleModelFor(provider), messages: [{ role: 'user', content: 'Hello!' }] };
   const envName = kind === 'virtual' ? ENV_VIRTUAL_KEY : ENV_GATEWAY_KEY;
-  let content;
-  if (tab === 'tools') {
-    content = (
-      <div className="stack-small">
-        <p className="muted small">
-          {kind === 'virtual'
-            ? 'For tools that only ask for a base URL and an API key (editors, chat apps, agents): the virtual key works as the API key.'
-            : 'Tools send this key in the x-gateway-api-key header, with the provider and its token in their own headers.'}
-        </p>
-        <div className="kv-copy">
-          <span className="kv-copy-label">Base URL</span>
-          <code>{baseUrl}</code>
-          <CopyButton text={baseUrl} what="base URL" compact variant="ghost" />
-        </div>
-        <div className="kv-copy">
-          <span className="kv-copy-label">API key</span>
-          <code>{keyValue ?? `$${envName}`}</code>
-          {keyValue && <CopyButton text={keyValue} what="API key" compact variant="ghost" />}
-        </div>
+  return (
+    <div className="stack-small">
+      <p className="muted small">
+        {kind === 'virtual'
+          ? 'For tools that only ask for a base URL and an API key (editors, chat apps, agents): the virtual key works as the API key. Anthropic-style tools take the address without /v1.'
+          : 'Tools send this key in the x-gateway-api-key header, with the provider and its token in their own headers.'}
+      </p>
+      <div className="kv-copy">
+        <span className="kv-copy-label">Base URL</span>
+        <code>{baseUrl}</code>
+        <CopyButton text={baseUrl} what="base URL" compact variant="ghost" />
       </div>
-    );
-  } else {
+      <div className="kv-copy">
+        <span className="kv-copy-label">API key</span>
+        <code>{keyValue ?? `$${envName}`}</code>
+        {keyValue && <CopyButton text={keyValue} what="API key" compact variant="ghost" />}
+      </div>
+    </div>
+  );
+}
+
+function GatewayKeyUsage({ provider }: { provider: string | null }) {
+  const [tab, setTab] = useState<UsageTab>('python');
+  const auth: SnippetAuth = { kind: 'provider', provider: 'openai', customHost: '', hasGatewayApiKey: true, hasProviderToken: true };
+  const body = { model: exampleModelFor(provider), messages: [{ role: 'user', content: 'Hello!' }] };
+  let content;
+  if (tab === 'tools') content = <BaseUrlAndKey kind="gateway" />;
+  else {
     const language = tab;
     const code = codeSnippet(language, { origin: window.location.origin, endpoint: '/v1/chat/completions', auth, body });
     const labels = { python: 'Python (OpenAI SDK)', javascript: 'JavaScript (OpenAI SDK)', curl: 'curl' } as const;
     content = (
       <div className="stack-small">
         <p className="muted small">
-          Set <code>{envName}</code>
-          {kind === 'gateway' ? ' and PROVIDER_API_KEY' : ''} in your environment first.
+          Set <code>{ENV_GATEWAY_KEY}</code> and PROVIDER_API_KEY in your environment first.
         </p>
         <CodeBlock code={code} label={`${labels[language]} example`} maxHeight={300} />
       </div>
@@ -71,5 +77,20 @@ export function KeyUsage({ kind, provider, keyValue }: KeyUsageProps) {
     >
       {content}
     </Tabs>
+  );
+}
+
+export function KeyUsage({ kind, provider, keyValue }: KeyUsageProps) {
+  if (kind === 'gateway') return <GatewayKeyUsage provider={provider} />;
+  const setups = toolSetups({ origin: window.location.origin, key: keyValue ?? null, model: exampleModelFor(provider) });
+  return (
+    <div className="stack-small">
+      {!keyValue && (
+        <p className="muted small">
+          The key was shown once, when it was created: put it where the set-ups say <code>YOUR_GATEHOUSE_KEY</code>.
+        </p>
+      )}
+      <ToolSetupTabs label="Usage examples" setups={setups} maxHeight={300} extra={{ id: 'base-url', label: 'Base URL + key', content: <BaseUrlAndKey kind="virtual" keyValue={keyValue} /> }} />
+    </div>
   );
 }

@@ -53,7 +53,10 @@ describe('gemini: a canonical request becomes a generateContent body', () => {
     ['plain text output (the default)', { responseFormat: { type: 'text' } }, undefined],
     ['a thinking budget', { reasoning: { enabled: true, budgetTokens: 2048 } }, { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } }],
     ['an effort as a budget on Gemini 2.5', { reasoning: { enabled: true, effort: 'low' } }, { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } }],
-    ['an effort as a thinking level on Gemini 3', { model: 'gemini-3-pro-preview', reasoning: { enabled: true, effort: 'high', budgetTokens: 9000 } }, { thinkingConfig: { thinkingLevel: 'high', includeThoughts: true } }],
+    ['an effort as a thinking level on Gemini 3', { model: 'gemini-3-flash-preview', reasoning: { enabled: true, effort: 'medium', budgetTokens: 9000 } }, { thinkingConfig: { thinkingLevel: 'MEDIUM', includeThoughts: true } }],
+    ['an effort as one of the two levels of Gemini 3 Pro', { model: 'gemini-3-pro-preview', reasoning: { enabled: true, effort: 'medium' } }, { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } }],
+    ['a budget on Gemini 3 when no effort is named', { model: 'gemini-3-pro-preview', reasoning: { enabled: true, budgetTokens: 4096 } }, { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } }],
+    ['dynamic thinking when reasoning is on without a size', { reasoning: { enabled: true } }, { thinkingConfig: { thinkingBudget: -1, includeThoughts: true } }],
     ['thinking turned off on Gemini 2.5', { reasoning: { enabled: false } }, { thinkingConfig: { thinkingBudget: 0 } }],
   ])('maps %s into generationConfig', (_name, fields, config) => {
     const { body } = encode(fields);
@@ -158,6 +161,17 @@ describe('gemini: a canonical request becomes a generateContent body', () => {
     expect(modelTurn('gemini-3-pro-preview', signed)).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'sig-1' }]);
   });
 
+  it('gives a thought signature back on the part it came with, also when Gemini sent it on an empty last part', () => {
+    const answer = geminiProvider.decodeResponse({ candidates: [{ content: { parts: [{ text: 'plan', thought: true }, { text: 'Answer' }, { text: '', thoughtSignature: 'sig-2' }] }, finishReason: 'STOP' }] }, request());
+    const { body } = encode({ model: 'gemini-3-pro-preview', turns: [{ role: 'user', parts: [{ type: 'text', text: 'Q' }] }, { role: 'assistant', parts: answer.content }, { role: 'user', parts: [{ type: 'text', text: 'More' }] }] });
+    expect((body.contents as object[])[1]).toEqual({ role: 'model', parts: [{ text: 'Answer', thoughtSignature: 'sig-2' }] });
+  });
+
+  it('puts function responses first when a tool result and user text share a turn', () => {
+    const { body } = encode({ turns: [...toolTurn().slice(0, 2), { role: 'user', parts: [{ type: 'text', text: 'Also this' }] }, toolTurn()[2]] });
+    expect((body.contents as object[])[2]).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { celsius: 18 } } }, { text: 'Also this' }] });
+  });
+
   it('leaves out what it cannot honour and lists it when the client asked to drop', () => {
     const encoded = encode({ onUnsupported: 'drop', dialect: 'anthropic-messages', user: 'u', parallelToolCalls: false, seed: 2 ** 40, extensions: { context_management: {} } });
     expect(encoded.dropped).toEqual(['metadata.user_id', 'tool_choice.disable_parallel_tool_use', 'context_management', 'seed']);
@@ -166,6 +180,7 @@ describe('gemini: a canonical request becomes a generateContent body', () => {
 
   it.each<[string, Partial<CanonicalRequest>, string, RegExp]>([
     ['a seed beyond int32', { seed: 2 ** 31 }, 'seed', /outside the 32-bit integer range/],
+    ['more than 20 log probability alternatives', { dialect: 'openai-responses', logprobs: { top: 21 } }, 'top_logprobs', /more than 20/],
     ['the user field', { user: 'u' }, 'user', /'user' is not supported by provider 'google'/],
     ['parallel_tool_calls false', { tools: [WEATHER], parallelToolCalls: false }, 'parallel_tool_calls', /not supported/],
     ['a field of another dialect', { extensions: { logit_bias: { '1': 5 } } }, 'logit_bias', /not supported/],

@@ -1,0 +1,79 @@
+// Connect a tool: ready set-ups for Claude Code, Codex, OpenCode, the openai and anthropic SDKs and
+// curl, with this gateway's address and a key written in. The key typed here stays in memory.
+import { useMemo, useState } from 'react';
+import { CopyButton } from '../components/CopyButton';
+import { Field } from '../components/Field';
+import { Icon } from '../components/Icon';
+import { MODEL_PLACEHOLDER, TOOL_GROUPS, toolSetups } from '../connect/tool-setups';
+import { usePlaygroundStore } from '../stores/playground-store';
+import { useRouteStore } from '../stores/route-store';
+import { ToolSetupTabs } from './connect/ToolSetupView';
+
+const GROUP_INTROS: Record<(typeof TOOL_GROUPS)[number], string> = {
+  'Coding agents': 'Each agent speaks its own API; Gatehouse answers all three and translates for the provider behind the key.',
+  SDKs: 'The official SDKs, pointed at Gatehouse instead of the vendor.',
+  curl: 'One request on each API, to check the set-up from a shell.',
+};
+
+export function ConnectPage() {
+  // A key pasted in the Playground is offered here too (both stay in memory only).
+  const playgroundKey = usePlaygroundStore((state) => (state.authKind === 'virtual-key' ? state.virtualKey : ''));
+  const playgroundModel = usePlaygroundStore((state) => state.model);
+  const navigate = useRouteStore((state) => state.navigate);
+  const [key, setKey] = useState(playgroundKey);
+  const [model, setModel] = useState(playgroundModel);
+  const origin = window.location.origin;
+  const setups = useMemo(() => toolSetups({ origin, key: key.trim() || null, model }), [origin, key, model]);
+  const keyLooksWrong = key.trim() !== '' && !key.trim().startsWith('gh-vk-');
+
+  return (
+    <div className="page page-connect">
+      <header className="page-header">
+        <div>
+          <h1>Connect a tool</h1>
+          <p className="page-subtitle">Copy a set-up: the gateway’s address and your key are already in it.</p>
+        </div>
+      </header>
+
+      <section className="card connect-inputs" aria-label="What to write in">
+        <div className="kv-copy">
+          <span className="kv-copy-label">Gateway address</span>
+          <code>{origin}</code>
+          <CopyButton text={origin} what="gateway address" compact variant="ghost" />
+        </div>
+        <div className="connect-fields">
+          <Field
+            label="Virtual key"
+            hint={
+              <>
+                Shown once when it was created; it is kept in this window only.{' '}
+                <button type="button" className="link-button" onClick={() => navigate('keys')}>
+                  Create one in Keys
+                </button>
+              </>
+            }
+            error={keyLooksWrong ? 'Tools connect with a virtual key (gh-vk-…): it names the provider and its credentials.' : undefined}
+          >
+            <input className="input input-mono" value={key} spellCheck={false} autoComplete="off" placeholder="gh-vk-…" onChange={(event) => setKey(event.target.value)} />
+          </Field>
+          <Field label="Model" hint="Any model the key’s provider serves.">
+            <input className="input input-mono" value={model} spellCheck={false} placeholder={MODEL_PLACEHOLDER} onChange={(event) => setModel(event.target.value)} />
+          </Field>
+        </div>
+        {!key.trim() && (
+          <p className="muted small">
+            <Icon name="alert" size={14} /> No key yet: the set-ups say <code>YOUR_GATEHOUSE_KEY</code> where it goes.
+          </p>
+        )}
+      </section>
+
+      {TOOL_GROUPS.map((group) => (
+        <section key={group} className="card" aria-label={group}>
+          <h2 className="card-title">{group}</h2>
+          <p className="muted small">{GROUP_INTROS[group]}</p>
+          <ToolSetupTabs label={group} setups={setups.filter((setup) => setup.group === group)} maxHeight={420} />
+        </section>
+      ))}
+    </div>
+  );
+}
