@@ -5,13 +5,13 @@ import { completionCall } from './call.js';
 
 describe('default URLs and auth headers of anthropic and google', () => {
   it('anthropic: api.anthropic.com/v1/messages with x-api-key and anthropic-version', () => {
-    const request = anthropic.buildRequest(completionCall({ model: 'claude-x', prompt: 'p' }, { token: 'sk-ant' })) as { url: string; headers: Record<string, string> };
+    const request = anthropic.buildRequest(completionCall(anthropic, { model: 'claude-x', prompt: 'p' }, { token: 'sk-ant' })) as { url: string; headers: Record<string, string> };
     expect(request.url).toBe('https://api.anthropic.com/v1/messages');
     expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
   });
 
   it('google: generativelanguage.googleapis.com/v1beta/models/{m}:generateContent with x-goog-api-key', () => {
-    const request = google.buildRequest(completionCall({ model: 'gemini-2.0-flash', prompt: 'p' }, { token: 'AIza' })) as { url: string; headers: Record<string, string> };
+    const request = google.buildRequest(completionCall(google, { model: 'gemini-2.0-flash', prompt: 'p' }, { token: 'AIza' })) as { url: string; headers: Record<string, string> };
     expect(request.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent');
     expect(request.headers['x-goog-api-key']).toBe('AIza');
   });
@@ -19,22 +19,22 @@ describe('default URLs and auth headers of anthropic and google', () => {
 
 describe('top_k and forwarded keys', () => {
   it('passes top_k to Messages as top_k and to Gemini as topK, and refuses a top_k that is not an integer', () => {
-    const claude = JSON.parse(String((anthropic.buildRequest(completionCall({ model: 'c', prompt: 'p', top_k: 40 })) as { body: string }).body));
+    const claude = JSON.parse(String((anthropic.buildRequest(completionCall(anthropic, { model: 'c', prompt: 'p', top_k: 40 })) as { body: string }).body));
     expect(claude.top_k).toBe(40);
-    const gemini = JSON.parse(String((google.buildRequest(completionCall({ model: 'g', prompt: 'p', top_k: 40 })) as { body: string }).body));
+    const gemini = JSON.parse(String((google.buildRequest(completionCall(google, { model: 'g', prompt: 'p', top_k: 40 })) as { body: string }).body));
     expect(gemini.generationConfig.topK).toBe(40);
-    expect(() => google.buildRequest(completionCall({ model: 'g', prompt: 'p', top_k: 'many' }))).toThrow(/'top_k'/);
+    expect(() => google.buildRequest(completionCall(google, { model: 'g', prompt: 'p', top_k: 'many' }))).toThrow(/'top_k'/);
   });
 
   it('leaves out Gemini penalties of 0', () => {
-    const gemini = JSON.parse(String((google.buildRequest(completionCall({ model: 'g', prompt: 'p', presence_penalty: 0, frequency_penalty: 0 })) as { body: string }).body));
+    const gemini = JSON.parse(String((google.buildRequest(completionCall(google, { model: 'g', prompt: 'p', presence_penalty: 0, frequency_penalty: 0 })) as { body: string }).body));
     expect(gemini).not.toHaveProperty('generationConfig');
   });
 
   it('accepts a provider key the client forwards itself instead of a bearer token', () => {
-    const call = { ...completionCall({ model: 'c', prompt: 'p' }, {}), forwardHeaders: { 'x-api-key': 'sk-ant-forwarded' } };
+    const call = { ...completionCall(anthropic, { model: 'c', prompt: 'p' }, {}), forwardHeaders: { 'x-api-key': 'sk-ant-forwarded' } };
     const request = anthropic.buildRequest(call) as { headers: Record<string, string> };
     expect(request.headers['x-api-key']).toBe('sk-ant-forwarded');
-    expect(() => anthropic.buildRequest(completionCall({ model: 'c', prompt: 'p' }, {}))).toThrow(/needs an API key/);
+    expect(() => anthropic.buildRequest(completionCall(anthropic, { model: 'c', prompt: 'p' }, {}))).toThrow(/needs an API key/);
   });
 });

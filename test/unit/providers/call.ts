@@ -1,13 +1,30 @@
-// Builds a ProviderCall from a request body the way the proxy does, for unit tests of provider mappings.
+// Builds a ProviderCall from a request body the way the proxy does (validate, decode the client's dialect,
+// encode the provider's format), for unit tests of provider requests.
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
-import type { ProviderCall, ProviderCredentials } from '../../../src-main/gateway/providers/types.js';
+import { dialectCodec, providerCodec } from '../../../src-main/gateway/codecs/registry.js';
+import type { Dialect } from '../../../src-main/gateway/codecs/canonical.js';
+import type { ProviderAdapter, ProviderCall, ProviderCredentials } from '../../../src-main/gateway/providers/types.js';
 
-export function completionCall(body: Record<string, unknown>, credentials: ProviderCredentials = { token: 't' }, customHost?: string): ProviderCall {
-  const validated = validateCompletion(body);
-  return { endpoint: 'completions', body: validated, rawBody: Buffer.from(JSON.stringify(body)), stream: validated.stream === true, credentials, customHost, forwardHeaders: {} };
+function encodedCall(provider: ProviderAdapter, dialect: Dialect, validated: { model: string; stream?: boolean | null }, credentials: ProviderCredentials, customHost?: string): ProviderCall {
+  const format = provider.formats(validated.model)[0];
+  const request = dialectCodec(dialect).decodeRequest(validated);
+  const encoded = providerCodec(format).encodeRequest(request, { provider: provider.slug, modelInBody: provider.modelInBody });
+  return {
+    format,
+    operation: 'generate',
+    model: validated.model,
+    stream: validated.stream === true,
+    body: JSON.stringify(encoded.body),
+    credentials,
+    customHost,
+    forwardHeaders: {},
+  };
 }
 
-export function chatCall(body: Record<string, unknown>, credentials: ProviderCredentials = { token: 't' }, customHost?: string): ProviderCall {
-  const validated = validateChat(body);
-  return { endpoint: 'chat', body: validated, rawBody: Buffer.from(JSON.stringify(body)), stream: validated.stream === true, credentials, customHost, forwardHeaders: {} };
+export function completionCall(provider: ProviderAdapter, body: Record<string, unknown>, credentials: ProviderCredentials = { token: 't' }, customHost?: string): ProviderCall {
+  return encodedCall(provider, 'openai-completions', validateCompletion(body), credentials, customHost);
+}
+
+export function chatCall(provider: ProviderAdapter, body: Record<string, unknown>, credentials: ProviderCredentials = { token: 't' }, customHost?: string): ProviderCall {
+  return encodedCall(provider, 'openai-chat', validateChat(body), credentials, customHost);
 }
