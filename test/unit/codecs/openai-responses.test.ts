@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
@@ -314,6 +315,27 @@ describe('a Responses request read into the canonical model', () => {
     expect(error.param).toBe(param);
   });
 
+  it('answers any malformed body with a 400, never another error', () => {
+    const value = fc.anything({ maxDepth: 3 });
+    const item = fc.oneof(
+      value,
+      fc.record({ type: fc.constantFrom('message', 'function_call', 'function_call_output', 'reasoning', 'additional_tools', undefined), role: fc.oneof(fc.constantFrom('user', 'assistant', 'developer'), value), content: fc.oneof(fc.string(), fc.array(fc.oneof(value, fc.record({ type: fc.constantFrom('input_text', 'input_image', 'output_text'), text: value, image_url: value }))), value), call_id: value, name: value, arguments: value, output: value, summary: value, tools: value }, { requiredKeys: [] }),
+    );
+    const body = fc.record({ model: fc.oneof(fc.constant('gpt-5'), value), input: fc.oneof(fc.string(), fc.array(item), value), tools: fc.oneof(fc.array(fc.oneof(value, fc.record({ type: fc.constantFrom('function', 'namespace'), name: value, tools: value, parameters: value }))), value), tool_choice: value, reasoning: value, text: value, include: value, top_logprobs: value, temperature: value, max_output_tokens: value }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(body, (json) => {
+        try {
+          decode(json);
+        } catch (error) {
+          expect(error).toBeInstanceOf(GatewayError);
+          expect((error as GatewayError).status).toBe(400);
+        }
+        refusesStatefulFields(json);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('keeps previous_response_id as an extension rather than refusing it (an OpenAI target honours it)', () => {
     expect(decode({ model: 'm', input: 'x', previous_response_id: 'resp_1' }).extensions).toEqual({ previous_response_id: 'resp_1' });
   });
@@ -324,6 +346,7 @@ describe('fields only OpenAI itself can honour', () => {
     ['previous_response_id', { previous_response_id: 'resp_1' }, 'previous_response_id'],
     ['a stored conversation', { conversation: 'conv_1' }, 'conversation'],
     ['a stored prompt', { prompt: { id: 'pmpt_1' } }, 'prompt'],
+    ['a background response', { background: true }, 'background'],
     ['an item_reference', { input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0]'],
     ['an image by file_id', { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }, 'input[0].content[0].file_id'],
     ['a file', { input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'data:application/pdf;base64,AA' }] }] }, 'input[0].content[0]'],
