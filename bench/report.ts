@@ -55,6 +55,14 @@ export interface Summary {
   ratioLine: string;
 }
 
+/**
+ * `npm run bench -- --check`: the targets this run missed, one line each (empty when every target was
+ * met). The same targets as the table on docs/performance.md.
+ */
+export function missedTargets(summary: Pick<Summary, 'checks'>): string[] {
+  return summary.checks.filter((check) => !check.met).map((check) => `${check.label}: ${check.value}, target ${check.target}`);
+}
+
 export function summarize(results: BenchResults): Summary {
   const perTarget = Object.fromEntries(
     TARGET_NAMES.map((name) => [

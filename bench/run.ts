@@ -3,7 +3,8 @@
 // request log's write cost and its queries at a million rows. Writes docs/performance.md (full runs)
 // and bench/results/<time>.json. `--save-baseline` also keeps the figures as bench/baseline.json, which
 // later reports show as the "before" column. `--profile` writes a CPU profile of Gatehouse under load;
-// `--from bench/results/<time>.json` renders the page again from a saved run.
+// `--from bench/results/<time>.json` renders the page again from a saved run. `--check` exits 1 when any
+// figure misses its target on docs/performance.md (a run without it always exits 0).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { DATABASE_FILE } from '../src-main/store/database.js';
 import { bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
-import { renderReport, summarize, type BenchResults } from './report.js';
+import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -122,6 +123,23 @@ function renderSaved(file: string): void {
   writeFileSync(join(REPO_ROOT, 'docs', 'performance.md'), renderReport(results, baseline).markdown);
   say(`Wrote docs/performance.md from ${file}`);
   say(summarize(results).ratioLine);
+  checkTargets(results);
+}
+
+/**
+ * `--check`: exits non-zero when a figure misses its target (the table on docs/performance.md), so a
+ * script or CI job can gate on the benchmark. Without it a run always exits 0. Not part of `npm test`.
+ */
+function checkTargets(results: BenchResults): void {
+  if (!args.has('--check')) return;
+  const missed = missedTargets(summarize(results));
+  if (missed.length === 0) {
+    say('CHECK passed: every target met.');
+    return;
+  }
+  say(`CHECK failed: ${missed.length} target(s) missed:`);
+  for (const line of missed) say(`  - ${line}`);
+  process.exitCode = 1;
 }
 
 async function main(): Promise<void> {
@@ -259,6 +277,7 @@ async function main(): Promise<void> {
     }
     say(`Done in ${results.durationSeconds.toFixed(0)} s.`);
     say(summarize(results).ratioLine);
+    checkTargets(results);
   } finally {
     for (const server of servers.reverse()) await server.stop();
     rmSync(workDir, { recursive: true, force: true });

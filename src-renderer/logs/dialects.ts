@@ -14,10 +14,10 @@ export const DIALECT_LABELS: Record<ClientDialect, string> = {
 
 /** What the badge's tooltip and the detail view say in full. */
 export const DIALECT_DESCRIPTIONS: Record<ClientDialect, string> = {
-  'openai-chat': 'OpenAI Chat Completions (/v1/chat/completions)',
-  'openai-completions': 'OpenAI Completions (/v1/completions)',
-  'anthropic-messages': 'Anthropic Messages (/v1/messages)',
-  'openai-responses': 'OpenAI Responses (/v1/responses)',
+  'openai-chat': 'OpenAI Chat Completions',
+  'openai-completions': 'OpenAI Completions',
+  'anthropic-messages': 'Anthropic Messages',
+  'openai-responses': 'OpenAI Responses',
 };
 
 const PROVIDER_FORMAT_LABELS: Record<string, string> = {

@@ -37,7 +37,7 @@ export function ConnectPage() {
 
       <section className="card connect-inputs" aria-label="What to write in">
         <div className="kv-copy">
-          <span className="kv-copy-label">Gateway address</span>
+          <span className="kv-copy-label">Address</span>
           <code>{origin}</code>
           <CopyButton text={origin} what="gateway address" compact variant="ghost" />
         </div>

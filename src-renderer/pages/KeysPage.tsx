@@ -255,7 +255,7 @@ export function KeysPage() {
         <ConfirmRevokeDialog kind="gateway" name={dialog.key.name} onClose={close} onConfirm={async () => { await revokeGatewayKey(dialog.key.id); showToast(`Revoked ${dialog.key.name}`); }} />
       )}
       {dialog?.type === 'usage' && (
-        <Dialog title={`Use “${dialog.name}”`} description={dialog.kind === 'virtual' ? 'Set-ups for coding tools, SDKs and curl. The full key was shown once, when it was created.' : 'The full key was shown once when it was created; these examples read it from an environment variable.'} onClose={close} size="large">
+        <Dialog title={`Use “${dialog.name}”`} description={dialog.kind === 'virtual' ? 'Set-ups for coding tools, SDKs and curl, with this gateway’s address.' : 'The full key was shown once when it was created; these examples read it from an environment variable.'} onClose={close} size="large">
           <KeyUsage kind={dialog.kind} provider={dialog.provider} />
         </Dialog>
       )}

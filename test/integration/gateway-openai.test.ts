@@ -209,13 +209,57 @@ describe('trace id, metadata and the request log', () => {
     const list = await (await gateway.admin('/logs?q=trace-abc')).json();
     const entry = list.items[0];
     expect(entry).toMatchObject({ traceId: 'trace-abc', metadata: { team: 'blue' }, provider: 'openai', model: 'logged-model', path: '/v1/completions', status: 200, stream: false, error: null, promptTokens: 5, completionTokens: 3 });
-    expect(entry.latencyMs).toBeGreaterThan(0);
     expect(entry.ttfbMs).toBeGreaterThan(0);
+    expect(entry.latencyMs).toBeGreaterThanOrEqual(entry.ttfbMs);
     const detail = await (await gateway.admin(`/logs/${entry.id}`)).json();
     expect(detail.requestHeaders.authorization).toBe('[redacted]');
     expect(detail.requestHeaders['x-gateway-api-key']).toBe('[redacted]');
     expect(JSON.stringify(detail)).not.toContain('sk-provider-token-1234567890');
     expect(JSON.parse(detail.responseBody).choices[0].text).toBe('echo: x');
+  });
+
+  it('logs first-byte time and latency as the provider made them, streamed or not', async () => {
+    // Timers may fire a millisecond early by performance.now(); the bounds allow for that, no more.
+    const FIRST_BYTE_DELAY_MS = 150;
+    const REST_DELAY_MS = 250;
+    const EARLY_TIMER_MS = 2;
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const piece = (text: string) => `data: ${JSON.stringify({ id: 'c', object: 'text_completion', choices: [{ index: 0, text, finish_reason: null }] })}\n\n`;
+    fake.enqueue(async (_request, res) => {
+      await sleep(FIRST_BYTE_DELAY_MS);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(piece('first'));
+      await sleep(REST_DELAY_MS);
+      res.write(piece(' last'));
+      res.end('data: [DONE]\n\n');
+    });
+    fake.enqueue(async (request, res) => {
+      await sleep(FIRST_BYTE_DELAY_MS);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'cmpl-timed', object: 'text_completion', created: 1, model: request.json.model, choices: [{ index: 0, text: 'late', finish_reason: 'stop' }] }));
+    });
+    const clientTimes: Record<string, number> = {};
+    for (const [traceId, stream] of [['timed-stream', true], ['timed-json', false]] as const) {
+      const started = performance.now();
+      const response = await post('/v1/completions', { model: 'm', prompt: 'x', stream }, { 'x-gateway-trace-id': traceId });
+      expect(response.status).toBe(200);
+      await response.text();
+      clientTimes[traceId] = performance.now() - started;
+    }
+    gateway.flushLog();
+    const entry = async (traceId: string) => (await (await gateway.admin(`/logs?q=${traceId}`)).json()).items[0] as { ttfbMs: number; latencyMs: number };
+
+    const streamed = await entry('timed-stream');
+    expect(streamed.ttfbMs, 'stream: first-byte time is at least the delay before the provider’s first byte').toBeGreaterThanOrEqual(FIRST_BYTE_DELAY_MS - EARLY_TIMER_MS);
+    expect(streamed.ttfbMs, 'stream: first-byte time is when the first event went out, not when the answer ended').toBeLessThan(FIRST_BYTE_DELAY_MS + REST_DELAY_MS - EARLY_TIMER_MS);
+    expect(streamed.latencyMs, 'stream: latency covers the whole answer').toBeGreaterThanOrEqual(FIRST_BYTE_DELAY_MS + REST_DELAY_MS - 2 * EARLY_TIMER_MS);
+    expect(streamed.latencyMs, 'stream: latency is no shorter than the first-byte time').toBeGreaterThanOrEqual(streamed.ttfbMs);
+    expect(streamed.latencyMs, 'stream: latency is no longer than the client waited').toBeLessThanOrEqual(clientTimes['timed-stream']);
+
+    const json = await entry('timed-json');
+    expect(json.ttfbMs, 'JSON: first-byte time is at least the provider’s delay').toBeGreaterThanOrEqual(FIRST_BYTE_DELAY_MS - EARLY_TIMER_MS);
+    expect(json.latencyMs, 'JSON: latency is no shorter than the first-byte time').toBeGreaterThanOrEqual(json.ttfbMs);
+    expect(json.latencyMs, 'JSON: latency is no longer than the client waited').toBeLessThanOrEqual(clientTimes['timed-json']);
   });
 
   it('logs a character the provider’s stream split between two network chunks whole', async () => {

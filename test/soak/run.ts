@@ -40,7 +40,8 @@ if (!(durationMs > warmupMs) || !(concurrency > 0)) {
  */
 const BOUNDS = { heapGrowthMb: 16, rssGrowthMb: 128, fdGrowth: 8 };
 const GATEWAY_KEY = 'soak-gateway-key-0123456789abcdef';
-const PROVIDER_TOKEN = 'sk-soak-provider-token-abcdef0123456789';
+// Not `sk-…`: redact.ts's fallback pattern would blank that out whatever the gateway's own redaction did.
+const PROVIDER_TOKEN = '5f0c2a9e7b3d4c1f8a6e2d0b9c7a5e3f';
 
 // ─── The provider double: the prompt names the scenario, so concurrent requests cannot get each other's answer.
 let providerInFlight = 0;
@@ -473,7 +474,7 @@ async function main(): Promise<number> {
   const integrity = db.pragma('integrity_check', { simple: true });
   const logRows = (db.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n;
   const rowsByStatus = db.prepare('SELECT status, count(*) AS n FROM request_log GROUP BY status ORDER BY status').all() as { status: number; n: number }[];
-  const leakedSecretRows = (db.prepare('SELECT count(*) AS n FROM request_log WHERE instr(ifnull(response_body, \'\') || ifnull(error, \'\') || ifnull(request_headers, \'\'), ?) > 0').get(PROVIDER_TOKEN) as { n: number }).n;
+  const leakedSecretRows = (db.prepare('SELECT count(*) AS n FROM request_log WHERE instr(ifnull(request_body, \'\') || ifnull(response_body, \'\') || ifnull(error, \'\') || ifnull(request_headers, \'\'), ?) > 0').get(PROVIDER_TOKEN) as { n: number }).n;
   db.close();
 
   const warm = samples.slice(warmSamplesFrom);

@@ -594,10 +594,15 @@ export function encodeMessagesRequest(request: CanonicalRequest, target: EncodeT
   let topP = request.topP;
   const reasoning = request.reasoning;
   if (reasoning?.enabled) {
-    const lastAssistant = messages.filter((message) => message.role === 'assistant').at(-1);
+    // With thinking on, Messages wants the last assistant message of a tool loop to start with its signed
+    // thinking, and takes no prefilled answer.
+    const conversational = messages.filter((message) => message.role !== 'system');
+    const lastAssistant = conversational.filter((message) => message.role === 'assistant').at(-1);
     const lastBlocks = Array.isArray(lastAssistant?.content) ? lastAssistant.content : [];
-    const unsignedToolTurn = lastBlocks.some((block) => block.type === 'tool_use') && !lastBlocks.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
+    const startsWithThinking = lastBlocks[0]?.type === 'thinking' || lastBlocks[0]?.type === 'redacted_thinking';
+    const unsignedToolTurn = lastBlocks.some((block) => block.type === 'tool_use') && !startsWithThinking;
     if (FORCED(request.toolChoice)) cannotHonour(request, target, dropped, 'reasoning', 'together with a forced tool choice is not supported');
+    else if (conversational.at(-1)?.role === 'assistant') cannotHonour(request, target, dropped, 'reasoning', 'together with a prefilled assistant message is not supported');
     else if (unsignedToolTurn && !own) {
       cannotHonour(request, target, dropped, 'reasoning', 'is not supported on a turn that answers tool calls made without the provider’s signed thinking');
     } else if (own && reasoning.budgetTokens === undefined) {
@@ -630,6 +635,15 @@ export function encodeMessagesRequest(request: CanonicalRequest, target: EncodeT
     for (const [key, value] of Object.entries(request.extensions)) if (key.startsWith('thinking.')) thinking[key.slice('thinking.'.length)] = value;
   }
 
+  if (!thinking || thinking.type === 'disabled') {
+    // Without thinking, an assistant message in the final position may hold no thinking blocks.
+    const last = messages.at(-1);
+    if (last?.role === 'assistant' && Array.isArray(last.content)) {
+      const kept = last.content.filter((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+      if (kept.length === 0) messages.pop();
+      else last.content = contentOf(kept);
+    }
+  }
   body.max_tokens = maxTokens;
   body.messages = messages;
   if (request.tools?.length || (own && Object.keys(request.extensions).some((key) => /^tools\[\d+\]$/.test(key)))) {

@@ -368,8 +368,8 @@ export function decodeResponsesRequest(json: unknown): CanonicalRequest {
 
 /**
  * What only a provider that stores responses and files (OpenAI's own Responses API) can honour, as the
- * 400 to answer when the target is not Responses-native: `previous_response_id`, `conversation`, a stored
- * `prompt`, `item_reference` items, files and images given by `file_id`, `input_file` and `input_audio`.
+ * 400 to answer when the target is not Responses-native: `previous_response_id`, `conversation`, `background`,
+ * a stored `prompt`, `item_reference` items, files and images given by `file_id`, `input_file` and `input_audio`.
  * The integrator calls this before translating; `decodeRequest` keeps these as extensions and never throws them.
  */
 export function refusesStatefulFields(json: unknown): GatewayError | undefined {
@@ -380,6 +380,9 @@ export function refusesStatefulFields(json: unknown): GatewayError | undefined {
   }
   if (present(body.conversation)) {
     return invalidRequest(`Gatehouse keeps no conversation state: 'conversation' needs a provider that stores conversations (OpenAI); ${stateless}`, 'conversation');
+  }
+  if (body.background === true) {
+    return invalidRequest(`Gatehouse keeps no conversation state: 'background' runs a response at OpenAI to be fetched later, which this provider cannot do; send the request with 'stream' instead`, 'background');
   }
   if (present(body.prompt)) {
     return invalidRequest(`'prompt' names a prompt template stored at OpenAI, which this provider cannot read; send the prompt's text in 'instructions' and 'input' instead`, 'prompt');

@@ -23,7 +23,7 @@ export function ToolSetupView({ setup, maxHeight = 360 }: { setup: ToolSetup; ma
       </p>
       {setup.steps.map((step) => (
         <div key={step.label} className="stack-small">
-          {stepNeedsLabel(setup, step) ? <h4 className="subheading">{step.label}</h4> : null}
+          {stepNeedsLabel(setup, step) ? <h4 className="tool-step-label">{step.label}</h4> : null}
           <CodeBlock code={step.code} label={`${setup.title}: ${step.label}`} maxHeight={maxHeight} />
         </div>
       ))}

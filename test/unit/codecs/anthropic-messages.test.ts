@@ -9,6 +9,8 @@ import {
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/gateway/errors.js';
 import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
+import { decodeChatRequest } from '../../../src-main/gateway/codecs/openai-chat.js';
+import { decodeCompletionRequest } from '../../../src-main/gateway/codecs/openai-completions.js';
 import { anthropicRequestProblem } from '../../fakes/anthropic.js';
 
 const ANTHROPIC: EncodeTarget = { provider: 'anthropic', modelInBody: true };
@@ -404,7 +406,7 @@ describe('encodeRequest: a Chat or completion request to an Anthropic-format pro
       /t1/,
     ],
     ['an image in an assistant turn', chat({ turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', parts: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] }] }), 'messages[1].content[0]', /image/],
-  ])('refuses %s with a 400 naming %s, whatever the policy', (_name, request, param, message) => {
+  ])('refuses %s with a 400 naming the field, whatever the policy', (_name, request, param, message) => {
     for (const onUnsupported of ['refuse', 'drop'] as const) {
       const error = refusal(() => encode({ ...request, onUnsupported }));
       expect(error.status).toBe(400);
@@ -467,6 +469,39 @@ describe('encodeRequest: a Chat or completion request to an Anthropic-format pro
     expect(refusal(() => encode(chat({ temperature: 0.2, reasoning: { enabled: true, effort: 'low' } }))).param).toBe('temperature');
   });
 
+  const toolLoop = (assistantParts: CanonicalRequest['turns'][number]['parts']): CanonicalRequest['turns'] => [
+    { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
+    { role: 'assistant', parts: assistantParts },
+    { role: 'user', parts: [{ type: 'tool_result', callId: 't1', content: '18C' }] },
+  ];
+  const CALL = { type: 'tool_call', id: 't1', name: 'get_weather', arguments: '{"city":"Paris"}' } as const;
+
+  it('keeps thinking on in a tool loop whose last assistant message starts with signed thinking', () => {
+    const { body, dropped } = encodeAccepted(chat({ tools: [WEATHER], reasoning: { enabled: true, effort: 'low' }, turns: toolLoop([{ type: 'reasoning', text: 'hmm', signature: 'sig' }, CALL]) }));
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(dropped).toEqual([]);
+  });
+
+  it('cannot think on a tool loop whose calls came without signed thinking, or after a prefill: refused for Chat, dropped for Responses', () => {
+    const unsigned = chat({ tools: [WEATHER], reasoning: { enabled: true, effort: 'low' }, turns: toolLoop([CALL]) });
+    expect(refusal(() => encode(unsigned)).message).toMatch(/'reasoning_effort' is not supported on a turn that answers tool calls/);
+    const { body, dropped } = encodeAccepted({ ...unsigned, dialect: 'openai-responses', onUnsupported: 'drop' });
+    expect(body).not.toHaveProperty('thinking');
+    expect(dropped).toEqual(['reasoning']);
+    const prefill = chat({ reasoning: { enabled: true }, turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', parts: [{ type: 'text', text: 'Well' }] }] });
+    expect(refusal(() => encode(prefill)).message).toMatch(/prefilled assistant message/);
+  });
+
+  it('leaves thinking out of a final assistant message when thinking is off', () => {
+    const { body } = encodeAccepted(
+      chat({ turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm', signature: 'sig' }, { type: 'text', text: 'Well' }] }] }),
+    );
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Well' },
+    ]);
+  });
+
   it('sends signed reasoning back as thinking blocks and leaves out reasoning without a signature', () => {
     const { body } = encodeAccepted(
       chat({
@@ -484,6 +519,134 @@ describe('encodeRequest: a Chat or completion request to an Anthropic-format pro
     const { body } = encodeAccepted(chat(), VERTEX);
     expect(body).not.toHaveProperty('model');
     expect(body.anthropic_version).toBe('vertex-2023-10-16');
+  });
+});
+
+describe('Chat and completion bodies through their own decoders, as the old translator sent them', () => {
+  const WEATHER_TOOL = {
+    type: 'function',
+    function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  };
+
+  it('a completion: the prompt as one user message, stop, sampling and user mapped', () => {
+    const { body } = encodeAccepted(decodeCompletionRequest({ model: 'claude-sonnet-4-5', prompt: 'Say hi', max_tokens: 20, stop: 'END', temperature: 0.5, top_p: 0.9, user: 'user-42' }));
+    expect(body).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'Say hi' }],
+      stop_sequences: ['END'],
+      temperature: 0.5,
+      top_p: 0.9,
+      metadata: { user_id: 'user-42' },
+    });
+    expect(encodeAccepted(decodeCompletionRequest({ model: 'm', prompt: 'Hi', top_k: 40 })).body).toMatchObject({ max_tokens: 16, top_k: 40 });
+  });
+
+  it.each([
+    [{ logprobs: 2 }, 'logprobs', /no log probabilities/],
+    [{ best_of: 3 }, 'best_of', /greater than 1/],
+    [{ echo: true }, 'echo', /is not supported/],
+    [{ suffix: 'after' }, 'suffix', /is not supported/],
+    [{ logit_bias: { '50256': -100 } }, 'logit_bias', /is not supported/],
+    [{ seed: 7 }, 'seed', /is not supported/],
+    [{ presence_penalty: 0.5 }, 'presence_penalty', /is not supported/],
+    [{ temperature: 1.5 }, 'temperature', /above 1/],
+    [{ prompt: [1, 2, 3] }, 'prompt', /token IDs/],
+    [{ prompt: ['one', 'two'] }, 'prompt', /several prompts/],
+  ])('a completion with %j is refused naming %s and the provider', (fields, param, message) => {
+    const error = refusal(() => encode(decodeCompletionRequest({ model: 'm', prompt: 'Hi', ...fields })));
+    expect(error.toBody().error).toMatchObject({ type: 'invalid_request_error', param, provider: 'anthropic' });
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain("'anthropic'");
+  });
+
+  it('a chat: system and developer messages joined into system, turns kept', () => {
+    const { body } = encodeAccepted(
+      decodeChatRequest({
+        model: 'claude-sonnet-4-5',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'developer', content: 'Answer in English.' },
+          { role: 'user', content: 'Hello' },
+          { role: 'assistant', content: 'Hi there' },
+          { role: 'user', content: [{ type: 'text', text: 'What is ' }, { type: 'text', text: '2+2?' }] },
+        ],
+      }),
+    );
+    expect(body).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 4096,
+      system: 'Be brief.\n\nAnswer in English.',
+      messages: [
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Hi there' },
+        { role: 'user', content: [{ type: 'text', text: 'What is ' }, { type: 'text', text: '2+2?' }] },
+      ],
+    });
+  });
+
+  it('a chat tool round trip: tools, required choice without parallel calls, tool_use and tool_result blocks', () => {
+    const { body } = encodeAccepted(
+      decodeChatRequest({
+        model: 'm',
+        tools: [WEATHER_TOOL],
+        tool_choice: 'required',
+        parallel_tool_calls: false,
+        max_completion_tokens: 77,
+        messages: [
+          { role: 'user', content: 'Weather in Paris and Rome?' },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              { id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+              { id: 'toolu_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'toolu_a', content: '18C' },
+          { role: 'tool', tool_call_id: 'toolu_b', content: '24C' },
+        ],
+      }),
+    );
+    expect(body).toMatchObject({
+      max_tokens: 77,
+      tools: [{ name: 'get_weather', description: 'Weather in a city', input_schema: WEATHER_TOOL.function.parameters }],
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
+            { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Rome' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_a', content: '18C' },
+            { type: 'tool_result', tool_use_id: 'toolu_b', content: '24C' },
+          ],
+        },
+      ],
+    });
+  });
+
+  it.each([
+    [{ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] }, 'messages[0].content[0]'],
+    [{ messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }, { role: 'user', content: 'Hi' }] }, 'messages[0].content[0]'],
+    [{ messages: [{ role: 'user', content: 'x', name: 'bob' }] }, 'messages[0].name'],
+    [{ messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'custom', custom: { name: 'x' } }] }, 'tools[0]'],
+    [{ messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } }, 'response_format'],
+    [{ messages: [{ role: 'user', content: 'Hi' }], logprobs: true, top_logprobs: 2 }, 'logprobs'],
+  ])('a chat with %j is refused naming %s', (fields, param) => {
+    const error = refusal(() => encode(decodeChatRequest({ model: 'm', ...fields })));
+    expect(error.toBody().error).toMatchObject({ type: 'invalid_request_error', param, provider: 'anthropic' });
+  });
+
+  it('a chat with reasoning_effort asks Messages for thinking', () => {
+    const { body } = encodeAccepted(decodeChatRequest({ model: 'm', reasoning_effort: 'low', messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
   });
 });
 
