@@ -470,9 +470,15 @@ describe('anthropic: blank and empty chat content never reaches Messages', () =>
       ],
     });
     await expectAccepted(res);
+    // The two user turns the empty assistant message separated become one, as Messages itself would combine them.
     expect(fake.requests[0].json.messages).toEqual([
-      { role: 'user', content: 'Hello' },
-      { role: 'user', content: 'Again' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Hello' },
+          { type: 'text', text: 'Again' },
+        ],
+      },
     ]);
   });
 

@@ -10,8 +10,11 @@ import {
   asNumber,
   asRecord,
   asString,
+  assistantFirst,
   cannotHonour,
+  emptyUserTurn,
   fieldName,
+  turnSource,
   type CanonicalAnswer,
   type CanonicalEvent,
   type CanonicalRequest,
@@ -179,7 +182,7 @@ function readMessages(value: unknown, extensions: Json): Turn[] {
     const role = message.role;
     if (role !== 'user' && role !== 'assistant' && role !== 'system') throw bad(`'${path}.role' must be 'user', 'assistant' or 'system'`, `${path}.role`);
     const content = message.content;
-    if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }] };
+    if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }], source: path };
     if (!Array.isArray(content)) throw bad(`'${path}.content' must be a string or an array of content blocks`, `${path}.content`);
     const parts: ContentPart[] = [];
     content.forEach((block, j) => {
@@ -188,7 +191,7 @@ function readMessages(value: unknown, extensions: Json): Turn[] {
       if (part) parts.push(part);
       else extensions[at] = block;
     });
-    return { role, parts };
+    return { role, parts, source: path };
   });
 }
 
@@ -339,6 +342,8 @@ type Block = Json;
 interface Message {
   role: 'user' | 'assistant' | 'system';
   blocks: Block[];
+  /** Its first turn, for errors naming where it came from. */
+  first: Turn;
 }
 
 /** Values equal to OpenAI's default change nothing, so a provider without the field loses nothing. */
@@ -444,7 +449,7 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
   const keepSystemTurns = request.dialect === DIALECT;
   const merged: Message[] = [];
   request.turns.forEach((turn, index) => {
-    const where = `${field}[${index}]`;
+    const where = turnSource(request, turn, index);
     if (turn.role === 'system' && !keepSystemTurns) {
       for (const part of turn.parts) {
         if (part.type === 'text') {
@@ -463,10 +468,14 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
         .sort((a, b) => a.at - b.at);
       for (const { at, block } of kept) blocks.splice(at, 0, block);
     }
-    if (blocks.length === 0) return;
+    if (blocks.length === 0) {
+      // Messages refuses an empty user message; an assistant's with nothing in it is left out.
+      if (turn.role === 'user') throw emptyUserTurn(request, turn, target.provider);
+      return;
+    }
     const previous = merged.at(-1);
     if (previous && previous.role === turn.role) previous.blocks.push(...blocks);
-    else merged.push({ role: turn.role, blocks });
+    else merged.push({ role: turn.role, blocks, first: turn });
   });
 
   // Messages refuses a final assistant turn (a prefill) whose text ends in whitespace: cut there, and only there.
@@ -487,7 +496,7 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
     throw invalidRequest(`'${field}' must hold at least one user or assistant message with content: provider '${target.provider}' cannot answer system instructions alone`, field);
   }
   if (conversational[0].role !== 'user') {
-    throw invalidRequest(`'${field}': provider '${target.provider}' needs the conversation to start with a user message, and this one starts with an assistant message`, field);
+    throw assistantFirst(request, conversational[0].first, target.provider);
   }
 
   let before: Message | undefined;

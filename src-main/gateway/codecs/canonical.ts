@@ -1,7 +1,7 @@
 // The one place where dialects meet: a typed request and a typed event stream that every codec reads or
 // writes. N client dialects and M provider wire formats need N + M codecs through this, not N × M
 // translators. Usage, finish reasons and folding a stream into a whole answer live here once.
-import { unsupportedField, type GatewayError } from '../errors.js';
+import { invalidRequest, unsupportedField, type GatewayError } from '../errors.js';
 
 /** What a client speaks at the front door. */
 export type Dialect = 'openai-chat' | 'openai-completions' | 'openai-responses' | 'anthropic-messages';
@@ -58,6 +58,8 @@ export interface Turn {
   /** `system` here is a system message in the middle of the conversation (Claude Code, Responses' developer items). */
   role: 'user' | 'assistant' | 'system';
   parts: ContentPart[];
+  /** Where the turn came from in the client's body, e.g. `messages[3]`, for errors. */
+  source?: string;
 }
 
 export interface ToolDefinition {
@@ -362,6 +364,31 @@ export function asRecord(value: unknown): Record<string, unknown> {
 export const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 export const asNumber = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** Where a turn sits in the client's body, for errors: its `source`, else its place among the turns. */
+export function turnSource(request: Pick<CanonicalRequest, 'dialect'> & Partial<Pick<CanonicalRequest, 'fieldNames'>>, turn: Turn, index: number): string {
+  return turn.source ?? `${fieldName(request, 'turns')}[${index}]`;
+}
+
+/**
+ * The refusal of a user turn that holds nothing once empty and blank text is left out (`content: ''`),
+ * for providers that refuse an empty message: a 400 naming that message's content (or, for a turn that
+ * does not say where it came from, such as a completion's prompt, the conversation's field).
+ */
+export function emptyUserTurn(request: CanonicalRequest, turn: Turn, provider: string): GatewayError {
+  const field = fieldName(request, 'turns');
+  if (turn.source === undefined) return invalidRequest(`'${field}' must not be empty: provider '${provider}' answers a conversation and refuses an empty message`, field);
+  return invalidRequest(`'${turn.source}.content' must not be empty: provider '${provider}' refuses a user message with no content`, `${turn.source}.content`);
+}
+
+/**
+ * The refusal of a conversation whose first message is the assistant's (`turn`), for providers that want
+ * the user first: a 400 naming that message (or the conversation's field when the turn does not say).
+ */
+export function assistantFirst(request: CanonicalRequest, turn: Turn, provider: string): GatewayError {
+  const where = turn.source ?? fieldName(request, 'turns');
+  return invalidRequest(`'${where}': provider '${provider}' needs the conversation to start with a user message, and this one starts with an assistant message`, where);
+}
 
 /** How each dialect names the canonical request's fields: errors and the "dropped" list speak the client's words. */
 const FIELD_NAMES: Record<Dialect, Partial<Record<keyof CanonicalRequest, string>>> = {

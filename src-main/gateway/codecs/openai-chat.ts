@@ -232,15 +232,16 @@ export function readMessages(messages: unknown[], unsupported: Unsupported): { s
       case 'system':
       case 'developer':
         if (turns.length === 0) system.push(...(parts as TextPart[]));
-        else if (parts.length) turns.push({ role: 'system', parts });
+        else if (parts.length) turns.push({ role: 'system', parts, source: where });
         return;
       case 'user':
-        if (parts.length) turns.push({ role: 'user', parts });
+        // Kept even when empty: whether an empty message may go is the provider's to say (see `emptyUserTurn`).
+        turns.push({ role: 'user', parts, source: where });
         return;
       case 'assistant': {
         const calls = readToolCalls(message.tool_calls, where, unsupported);
         for (const call of calls) toolNames.set(call.id, call.name);
-        if (parts.length || calls.length) turns.push({ role: 'assistant', parts: [...parts, ...calls] });
+        if (parts.length || calls.length) turns.push({ role: 'assistant', parts: [...parts, ...calls], source: where });
         return;
       }
       case 'tool': {
@@ -250,7 +251,7 @@ export function readMessages(messages: unknown[], unsupported: Unsupported): { s
         const result: ToolResultPart = { type: 'tool_result', callId, name, content: joinText(parts) };
         const previous = turns.at(-1);
         if (previous?.role === 'user' && previous.parts.length > 0 && previous.parts.every((part) => part.type === 'tool_result')) previous.parts.push(result);
-        else turns.push({ role: 'user', parts: [result] });
+        else turns.push({ role: 'user', parts: [result], source: where });
         return;
       }
       default:

@@ -109,7 +109,7 @@ describe('decodeRequest: a Messages body as Claude Code sends it', () => {
 
   it('reads thinking, tool_use, mid-conversation system messages and tool results into turns', () => {
     expect(request.turns).toEqual([
-      { role: 'user', parts: [{ type: 'text', text: 'What is the weather in Paris?', cacheControl: { type: 'ephemeral' } }] },
+      { role: 'user', parts: [{ type: 'text', text: 'What is the weather in Paris?', cacheControl: { type: 'ephemeral' } }], source: 'messages[0]' },
       {
         role: 'assistant',
         parts: [
@@ -117,9 +117,10 @@ describe('decodeRequest: a Messages body as Claude Code sends it', () => {
           { type: 'text', text: 'Checking.' },
           { type: 'tool_call', id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
         ],
+        source: 'messages[1]',
       },
-      { role: 'system', parts: [{ type: 'text', text: 'The user is in a hurry.' }] },
-      { role: 'user', parts: [{ type: 'tool_result', callId: 'toolu_1', content: '18C and sunny' }, { type: 'text', text: 'Thanks, and tomorrow?' }] },
+      { role: 'system', parts: [{ type: 'text', text: 'The user is in a hurry.' }], source: 'messages[2]' },
+      { role: 'user', parts: [{ type: 'tool_result', callId: 'toolu_1', content: '18C and sunny' }, { type: 'text', text: 'Thanks, and tomorrow?' }], source: 'messages[3]' },
     ]);
   });
 

@@ -69,9 +69,9 @@ describe('openai-chat decodeRequest: a Chat Completions body becomes the canonic
       { type: 'text', text: 'Use French.' },
     ]);
     expect(request.turns).toEqual([
-      { role: 'user', parts: [{ type: 'text', text: 'Hello' }] },
-      { role: 'system', parts: [{ type: 'text', text: 'Now be verbose.' }] },
-      { role: 'assistant', parts: [{ type: 'text', text: 'Bonjour' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'Hello' }], source: 'messages[2]' },
+      { role: 'system', parts: [{ type: 'text', text: 'Now be verbose.' }], source: 'messages[3]' },
+      { role: 'assistant', parts: [{ type: 'text', text: 'Bonjour' }], source: 'messages[4]' },
     ]);
   });
 
@@ -116,13 +116,14 @@ describe('openai-chat decodeRequest: a Chat Completions body becomes the canonic
       ],
     });
     expect(request.turns).toEqual<Turn[]>([
-      { role: 'user', parts: [{ type: 'text', text: 'Weather in Paris and Rome?' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'Weather in Paris and Rome?' }], source: 'messages[0]' },
       {
         role: 'assistant',
         parts: [
           { type: 'tool_call', id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
           { type: 'tool_call', id: 'call_b', name: 'get_time', arguments: '{}' },
         ],
+        source: 'messages[1]',
       },
       {
         role: 'user',
@@ -130,8 +131,10 @@ describe('openai-chat decodeRequest: a Chat Completions body becomes the canonic
           { type: 'tool_result', callId: 'call_a', name: 'get_weather', content: 'Sunny' },
           { type: 'tool_result', callId: 'call_b', name: 'get_time', content: '12:00' },
         ],
+        // The first of the tool messages it gathers.
+        source: 'messages[2]',
       },
-      { role: 'user', parts: [{ type: 'text', text: 'Thanks' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'Thanks' }], source: 'messages[4]' },
     ]);
   });
 
