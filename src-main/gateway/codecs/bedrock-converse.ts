@@ -9,7 +9,9 @@ import {
   asNumber,
   asRecord,
   asString,
+  assistantFirst,
   cannotHonour,
+  emptyUserTurn,
   fieldName,
   foldEvents,
   type CanonicalAnswer,
@@ -23,6 +25,7 @@ import {
   type ReasoningEffort,
   type StreamDecoder,
   type ToolResultContent,
+  type Turn,
   type Usage,
   type UpstreamEvent,
 } from './canonical.js';
@@ -78,9 +81,11 @@ function toolResultContent(content: ToolResultContent, isError: boolean, request
  * of one role merged, tool results first in theirs), no empty or blank blocks, every tool result answering
  * a tool use of the assistant turn before it. System turns in the middle join the system blocks.
  */
-function converseMessages(request: CanonicalRequest, target: EncodeTarget): { messages: ConverseMessage[]; system: string[] } {
+function converseMessages(request: CanonicalRequest, target: EncodeTarget): { messages: ConverseMessage[]; system: string[]; firstTurn?: Turn } {
   const system = request.system.flatMap((part) => (isBlank(part.text) ? [] : [part.text]));
   const messages: ConverseMessage[] = [];
+  /** The turn that opened the conversation, for naming it when it is the assistant's. */
+  let firstTurn: Turn | undefined;
   for (const turn of request.turns) {
     if (turn.role === 'system') {
       for (const part of turn.parts) if (part.type === 'text' && !isBlank(part.text)) system.push(part.text);
@@ -112,7 +117,12 @@ function converseMessages(request: CanonicalRequest, target: EncodeTarget): { me
           break;
       }
     }
-    if (results.length === 0 && blocks.length === 0) continue;
+    if (results.length === 0 && blocks.length === 0) {
+      // Converse refuses an empty user message; an assistant's with nothing in it is left out.
+      if (turn.role === 'user') throw emptyUserTurn(request, turn, target.provider);
+      continue;
+    }
+    firstTurn ??= turn;
     const previous = messages.at(-1);
     if (previous?.role === turn.role) {
       const firstOther = previous.content.findIndex((block) => !('toolResult' in block));
@@ -124,7 +134,7 @@ function converseMessages(request: CanonicalRequest, target: EncodeTarget): { me
     }
   }
   checkToolResults(messages, request);
-  return { messages, system };
+  return { messages, system, firstTurn };
 }
 
 /** Converse wants each assistant turn's tool uses answered, all and only them, in the user turn right after. */
@@ -185,10 +195,14 @@ function reasoningFields(request: CanonicalRequest, target: EncodeTarget, droppe
 
 function encodeRequest(request: CanonicalRequest, target: EncodeTarget): EncodedRequest {
   const dropped: string[] = [];
-  const { messages, system } = converseMessages(request, target);
+  const { messages, system, firstTurn } = converseMessages(request, target);
   const field = turnsField(request);
-  if (messages.length === 0) throw invalidRequest(`'${field}' must hold at least one user or assistant message`, field);
-  if (messages[0].role !== 'user') throw invalidRequest(`'${field}' must start with a user message: Bedrock refuses a conversation that starts with the assistant`, field);
+  if (messages.length === 0) {
+    // A prompt of token IDs (or several prompts) leaves no turns: its refusal says more than "no messages".
+    for (const name of Object.keys(request.extensions)) cannotHonour(request, target, [], name);
+    throw invalidRequest(`'${field}' must hold at least one user or assistant message: provider '${target.provider}' cannot answer system instructions alone`, field);
+  }
+  if (messages[0].role !== 'user') throw assistantFirst(request, firstTurn!, target.provider);
 
   const body: Record<string, unknown> = { messages };
   if (target.modelInBody) body.modelId = request.model;

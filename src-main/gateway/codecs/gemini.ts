@@ -10,6 +10,7 @@ import {
   asRecord,
   asString,
   cannotHonour,
+  emptyUserTurn,
   fieldName,
   foldEvents,
   type CanonicalAnswer,
@@ -173,7 +174,11 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
     // A signature with nothing after it (Gemini sends one on an empty last part) stays with the turn's last part.
     const last = parts.at(-1);
     if (signature !== undefined && last && !('thoughtSignature' in last)) parts[parts.length - 1] = signed(last);
-    if (responses.length === 0 && parts.length === 0) continue;
+    if (responses.length === 0 && parts.length === 0) {
+      // Gemini refuses a content without parts; a model turn with nothing in it is left out.
+      if (turn.role === 'user') throw emptyUserTurn(request, turn, target.provider);
+      continue;
+    }
     const previous = contents.at(-1);
     if (previous?.role === role) {
       // Function responses lead their turn, right after the model's calls.

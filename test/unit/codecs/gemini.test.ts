@@ -89,16 +89,23 @@ describe('gemini: a canonical request becomes a generateContent body', () => {
     expect(encode({}, { provider: 'x', modelInBody: true }).body.model).toBe('gemini-2.5-flash');
   });
 
-  it('drops empty text, skips turns left empty and merges consecutive turns of one role', () => {
+  it('drops empty text, skips model turns left empty and merges consecutive turns of one role', () => {
     const { body } = encode({
       turns: [
-        { role: 'user', parts: [{ type: 'text', text: 'one' }] },
-        { role: 'user', parts: [{ type: 'text', text: '' }] },
+        { role: 'user', parts: [{ type: 'text', text: 'one' }, { type: 'text', text: '' }] },
         { role: 'assistant', parts: [{ type: 'text', text: '' }] },
         { role: 'user', parts: [{ type: 'text', text: 'two' }] },
       ],
     });
     expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'one' }, { text: 'two' }] }]);
+  });
+
+  it('refuses a user turn left empty (Gemini refuses a content without parts), naming the message it came from', () => {
+    const turns: CanonicalRequest['turns'] = [
+      { role: 'user', parts: [{ type: 'text', text: 'one' }], source: 'messages[0]' },
+      { role: 'user', parts: [{ type: 'text', text: '' }], source: 'messages[1]' },
+    ];
+    expect(() => encode({ turns })).toThrow(expect.objectContaining({ status: 400, param: 'messages[1].content', message: expect.stringMatching(/must not be empty: provider 'google'/) }));
   });
 
   it('sends a base64 image as inlineData', () => {
