@@ -872,9 +872,43 @@ export function createOpenAIStreamEncoder(shape: OpenAIShape, request: Canonical
     roleSent = true;
     return sseData(openaiChunk(shape, identityNow(), { ...content, withRole, ...(withRole && content.text === undefined && !content.toolCalls ? { text: '' } : {}) }, withUsage, choiceIndex));
   };
+  /**
+   * A tool call that arrives whole (start, its arguments in one piece, end: Gemini's functionCall, a held
+   * answer) goes out as one chunk carrying id, name and arguments, as OpenAI sends such a call. So a call's
+   * start and first piece wait for the event after them: the call's end sends the one chunk; anything else
+   * sends them as they came (the start with arguments '', then the piece) before that event.
+   */
+  let held: { start: Extract<CanonicalEvent, { type: 'tool_call_start' }>; args?: string } | undefined;
+  const toolCallStart = (start: Extract<CanonicalEvent, { type: 'tool_call_start' }>, args: string): string =>
+    chunk({ toolCalls: [{ index: start.index, id: start.id, type: 'function', function: { name: start.name, arguments: args } }] });
+  const release = (): string => {
+    if (!held) return '';
+    const { start, args } = held;
+    held = undefined;
+    return toolCallStart(start, '') + (args ? chunk({ toolCalls: [{ index: start.index, function: { arguments: args } }] }) : '');
+  };
 
-  return {
-    onEvent(event): string {
+  const write = (event: CanonicalEvent): string => {
+    if (held && 'index' in event && event.index === held.start.index) {
+      if (event.type === 'tool_call_delta' && held.args === undefined) {
+        held.args = event.arguments;
+        return '';
+      }
+      if (event.type === 'tool_call_end') {
+        const { start, args } = held;
+        held = undefined;
+        return toolCallStart(start, args ?? '');
+      }
+    }
+    const before = release();
+    if (event.type === 'tool_call_start' && shape === 'chat') {
+      held = { start: event };
+      return before;
+    }
+    return before + writeNow(event);
+  };
+
+  const writeNow = (event: CanonicalEvent): string => {
       switch (event.type) {
         case 'start':
           identity ??= { id: event.id || newAnswerId(shape), created: nowInSeconds(), model: event.model || request.model };
@@ -882,8 +916,6 @@ export function createOpenAIStreamEncoder(shape: OpenAIShape, request: Canonical
           return roleSent ? '' : chunk({ text: '' });
         case 'text':
           return event.text === '' ? '' : chunk({ text: event.text });
-        case 'tool_call_start':
-          return shape === 'chat' ? chunk({ toolCalls: [{ index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] }) : '';
         case 'tool_call_delta':
           return shape === 'chat' && event.arguments !== '' ? chunk({ toolCalls: [{ index: event.index, function: { arguments: event.arguments } }] }) : '';
         case 'logprobs': {
@@ -899,18 +931,22 @@ export function createOpenAIStreamEncoder(shape: OpenAIShape, request: Canonical
           if (finished) return '';
           finished = true;
           return chunk({ finishReason: openaiFinishReason(event.reason), ...(shape === 'completions' ? { text: '' } : {}) });
-        // Reasoning, its signatures and a tool call's end have no chunk of their own.
+        // Reasoning, its signatures, a tool call's start in a completion and a tool call's end have no chunk of their own.
         default:
           return '';
       }
-    },
+  };
+
+  return {
+    onEvent: write,
     onEnd(): string {
-      if (fanOut) return '';
-      return (withUsage ? sseData(openaiUsageChunk(shape, identityNow(), usage ?? { inputTokens: 0, outputTokens: 0 })) : '') + SSE_DONE;
+      const held = release();
+      if (fanOut) return held;
+      return held + (withUsage ? sseData(openaiUsageChunk(shape, identityNow(), usage ?? { inputTokens: 0, outputTokens: 0 })) : '') + SSE_DONE;
     },
     onError(error: GatewayError): string {
       // The contract's error shape; no [DONE] after it, so a client knows the answer failed.
-      return sseData(error.toBody());
+      return release() + sseData(error.toBody());
     },
   };
 }

@@ -718,17 +718,36 @@ describe('openai-chat stream encoder: canonical events become chat.completion.ch
     expect(lines.slice(0, -1).every((line) => !('usage' in (line as object)) && (line as { choices: unknown[] }).choices.length === 1)).toBe(true);
   });
 
-  it('writes a held answer as the same stream through answerEvents', () => {
+  it('writes a held answer as the same stream through answerEvents, each whole tool call in one chunk', () => {
     const request = decode({ messages: [user('x')], stream: true });
     const answer = foldEvents(events, { id: 'x', model: 'y' });
     expect(dataLines(encode(request, undefined, answerEvents(answer))).map((line) => (line === '[DONE]' ? line : (line as { choices: unknown[] }).choices))).toEqual([
       [choice({ role: 'assistant', content: '' })],
       [choice({ content: 'Let me look.' })],
-      [choice({ tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] })],
-      [choice({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] })],
+      [choice({ tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] })],
       [choice({}, 'tool_calls')],
       '[DONE]',
     ]);
+  });
+
+  it('sends a call that arrives whole (start, one piece, end: Gemini) as one chunk, and a streamed call as its pieces', () => {
+    const request = decode({ messages: [user('x')], stream: true });
+    const toolCalls = (list: CanonicalEvent[]) =>
+      dataLines(encode(request, undefined, list)).flatMap((line) => (line === '[DONE]' ? [] : (line as { choices: { delta: { tool_calls?: unknown[] } }[] }).choices.flatMap((c) => c.delta.tool_calls ?? [])));
+    const whole: CanonicalEvent[] = [
+      { type: 'tool_call_start', index: 0, id: 'call_a', name: 'f' },
+      { type: 'tool_call_delta', index: 0, arguments: '{"a":1}' },
+      { type: 'tool_call_end', index: 0 },
+      { type: 'tool_call_start', index: 1, id: 'call_b', name: 'g' },
+      { type: 'tool_call_end', index: 1 },
+      { type: 'finish', reason: 'tool_calls' },
+    ];
+    expect(toolCalls(whole)).toEqual([
+      { index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+      { index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '' } },
+    ]);
+    // A stream that ends (or fails) while a call is held still sends what it had.
+    expect(toolCalls(whole.slice(0, 2))).toEqual([{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '' } }, { index: 0, function: { arguments: '{"a":1}' } }]);
   });
 
   it('names the role on the first chunk even when the provider sent no start', () => {
