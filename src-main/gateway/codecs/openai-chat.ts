@@ -909,32 +909,32 @@ export function createOpenAIStreamEncoder(shape: OpenAIShape, request: Canonical
   };
 
   const writeNow = (event: CanonicalEvent): string => {
-      switch (event.type) {
-        case 'start':
-          identity ??= { id: event.id || newAnswerId(shape), created: nowInSeconds(), model: event.model || request.model };
-          // A chat stream names the role at once; a text completion has nothing to say yet.
-          return roleSent ? '' : chunk({ text: '' });
-        case 'text':
-          return event.text === '' ? '' : chunk({ text: event.text });
-        case 'tool_call_delta':
-          return shape === 'chat' && event.arguments !== '' ? chunk({ toolCalls: [{ index: event.index, function: { arguments: event.arguments } }] }) : '';
-        case 'logprobs': {
-          if (!event.tokens.length) return '';
-          const logprobs = openaiLogprobs(shape, event.tokens, textOffset);
-          for (const token of event.tokens) textOffset += token.token.length;
-          return chunk({ logprobs, ...(shape === 'completions' ? { text: '' } : {}) });
-        }
-        case 'usage':
-          usage = event.usage;
-          return '';
-        case 'finish':
-          if (finished) return '';
-          finished = true;
-          return chunk({ finishReason: openaiFinishReason(event.reason), ...(shape === 'completions' ? { text: '' } : {}) });
-        // Reasoning, its signatures, a tool call's start in a completion and a tool call's end have no chunk of their own.
-        default:
-          return '';
+    switch (event.type) {
+      case 'start':
+        identity ??= { id: event.id || newAnswerId(shape), created: nowInSeconds(), model: event.model || request.model };
+        // A chat stream names the role at once; a text completion has nothing to say yet.
+        return roleSent ? '' : chunk({ text: '' });
+      case 'text':
+        return event.text === '' ? '' : chunk({ text: event.text });
+      case 'tool_call_delta':
+        return shape === 'chat' && event.arguments !== '' ? chunk({ toolCalls: [{ index: event.index, function: { arguments: event.arguments } }] }) : '';
+      case 'logprobs': {
+        if (!event.tokens.length) return '';
+        const logprobs = openaiLogprobs(shape, event.tokens, textOffset);
+        for (const token of event.tokens) textOffset += token.token.length;
+        return chunk({ logprobs, ...(shape === 'completions' ? { text: '' } : {}) });
       }
+      case 'usage':
+        usage = event.usage;
+        return '';
+      case 'finish':
+        if (finished) return '';
+        finished = true;
+        return chunk({ finishReason: openaiFinishReason(event.reason), ...(shape === 'completions' ? { text: '' } : {}) });
+      // Reasoning, its signatures, a tool call's start in a completion and a tool call's end have no chunk of their own.
+      default:
+        return '';
+    }
   };
 
   return {
