@@ -7,6 +7,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { BEDROCK_USAGE, bedrockError, startBedrockFake, streamStoppingFor, streamWithException, type AwsTestCredentials, type BedrockFake } from '../fakes/bedrock.js';
+import { TOOL_ARGUMENTS, bedrockToolTurn } from '../helpers/dialect-doubles.js';
 
 const LONG_TERM: AwsTestCredentials = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 const SESSION: AwsTestCredentials = { accessKeyId: 'ASIAQWERTYUIOPASDFGH', secretAccessKey: 'session/secret+key/0123456789abcdefghijklmn', sessionToken: 'IQoJb3JpZ2luX2VjEXAMPLE//session+token==' };
@@ -351,15 +352,32 @@ describe('bedrock: fields Converse cannot honour', () => {
     expect(((await response.json()) as ErrorAnswer).error.param).toBe('user');
   });
 
-  it('refuses chat tools rather than dropping them', async () => {
-    const response = await post('/v1/chat/completions', { model: CLAUDE, messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f' } }] });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as ErrorAnswer).error.param).toBe('tools');
-  });
-
   it('takes default values of unsupported fields, which change nothing', async () => {
     const response = await post('/v1/completions', { model: CLAUDE, prompt: 'x', echo: false, best_of: 1, presence_penalty: 0, frequency_penalty: 0 });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('bedrock: chat tools', () => {
+  it('carries chat tools through toolConfig: a toolUse comes back as tool_calls, the result goes back as toolResult, then the final text', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    fake.enqueue(bedrockToolTurn, bedrockToolTurn);
+
+    const first = await sdk().chat.completions.create({ model: CLAUDE, messages, tools });
+    expect(fake.requests[0].json.toolConfig).toEqual({ tools: [{ toolSpec: { name: 'get_weather', description: 'Weather in a city', inputSchema: { json: tools[0].function.parameters } } }] });
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    const call = first.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageToolCall & { type: 'function' };
+    expect(call).toEqual({ id: 'tooluse_bedrock_01', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(TOOL_ARGUMENTS) } });
+
+    messages.push(first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '18C and sunny' });
+    const second = await sdk().chat.completions.create({ model: CLAUDE, messages, tools });
+    expect(fake.requests[1].json.messages).toEqual([
+      { role: 'user', content: [{ text: 'Weather in Paris?' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_bedrock_01', name: 'get_weather', input: TOOL_ARGUMENTS } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_bedrock_01', content: [{ text: '18C and sunny' }] } }] },
+    ]);
+    expect(second.choices[0]).toMatchObject({ finish_reason: 'stop', message: { role: 'assistant', content: 'Tools said: 18C and sunny' } });
   });
 });
 
