@@ -349,6 +349,23 @@ describe('encodeRequest: a Chat or completion request to an Anthropic-format pro
     ]);
   });
 
+  it('sends an empty tool result without content, and tool ids Messages would refuse mapped alike in call and result', () => {
+    const { body } = encodeAccepted(
+      chat({
+        tools: [WEATHER],
+        turns: [
+          { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
+          { role: 'assistant', parts: [{ type: 'tool_call', id: 'functions.get_weather:0', name: 'get_weather', arguments: '{}' }] },
+          { role: 'user', parts: [{ type: 'tool_result', callId: 'functions.get_weather:0', content: '' }] },
+        ],
+      }),
+    );
+    expect((body.messages as { content: unknown }[]).slice(1).map((message) => message.content)).toEqual([
+      [{ type: 'tool_use', id: 'functions_get_weather_0', name: 'get_weather', input: {} }],
+      [{ type: 'tool_result', tool_use_id: 'functions_get_weather_0' }],
+    ]);
+  });
+
   it('merges consecutive same-role turns, puts tool results first, and moves a mid-conversation system turn to system', () => {
     const { body } = encodeAccepted(
       chat({
