@@ -9,8 +9,15 @@ export default defineConfig({
   testMatch: '*.spec.ts',
   globalSetup: './test/e2e/global-setup.ts',
   outputDir: 'test-results',
+  // Screenshot baselines (visual.spec.ts) in one committed folder, with no platform or browser in the
+  // path: the suite has one browser, Debian's Chromium, and the baselines are made with it.
+  snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
   timeout: 60_000,
-  expect: { timeout: 10_000 },
+  expect: {
+    timeout: 10_000,
+    // A tolerance for anti-aliasing, not for a change of colour or layout; no caret, no animation mid-way.
+    toHaveScreenshot: { maxDiffPixelRatio: 0.02, animations: 'disabled', caret: 'hide' },
+  },
   workers: 2,
   fullyParallel: true,
   forbidOnly: Boolean(process.env.CI),

@@ -21,7 +21,8 @@ interface LoggedCall {
   attempts: number;
   /**
    * The dialect the client spoke: 'openai-chat' | 'openai-completions' | 'anthropic-messages' |
-   * 'openai-responses' (CLIENT_DIALECTS); null for model lists and failures before it was known.
+   * 'openai-responses' (CLIENT_DIALECTS); null for model lists and failures before it was known. Left
+   * out or null on the way in, it is taken from the path (/v1/chat/completions → 'openai-chat' …).
    */
   dialect: string | null;
   /**
@@ -126,7 +127,10 @@ interface Row {
   stream: number;
   error: string | null;
   attempts: number;
-  dialect: string | null;
+  /** What the row was written with. */
+  dialect_given: string | null;
+  /** dialect_given, or for rows older than migration 6 the dialect their path names (a generated column). */
+  dialect?: string | null;
   provider_format: string | null;
   /** JSON array of field names; NULL when nothing was dropped. */
   dropped: string | null;
@@ -178,7 +182,8 @@ function toEntry(row: Row): LogEntry {
     stream: row.stream === 1,
     error: row.error,
     attempts: row.attempts,
-    dialect: row.dialect ?? null,
+    // Rows built from written values (for the listeners) have no generated column.
+    dialect: row.dialect ?? row.dialect_given ?? null,
     providerFormat: row.provider_format ?? null,
     dropped: row.dropped ? (JSON.parse(row.dropped) as string[]) : [],
   };
@@ -203,7 +208,7 @@ export const INDEX_FOR_SEARCH = `
 const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens',
+  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -413,7 +418,7 @@ export class RequestLog {
 
   private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {
     // A row the gateway did not name a dialect for is known by its path (a model list has none).
-    const dialect = input.dialect === undefined ? dialectOfPath(input.path) : input.dialect;
+    const dialect = input.dialect ?? dialectOfPath(input.path);
     const counted =
       input.promptTokens === undefined && input.responseBody !== null && input.status < 400
         ? usageFromBody(input.responseBody, input.stream, dialect)

@@ -386,12 +386,19 @@ function textBlock(part: TextPart): Block {
   return { type: 'text', text: part.text, ...(part.cacheControl ? { cache_control: part.cacheControl } : {}) };
 }
 
+/**
+ * Messages takes tool ids of letters, digits, `_` and `-` only; ids other servers made (`functions.get_weather:0`)
+ * are mapped the same way in a call and its result. They only go upstream: Anthropic never answers with them.
+ */
+const toolUseId = (id: string): string => id.replace(/[^a-zA-Z0-9_-]/g, '_');
+
 function toolResultBlock(part: Extract<ContentPart, { type: 'tool_result' }>): Block {
   let content: string | Block[];
   if (typeof part.content === 'string') content = part.content;
   else if (part.content.every((item) => item.type === 'text' && !item.cacheControl)) content = part.content.map((item) => (item as TextPart).text).join('');
   else content = part.content.flatMap((item) => (item.type === 'text' ? (hasText(item.text) ? [textBlock(item)] : []) : [imageBlock(item.source)]));
-  return { type: 'tool_result', tool_use_id: part.callId, content, ...(part.isError ? { is_error: true } : {}) };
+  // `content` is optional: an empty result is sent without it rather than as an empty text.
+  return { type: 'tool_result', tool_use_id: toolUseId(part.callId), ...(content === '' || content.length === 0 ? {} : { content }), ...(part.isError ? { is_error: true } : {}) };
 }
 
 function parseArguments(text: string, where: string): Json {
@@ -418,7 +425,7 @@ function turnBlocks(request: CanonicalRequest, target: EncodeTarget, turn: Turn,
         blocks.push(imageBlock(part.source));
         return;
       case 'tool_call':
-        blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part.arguments, at) });
+        blocks.push({ type: 'tool_use', id: toolUseId(part.id), name: part.name, input: parseArguments(part.arguments, at) });
         return;
       case 'tool_result':
         blocks.push(toolResultBlock(part));
@@ -908,7 +915,7 @@ function messagesUsage(usage: Usage | undefined): Json {
   };
 }
 
-const messageId = (id: string): string => (id.startsWith('msg_') ? id : `msg_${id}`);
+const messageId = (id: string): string => (id.startsWith('msg_') ? id : id ? `msg_${id}` : fallbackId());
 
 function toolInput(text: string): Json {
   try {

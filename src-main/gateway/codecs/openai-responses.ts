@@ -1116,7 +1116,7 @@ export const openaiResponsesDialect: DialectCodec = {
     return new ResponsesWriter(request);
   },
   errorBody(error: GatewayError): object {
-    return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
+    return error.toBody(); // OpenAI's {"error":{message,type,param,code}}, as on the gateway's other OpenAI paths
   },
 };
 

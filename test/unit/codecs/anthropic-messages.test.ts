@@ -11,6 +11,7 @@ import { GatewayError } from '../../../src-main/gateway/errors.js';
 import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
 import { decodeChatRequest } from '../../../src-main/gateway/codecs/openai-chat.js';
 import { decodeCompletionRequest } from '../../../src-main/gateway/codecs/openai-completions.js';
+import { decodeResponsesRequest } from '../../../src-main/gateway/codecs/openai-responses.js';
 import { anthropicRequestProblem } from '../../fakes/anthropic.js';
 
 const ANTHROPIC: EncodeTarget = { provider: 'anthropic', modelInBody: true };
@@ -350,6 +351,23 @@ describe('encodeRequest: a Chat or completion request to an Anthropic-format pro
     ]);
   });
 
+  it('sends an empty tool result without content, and tool ids Messages would refuse mapped alike in call and result', () => {
+    const { body } = encodeAccepted(
+      chat({
+        tools: [WEATHER],
+        turns: [
+          { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
+          { role: 'assistant', parts: [{ type: 'tool_call', id: 'functions.get_weather:0', name: 'get_weather', arguments: '{}' }] },
+          { role: 'user', parts: [{ type: 'tool_result', callId: 'functions.get_weather:0', content: '' }] },
+        ],
+      }),
+    );
+    expect((body.messages as { content: unknown }[]).slice(1).map((message) => message.content)).toEqual([
+      [{ type: 'tool_use', id: 'functions_get_weather_0', name: 'get_weather', input: {} }],
+      [{ type: 'tool_result', tool_use_id: 'functions_get_weather_0' }],
+    ]);
+  });
+
   it('merges consecutive same-role turns, puts tool results first, and moves a mid-conversation system turn to system', () => {
     const { body } = encodeAccepted(
       chat({
@@ -648,6 +666,48 @@ describe('Chat and completion bodies through their own decoders, as the old tran
   it('a chat with reasoning_effort asks Messages for thinking', () => {
     const { body } = encodeAccepted(decodeChatRequest({ model: 'm', reasoning_effort: 'low', messages: [{ role: 'user', content: 'Hi' }] }));
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  });
+});
+
+describe('a Codex-like Responses body through its decoder to Messages', () => {
+  it('is accepted, keeps the tool turn, and lists what Messages cannot take instead of refusing', () => {
+    const request = decodeResponsesRequest({
+      model: 'claude-sonnet-4-5',
+      stream: true,
+      store: false,
+      instructions: 'Be a coder',
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { effort: 'medium', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: 'abc',
+      tools: [{ type: 'function', name: 'shell', description: 'Run', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false }, { type: 'web_search' }],
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Sandbox: none' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List files' }] },
+        { type: 'reasoning', summary: [], encrypted_content: 'gAAAA' },
+        { type: 'function_call', call_id: 'call_1', name: 'shell', arguments: '{"cmd":"ls"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'a.txt' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks' }] },
+      ],
+    });
+    const { body, dropped } = encodeAccepted(request);
+    expect(body).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 4096,
+      system: 'Be a coder\n\nSandbox: none',
+      messages: [
+        { role: 'user', content: 'List files' },
+        // OpenAI's encrypted reasoning means nothing to Anthropic: left out.
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'shell', input: { cmd: 'ls' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'a.txt' }, { type: 'text', text: 'Thanks' }] },
+      ],
+      tools: [{ name: 'shell', description: 'Run', input_schema: { type: 'object', properties: { cmd: { type: 'string' } } } }],
+      tool_choice: { type: 'auto' },
+      stream: true,
+    });
+    // Reasoning cannot go on a tool loop whose calls came without Anthropic's signed thinking.
+    expect(dropped).toEqual(expect.arrayContaining(['tools[1]', 'include', 'prompt_cache_key', 'reasoning']));
   });
 });
 

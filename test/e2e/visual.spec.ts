@@ -1,0 +1,135 @@
+// Every page of the UI, light and dark, compared with screenshots kept in the repository
+// (test/e2e/__screenshots__/visual.spec.ts/, see snapshotPathTemplate in playwright.config.ts): a colour
+// that goes unreadable in one theme, a page that loses its styles, a layout that breaks fails here, not
+// only a heading that goes missing. What changes from run to run (times, durations, ports, key prefixes,
+// the data folder) is masked; animations are stopped; small anti-aliasing differences are tolerated.
+//
+// The baselines are made by the same headless Debian Chromium the suite runs in. After an intended change
+// to the UI, look at the diff Playwright writes to test-results/, then make them again and commit them:
+//   npx playwright test test/e2e/visual.spec.ts --update-snapshots
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
+import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+
+let gatehouse: ServedGatehouse;
+let fake: OpenAIFake;
+
+test.beforeAll(async () => {
+  fake = await startOpenAIFake();
+  gatehouse = await serveGatehouse();
+  // The same keys and the same three requests on every run: the pages show the same rows.
+  const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Visual', provider: 'openai', secret: 'sk-visual-secret-0123456789', customHost: fake.baseUrl }) });
+  const { key } = (await created.json()) as { key: string };
+  await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'CI runner' }) });
+  const call = async (body: object, apiKey = key) => {
+    const response = await fetch(`${gatehouse.origin}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-api-key': apiKey }, body: JSON.stringify(body) });
+    await response.text();
+  };
+  await call({ model: 'gpt-3.5-turbo-instruct', prompt: 'Write a haiku about gates' });
+  await call({ model: 'gpt-3.5-turbo-instruct', prompt: 'Stream a greeting', stream: true });
+  await call({ model: 'gpt-3.5-turbo-instruct', prompt: 'Out of range', temperature: 7 });
+});
+
+test.afterAll(async () => {
+  await gatehouse?.stop();
+  await fake?.close();
+});
+
+/** Parts that differ from run to run, on any page. */
+function dynamicParts(page: Page): Locator[] {
+  return [
+    page.locator('.connection-address'),
+    page.locator('.col-time:not([role="columnheader"])'),
+    page.locator('.col-latency:not([role="columnheader"])'),
+    page.locator('.page-subtitle .summary'),
+    page.locator('.timing'),
+    page.locator('.detail-grid > div').filter({ has: page.locator('dt', { hasText: /^(Time|Trace id)$/ }) }).locator('dd'),
+    page.locator('.key-prefix'),
+    page.locator('.key-dates'),
+  ];
+}
+
+/**
+ * Writes this run's ports and temporary folder as fixed text, where they stand inside other text (the
+ * Connect page's set-ups, a key's host, the key-file notice): masking those would hide the code blocks
+ * whose colours are the point.
+ */
+async function fixRunSpecificText(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.nodeValue ?? '';
+      const fixed = text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:8787').replace(/gatehouse-e2e-[A-Za-z0-9]+/g, 'gatehouse-e2e-XXXXXX');
+      if (fixed !== text) node.nodeValue = fixed;
+    }
+  });
+}
+
+async function expectLooksAsBefore(page: Page, name: string): Promise<void> {
+  await fixRunSpecificText(page);
+  await expect(page).toHaveScreenshot(`${name}.png`, { mask: dynamicParts(page) });
+}
+
+async function openPage(page: Page, link: string, ready: (page: Page) => Locator): Promise<void> {
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: link }).click();
+  await expect(page.getByRole('heading', { name: link, level: 1 })).toBeVisible();
+  await expect(ready(page)).toBeVisible();
+  await expect(page.locator('.connection-connected')).toBeVisible();
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test.describe(`${theme} theme`, () => {
+    test.use({ colorScheme: theme });
+
+    test(`sign-in (${theme})`, async ({ page }) => {
+      await page.goto(gatehouse.origin);
+      await expect(page.getByRole('heading', { name: 'Open Gatehouse' })).toBeVisible();
+      await expectLooksAsBefore(page, `sign-in-${theme}`);
+    });
+
+    test(`playground (${theme})`, async ({ page }) => {
+      await page.goto(gatehouse.uiUrl);
+      await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
+      await expect(page.locator('.connection-connected')).toBeVisible();
+      await expectLooksAsBefore(page, `playground-${theme}`);
+    });
+
+    test(`logs (${theme})`, async ({ page }) => {
+      await openPage(page, 'Logs', (p) => p.getByRole('table', { name: 'Requests' }).getByRole('row').nth(3));
+      await expect(page.locator('.live-live')).toBeVisible();
+      await expectLooksAsBefore(page, `logs-${theme}`);
+    });
+
+    test(`log detail (${theme})`, async ({ page }) => {
+      await openPage(page, 'Logs', (p) => p.getByRole('table', { name: 'Requests' }).getByRole('row').nth(3));
+      await page.getByRole('table', { name: 'Requests' }).getByRole('row').nth(3).click();
+      await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('echo: Write a haiku about gates');
+      await expect(page.locator('.live-live')).toBeVisible();
+      await expectLooksAsBefore(page, `log-detail-${theme}`);
+    });
+
+    test(`keys (${theme})`, async ({ page }) => {
+      await openPage(page, 'Keys', (p) => p.getByRole('list', { name: 'Gateway keys' }));
+      await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('Visual');
+      await expectLooksAsBefore(page, `keys-${theme}`);
+    });
+
+    test(`new virtual key dialog (${theme})`, async ({ page }) => {
+      await openPage(page, 'Keys', (p) => p.getByRole('list', { name: 'Virtual keys' }));
+      await page.getByRole('button', { name: 'New virtual key' }).click();
+      await expect(page.getByRole('dialog')).toBeVisible();
+      await expectLooksAsBefore(page, `keys-new-${theme}`);
+    });
+
+    test(`connect a tool (${theme})`, async ({ page }) => {
+      await openPage(page, 'Connect a tool', (p) => p.getByRole('region', { name: 'Coding agents' }));
+      await expectLooksAsBefore(page, `connect-${theme}`);
+    });
+
+    test(`settings (${theme})`, async ({ page }) => {
+      await openPage(page, 'Settings', (p) => p.getByRole('heading', { name: /Key protection/ }));
+      await expectLooksAsBefore(page, `settings-${theme}`);
+    });
+  });
+}
