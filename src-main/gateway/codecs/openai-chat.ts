@@ -744,13 +744,15 @@ export function openaiUsage(usage: Usage): object {
 }
 
 /** The finish reasons a Chat or Completions client knows. */
-export function openaiFinishReason(reason: FinishReason | null | undefined): 'stop' | 'length' | 'tool_calls' | 'content_filter' | null {
+export function openaiFinishReason(reason: FinishReason | null | undefined, shape: OpenAIShape = 'chat'): 'stop' | 'length' | 'tool_calls' | 'content_filter' | null {
   switch (reason) {
     case null:
     case undefined:
       return null;
-    case 'length':
     case 'tool_calls':
+      // A text completion has no tool calls to point at (its finish reasons are stop, length, content_filter).
+      return shape === 'chat' ? reason : 'stop';
+    case 'length':
     case 'content_filter':
       return reason;
     // stop, stop_sequence, pause (a server tool paused the turn), error.
@@ -794,7 +796,7 @@ export function openaiLogprobs(shape: OpenAIShape, tokens: readonly TokenLogprob
 export function encodeOpenAIAnswer(shape: OpenAIShape, answer: CanonicalAnswer): object {
   const text = answer.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const logprobs = answer.logprobs?.length ? openaiLogprobs(shape, answer.logprobs) : null;
-  const finishReason = openaiFinishReason(answer.finishReason);
+  const finishReason = openaiFinishReason(answer.finishReason, shape);
   let choice: object;
   if (shape === 'chat') {
     const toolCalls = answer.content.flatMap((part) => (part.type === 'tool_call' ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } }] : []));
@@ -930,7 +932,7 @@ export function createOpenAIStreamEncoder(shape: OpenAIShape, request: Canonical
       case 'finish':
         if (finished) return '';
         finished = true;
-        return chunk({ finishReason: openaiFinishReason(event.reason), ...(shape === 'completions' ? { text: '' } : {}) });
+        return chunk({ finishReason: openaiFinishReason(event.reason, shape), ...(shape === 'completions' ? { text: '' } : {}) });
       // Reasoning, its signatures, a tool call's start in a completion and a tool call's end have no chunk of their own.
       default:
         return '';
