@@ -1,25 +1,45 @@
 // Bedrock's pure parts: the model-id path, SigV4 for any host (checked by the test double's own
-// verifier), stop reasons, usage, errors, and the event-stream reader fed by an independent encoder.
+// verifier), stop reasons and usage as the client sees them, errors, and the event-stream reader fed by an
+// independent encoder, its frames read by the Converse codec.
 import { describe, expect, it } from 'vitest';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
-import { bedrock, encodeModelId, mapBedrockError, mapStopReason, mapUsage } from '../../../src-main/gateway/providers/bedrock.js';
+import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-main/gateway/codecs/bedrock-converse.js';
+import type { CanonicalEvent, CanonicalRequest, Dialect } from '../../../src-main/gateway/codecs/canonical.js';
+import { dialectCodec } from '../../../src-main/gateway/codecs/registry.js';
+import { bedrock, encodeModelId, mapBedrockError } from '../../../src-main/gateway/providers/bedrock.js';
 import type { ProviderCall, UpstreamEvent } from '../../../src-main/gateway/providers/types.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
 import { encodeFrame, eventFrame, exceptionFrame, verifySigV4 } from '../../fakes/bedrock.js';
 
 const KEYS = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', sessionToken: 'token/with+chars==' };
 
-function completionCall(body: object, overrides: Partial<ProviderCall> = {}): ProviderCall {
-  const raw = Buffer.from(JSON.stringify(body));
+/** A completion body as the proxy makes the Bedrock call of it: validated, decoded, encoded as Converse. */
+function completionCall(body: Record<string, unknown>, overrides: Partial<ProviderCall> = {}): ProviderCall {
+  const validated = validateCompletion(body);
+  const request = dialectCodec('openai-completions').decodeRequest(validated);
+  const encoded = bedrockConverseProvider.encodeRequest(request, { provider: bedrock.slug, modelInBody: bedrock.modelInBody });
   return {
-    endpoint: 'completions',
-    body: validateCompletion(JSON.parse(raw.toString())),
-    rawBody: raw,
-    stream: (body as { stream?: boolean }).stream === true,
+    format: 'bedrock-converse',
+    operation: 'generate',
+    model: validated.model,
+    stream: validated.stream === true,
+    body: JSON.stringify(encoded.body),
     credentials: { bedrock: { ...KEYS, region: 'eu-central-1' } },
     forwardHeaders: {},
     ...overrides,
-  } as ProviderCall;
+  };
+}
+
+/** The canonical request of a client body in `dialect`, as the proxy decodes it. */
+function decoded(dialect: Dialect, body: Record<string, unknown>): CanonicalRequest {
+  return dialectCodec(dialect).decodeRequest(dialect === 'openai-chat' ? validateChat(body) : validateCompletion(body));
+}
+
+/** The finish_reason a client of `dialect` sees for a Converse stopReason. */
+function clientFinishReason(stopReason: string | undefined, dialect: 'openai-chat' | 'openai-completions'): unknown {
+  const request = dialect === 'openai-chat' ? decoded(dialect, { model: 'm', messages: [{ role: 'user', content: 'x' }] }) : decoded(dialect, { model: 'm', prompt: 'x' });
+  const answer = { id: 'a', model: 'm', content: [], finishReason: mapStopReason(stopReason) };
+  return (dialectCodec(dialect).encodeResponse(answer, request) as { choices: { finish_reason: unknown }[] }).choices[0].finish_reason;
 }
 
 async function* byteByByte(bytes: Buffer): AsyncGenerator<Buffer> {
@@ -78,31 +98,31 @@ describe('bedrock SigV4 signing', () => {
 });
 
 describe('bedrock answers', () => {
-  it('maps stop reasons to finish reasons', () => {
-    expect(mapStopReason('end_turn', 'completions')).toBe('stop');
-    expect(mapStopReason('stop_sequence', 'chat')).toBe('stop');
-    expect(mapStopReason('max_tokens', 'chat')).toBe('length');
-    expect(mapStopReason('guardrail_intervened', 'chat')).toBe('content_filter');
-    expect(mapStopReason('content_filtered', 'completions')).toBe('content_filter');
-    expect(mapStopReason('tool_use', 'chat')).toBe('tool_calls');
-    expect(mapStopReason('tool_use', 'completions')).toBe('stop');
-    expect(mapStopReason(undefined, 'chat')).toBe('stop');
+  it('maps stop reasons to the finish reasons a client sees', () => {
+    expect(clientFinishReason('end_turn', 'openai-completions')).toBe('stop');
+    expect(clientFinishReason('stop_sequence', 'openai-chat')).toBe('stop');
+    expect(clientFinishReason('max_tokens', 'openai-chat')).toBe('length');
+    expect(clientFinishReason('guardrail_intervened', 'openai-chat')).toBe('content_filter');
+    expect(clientFinishReason('content_filtered', 'openai-completions')).toBe('content_filter');
+    expect(clientFinishReason('tool_use', 'openai-chat')).toBe('tool_calls');
+    expect(clientFinishReason('tool_use', 'openai-completions')).toBe('stop');
+    expect(clientFinishReason(undefined, 'openai-chat')).toBe('stop');
   });
 
-  it('counts cache reads and writes into prompt_tokens', () => {
-    expect(mapUsage({ inputTokens: 10, outputTokens: 3, totalTokens: 20, cacheReadInputTokens: 5, cacheWriteInputTokens: 2 })).toEqual({
-      prompt_tokens: 17,
-      completion_tokens: 3,
-      total_tokens: 20,
-      prompt_tokens_details: { cached_tokens: 5 },
+  it('counts cache reads and writes into the input tokens, and so into prompt_tokens', () => {
+    const usage = usageOf({ inputTokens: 10, outputTokens: 3, totalTokens: 20, cacheReadInputTokens: 5, cacheWriteInputTokens: 2 });
+    expect(usage).toEqual({ inputTokens: 17, outputTokens: 3, cacheReadTokens: 5, cacheWriteTokens: 2 });
+    const request = decoded('openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    expect(dialectCodec('openai-chat').encodeResponse({ id: 'a', model: 'm', content: [], finishReason: 'stop', usage }, request)).toMatchObject({
+      usage: { prompt_tokens: 17, completion_tokens: 3, total_tokens: 20, prompt_tokens_details: { cached_tokens: 5 } },
     });
-    expect(mapUsage({ inputTokens: 4, outputTokens: 1 })).toEqual({ prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 });
+    expect(usageOf({ inputTokens: 4, outputTokens: 1 })).toEqual({ inputTokens: 4, outputTokens: 1 });
   });
 
   it('joins the text of every content block of a chat answer', () => {
-    const call = { ...completionCall({ model: 'm', prompt: 'x' }), endpoint: 'chat', body: validateChat({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) } as ProviderCall;
-    const answer = bedrock.mapResponse!(call, { output: { message: { role: 'assistant', content: [{ text: 'a' }, { reasoningContent: {} }, { text: 'b' }] } }, stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 2 } });
-    expect(answer).toMatchObject({ object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ab' }, finish_reason: 'length' }] });
+    const request = decoded('openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const answer = bedrockConverseProvider.decodeResponse({ output: { message: { role: 'assistant', content: [{ text: 'a' }, { reasoningContent: {} }, { text: 'b' }] } }, stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 2 } }, request);
+    expect(dialectCodec('openai-chat').encodeResponse(answer, request)).toMatchObject({ object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ab' }, finish_reason: 'length' }] });
   });
 });
 
@@ -142,10 +162,11 @@ describe('bedrock event streams', () => {
     await expect(collect(readEventStreamFrames(byteByByte(frame)))).rejects.toThrow();
   });
 
-  it('translates frames to chunks and an exception frame to a stream error', async () => {
-    const call = completionCall({ model: 'm', prompt: 'x', stream: true, stream_options: { include_usage: true } });
-    const translator = bedrock.createStreamTranslator!(call);
-    expect(translator.framing).toBe('aws-eventstream');
+  it('reads frames as canonical events, written as completion chunks, and an exception frame as a stream error', async () => {
+    const request = decoded('openai-completions', { model: 'm', prompt: 'x', stream: true, stream_options: { include_usage: true } });
+    const decoder = bedrockConverseProvider.createStreamDecoder(request);
+    const encoder = dialectCodec('openai-completions').createStreamEncoder(request);
+    expect(decoder.framing).toBe('aws-eventstream');
     const bytes = Buffer.concat([
       eventFrame('messageStart', { role: 'assistant' }),
       eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } }),
@@ -154,18 +175,32 @@ describe('bedrock event streams', () => {
       eventFrame('metadata', { usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 }, metrics: { latencyMs: 5 } }),
       exceptionFrame('throttlingException', 'Too many tokens, please wait.'),
     ]);
-    const chunks: object[] = [];
+    let written = '';
+    const events: CanonicalEvent[] = [];
     let failure: unknown;
     try {
-      for await (const event of readEventStreamFrames(byteByByte(bytes))) chunks.push(...translator.onEvent(event));
+      for await (const frame of readEventStreamFrames(byteByByte(bytes))) {
+        for (const event of decoder.onEvent(frame)) {
+          events.push(event);
+          written += encoder.onEvent(event);
+        }
+      }
     } catch (error) {
       failure = error;
     }
+    const chunks = written
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice('data: '.length)) as object);
+    // The text and the finish reach the client as they come; a tool input outside a tool block is nothing.
     expect(chunks).toMatchObject([
       { object: 'text_completion', choices: [{ index: 0, text: 'Hi', finish_reason: null }], usage: null },
       { choices: [{ text: '', finish_reason: 'stop' }] },
-      { choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } },
     ]);
+    expect(chunks).toHaveLength(2);
+    // The usage is read (for the log, and the usage chunk a normal end writes); the exception frame ends the stream.
+    expect(events).toContainEqual({ type: 'usage', usage: { inputTokens: 3, outputTokens: 1 } });
+    expect(encoder.onEnd()).toContain('"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}');
     expect(failure).toMatchObject({ message: 'Too many tokens, please wait.', type: 'rate_limit_error', code: 'throttlingException' });
   });
 });
