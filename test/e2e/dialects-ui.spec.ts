@@ -165,7 +165,8 @@ test('Logs badge each request with its dialect and filter by it, on the server a
   await chatRow.click();
   const detail = page.getByRole('region', { name: 'Request detail' });
   await expect(detail).toContainText('Client dialect');
-  await expect(detail.getByText('OpenAI Chat Completions', { exact: true })).toBeVisible();
+  // A Chat request to an OpenAI-format provider: the client's dialect and the provider's format are both Chat.
+  await expect(detail.getByText('OpenAI Chat Completions', { exact: true })).toHaveCount(2);
   await screenshotBothThemes(page, 'logs-dialects');
 
   await page.getByRole('button', { name: 'Clear filters' }).first().click();
