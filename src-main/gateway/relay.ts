@@ -297,13 +297,11 @@ async function relayFiltered(res: ServerResponse, upstream: UpstreamResponse, op
       for (const chunk of filter.onEvent(event)) await writer.write(sseData(JSON.stringify(chunk)));
     }
   } catch (error) {
-    return failStream(res, upstreams(upstream), writer, options, error, undefined);
+    return failStream(res, [upstream], writer, options, error, undefined);
   }
   writer.end(SSE_DONE);
   return { status: 200, ttfbMs: writer.ttfbMs, error: null, responseBody: writer.capture.text() };
 }
-
-const upstreams = (...list: UpstreamResponse[]) => list;
 
 /** A stream that failed after it began: the dialect's error event when the client still reads, else a cut connection. */
 function failStream(

@@ -5,6 +5,7 @@
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import { invalidRequest, unsupportedField, type GatewayError } from '../errors.js';
 import { ProviderStreamError } from '../providers/types.js';
+import { isDefaultValue, REFUSAL_REASONS } from './openai-chat.js';
 import {
   asArray,
   asNumber,
@@ -346,34 +347,6 @@ interface Message {
   first: Turn;
 }
 
-/** Values equal to OpenAI's default change nothing, so a provider without the field loses nothing. */
-function isDefaultValue(field: string, value: unknown): boolean {
-  switch (field) {
-    case 'echo':
-    case 'logprobs':
-    case 'store':
-      return value === false;
-    case 'parallel_tool_calls':
-      return value === true;
-    case 'best_of':
-      return value === 0 || value === 1;
-    case 'logit_bias':
-    case 'metadata':
-      return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
-    case 'suffix':
-      return value === '';
-    default:
-      return false;
-  }
-}
-
-/** The old translators' wording for fields a Messages provider cannot honour. */
-const REFUSAL_REASONS: Readonly<Record<string, string>> = {
-  best_of: 'greater than 1 is not supported',
-  echo: 'is not supported',
-  logprobs: 'is not supported (the provider returns no log probabilities)',
-  top_logprobs: 'is not supported (the provider returns no log probabilities)',
-};
 
 function imageBlock(source: ImageSource): Block {
   return { type: 'image', source: source.kind === 'base64' ? { type: 'base64', media_type: source.mediaType, data: source.data } : { type: 'url', url: source.url } };

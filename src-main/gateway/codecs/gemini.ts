@@ -1,9 +1,9 @@
 // Google's generateContent format, spoken by `google` (Gemini API) and by Gemini models on `vertex-ai`:
 // a canonical request becomes a GenerateContentRequest (the model goes in the URL), and an answer or an
 // `alt=sse` stream of GenerateContentResponse fragments (no [DONE]) becomes canonical events.
-import { randomUUID } from 'node:crypto';
 import { errorTypeForStatus, invalidRequest, unsupportedField } from '../errors.js';
 import { ProviderStreamError } from '../providers/types.js';
+import { newToolCallId } from './openai-chat.js';
 import {
   asArray,
   asNumber,
@@ -53,7 +53,6 @@ interface GenerationConfig {
 }
 
 /** Tool calls the provider made without an id of its own (Gemini usually does) get one, as OpenAI's always have. */
-export const newToolCallId = (): string => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
 
 /**
  * Gemini 3 refuses a replayed functionCall without the `thoughtSignature` it came with; a client that could
