@@ -13,6 +13,7 @@ import type { WireFormat } from './codecs/canonical.js';
 import { dialectCodec, providerCodec } from './codecs/registry.js';
 import { refusesStatefulFields } from './codecs/openai-responses.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
+import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { sendTokenEstimate } from './token-estimate.js';
 import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
 import { checkContextWindow } from './context-window.js';
@@ -111,8 +112,22 @@ function parseJsonBody(raw: Buffer, text: string): unknown {
   }
 }
 
-/** What a proxied request asks for: a generation (or token count) in one dialect, or the provider's model list. */
-export type ProxyRoute = { ingress: Ingress; operation: Operation } | 'models';
+/** A response the provider stored (OpenAI's `GET`/`DELETE /v1/responses/{id}[/input_items]`). */
+export interface StoredResponseRoute {
+  storedResponse: { method: 'GET' | 'DELETE'; path: string; search: string };
+}
+
+/**
+ * What a proxied request asks for: a generation (or token count) in one dialect, the provider's model
+ * list, or a response the provider stored.
+ */
+export type ProxyRoute = GenerationRoute | 'models' | StoredResponseRoute;
+
+/** A generation (or token count) in one dialect. */
+export interface GenerationRoute {
+  ingress: Ingress;
+  operation: Operation;
+}
 
 /** A body in UTF-8: anything else cannot be JSON, and would be read with replacement characters. */
 function decodeBodyText(raw: Buffer): string {
@@ -135,7 +150,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   const startedAt = Date.now();
   const started = performance.now();
   const abort = new RequestAbort();
-  const ingress = route === 'models' ? undefined : route.ingress;
+  const ingress = route === 'models' ? undefined : 'ingress' in route ? route.ingress : openaiResponsesIngress;
   let timeout: NodeJS.Timeout | undefined;
   res.on('close', () => {
     if (!res.writableFinished) abort.abort(new ClientGone());
@@ -159,7 +174,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = authenticate(headers, deps.keys);
     let rawBody: Buffer | undefined;
-    if (route !== 'models') {
+    if (route !== 'models' && 'ingress' in route) {
       rawBody = await readBody(req, deps.maxBodyBytes);
       checkContentType(req);
       bodyText = decodeBodyText(rawBody);
@@ -186,6 +201,21 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       });
       const shape = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
       outcome = await relayModelList(res, upstream, adapter.modelListing, shape, { adapter, stream: false, started, signal: abort, secrets, ingress: undefined });
+    } else if ('storedResponse' in route) {
+      const { method, path: responsePath, search } = route.storedResponse;
+      if (!adapter.storedResponses) {
+        throw invalidRequest(
+          `Gatehouse keeps no conversation state, and provider '${adapter.slug}' stores no responses: only a provider that stores them (OpenAI) can answer /v1/responses/{id}. Send the whole conversation in 'input' instead.`,
+          'response_id',
+        );
+      }
+      const upstream = await sendUpstream(adapter.storedResponses.request(method, responsePath, search, target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
+        signal: abort,
+        retries,
+        onAttempt: (attempt) => attemptLog.push(attempt),
+      });
+      // A background response can be read back as a stream (`?stream=true`): relayed as it comes.
+      outcome = await relayPassthrough(res, upstream, { adapter, stream: new URLSearchParams(search).get('stream') === 'true', started, signal: abort, secrets, ingress });
     } else {
       const request = routed!;
       const { ingress: entry, operation } = route;

@@ -4,7 +4,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { GatewayError, errorBody, invalidRequest } from './errors.js';
-import { handleProxy, sendJson, type ProxyDependencies, type ProxyRoute } from './proxy.js';
+import { handleProxy, sendJson, type GenerationRoute, type ProxyDependencies } from './proxy.js';
 import { openaiChatIngress, openaiCompletionsIngress } from './ingress/openai.js';
 import { anthropicCountTokensIngress, anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
@@ -85,13 +85,16 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
 }
 
 /** The generation paths, each the front door of one dialect (POST only). */
-const GENERATION_ROUTES: ReadonlyMap<string, Exclude<ProxyRoute, 'models'>> = new Map([
+const GENERATION_ROUTES: ReadonlyMap<string, GenerationRoute> = new Map([
   ['/v1/chat/completions', { ingress: openaiChatIngress, operation: 'generate' }],
   ['/v1/completions', { ingress: openaiCompletionsIngress, operation: 'generate' }],
   ['/v1/messages', { ingress: anthropicMessagesIngress, operation: 'generate' }],
   ['/v1/messages/count_tokens', { ingress: anthropicCountTokensIngress, operation: 'count_tokens' }],
   ['/v1/responses', { ingress: openaiResponsesIngress, operation: 'generate' }],
 ]);
+
+/** A response OpenAI stored, by id (and its input items); an id is letters, digits, `_` and `-` only. */
+const STORED_RESPONSE_PATH = /^\/v1\/responses\/[A-Za-z0-9_-]+(?:\/input_items)?$/;
 
 /** Parsed once and shared: requests on these paths go to the proxy, which reads only the path. */
 const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys()].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
@@ -137,9 +140,16 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
           return handleProxy(req, res, generation, path, options);
         }
         if (path.startsWith('/v1/responses/')) {
-          // Gatehouse stores no responses (`store: false` is what it serves); OpenAI's own stored ones are not reachable by id here.
-          const error = invalidRequest('Gatehouse keeps no conversation state: responses are not stored, so they cannot be read back by id. Send the whole conversation in `input` instead.', 'response_id');
-          return sendJson(res, 400, error.toBody());
+          const stored = STORED_RESPONSE_PATH.exec(path);
+          if (!stored) {
+            const error = invalidRequest(`No such path: ${path}; a stored response is read at /v1/responses/{id} or /v1/responses/{id}/input_items`, 'response_id');
+            return sendJson(res, 404, { error: { ...error.toBody().error, type: 'not_found_error' } });
+          }
+          if (req.method !== 'GET' && req.method !== 'DELETE') {
+            return sendJson(res, 405, errorBody('invalid_request_error', `Use GET or DELETE for ${path}`), { allow: 'GET, DELETE' });
+          }
+          const method = req.method;
+          return handleProxy(req, res, { storedResponse: { method, path: path.slice('/v1/responses/'.length), search: url.search } }, path, options);
         }
         if (path === '/v1/models') {
           if (req.method !== 'GET') return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /v1/models'), { allow: 'GET' });

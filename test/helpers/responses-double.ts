@@ -11,8 +11,8 @@ import { sendJson, startRecordingServer, writeSseEvents, type Behaviour, type Re
 export interface ResponsesDouble extends RecordingServer {
   /** `http://127.0.0.1:PORT/v1`, as a custom host. */
   baseUrl: string;
-  /** Responses it stored (`store` not false), by id, for `previous_response_id`. */
-  stored: Map<string, { input: unknown[]; output: unknown[] }>;
+  /** Responses it stored (`store` not false), by id, for `previous_response_id` and `GET /v1/responses/{id}`. */
+  stored: Map<string, { input: unknown[]; output: unknown[]; response: unknown }>;
 }
 
 export interface ResponsesProblem {
@@ -184,7 +184,10 @@ export async function answerResponses(request: RecordedRequest, res: ServerRespo
   const item: Json = fn
     ? { id: `fc_double_${counter}`, type: 'function_call', status: 'completed', arguments: args, call_id: 'call_resp_01', name: fn }
     : { id: `msg_double_${counter}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: responsesReply(json) }] };
-  if (json.store !== false && stored) stored.set(id, { input: Array.isArray(json.input) ? json.input : [json.input], output: [item] });
+  if (json.store !== false && stored) {
+    const input = (Array.isArray(json.input) ? json.input : [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: json.input }] }]) as unknown[];
+    stored.set(id, { input, output: [item], response: responseObject(json, id, 'completed', [item], RESPONSES_USAGE) });
+  }
   if (json.stream !== true) {
     sendJson(res, 200, responseObject(json, id, 'completed', [item], RESPONSES_USAGE), { 'x-request-id': 'req_resp' });
     return;
@@ -213,10 +216,34 @@ export async function answerResponses(request: RecordedRequest, res: ServerRespo
   await writeSseEvents(res, events, { 'x-request-id': 'req_resp_stream' });
 }
 
+/**
+ * `GET /v1/responses/{id}` (the response object), `GET …/input_items` (a list, newest first by default) and
+ * `DELETE /v1/responses/{id}`, as OpenAI answers them; an unknown id is OpenAI's 404.
+ */
+function answerStored(request: RecordedRequest, res: ServerResponse, stored: ResponsesDouble['stored'], id: string, inputItems: boolean): void {
+  if (!String(request.headers.authorization ?? '').startsWith('Bearer ')) {
+    return sendOpenAIError(res, 401, problem("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null), 'invalid_request_error');
+  }
+  const entry = stored.get(id);
+  if (!entry) return sendOpenAIError(res, 404, problem(`Response with id '${id}' not found.`, null));
+  if (request.method === 'DELETE') {
+    if (inputItems) return sendOpenAIError(res, 404, problem(`Invalid URL (DELETE ${request.url})`, null));
+    stored.delete(id);
+    return sendJson(res, 200, { id, object: 'response', deleted: true });
+  }
+  if (!inputItems) return sendJson(res, 200, entry.response);
+  const order = new URL(request.url, 'http://double').searchParams.get('order') ?? 'desc';
+  const items = entry.input.map((item, i) => ({ id: `msg_input_${i}`, ...(item as Json) }));
+  const data = order === 'asc' ? items : [...items].reverse();
+  sendJson(res, 200, { object: 'list', data, first_id: (data[0] as Json | undefined)?.id ?? null, last_id: (data.at(-1) as Json | undefined)?.id ?? null, has_more: false });
+}
+
 export async function startResponsesDouble(): Promise<ResponsesDouble> {
   const stored: ResponsesDouble['stored'] = new Map();
   const behaviour: Behaviour = async (request, res) => {
     const path = request.url.split('?')[0];
+    const byId = /^\/v1\/responses\/([^/]+)(\/input_items)?$/.exec(path);
+    if (byId && (request.method === 'GET' || request.method === 'DELETE')) return answerStored(request, res, stored, byId[1], byId[2] !== undefined);
     if (request.method !== 'POST' || path !== '/v1/responses') return sendOpenAIError(res, 404, problem(`Invalid URL (${request.method} ${path})`, null));
     if (!String(request.headers.authorization ?? '').startsWith('Bearer ')) {
       return sendOpenAIError(res, 401, problem("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null), 'invalid_request_error');

@@ -172,12 +172,50 @@ describe('Responses passthrough and state', () => {
     expect(anthropic.requests.length + chatOnly.requests.length + gemini.requests.length).toBe(before);
   });
 
-  it('GET /v1/responses/{id} to a non-OpenAI key: 400 saying Gatehouse keeps no state', async () => {
+  it('GET /v1/responses/{id} to a non-OpenAI key: 400 saying Gatehouse keeps no state, nothing sent', async () => {
+    const before = anthropic.requests.length;
     const response = await fetch(`${gateway.baseUrl}/v1/responses/resp_abc123`, { headers: { authorization: `Bearer ${keys.anthropic}` } });
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { message: string; type: string } };
+    const body = (await response.json()) as { error: { message: string; type: string; param: string } };
     expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.param).toBe('response_id');
     expect(body.error.message.toLowerCase()).toContain('state');
+    expect(anthropic.requests.length).toBe(before);
+  });
+
+  it('retrieve, list input items and delete a stored response through OpenAI (the SDK calls, relayed with the stored key)', async () => {
+    const sdk = client(keys.openai);
+    const created = await sdk.responses.create({ model: 'gpt-5-codex', input: 'remember this' });
+    const read = await sdk.responses.retrieve(created.id);
+    expect(read.id).toBe(created.id);
+    expect(read.output_text).toBe(created.output_text);
+    const received = responses.requests.at(-1)!;
+    expect(received.method).toBe('GET');
+    expect(received.url).toBe(`/v1/responses/${created.id}`);
+    expect(received.headers.authorization).toBe('Bearer sk-openai-stored-responses');
+
+    const items = await sdk.responses.inputItems.list(created.id, { order: 'asc' });
+    expect(responses.requests.at(-1)!.url).toBe(`/v1/responses/${created.id}/input_items?order=asc`);
+    expect(items.data).toHaveLength(1);
+    expect(JSON.stringify(items.data[0])).toContain('remember this');
+
+    await sdk.responses.delete(created.id);
+    expect(responses.requests.at(-1)!.method).toBe('DELETE');
+    const gone = (await sdk.responses.retrieve(created.id).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(gone.message).toContain(created.id);
+  });
+
+  it('a response id that is not a plain id never reaches the provider', async () => {
+    const before = responses.requests.length;
+    for (const path of ['/v1/responses/..%2Fmodels', '/v1/responses/resp_1/cancel/x', '/v1/responses/a.b']) {
+      const response = await fetch(`${gateway.baseUrl}${path}`, { headers: { authorization: `Bearer ${keys.openai}` } });
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
+    }
+    const post = await fetch(`${gateway.baseUrl}/v1/responses/resp_1`, { method: 'POST', headers: { authorization: `Bearer ${keys.openai}` }, body: '{}' });
+    expect(post.status).toBe(405);
+    expect(responses.requests.length).toBe(before);
   });
 });
 

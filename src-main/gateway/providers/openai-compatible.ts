@@ -106,6 +106,17 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
         headers: { ...forwardHeaders, ...bearerHeaders(credentials.token) },
       }),
     },
+    ...(options.responses
+      ? {
+          storedResponses: {
+            request: (method, path, search, credentials, customHost, forwardHeaders) => {
+              const url = new URL(joinUrl(customHost ?? options.defaultBaseUrl, `/responses/${path}`));
+              for (const [name, value] of new URLSearchParams(search)) url.searchParams.append(name, value);
+              return { url: url.toString(), method, headers: { ...forwardHeaders, ...bearerHeaders(credentials.token) } };
+            },
+          },
+        }
+      : {}),
     mapError: (status, body) => mapOpenAIStyleError(status, body),
   };
 }

@@ -33,7 +33,7 @@ export interface ProviderCall {
 
 export interface UpstreamRequest {
   url: string;
-  method: 'POST' | 'GET';
+  method: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
   body?: Buffer | string;
 }
@@ -48,6 +48,12 @@ export interface ModelList {
 export interface ModelListing {
   request(credentials: ProviderCredentials, customHost: string | undefined, forwardHeaders: Record<string, string>): UpstreamRequest;
   map?(json: unknown): ModelList;
+}
+
+/** How a provider reads (or deletes) a response it stored, by its id. */
+export interface StoredResponses {
+  /** `path` is what follows `/responses/` (an id, maybe `/input_items`), already checked; `search` the query string or ''. */
+  request(method: 'GET' | 'DELETE', path: string, search: string, credentials: ProviderCredentials, customHost: string | undefined, forwardHeaders: Record<string, string>): UpstreamRequest;
 }
 
 /**
@@ -110,6 +116,11 @@ export interface ProviderAdapter {
   filterAnswer?(call: ProviderCall, json: unknown): object;
   /** `GET /v1/models`; providers without a list answer 404 there. */
   readonly modelListing?: ModelListing;
+  /**
+   * Responses the provider itself stored (`GET /v1/responses/{id}` and its sub-paths): only a provider
+   * that keeps them (OpenAI) has this; Gatehouse keeps none of its own.
+   */
+  readonly storedResponses?: StoredResponses;
   /** Maps the provider's error body (any format, maybe not JSON) to the contract's fields. */
   mapError(status: number, body: string, headers: Record<string, string | string[] | undefined>): MappedProviderError;
 }
