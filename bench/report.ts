@@ -1,5 +1,6 @@
 // Turns the benchmark's raw figures into the summary, the ratio line against the targets of issue 6,
 // and docs/performance.md (generated, never typed by hand).
+import { renderVariants, type VariantResult } from './variants.js';
 import { cpus, totalmem, type as osType, release, arch } from 'node:os';
 import type { LoadResult, Target } from './load.js';
 import type { LogWriteCost } from './log-cost.js';
@@ -27,6 +28,8 @@ export interface BenchResults {
   rss: { idle: number; peak: number; after: number; settleSeconds: number };
   log: { rowsLogged: number; requestsAnswered: number; writes: LogWriteCost };
   scale: { rows: number; insertSeconds: number; bytesPerRow: number; admin: QueryTiming[]; list: QueryTiming[] };
+  /** Other paths through Gatehouse, against its /v1/completions row (absent in runs from before them). */
+  variants?: VariantResult[];
 }
 
 interface PerTarget {
@@ -180,6 +183,14 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
       `${fixed(results.rss.after / MB, 1)} MB ${results.rss.settleSeconds} s after the load ended.`,
   );
   lines.push('');
+  if (results.variants?.length) {
+    lines.push('## Other paths through Gatehouse');
+    lines.push('');
+    lines.push('Measured in their own alternating rounds against Gatehouse\'s `/v1/completions` row (the reference), same upstream double.');
+    lines.push('');
+    lines.push(...renderVariants(results.variants));
+    lines.push('');
+  }
   lines.push('## The request log');
   lines.push('');
   const writes = results.log.writes;

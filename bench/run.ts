@@ -15,6 +15,7 @@ import { DATABASE_FILE } from '../src-main/store/database.js';
 import { bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
+import { dialectVariants, measureVariants } from './variants.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -223,6 +224,10 @@ async function main(): Promise<void> {
       return result;
     });
 
+    say(`Other paths: ${plan.rounds} round(s) each, against Gatehouse's /v1/completions…`);
+    const variants = await measureVariants(dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), plan, say);
+    for (const variant of variants) gatehouseRequests += variant.sent;
+
     const peakRss = rssUnderLoad.stop();
     await sleep(plan.settleSeconds * 1000);
     const afterRss = gatehouse.rss();
@@ -263,6 +268,7 @@ async function main(): Promise<void> {
       rss: { idle: idleRss, peak: peakRss, after: afterRss, settleSeconds: plan.settleSeconds },
       log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },
       scale: { rows: plan.logRows, insertSeconds: large.insertSeconds, bytesPerRow: large.bytesPerRow, admin: adminCalls, list: listCalls },
+      variants,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;

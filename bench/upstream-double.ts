@@ -1,6 +1,7 @@
 // The provider double of the benchmark: as cheap as a node:http server can be, so that what is measured
 // is the proxy in front of it. POST …/completions answers one fixed completion, or — when the body asks
 // for a stream — STREAM_CHUNKS small SSE events (a path starting `/chunks/N/` asks for N instead).
+// …/messages and …/chat/completions answer one fixed Anthropic message and chat completion.
 // Run as its own process; prints `listening <port>` when ready.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,11 +24,43 @@ const lastEvents =
 
 const STREAM_FLAG = Buffer.from('"stream":true');
 
+// The dialect rows: an Anthropic Messages answer (passthrough) and a Chat Completions one (what a
+// translated Messages request turns into).
+const message = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content: [{ type: 'text', text: 'This is a test of the local gateway benchmark.' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 5, output_tokens: 12 },
+});
+const chatCompletion = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1700000000,
+  model: 'claude-sonnet-4-5',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'This is a test of the local gateway benchmark.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 },
+});
+const JSON_ANSWERS: [suffix: string, body: string][] = [
+  ['/messages', message],
+  ['/chat/completions', chatCompletion],
+];
+
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    const path = req.url ?? '';
+    const other = JSON_ANSWERS.find(([suffix]) => path.endsWith(suffix));
+    if (other) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(other[1]), 'x-request-id': 'req_bench' });
+      res.end(other[1]);
+      return;
+    }
     if (!body.includes(STREAM_FLAG)) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion), 'x-request-id': 'req_bench' });
       res.end(completion);
