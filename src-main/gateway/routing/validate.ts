@@ -134,11 +134,13 @@ export function validateRouteTable(routes: readonly RouteInput[], keyStatus: Key
       if (status === 'revoked') throw refuse(`${targetPath}.key`, `the virtual key '${item.key}' is revoked`);
       if (status === 'ambiguous') throw refuse(`${targetPath}.key`, `more than one active virtual key is named '${item.key}'; rename one`);
       if (item.model !== undefined) {
-        const catcher = routes.find((other) => routeCatches(other, item.model!));
+        // A target model its own route catches is a pinned version (claude-sonnet-* → claude-sonnet-4-5-…),
+        // sent as it is. One another route catches reads as a chain of routes, which never happens.
+        const catcher = routes.find((other) => other !== route && routeCatches(other, item.model!));
         if (catcher) {
           throw refuse(
             `${targetPath}.model`,
-            `'${item.model}' would be routed again by route '${catcher.name}' (a cycle): targets are sent as they are, never re-routed; name the provider's model so no route matches it`,
+            `'${item.model}' is caught by route '${catcher.name}' too (a chain or cycle of routes): targets are sent as they are, never routed again; name the provider's model so no other route matches it`,
           );
         }
       }
