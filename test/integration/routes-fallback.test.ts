@@ -76,7 +76,7 @@ describe('fallback before the first byte', () => {
   const failures: [string, (fake: OpenAIFake) => void, string][] = [
     ['429', (fake) => fake.enqueue(openAIError(429, 'Rate limit reached', 'rate_limit_error')), '429'],
     ['500', (fake) => fake.enqueue(openAIError(500, 'The server had an error', 'server_error')), '500'],
-    ['a connection reset', (fake) => fake.enqueue((_request, res) => res.socket?.destroy()), 'connection error'],
+    ['a connection reset', (fake) => fake.enqueue((_request, res) => void res.socket?.destroy()), 'connection error'],
   ];
   for (const [what, fail, reason] of failures) {
     it(`moves on after the first target's ${what}: the second serves and the client sees one clean answer`, async () => {

@@ -6,7 +6,6 @@ import { covers } from '../../../src-main/gateway/routing/match.js';
 import { withModelField } from '../../../src-main/gateway/routing/model-field.js';
 import { estimatePromptTokens } from '../../../src-main/gateway/routing/conditions.js';
 import { GatewayError } from '../../../src-main/gateway/errors.js';
-import type { RouteInput } from '../../../src-main/gateway/routing/types.js';
 
 const keys: KeyNameLookup = (name) => (name === 'old' ? 'revoked' : name === 'twin' ? 'ambiguous' : ['a', 'b'].includes(name) ? 'active' : 'unknown');
 
@@ -20,7 +19,7 @@ function refusal(file: unknown): { param: string | null; message: string } {
   throw new Error('expected a refusal');
 }
 
-const route = (extra: Partial<RouteInput> & Record<string, unknown> = {}) => ({ name: 'r', match: 'm', strategy: 'fallback', targets: [{ key: 'a' }], ...extra });
+const route = (extra: Record<string, unknown> = {}) => ({ name: 'r', match: 'm', strategy: 'fallback', targets: [{ key: 'a' }], ...extra });
 
 describe('refused on save', () => {
   it('a route an earlier glob shadows', () => {
