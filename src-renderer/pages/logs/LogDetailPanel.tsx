@@ -195,7 +195,7 @@ function DetailBody({ detail }: { detail: LogDetail }) {
         </div>
         <div>
           <dt>Attempts</dt>
-          <dd>{detail.attempts > 1 ? `${detail.attempts} (retried)` : (detail.attempts ?? 1)}</dd>
+          <dd>{detail.attempts > 1 ? `${detail.attempts} (${detail.route ? 'across targets' : 'retried'})` : (detail.attempts ?? 1)}</dd>
         </div>
         <div>
           <dt>Trace id</dt>

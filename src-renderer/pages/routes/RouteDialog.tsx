@@ -91,7 +91,7 @@ function TargetEditor({
         </Field>
         {strategy === 'balance' && (
           <Field label="Weight" error={targetError(errors, index, 'weight')} hint="Share of requests; 1 when empty.">
-            <input className="input" type="number" min={1} step={1} placeholder="1" value={target.weight} onChange={(event) => onChange({ weight: event.target.value })} />
+            <input className="input" type="number" min={0} step="any" placeholder="1" value={target.weight} onChange={(event) => onChange({ weight: event.target.value })} />
           </Field>
         )}
         <Field label="Timeout (ms)" error={targetError(errors, index, 'timeout_ms')} hint="Past it, the next target is tried. Empty: no limit of its own.">
@@ -104,7 +104,7 @@ function TargetEditor({
           <p className="muted small">This target is skipped for requests that do not meet every condition set here.</p>
           <div className="form-grid form-grid-3">
             <Field label="Prompt tokens at least" error={errors[`targets[${index}].when.min_prompt_tokens`] ?? errors[`targets[${index}].when`]} hint="For long contexts.">
-              <input className="input" type="number" min={1} step={1000} placeholder="60000" value={target.minPromptTokens} onChange={(event) => onChange({ minPromptTokens: event.target.value })} />
+              <input className="input" type="number" min={0} step={1000} placeholder="60000" value={target.minPromptTokens} onChange={(event) => onChange({ minPromptTokens: event.target.value })} />
             </Field>
             <Field label="Thinking" error={errors[`targets[${index}].when.thinking`]} hint="Reasoning requested.">
               <select className="input" value={target.thinking} onChange={(event) => onChange({ thinking: event.target.value as Tristate })}>
@@ -203,15 +203,17 @@ export function RouteDialog({ route, onClose, onSaved }: { route: Route | null; 
           <div className="field-label-row">
             <span className="field-label">Strategy</span>
           </div>
-          <SegmentedControl<RouteStrategy>
-            label="Strategy"
-            value={draft.strategy}
-            onChange={(strategy) => setDraft({ ...draft, strategy })}
-            options={[
-              { value: 'fallback', label: 'Fallback' },
-              { value: 'balance', label: 'Balance' },
-            ]}
-          />
+          <div>
+            <SegmentedControl<RouteStrategy>
+              label="Strategy"
+              value={draft.strategy}
+              onChange={(strategy) => setDraft({ ...draft, strategy })}
+              options={[
+                { value: 'fallback', label: 'Fallback' },
+                { value: 'balance', label: 'Balance' },
+              ]}
+            />
+          </div>
           {errors.strategy ? <p className="field-error">{errors.strategy}</p> : <p className="field-hint">{STRATEGY_DESCRIPTIONS[draft.strategy]}</p>}
         </div>
 

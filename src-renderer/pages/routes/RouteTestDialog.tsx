@@ -164,7 +164,7 @@ export function RouteTestDialog({ route, onClose }: { route: Route; onClose(): v
         <div className="dialog-actions">
           <span className="muted small dialog-actions-note">The Playground sends this model name with its virtual key, or with a gateway API key and no provider, as a tool would.</span>
           <button type="button" className="button button-secondary" onClick={onClose}>
-            Close
+            Done
           </button>
           <button type="button" className="button button-primary" disabled={!model.trim()} onClick={openInPlayground}>
             <Icon name="playground" />

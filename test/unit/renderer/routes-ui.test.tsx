@@ -152,7 +152,7 @@ describe('the route form', () => {
 
   it('names each field a person left wrong, by its path in the route', () => {
     const draft = draftFromRoute({ name: ' ', match: '', strategy: 'balance', targets: [{ key: '' }, { key: 'k' }] });
-    draft.targets[1].weight = '0.5';
+    draft.targets[1].weight = '0';
     draft.targets[1].minPromptTokens = '-3';
     const { errors } = routeInputFromDraft(draft);
     expect(Object.keys(errors).sort()).toEqual(['match', 'name', 'targets[0].key', 'targets[1].weight', 'targets[1].when.min_prompt_tokens'].sort());
