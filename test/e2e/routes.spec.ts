@@ -264,6 +264,12 @@ for (const theme of ['light', 'dark'] as const) {
       await page.getByRole('button', { name: 'Edit fast' }).click();
       await expect(page.getByRole('dialog', { name: 'Edit route “fast”' }).getByLabel('Weight').first()).toHaveValue('2');
       await screenshot(page, `routes-edit-${theme}`);
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      // Delete asks first, then the route is gone from the list and the server.
+      await page.getByRole('button', { name: 'Delete fast' }).click();
+      await page.getByRole('dialog', { name: 'Delete route “fast”?' }).getByRole('button', { name: 'Delete route' }).click();
+      await expect(list.locator(':scope > li')).toHaveCount(1);
+      expect(await routeNamesInOrder()).toEqual(['long']);
       expect(problems).toEqual([]);
     });
   });
