@@ -163,6 +163,34 @@ describe('fallback before the first byte', () => {
   });
 });
 
+describe('conditions through the gateway', () => {
+  it('a long prompt goes to the long-context target, a short one to the default; tools pick theirs', async () => {
+    const response = await gateway.admin('/routes', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'scenario',
+        match: 'claude-sonnet-*',
+        strategy: 'fallback',
+        targets: [
+          { key: 'primary', model: 'long-context', when: { min_prompt_tokens: 2000 } },
+          { key: 'primary', model: 'with-tools', when: { tools: true } },
+          { key: 'secondary', model: 'default' },
+        ],
+      }),
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    createdRoutes.push(((await response.json()) as { id: string }).id);
+
+    expect((await chat('claude-sonnet-4', { messages: [{ role: 'user', content: 'word '.repeat(3000) }] })).status).toBe(200);
+    expect(primary.requests.at(-1)!.json.model).toBe('long-context');
+    expect((await chat('claude-sonnet-4')).status).toBe(200);
+    expect(secondary.requests.at(-1)!.json.model).toBe('default');
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+    expect((await chat('claude-sonnet-4', { tools })).status).toBe(200);
+    expect(primary.requests.at(-1)!.json.model).toBe('with-tools');
+  });
+});
+
 describe('what a target sends', () => {
   it("rewrites only the model value in the client's bytes; other bytes go up unchanged", async () => {
     await fallbackRoute('bytes');

@@ -10,6 +10,8 @@ import { targetLabel, type RouteDefinition, type RouteStrategy, type TargetInput
 
 /** How long a target that failed is left out before it is tried again. */
 export const DEFAULT_COOLDOWN_MS = 30_000;
+/** Cool-downs held at once; past this, expired ones go, then the oldest. */
+const MAX_COOLDOWNS = 1024;
 
 export interface RouterOptions {
   /** The active virtual key of a name; undefined when there is none (revoked, renamed, deleted). */
@@ -139,7 +141,13 @@ export class Router {
 
   /** A target failed (429, 5xx, timeout, connection): it is left out for the cool-down. */
   recordFailure(target: PlannedTarget): void {
-    this.coolingUntil.set(cooldownKey(target.key, target.model), this.now() + this.cooldownMs);
+    const now = this.now();
+    // A target without a model sends whatever name was asked for: many names could pile up here.
+    if (this.coolingUntil.size >= MAX_COOLDOWNS) {
+      for (const [key, until] of this.coolingUntil) if (until <= now) this.coolingUntil.delete(key);
+      if (this.coolingUntil.size >= MAX_COOLDOWNS) this.coolingUntil.delete(this.coolingUntil.keys().next().value!);
+    }
+    this.coolingUntil.set(cooldownKey(target.key, target.model), now + this.cooldownMs);
   }
 
   /** A target served: any cool-down it had is over. */
