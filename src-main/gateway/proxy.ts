@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
-import { getProvider, secretCredentialValues } from './providers/registry.js';
+import { getProvider } from './providers/registry.js';
 import type { Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
 import type { WireFormat } from './codecs/canonical.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';

@@ -20,7 +20,7 @@ import { RequestAbort, type AbortLike } from './request-abort.js';
 import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
 import { withModelField } from './routing/model-field.js';
 import { traitsOf } from './routing/conditions.js';
-import type { CompiledRoute, PlannedTarget, Router } from './routing/router.js';
+import type { CompiledRoute, Router } from './routing/router.js';
 import type { LoggedAttempt } from '../store/request-log.js';
 
 /** What one generation request brings to any target it may be sent to. */
