@@ -26,7 +26,11 @@ export const routeRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/routes',
-    handle: ({ services }) => ({ status: 200, body: { items: services.routes.list() } }),
+    handle: ({ services }) => {
+      // Each route's last served target is read from the log: rows still queued count too.
+      services.requestLog.flush();
+      return { status: 200, body: { items: services.routes.list() } };
+    },
   },
   {
     method: 'POST',
