@@ -7,10 +7,12 @@ import OpenAI from 'openai';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { FAKE_MODELS, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
 
 let gateway: TestGateway;
 let openai: OpenAIFake;
 let anthropic: AnthropicFake;
+let gemini: GeminiFake;
 let localKey: string;
 
 async function createKey(body: Record<string, unknown>): Promise<string> {
@@ -20,20 +22,22 @@ async function createKey(body: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  [gateway, openai, anthropic] = await Promise.all([startGateway(), startOpenAIFake(), startAnthropicFake()]);
+  [gateway, openai, anthropic, gemini] = await Promise.all([startGateway(), startOpenAIFake(), startAnthropicFake(), startGeminiFake()]);
+  await createKey({ name: 'gemini', provider: 'google', secret: 'AIza-routes-0123456789', customHost: gemini.baseUrl });
   localKey = await createKey({ name: 'local-box', provider: 'openai', secret: 'sk-local-0123456789abcdef', customHost: openai.baseUrl, defaultModel: 'qwen3-coder:30b', modelMap: { 'gpt-4o': 'llama3.1:8b' } });
   await createKey({ name: 'anthropic-main', provider: 'anthropic', secret: 'sk-ant-routes-0123456789', customHost: anthropic.baseUrl });
   const file = {
     routes: [
       { name: 'background', match: 'claude-haiku-*', strategy: 'fallback', targets: [{ key: 'local-box', model: 'qwen3-coder:30b' }, { key: 'anthropic-main' }] },
       { name: 'sonnet', match: 'claude-sonnet-*', strategy: 'fallback', targets: [{ key: 'anthropic-main', model: 'claude-sonnet-4-5-20250929' }] },
+      { name: 'pro', match: 'pro', strategy: 'fallback', targets: [{ key: 'gemini', model: 'gemini-2.5-pro' }] },
     ],
   };
   const response = await gateway.admin('/routes', { method: 'PUT', body: JSON.stringify(file) });
   expect(response.status, await response.clone().text()).toBe(200);
 });
 afterAll(async () => {
-  await Promise.all([gateway.close(), openai.close(), anthropic.close()]);
+  await Promise.all([gateway.close(), openai.close(), anthropic.close(), gemini.close()]);
 });
 
 describe('routes on every path', () => {
@@ -74,6 +78,13 @@ describe('routes on every path', () => {
     expect(anthropic.requests.at(-1)!.body.toString('utf8')).toBe(raw.replace('claude-sonnet-4', 'claude-sonnet-4-5-20250929'));
   });
 
+  it('a target whose provider names the model in its URL (Gemini) gets the target model there', async () => {
+    const client = new OpenAI({ baseURL: `${gateway.baseUrl}/v1`, apiKey: gateway.apiKey });
+    const completion = await client.chat.completions.create({ model: 'pro', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.choices[0].message.content).toBeTruthy();
+    expect(gemini.requests.at(-1)!.url).toContain('/models/gemini-2.5-pro:generateContent');
+  });
+
   it('a route name is a model name too', async () => {
     const client = new Anthropic({ baseURL: gateway.baseUrl, apiKey: gateway.apiKey });
     await client.messages.create({ model: 'sonnet', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
@@ -90,6 +101,7 @@ describe('GET /v1/models', () => {
       data: [
         { id: 'background', object: 'model', created: 0, owned_by: 'gatehouse-route' },
         { id: 'sonnet', object: 'model', created: 0, owned_by: 'gatehouse-route' },
+        { id: 'pro', object: 'model', created: 0, owned_by: 'gatehouse-route' },
       ],
     });
   });
@@ -100,6 +112,7 @@ describe('GET /v1/models', () => {
     expect(body.data.map((model) => [model.type, model.id])).toEqual([
       ['model', 'background'],
       ['model', 'sonnet'],
+      ['model', 'pro'],
     ]);
   });
 
@@ -107,7 +120,7 @@ describe('GET /v1/models', () => {
     const client = new OpenAI({ baseURL: `${gateway.baseUrl}/v1`, apiKey: localKey });
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(`${model.id}:${model.owned_by}`);
-    expect(ids).toEqual([...FAKE_MODELS.data.map((model) => `${model.id}:system`), 'background:gatehouse-route', 'sonnet:gatehouse-route']);
+    expect(ids).toEqual([...FAKE_MODELS.data.map((model) => `${model.id}:system`), 'background:gatehouse-route', 'sonnet:gatehouse-route', 'pro:gatehouse-route']);
   });
 });
 
