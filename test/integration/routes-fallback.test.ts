@@ -116,6 +116,20 @@ describe('fallback before the first byte', () => {
     expect(row.attemptLog[0].durationMs).toBeGreaterThanOrEqual(250);
   });
 
+  it('a last target past its timeout_ms: 504 naming the route and the target', async () => {
+    const response = await gateway.admin('/routes', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'slow-only', match: 'slow-only', strategy: 'fallback', targets: [{ key: 'primary', timeout_ms: 200 }] }),
+    });
+    createdRoutes.push(((await response.json()) as { id: string }).id);
+    primary.enqueue(() => new Promise<void>(() => undefined));
+    const answer = await chat('slow-only');
+    const body = (await answer.json()) as { error: { message: string; code: string } };
+    expect(answer.status).toBe(504);
+    expect(body.error.code).toBe('timeout');
+    expect(body.error.message).toContain("Route 'slow-only': primary → slow-only did not answer within its timeout_ms (200 ms)");
+  });
+
   it('relays the last target’s own error when every target fails', async () => {
     await fallbackRoute('fb-all');
     primary.enqueue(openAIError(503, 'Primary is down', 'server_error'));
