@@ -4,10 +4,13 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 export interface Target {
-  name: 'direct' | 'bare proxy' | 'Gatehouse';
+  /** The three proxying targets, and the two of the routes phase (Gatehouse with a virtual key, and through a route). */
+  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route';
   /** URL of a completion; `chunks` asks the upstream double for a stream of that many events. */
   url(chunks?: number): string;
   headers(chunks?: number): Record<string, string>;
+  /** The completion body sent; COMPLETION_BODY when absent. */
+  body?: string;
 }
 
 export const COMPLETION_BODY = JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say this is a test', max_tokens: 16, temperature: 0 });
@@ -34,7 +37,7 @@ export async function loadWithAutocannon(target: Target, connections: number, du
     duration: durationSeconds,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...target.headers() },
-    body: COMPLETION_BODY,
+    body: target.body ?? COMPLETION_BODY,
   });
   const completed = result.requests.total;
   return {

@@ -6,7 +6,7 @@ import type { LoadResult, Target } from './load.js';
 import type { LogWriteCost } from './log-cost.js';
 import { median } from './load.js';
 
-type TargetName = Target['name'];
+type TargetName = Exclude<Target['name'], 'virtual key' | 'route'>;
 const TARGET_NAMES: TargetName[] = ['direct', 'bare proxy', 'Gatehouse'];
 const MB = 1024 * 1024;
 
@@ -30,6 +30,12 @@ export interface BenchResults {
   scale: { rows: number; insertSeconds: number; bytesPerRow: number; admin: QueryTiming[]; list: QueryTiming[] };
   /** Other paths through Gatehouse, against its /v1/completions row (absent in runs from before them). */
   variants?: VariantResult[];
+  /**
+   * Routes: Gatehouse called with a virtual key (no route matches) against the same upstream through a
+   * two-target fallback route whose first target is healthy (a gateway key and the route's name). Absent in
+   * runs saved before routes existed.
+   */
+  routes?: { virtualKey: LoadResult[]; route: LoadResult[] };
 }
 
 interface PerTarget {
@@ -56,6 +62,8 @@ export interface Summary {
   worstFilteredLabel: string;
   checks: { label: string; value: string; target: string; met: boolean }[];
   ratioLine: string;
+  /** Requests/s through the route over requests/s with the virtual key; undefined without a routes phase. */
+  routeRatio?: number;
 }
 
 /**
@@ -102,6 +110,11 @@ export function summarize(results: BenchResults): Summary {
     { label: `${results.scale.rows.toLocaleString('en')}-row log: newest 50 (admin API)`, value: `${newest.medianMs.toFixed(1)} ms`, target: '≤ 20 ms', met: newest.medianMs <= 20 },
     { label: `${results.scale.rows.toLocaleString('en')}-row log: worst filtered page (${worst.label})`, value: `${worst.medianMs.toFixed(1)} ms`, target: '≤ 50 ms', met: worst.medianMs <= 50 },
   ];
+  let routeRatio: number | undefined;
+  if (results.routes) {
+    routeRatio = median(results.routes.route.map((r) => r.requestsPerSecond)) / median(results.routes.virtualKey.map((r) => r.requestsPerSecond));
+    checks.push({ label: 'throughput via a two-target fallback route vs the virtual key (32 connections)', value: `${routeRatio.toFixed(3)}×`, target: '≥ 0.95×', met: routeRatio >= 0.95 });
+  }
   const ratioLine =
     'RATIOS vs targets: ' +
     checks.map((check) => `${check.label.replace(/ \(.*\)$/, '')} ${check.value} (${check.target}) ${check.met ? 'ok' : 'MISSED'}`).join(' | ');
@@ -118,6 +131,7 @@ export function summarize(results: BenchResults): Summary {
     worstFilteredLabel: worst.label,
     checks,
     ratioLine,
+    routeRatio,
   };
 }
 
@@ -154,7 +168,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   lines.push(`| measure | ${before ? 'before (bench/baseline.json) | ' : ''}now | target | met |`);
   lines.push(`|---|${before ? '---|' : ''}---|---|---|`);
   summary.checks.forEach((check, index) => {
-    lines.push(`| ${check.label} | ${before ? `${before.checks[index].value} | ` : ''}${check.value} | ${check.target} | ${check.met ? 'yes' : '**no**'} |`);
+    lines.push(`| ${check.label} | ${before ? `${before.checks[index]?.value ?? '–'} | ` : ''}${check.value} | ${check.target} | ${check.met ? 'yes' : '**no**'} |`);
   });
   const cpu = (of: Summary) => `${fixed(of.perTarget.Gatehouse.cpuUsPerRequest, 0)} µs (bare proxy ${fixed(of.perTarget['bare proxy'].cpuUsPerRequest, 0)} µs)`;
   lines.push(`| Gatehouse CPU per request, 32 connections (for reference) | ${before ? `${cpu(before)} | ` : ''}${cpu(summary)} | – | – |`);
@@ -189,6 +203,31 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
     lines.push('Measured in their own alternating rounds against Gatehouse\'s `/v1/completions` row (the reference), same upstream double.');
     lines.push('');
     lines.push(...renderVariants(results.variants));
+    lines.push('');
+  }
+  if (results.routes) {
+    const routes = results.routes;
+    const figures = (runs: LoadResult[]) => ({
+      rps: median(runs.map((r) => r.requestsPerSecond)),
+      p50: median(runs.map((r) => r.p50Ms)),
+      p99: median(runs.map((r) => r.p99Ms)),
+      cpu: median(runs.map((r) => r.proxyCpuUsPerRequest ?? NaN)),
+    });
+    const key = figures(routes.virtualKey);
+    const route = figures(routes.route);
+    lines.push('## Routes');
+    lines.push('');
+    lines.push(
+      'Gatehouse with a virtual key (one route exists, and this model matches none) against the same calls made with a gateway key and a model name ' +
+        'that a two-target `fallback` route sends to its first target (healthy), with another model name written into the body. Alternating rounds at 32 connections.',
+    );
+    lines.push('');
+    lines.push('| | virtual key | route |');
+    lines.push('|---|---|---|');
+    lines.push(`| requests/s | ${fixed(key.rps, 0)} | ${fixed(route.rps, 0)} |`);
+    lines.push(`| p50 / p99 latency (ms) | ${key.p50} / ${key.p99} | ${route.p50} / ${route.p99} |`);
+    lines.push(`| Gatehouse CPU per request (µs) | ${fixed(key.cpu, 0)} | ${fixed(route.cpu, 0)} |`);
+    lines.push(`| throughput ratio (route / virtual key) | – | ${fixed(summary.routeRatio ?? NaN, 3)}× |`);
     lines.push('');
   }
   lines.push('## The request log');

@@ -63,9 +63,44 @@ function gatehouseHeaders(upstreamPort: number, chunks?: number): Record<string,
 }
 
 async function checkAnswers(target: Target): Promise<void> {
-  const response = await fetch(target.url(), { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers() }, body: COMPLETION_BODY });
+  const response = await fetch(target.url(), { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers() }, body: target.body ?? COMPLETION_BODY });
   const text = await response.text();
   if (response.status !== 200 || !text.includes('cmpl-bench')) throw new Error(`${target.name} does not answer as expected: ${response.status} ${text}`);
+}
+
+/** Name of the route the routes phase calls (a model name no provider has). */
+const BENCH_ROUTE = 'bench-route';
+
+async function adminCall(port: number, method: string, path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`http://127.0.0.1:${port}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`admin ${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/**
+ * Two virtual keys for the upstream double, and a fallback route over them: the first target (healthy)
+ * sends the upstream's model name in place of the route's. Returns the two targets of the routes phase.
+ */
+async function setUpRoutes(gatehousePort: number, upstreamPort: number): Promise<Target[]> {
+  const customHost = `http://127.0.0.1:${upstreamPort}/v1`;
+  const primary = (await adminCall(gatehousePort, 'POST', '/virtual-keys', { name: 'bench-primary', provider: 'openai', secret: PROVIDER_TOKEN, customHost })) as { key: string };
+  await adminCall(gatehousePort, 'POST', '/virtual-keys', { name: 'bench-spare', provider: 'openai', secret: PROVIDER_TOKEN, customHost });
+  await adminCall(gatehousePort, 'POST', '/routes', {
+    name: BENCH_ROUTE,
+    match: BENCH_ROUTE,
+    strategy: 'fallback',
+    targets: [{ key: 'bench-primary', model: 'gpt-3.5-turbo-instruct' }, { key: 'bench-spare', model: 'gpt-3.5-turbo-instruct' }],
+  });
+  const url = () => `http://127.0.0.1:${gatehousePort}/v1/completions`;
+  return [
+    { name: 'virtual key', url, headers: () => ({ authorization: `Bearer ${primary.key}` }) },
+    { name: 'route', url, headers: () => ({ authorization: `Bearer ${GATEWAY_KEY}` }), body: COMPLETION_BODY.replace('gpt-3.5-turbo-instruct', BENCH_ROUTE) },
+  ];
 }
 
 /** Each round visits every target, in a rotated order so none always runs first or last. */
@@ -190,7 +225,7 @@ async function main(): Promise<void> {
     }
 
     say(`Throughput: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
-    const proxyProcess = { direct: undefined, 'bare proxy': bare, Gatehouse: gatehouse };
+    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = { 'bare proxy': bare, Gatehouse: gatehouse };
     const throughput = await inRounds(targets, plan.rounds, async (target) => {
       const proxy = proxyProcess[target.name];
       const cpuBefore = proxy?.cpuMs() ?? 0;
@@ -233,6 +268,24 @@ async function main(): Promise<void> {
     const afterRss = gatehouse.rss();
     say(`Gatehouse RSS: idle ${(idleRss / MB).toFixed(1)} MB, peak under load ${(peakRss / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(afterRss / MB).toFixed(1)} MB`);
 
+    say(`Routes: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections, virtual key vs a two-target fallback route…`);
+    const routeTargets = await setUpRoutes(gatehouse.port, upstream.port);
+    for (const target of routeTargets) {
+      await checkAnswers(target);
+      await loadWithAutocannon(target, 32, plan.warmSeconds);
+    }
+    const routeRounds = await inRounds(routeTargets, plan.rounds, async (target) => {
+      const cpuBefore = gatehouse.cpuMs();
+      const result = await loadWithAutocannon(target, 32, plan.loadSeconds);
+      result.proxyCpuUsPerRequest = ((gatehouse.cpuMs() - cpuBefore) * 1000) / result.completed;
+      gatehouseRequests += result.completed;
+      say(`  ${target.name.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      return result;
+    });
+    const routes = { virtualKey: routeRounds.get('virtual key')!, route: routeRounds.get('route')! };
+    const routeRatio = median(routes.route.map((r) => r.requestsPerSecond)) / median(routes.virtualKey.map((r) => r.requestsPerSecond));
+    say(`  route / virtual key throughput: ${routeRatio.toFixed(3)}×`);
+
     await gatehouse.stop();
     servers.splice(servers.indexOf(gatehouse), 1);
     const loggedRows = countLogRows(gatehouseDataDir);
@@ -269,6 +322,7 @@ async function main(): Promise<void> {
       log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },
       scale: { rows: plan.logRows, insertSeconds: large.insertSeconds, bytesPerRow: large.bytesPerRow, admin: adminCalls, list: listCalls },
       variants,
+      routes,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;

@@ -3,6 +3,8 @@ import type { RequestLog } from './store/request-log.js';
 import type { SettingsStore } from './store/settings.js';
 import type { KeyStore } from './store/keys.js';
 import type { KeyProtector } from './store/key-protection.js';
+import type { RouteRepository } from './store/routes.js';
+import type { Router } from './gateway/routing/router.js';
 
 export interface AppServices {
   version: string;
@@ -13,6 +15,9 @@ export interface AppServices {
   requestLog: RequestLog;
   settings: SettingsStore;
   keys: KeyStore;
+  routes: RouteRepository;
+  /** The running gateway's route table (explain asks it what it would do). */
+  router: Router;
   keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;

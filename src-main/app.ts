@@ -16,6 +16,9 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
+import { routeRoutes } from './admin/route-routes.js';
+import { RouteStore } from './store/routes.js';
+import { Router } from './gateway/routing/router.js';
 import type { AppServices } from './app-services.js';
 
 export interface StartOptions {
@@ -110,6 +113,12 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     closers.unshift(() => keys.close());
     // keys.close() stops the watching too.
     keys.watchForExternalChanges();
+    const keyDirectory = chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY));
+    // The route table lives in memory; changes from the admin API reach it at once, the CLI's within a second.
+    const routes = new RouteStore(db);
+    const router = new Router({ keyByName: (name) => keys.virtualKeyByName(name) });
+    router.setRoutes(routes.definitions());
+    closers.unshift(routes.watch((table) => router.setRoutes(table)));
     // Rows are written on a worker thread, so the SQLite work never comes out of a request's time.
     const writer = new ThreadLogWriter(db, { file: db.name, nativeBinding: options.sqliteNativeBinding });
     const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
@@ -125,6 +134,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       requestLog,
       settings,
       keys,
+      routes,
+      router,
       keyProtection: protector,
       shutdown: shutdown.signal,
     };
@@ -136,10 +147,11 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         void handled.finally(() => inFlight.delete(handled));
       },
       clientTimeouts: options.clientTimeouts,
-      keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
+      keys: keyDirectory,
+      router,
       log: (entry) => requestLog.append(entry),
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes], services),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 

@@ -1,12 +1,14 @@
-// `gatehouse serve` and `gatehouse keys ...` (CONTRACT §1).
+// `gatehouse serve`, `gatehouse keys ...` and `gatehouse routes ...` (CONTRACT §1).
 import { parseArgs } from 'node:util';
 import { startGatehouse, type RunningGatehouse } from './app.js';
 import { runKeysCommand } from './cli-keys.js';
+import { runRoutesCommand } from './cli-routes.js';
 
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
   gatehouse keys list | keys revoke ID
+  gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
 
 async function serve(args: string[]): Promise<number> {
@@ -65,6 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'keys' || command === 'gateway-keys') {
       return await runKeysCommand(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
+    if (command === 'routes') return await runRoutesCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;

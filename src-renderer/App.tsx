@@ -6,6 +6,7 @@ import { ConnectPage } from './pages/ConnectPage';
 import { KeysPage } from './pages/KeysPage';
 import { LogsPage } from './pages/LogsPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
+import { RoutesPage } from './pages/RoutesPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { useRouteStore, type PageName } from './stores/route-store';
@@ -15,6 +16,7 @@ const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'playground', label: 'Playground', icon: 'playground' },
   { page: 'logs', label: 'Logs', icon: 'logs' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
+  { page: 'routes', label: 'Routes', icon: 'route' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
 ];
@@ -49,6 +51,8 @@ function CurrentPage({ page }: { page: PageName }) {
       return <LogsPage />;
     case 'keys':
       return <KeysPage />;
+    case 'routes':
+      return <RoutesPage />;
     case 'connect':
       return <ConnectPage />;
     case 'settings':

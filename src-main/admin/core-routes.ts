@@ -18,6 +18,7 @@ function parseLogQuery(query: URLSearchParams): LogQuery {
     before: query.get('before') ?? undefined,
     provider: query.get('provider') || undefined,
     model: query.get('model') || undefined,
+    route: query.get('route') || undefined,
     dialect,
     status: status === null || status === '' ? undefined : status === 'error' ? 'error' : Number(status),
     q: query.get('q') || undefined,

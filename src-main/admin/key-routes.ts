@@ -9,6 +9,10 @@ const name = z.string().trim().min(1).max(100);
 /** Credential fields by field name (`azure.resourceName`), spec parameter (`cloud_a_resource_name`) or camelCase. */
 const cloudFields = z.record(z.string(), z.string());
 const customHost = z.string().nullable();
+/** A model name sent when a request names none (null clears it). */
+const defaultModel = z.string().max(256).nullable();
+/** Requested model name → the provider's name for it. */
+const modelMap = z.record(z.string(), z.string());
 
 const createVirtualKeyBody = z.object({
   name,
@@ -16,6 +20,8 @@ const createVirtualKeyBody = z.object({
   secret: z.string().optional(),
   customHost: customHost.optional(),
   cloud: cloudFields.optional(),
+  defaultModel: defaultModel.optional(),
+  modelMap: modelMap.optional(),
 });
 
 const updateVirtualKeyBody = z.object({
@@ -25,6 +31,8 @@ const updateVirtualKeyBody = z.object({
   cloud: cloudFields.optional(),
   /** Issues a new `gh-vk-` key for the same credentials; the answer carries it once. */
   regenerateKey: z.boolean().optional(),
+  defaultModel: defaultModel.optional(),
+  modelMap: modelMap.optional(),
 });
 
 const createGatewayKeyBody = z.object({ name });
@@ -70,6 +78,8 @@ export const keyRoutes: AdminRoute[] = [
         secret: input.secret,
         customHost: input.customHost,
         fields: input.cloud,
+        defaultModel: input.defaultModel,
+        modelMap: input.modelMap,
       });
       return { status: 201, body: created };
     },
@@ -95,6 +105,8 @@ export const keyRoutes: AdminRoute[] = [
         customHost: change.customHost,
         fields: change.cloud,
         regenerateKey: change.regenerateKey,
+        defaultModel: change.defaultModel,
+        modelMap: change.modelMap,
       });
       return { status: 200, body: updated };
     },

@@ -12,7 +12,13 @@ export type Caller =
   | {
       kind: 'virtual-key';
       keyId: string;
+      /** The key's name: what route targets call it by. */
+      name?: string;
       provider: string;
+      /** Sent as the model when a request names none. */
+      defaultModel?: string;
+      /** Requested model name → the name sent to the provider. */
+      modelMap?: Readonly<Record<string, string>>;
       /** The host the key is bound to, normalised; undefined means the provider's own default. */
       customHost?: string;
       /** Decrypts the stored secret for this one request. */
@@ -23,6 +29,8 @@ export type Caller =
 export interface KeyDirectory {
   /** `keyHash` is `hashKey(presentedKey)` when the caller has it already (a chain hashes once for all). */
   resolve(presentedKey: string, keyHash?: Buffer): Caller | undefined;
+  /** The active virtual key of a name (route targets name their key); absent where no key store is. */
+  virtualKeyByName?(name: string): Caller | undefined;
 }
 
 export interface RouteTarget {
@@ -54,6 +62,13 @@ export function chainKeyDirectories(...directories: KeyDirectory[]): KeyDirector
     resolve(presentedKey, keyHash = hashKey(presentedKey)) {
       for (const directory of directories) {
         const caller = directory.resolve(presentedKey, keyHash);
+        if (caller) return caller;
+      }
+      return undefined;
+    },
+    virtualKeyByName(name) {
+      for (const directory of directories) {
+        const caller = directory.virtualKeyByName?.(name);
         if (caller) return caller;
       }
       return undefined;

@@ -6,27 +6,26 @@ import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
-import type { CompletionRequest } from './validate.js';
-import { getProvider, secretCredentialValues } from './providers/registry.js';
+import { getProvider } from './providers/registry.js';
 import type { Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
 import type { WireFormat } from './codecs/canonical.js';
-import { dialectCodec, providerCodec } from './codecs/registry.js';
-import { refusesStatefulFields } from './codecs/openai-responses.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
-import { sendTokenEstimate } from './token-estimate.js';
-import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
-import { checkContextWindow } from './context-window.js';
+import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from './upstream.js';
 import { redactHeaders, redactSecrets } from './redact.js';
 import { RequestAbort } from './request-abort.js';
-import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
+import { relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
-import type { LogEntryInput } from '../store/request-log.js';
+import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
+import type { Router } from './routing/router.js';
+import { callSecrets, mappedModel, prepareGeneration, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
   log: (entry: LogEntryInput) => void;
   maxBodyBytes: number;
+  /** The route table of the running gateway; absent or empty: every call goes where its key says. */
+  router?: Router;
 }
 
 /** The abort reason once a request is over: frees any provider call still open. */
@@ -102,6 +101,10 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError(500, 'api_error', 'Internal gateway error');
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function parseJsonBody(raw: Buffer, text: string): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
   if (exceedsJsonDepth(raw)) throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
@@ -112,21 +115,18 @@ function parseJsonBody(raw: Buffer, text: string): unknown {
   }
 }
 
-/** A response the provider stored (OpenAI's `GET`/`DELETE /v1/responses/{id}[/input_items]`). */
-export interface StoredResponseRoute {
-  storedResponse: { method: 'GET' | 'DELETE'; path: string; search: string };
-}
-
-/**
- * What a proxied request asks for: a generation (or token count) in one dialect, the provider's model
- * list, or a response the provider stored.
- */
+/** What a proxied request asks for: a generation (or token count) in one dialect, or the provider's model list. */
 export type ProxyRoute = GenerationRoute | 'models' | StoredResponseRoute;
 
 /** A generation (or token count) in one dialect. */
 export interface GenerationRoute {
   ingress: Ingress;
   operation: Operation;
+}
+
+/** A response the provider stored (OpenAI's `GET`/`DELETE /v1/responses/{id}[/input_items]`). */
+export interface StoredResponseRoute {
+  storedResponse: { method: 'GET' | 'DELETE'; path: string; search: string };
 }
 
 /** A body in UTF-8: anything else cannot be JSON, and would be read with replacement characters. */
@@ -164,9 +164,13 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let bodyText: string | undefined;
   let credentials: ProviderCredentials | undefined;
   let dropped: string[] = [];
-  const attemptLog: AttemptRecord[] = [];
+  const attemptLog: LoggedAttempt[] = [];
   let outcome: RelayOutcome | undefined;
   let failure: GatewayError | undefined;
+  /** The model as the client's bytes name it (a default model may stand in for none). */
+  let rawModel: unknown;
+  let routeName: string | null = null;
+  let routeTarget: string | null = null;
   let failureBody: object | undefined;
 
   try {
@@ -178,30 +182,20 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       rawBody = await readBody(req, deps.maxBodyBytes);
       checkContentType(req);
       bodyText = decodeBodyText(rawBody);
-      routed = route.ingress.readRequest(parseJsonBody(rawBody, bodyText));
-    }
-    const target = await resolveTarget(headers, caller);
-    providerSlug = target.provider;
-    credentials = target.credentials;
-    const adapter = getProvider(target.provider);
-    timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
-    const secrets = secretValues(target.credentials, headers);
-    const retries = headers.retryCount;
-    const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
-      sendUpstream(await adapter.buildRequest(call), adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
-
-    if (route === 'models') {
-      if (!adapter.modelListing) {
-        throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);
+      let json = parseJsonBody(rawBody, bodyText);
+      rawModel = typeof json === 'object' && json !== null ? (json as { model?: unknown }).model : undefined;
+      if (caller.kind === 'virtual-key' && caller.defaultModel && isObject(json) && (json.model === undefined || json.model === null || json.model === '')) {
+        // The key's default model stands in for a body that names none.
+        json = { ...json, model: caller.defaultModel };
       }
-      const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
-        signal: abort,
-        retries,
-        onAttempt: (attempt) => attemptLog.push(attempt),
-      });
-      const shape = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
-      outcome = await relayModelList(res, upstream, adapter.modelListing, shape, { adapter, stream: false, started, signal: abort, secrets, ingress: undefined });
-    } else if ('storedResponse' in route) {
+      routed = route.ingress.readRequest(json);
+    }
+    if (route !== 'models' && 'storedResponse' in route) {
+      const target = await resolveTarget(headers, caller);
+      providerSlug = target.provider;
+      credentials = target.credentials;
+      const adapter = getProvider(target.provider);
+      timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
       const { method, path: responsePath, search } = route.storedResponse;
       if (!adapter.storedResponses) {
         throw invalidRequest(
@@ -211,45 +205,64 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       }
       const upstream = await sendUpstream(adapter.storedResponses.request(method, responsePath, search, target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
         signal: abort,
-        retries,
+        retries: headers.retryCount,
         onAttempt: (attempt) => attemptLog.push(attempt),
       });
       // A background response can be read back as a stream (`?stream=true`): relayed as it comes.
+      const secrets = secretValues(target.credentials, headers);
       outcome = await relayPassthrough(res, upstream, { adapter, stream: new URLSearchParams(search).get('stream') === 'true', started, signal: abort, secrets, ingress });
+    } else if (route === 'models') {
+      const routeNames = deps.router && !deps.router.isEmpty ? deps.router.names() : undefined;
+      const shape = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+      if (routeNames && caller.kind === 'gateway-key' && !headers.provider) {
+        // A gateway key alone names no provider to ask: the routes are the models it can reach.
+        outcome = sendRouteModelList(res, routeNames, shape, started);
+      } else {
+        const target = await resolveTarget(headers, caller);
+        providerSlug = target.provider;
+        credentials = target.credentials;
+        const adapter = getProvider(target.provider);
+        timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+        if (!adapter.modelListing) {
+          throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);
+        }
+        const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
+          signal: abort,
+          retries: headers.retryCount,
+          onAttempt: (attempt) => attemptLog.push(attempt),
+        });
+        const secrets = secretValues(target.credentials, headers);
+        outcome = await relayModelList(res, upstream, adapter.modelListing, shape, { adapter, stream: false, started, signal: abort, secrets, ingress: undefined }, routeNames);
+      }
     } else {
       const request = routed!;
-      const { ingress: entry, operation } = route;
-      const dialect = entry.dialect;
-      if (dialect === 'openai-completions') await checkContextWindow(target.provider, request.body as CompletionRequest);
-      const formats = adapter.formats(request.model);
-      providerFormat = formats.includes(dialect) ? dialect : formats[0];
-      const relayOptions = { adapter, stream: request.stream, started, signal: abort, secrets, ingress: entry };
-      const base = { format: providerFormat, operation, model: request.model, stream: request.stream, credentials: target.credentials, customHost: target.customHost, forwardHeaders: headers.forwardHeaders };
-
-      if (operation === 'count_tokens' && !(providerFormat === dialect && adapter.modelInBody)) {
-        // Only a provider that takes the Messages body as it is can count it; for the others, an estimate.
-        outcome = await sendTokenEstimate(res, dialectCodec(dialect).decodeRequest(request.body), started);
-      } else if (providerFormat === dialect && adapter.modelInBody) {
-        // The client speaks the provider's format: its bytes go up unchanged, the answer comes back unchanged.
-        const call: ProviderCall = { ...base, body: rawBody! };
-        outcome = await relayPassthrough(res, await send(call), relayOptions, call);
+      timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
+      // A gateway key that names its provider calls it directly; otherwise a matching route decides.
+      const matched = deps.router && !deps.router.isEmpty && !(caller.kind === 'gateway-key' && headers.provider) ? deps.router.match(request.model) : undefined;
+      const generation: Generation = { res, ingress: route.ingress, operation: route.operation, request, rawBody: rawBody!, rawModel, bodyText: bodyText!, headers, started };
+      if (!matched) {
+        const target = await resolveTarget(headers, caller);
+        providerSlug = target.provider;
+        credentials = target.credentials;
+        const adapter = getProvider(target.provider);
+        const secrets = secretValues(target.credentials, headers);
+        const retries = headers.retryCount;
+        const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
+          sendUpstream(await adapter.buildRequest(call), adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
+        const prepared = await prepareGeneration(generation, target, mappedModel(caller, request.model), { signal: abort, secrets }, send);
+        providerFormat = prepared.providerFormat;
+        dropped = prepared.dropped;
+        outcome = await prepared.relay(null);
       } else {
-        if (dialect === 'openai-responses' && providerFormat !== dialect) {
-          const stateful = refusesStatefulFields(request.body);
-          if (stateful) throw stateful;
-        }
-        const canonical = dialectCodec(dialect).decodeRequest(request.body);
-        const codec = providerCodec(providerFormat);
-        // Formats without `n` get n calls of one choice each, merged back into one answer.
-        const copies = !adapter.supportsN && (canonical.n ?? 1) > 1 ? canonical.n! : 1;
-        const single = copies > 1 ? { ...canonical, n: 1 } : canonical;
-        const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
-        dropped = encoded.dropped;
-        const call: ProviderCall = { ...base, body: JSON.stringify(encoded.body) };
-        outcome =
-          providerFormat === dialect
-            ? await relayPassthrough(res, await send(call), relayOptions, call)
-            : await relayTranslated(res, Array.from({ length: copies }, () => call), send, { ...relayOptions, request: single, providerCodec: codec, dialectCodec: dialectCodec(dialect) });
+        routeName = matched.name;
+        const served = await serveRoute(deps.router!, matched, generation, abort, attemptLog, (attempt) => {
+          routeTarget = attempt.label;
+          providerSlug = attempt.provider;
+          credentials = attempt.credentials;
+          providerFormat = attempt.providerFormat;
+          dropped = attempt.dropped;
+        });
+        outcome = served;
       }
     }
   } catch (error) {
@@ -283,7 +296,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     ttfbMs: outcome?.ttfbMs ?? null,
     stream: routed?.stream === true,
     error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretsToRedact) : null),
-    attempts: Math.max(attemptLog.length, 1),
+    // A target skipped without a call (cooling down) is in the attempt log but was no attempt.
+    attempts: Math.max(attemptLog.filter((attempt) => attempt.status !== null || attempt.error !== null).length, 1),
     attemptLog,
     requestHeaders: redactHeaders(req.headers, headers?.sensitiveHeaderNames ?? new Set()),
     // Both bodies are redacted (a provider may echo the caller's key in an answer too) when the row is
@@ -294,6 +308,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     dialect: ingress?.dialect ?? null,
     providerFormat,
     dropped,
+    route: routeName,
+    routeTarget,
     ...(usage
       ? {
           promptTokens: usage.inputTokens,
@@ -307,8 +323,4 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
 }
 
 /** The values that must never appear in what we relay or record. */
-function secretValues(credentials: ProviderCredentials | undefined, headers: GatewayHeaders | undefined): string[] {
-  const values: (string | undefined)[] = [...secretCredentialValues(credentials), headers?.apiKey, headers?.bearer];
-  if (headers) for (const name of headers.sensitiveHeaderNames) values.push(headers.forwardHeaders[name]);
-  return values.filter((value): value is string => typeof value === 'string');
-}
+const secretValues = callSecrets;

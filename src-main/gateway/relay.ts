@@ -417,11 +417,22 @@ function summedUsage(dialectCodec: DialectCodec, request: CanonicalRequest, temp
 }
 
 /** `GET /v1/models`: OpenAI-format lists pass through; other providers' lists are mapped to OpenAI's shape. */
-export async function relayModelList(res: ServerResponse, upstream: UpstreamResponse, listing: ModelListing, shape: 'openai' | 'anthropic', options: RelayOptions): Promise<RelayOutcome> {
-  if (!listing.map && shape === 'openai') return relayPassthrough(res, upstream, options);
+export async function relayModelList(
+  res: ServerResponse,
+  upstream: UpstreamResponse,
+  listing: ModelListing,
+  shape: 'openai' | 'anthropic',
+  options: RelayOptions,
+  /** Route names, listed beside the provider's models (owned by "gatehouse-route"). */
+  routeNames?: readonly string[],
+): Promise<RelayOutcome> {
+  if (!listing.map && shape === 'openai' && !routeNames?.length) return relayPassthrough(res, upstream, options);
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const json = await readHeldJson(upstream, options, 'answered its model list');
-  const list: ModelList = listing.map ? listing.map(json) : (json as ModelList);
+  const mapped: ModelList = listing.map ? listing.map(json) : (json as ModelList);
+  const list: ModelList = routeNames?.length
+    ? { ...mapped, data: [...(Array.isArray(mapped.data) ? mapped.data : []), ...routeNames.map((name) => ({ id: name, object: 'model' as const, created: 0, owned_by: 'gatehouse-route' }))] }
+    : mapped;
   const text = JSON.stringify(shape === 'anthropic' ? anthropicModelList(list) : list);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
   res.end(text);

@@ -77,6 +77,10 @@ export interface VirtualKeySummary {
   revokedAt: string | null;
   /** The newest request logged with this key; null if none (or the log was pruned). */
   lastUsedAt: string | null;
+  /** The model sent when a request names none; null for none. */
+  defaultModel: string | null;
+  /** Requested model name → the name sent to the provider. */
+  modelMap: Record<string, string>;
 }
 
 export interface GatewayKeySummary {
@@ -97,6 +101,8 @@ export interface NewVirtualKey {
   secret?: string;
   /** Further credential fields, by any name credentialFieldName accepts. */
   fields?: Record<string, string | undefined>;
+  defaultModel?: string | null;
+  modelMap?: Record<string, string>;
 }
 
 export interface VirtualKeyChange {
@@ -107,6 +113,10 @@ export interface VirtualKeyChange {
   customHost?: string | null;
   /** Issues a new `gh-vk-` key for the same credentials; the old one stops working at once. */
   regenerateKey?: boolean;
+  /** null clears it. */
+  defaultModel?: string | null;
+  /** Replaces the whole map; {} clears it. */
+  modelMap?: Record<string, string>;
 }
 
 export class KeyStoreLockedError extends Error {
@@ -132,6 +142,9 @@ interface VirtualKeyRow {
   created_at: number;
   updated_at: number;
   revoked_at: number | null;
+  default_model: string | null;
+  /** JSON object; NULL when empty. */
+  model_map: string | null;
 }
 
 interface GatewayKeyRow {
@@ -196,6 +209,35 @@ function validName(name: string): string {
   if (!trimmed) throw invalidRequest("'name' must not be empty", 'name');
   if (trimmed.length > MAX_NAME_LENGTH) throw invalidRequest(`'name' must be at most ${MAX_NAME_LENGTH} characters`, 'name');
   return trimmed;
+}
+
+const MAX_MODEL_NAME_LENGTH = 256;
+const MAX_MODEL_MAP_ENTRIES = 500;
+
+function validModelName(value: string, param: string): string {
+  const trimmed = value.trim();
+  if (!trimmed) throw invalidRequest(`'${param}' must not be empty`, param);
+  if (trimmed.length > MAX_MODEL_NAME_LENGTH) throw invalidRequest(`'${param}' must be at most ${MAX_MODEL_NAME_LENGTH} characters`, param);
+  return trimmed;
+}
+
+function validDefaultModel(value: string | null | undefined): string | null {
+  if (value === undefined || value === null || value.trim() === '') return null;
+  return validModelName(value, 'defaultModel');
+}
+
+/** The map as stored: NULL when empty, else JSON of trimmed names. */
+function validModelMap(map: Record<string, string> | undefined): string | null {
+  if (map === undefined) return null;
+  const entries = Object.entries(map);
+  if (entries.length > MAX_MODEL_MAP_ENTRIES) throw invalidRequest(`'modelMap' may hold at most ${MAX_MODEL_MAP_ENTRIES} names`, 'modelMap');
+  if (entries.length === 0) return null;
+  const clean: Record<string, string> = {};
+  for (const [from, to] of entries) {
+    if (typeof to !== 'string') throw invalidRequest(`'modelMap.${from}' must be a model name`, `modelMap.${from}`);
+    clean[validModelName(from, 'modelMap')] = validModelName(to, `modelMap.${from}`);
+  }
+  return JSON.stringify(clean);
 }
 
 function validCustomHost(customHost: string | null | undefined): string | null {
@@ -284,6 +326,7 @@ function notFound(kind: string, id: string): GatewayError {
 
 export class KeyStore implements KeyDirectory {
   private virtualKeys = new Map<string, ResolvedKey>();
+  private virtualKeysByName = new Map<string, Caller>();
   private gatewayKeys = new Map<string, ResolvedKey>();
   private generation = -1;
   private stopWatching: (() => void) | undefined;
@@ -389,6 +432,15 @@ export class KeyStore implements KeyDirectory {
     return found.caller;
   }
 
+  /**
+   * The active virtual key of this name, for route targets (memory only). Names are not unique in the
+   * table: route validation refuses a name two active keys share, and here the newest wins.
+   */
+  virtualKeyByName(name: string): Caller | undefined {
+    if (this.closed) return undefined;
+    return this.virtualKeysByName.get(name);
+  }
+
   // ---- virtual keys ----
 
   createVirtualKey(input: NewVirtualKey): VirtualKeySummary & { key: string } {
@@ -396,15 +448,17 @@ export class KeyStore implements KeyDirectory {
     const provider = getProvider(input.provider.trim().toLowerCase());
     const customHost = validCustomHost(input.customHost);
     const values = validCredentials(provider, input.secret, input.fields ?? {}, {}, customHost);
+    const defaultModel = validDefaultModel(input.defaultModel);
+    const modelMap = validModelMap(input.modelMap);
     const id = newId('vk');
     const { key, hash, displayPrefix } = newKey(VIRTUAL_KEY_PREFIX);
     const now = Date.now();
     this.db
       .prepare(
-        `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), this.seal(id, values), now, now);
+      .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), this.seal(id, values), now, now, defaultModel, modelMap);
     this.reload();
     return { ...this.getVirtualKey(id), key };
   }
@@ -440,9 +494,11 @@ export class KeyStore implements KeyDirectory {
       settings = JSON.stringify(nonSecretValues(provider, values));
     }
     const fresh = change.regenerateKey ? newKey(VIRTUAL_KEY_PREFIX) : undefined;
+    const defaultModel = change.defaultModel === undefined ? row.default_model : validDefaultModel(change.defaultModel);
+    const modelMap = change.modelMap === undefined ? row.model_map : validModelMap(change.modelMap);
     this.db
-      .prepare('UPDATE virtual_keys SET name = ?, custom_host = ?, settings = ?, credentials = ?, key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ?')
-      .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), id);
+      .prepare('UPDATE virtual_keys SET name = ?, custom_host = ?, settings = ?, credentials = ?, key_hash = ?, key_prefix = ?, updated_at = ?, default_model = ?, model_map = ? WHERE id = ?')
+      .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, id);
     this.reload();
     const summary = this.getVirtualKey(id);
     return fresh ? { ...summary, key: fresh.key } : summary;
@@ -541,6 +597,7 @@ export class KeyStore implements KeyDirectory {
     this.closed = true;
     this.stopWatching?.();
     this.virtualKeys = new Map();
+    this.virtualKeysByName = new Map();
     this.gatewayKeys = new Map();
     this.privateKey = undefined;
   }
@@ -565,7 +622,15 @@ export class KeyStore implements KeyDirectory {
     }));
     const { generation, virtual, gateway } = read();
     const virtualKeys = new Map<string, ResolvedKey>();
-    for (const row of virtual) virtualKeys.set(row.key_hash.toString('hex'), { keyHash: row.key_hash, caller: this.virtualKeyCaller(row) });
+    const virtualKeysByName = new Map<string, Caller>();
+    // Oldest first, so the newest of a shared name is the one kept.
+    virtual.sort((a, b) => a.created_at - b.created_at);
+    for (const row of virtual) {
+      const caller = this.virtualKeyCaller(row);
+      virtualKeys.set(row.key_hash.toString('hex'), { keyHash: row.key_hash, caller });
+      virtualKeysByName.set(row.name, caller);
+    }
+    this.virtualKeysByName = virtualKeysByName;
     const gatewayKeys = new Map<string, ResolvedKey>();
     for (const row of gateway) gatewayKeys.set(row.key_hash.toString('hex'), { keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id } });
     this.virtualKeys = virtualKeys;
@@ -582,8 +647,11 @@ export class KeyStore implements KeyDirectory {
     return {
       kind: 'virtual-key',
       keyId: id,
+      name: row.name,
       provider: row.provider,
       ...(row.custom_host ? { customHost: row.custom_host } : {}),
+      ...(row.default_model ? { defaultModel: row.default_model } : {}),
+      ...(row.model_map ? { modelMap: JSON.parse(row.model_map) as Record<string, string> } : {}),
       loadCredentials: async () => {
         if (!sealed) return {};
         if (!this.privateKey) throw new Error('This key store was opened without the data key and cannot decrypt secrets');
@@ -667,6 +735,8 @@ function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null): Virtu
     updatedAt: isoTime(row.updated_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
     lastUsedAt: isoTimeOrNull(lastUsedAt),
+    defaultModel: row.default_model ?? null,
+    modelMap: row.model_map ? (JSON.parse(row.model_map) as Record<string, string>) : {},
   };
 }
 

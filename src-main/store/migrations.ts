@@ -164,4 +164,41 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX request_log_dialect ON request_log (dialect, id);
     `,
   },
+  {
+    version: 7,
+    description: 'routes (a model name to ordered targets), the route and target of each logged call, and virtual keys\' default model and model map',
+    sql: `
+      -- One row per route, in the order they are checked (position, first match wins). targets: a JSON array
+      -- of {key, model?, timeout_ms?, weight?, when?} where key is a virtual key's name.
+      CREATE TABLE routes (
+        id          TEXT PRIMARY KEY,
+        position    INTEGER NOT NULL,
+        name        TEXT NOT NULL UNIQUE,
+        match       TEXT NOT NULL,
+        strategy    TEXT NOT NULL,
+        targets     TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      );
+      -- Bumped by every change to routes, whoever makes it (server, CLI), as key_generation is for keys.
+      CREATE TABLE route_generation (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        value INTEGER NOT NULL
+      );
+      INSERT INTO route_generation (id, value) VALUES (1, 0);
+      CREATE TRIGGER routes_insert AFTER INSERT ON routes BEGIN UPDATE route_generation SET value = value + 1; END;
+      CREATE TRIGGER routes_update AFTER UPDATE ON routes BEGIN UPDATE route_generation SET value = value + 1; END;
+      CREATE TRIGGER routes_delete AFTER DELETE ON routes BEGIN UPDATE route_generation SET value = value + 1; END;
+
+      -- route: the matched route's name; route_target: "key name → model" of the target that served (or was tried last).
+      ALTER TABLE request_log ADD COLUMN route TEXT;
+      ALTER TABLE request_log ADD COLUMN route_target TEXT;
+      -- The Logs page's route filter and each route's last served call, newest first.
+      CREATE INDEX request_log_route ON request_log (route, id) WHERE route IS NOT NULL;
+
+      -- default_model: sent when a body names no model; model_map: JSON {requested name: provider's name}.
+      ALTER TABLE virtual_keys ADD COLUMN default_model TEXT;
+      ALTER TABLE virtual_keys ADD COLUMN model_map TEXT;
+    `,
+  },
 ];

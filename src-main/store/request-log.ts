@@ -32,6 +32,10 @@ interface LoggedCall {
   providerFormat: string | null;
   /** Request fields dropped in translation to the provider's format; empty when nothing was. */
   dropped: string[];
+  /** The name of the route the requested model matched; null when none did (always set on rows read back). */
+  route?: string | null;
+  /** "key name → model" of the route target that served the call (or was tried last); null without a route. */
+  routeTarget?: string | null;
 }
 
 /** The fields of LoggedCall the gateway may leave out (older callers): they default at write time. */
@@ -68,6 +72,10 @@ export interface LoggedAttempt {
   status: number | null;
   error: string | null;
   durationMs: number;
+  /** On a routed call: "key name → model" of the target this attempt went to. */
+  target?: string;
+  /** On a routed call: why the router moved on from this attempt ("429", "timeout", "connection error", "cooling down" …). */
+  reason?: string;
 }
 
 export interface LogEntry extends LoggedCall {
@@ -97,6 +105,8 @@ export interface LogQuery {
   /** A client dialect (CLIENT_DIALECTS). */
   dialect?: string;
   status?: number | 'error';
+  /** A route's name: only calls that matched it. */
+  route?: string;
   q?: string;
 }
 
@@ -137,6 +147,8 @@ interface Row {
   cache_read_tokens: number | null;
   cache_write_tokens: number | null;
   reasoning_tokens: number | null;
+  route: string | null;
+  route_target: string | null;
   attempt_log: string | null;
   request_headers: string | null;
   request_body: string | null;
@@ -145,7 +157,7 @@ interface Row {
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'route', 'route_target']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -186,6 +198,8 @@ function toEntry(row: Row): LogEntry {
     dialect: row.dialect ?? row.dialect_given ?? null,
     providerFormat: row.provider_format ?? null,
     dropped: row.dropped ? (JSON.parse(row.dropped) as string[]) : [],
+    route: row.route ?? null,
+    routeTarget: row.route_target ?? null,
   };
 }
 
@@ -208,7 +222,7 @@ export const INDEX_FOR_SEARCH = `
 const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
-  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens',
+  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'route', 'route_target',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -449,6 +463,8 @@ export class RequestLog {
       input.cacheReadTokens ?? counted?.cacheReadTokens ?? null,
       input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null,
       input.reasoningTokens ?? counted?.reasoningTokens ?? null,
+      input.route ?? null,
+      input.routeTarget ?? null,
     ];
   }
 
@@ -480,6 +496,10 @@ export class RequestLog {
     if (query.dialect) {
       where.push('request_log.dialect = @dialect');
       params.dialect = query.dialect;
+    }
+    if (query.route) {
+      where.push('request_log.route = @route');
+      params.route = query.route;
     }
     if (query.status === 'error') where.push('request_log.status >= 400');
     else if (typeof query.status === 'number') {

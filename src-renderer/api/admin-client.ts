@@ -3,6 +3,7 @@ import { apiErrorFromResponse } from './api-error';
 import type {
   CreatedGatewayKey,
   CreatedVirtualKey,
+  ExplainRequest,
   GatewayKey,
   Health,
   ItemList,
@@ -12,9 +13,14 @@ import type {
   LogQuery,
   NewVirtualKey,
   ProviderInfo,
+  Route,
+  RouteExplanation,
+  RouteInput,
+  RoutesFile,
   Settings,
   SettingsPatch,
   VirtualKey,
+  VirtualKeyModelsPatch,
   VirtualKeyRotation,
 } from './types';
 import { readServerSentEvents } from './sse';
@@ -71,6 +77,11 @@ export class AdminClient {
     return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { regenerateKey: true });
   }
 
+  /** Sets a key's default model and model map (both replace what was there). */
+  updateVirtualKeyModels(id: string, models: VirtualKeyModelsPatch): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, models);
+  }
+
   revokeVirtualKey(id: string): Promise<void> {
     return this.request('DELETE', `/virtual-keys/${encodeURIComponent(id)}`);
   }
@@ -102,6 +113,43 @@ export class AdminClient {
 
   logDetail(id: string, signal?: AbortSignal): Promise<LogDetail> {
     return this.request('GET', `/logs/${encodeURIComponent(id)}`, undefined, signal);
+  }
+
+  /** In match order: the first route whose match fits a model name serves it. */
+  listRoutes(): Promise<ItemList<Route>> {
+    return this.request('GET', '/routes');
+  }
+
+  /** Appended last. */
+  createRoute(input: RouteInput): Promise<Route> {
+    return this.request('POST', '/routes', input);
+  }
+
+  updateRoute(id: string, patch: Partial<RouteInput>): Promise<Route> {
+    return this.request('PATCH', `/routes/${encodeURIComponent(id)}`, patch);
+  }
+
+  deleteRoute(id: string): Promise<void> {
+    return this.request('DELETE', `/routes/${encodeURIComponent(id)}`);
+  }
+
+  /** Every route's id, once each, in the new match order. */
+  reorderRoutes(ids: string[]): Promise<ItemList<Route>> {
+    return this.request('PUT', '/routes/order', { ids });
+  }
+
+  exportRoutes(): Promise<RoutesFile> {
+    return this.request('GET', '/routes/export');
+  }
+
+  /** Replaces every route with the file's, all or nothing. */
+  importRoutes(file: RoutesFile): Promise<ItemList<Route>> {
+    return this.request('PUT', '/routes', file);
+  }
+
+  /** What the router would do with such a request, without sending one. */
+  explainRoute(request: ExplainRequest): Promise<RouteExplanation> {
+    return this.request('POST', '/routes/explain', request);
   }
 
   settings(): Promise<Settings> {

@@ -16,6 +16,8 @@ export function buildGatewayHeaders(auth: GatewayAuth): Record<string, string> {
     return headers;
   }
   if (auth.gatewayApiKey.trim()) headers['x-gateway-api-key'] = auth.gatewayApiKey.trim();
+  // No provider: the model name is a route's, and the route's keys bring provider, credentials and host.
+  if (!auth.provider) return headers;
   headers['x-gateway-provider'] = auth.provider;
   if (auth.providerToken.trim()) headers.authorization = `Bearer ${auth.providerToken.trim()}`;
   if (auth.customHost.trim()) headers['x-gateway-custom-host'] = auth.customHost.trim();

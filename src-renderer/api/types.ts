@@ -3,7 +3,10 @@
 // source of truth (STYLE: types at the edges).
 import type { CredentialField } from '../../src-main/gateway/providers/types';
 import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/store/keys';
+import type { ExplainedTarget as RouterExplainedTarget, Explanation } from '../../src-main/gateway/routing/router';
+import type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInput } from '../../src-main/gateway/routing/types';
 import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/store/request-log';
+import type { Route as StoredRoute } from '../../src-main/store/routes';
 import type { Settings as StoredSettings } from '../../src-main/store/settings';
 
 export interface ApiErrorBody {
@@ -24,6 +27,9 @@ export interface ProviderInfo {
   defaultBaseUrl: string;
 }
 
+/** A key's default model and model map (routes-api.md), as the store summarises them. */
+export type VirtualKeyModels = Pick<VirtualKeySummary, 'defaultModel' | 'modelMap'>;
+
 export type VirtualKey = VirtualKeySummary & { lastUsedAt?: string | null };
 export type CreatedVirtualKey = VirtualKeySummary & { key: string };
 
@@ -34,6 +40,14 @@ export interface NewVirtualKey {
   secret?: string;
   customHost?: string;
   cloud?: Record<string, string>;
+  defaultModel?: string | null;
+  modelMap?: Record<string, string>;
+}
+
+/** PATCH /admin/api/virtual-keys/:id with only the model settings: null clears the default model. */
+export interface VirtualKeyModelsPatch {
+  defaultModel: string | null;
+  modelMap: Record<string, string>;
 }
 
 export interface VirtualKeyRotation {
@@ -73,4 +87,20 @@ export type SettingsPatch = Partial<StoredSettings>;
 
 export interface ItemList<T> {
   items: T[];
+}
+
+// ---- Routes (routes-api.md): a model name sent to one of several virtual keys ------------------------
+
+export type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInput };
+export type Route = StoredRoute;
+export type ExplainedTarget = RouterExplainedTarget;
+/** What the router would do with a request: the matched route and each target, eligible or why not. */
+export type RouteExplanation = Explanation;
+
+/** POST /admin/api/routes/explain: a model name and the request traits conditions look at. */
+export interface ExplainRequest {
+  model: string;
+  promptTokens?: number;
+  thinking?: boolean;
+  tools?: boolean;
 }

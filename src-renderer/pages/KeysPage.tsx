@@ -9,13 +9,15 @@ import { Icon, type IconName } from '../components/Icon';
 import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews';
 import { useKeysStore } from '../stores/keys-store';
 import { useToastStore } from '../stores/toast-store';
-import { ConfirmRevokeDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
+import { describeKeyModels } from '../keys/model-map';
+import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
 import { KeyUsage } from './keys/KeyUsage';
 
 type OpenDialog =
   | { type: 'new-virtual' }
   | { type: 'new-gateway' }
   | { type: 'rotate'; key: VirtualKey }
+  | { type: 'models'; key: VirtualKey }
   | { type: 'revoke-virtual'; key: VirtualKey }
   | { type: 'revoke-gateway'; key: GatewayKey }
   | { type: 'usage'; kind: 'virtual' | 'gateway'; name: string; provider: string | null }
@@ -79,6 +81,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
   const [isRenaming, setRenaming] = useState(false);
   const renameVirtualKey = useKeysStore((state) => state.renameVirtualKey);
   const settings = Object.entries(virtualKey.settings ?? {});
+  const models = describeKeyModels(virtualKey);
   return (
     <li className="key-row">
       <div className="key-main">
@@ -100,6 +103,11 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
               {name.split('.').pop()}: {value}
             </span>
           ))}
+          {models && (
+            <span className="muted small truncate key-models" title={Object.entries(virtualKey.modelMap ?? {}).map(([from, to]) => `${from} → ${to}`).join('\n') || undefined}>
+              {models}
+            </span>
+          )}
         </div>
       </div>
       <div className="key-dates small muted">
@@ -111,6 +119,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
       <div className="key-actions">
         <RowAction icon="code" verb="Use" subject={virtualKey.name} onClick={() => onOpen({ type: 'usage', kind: 'virtual', name: virtualKey.name, provider: virtualKey.provider })} />
         <RowAction icon="edit" verb="Rename" subject={virtualKey.name} onClick={() => setRenaming(true)} />
+        <RowAction icon="route" verb="Models" subject={virtualKey.name} onClick={() => onOpen({ type: 'models', key: virtualKey })} />
         <RowAction icon="rotate" verb="Rotate" subject={virtualKey.name} onClick={() => onOpen({ type: 'rotate', key: virtualKey })} />
         <RowAction icon="trash" verb="Revoke" subject={virtualKey.name} danger onClick={() => onOpen({ type: 'revoke-virtual', key: virtualKey })} />
       </div>
@@ -248,6 +257,7 @@ export function KeysPage() {
       {dialog?.type === 'new-virtual' && <NewVirtualKeyDialog onClose={close} />}
       {dialog?.type === 'new-gateway' && <NewGatewayKeyDialog onClose={close} />}
       {dialog?.type === 'rotate' && <RotateKeyDialog virtualKey={dialog.key} onClose={close} onRotated={() => { close(); showToast('Credential rotated'); }} />}
+      {dialog?.type === 'models' && <KeyModelsDialog virtualKey={dialog.key} onClose={close} onSaved={() => { close(); showToast(`Saved the models of ${dialog.key.name}`); }} />}
       {dialog?.type === 'revoke-virtual' && (
         <ConfirmRevokeDialog kind="virtual" name={dialog.key.name} onClose={close} onConfirm={async () => { await revokeVirtualKey(dialog.key.id); showToast(`Revoked ${dialog.key.name}`); }} />
       )}

@@ -8,6 +8,7 @@ import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/St
 import { useKeysStore } from '../stores/keys-store';
 import { EMPTY_FILTERS, summarize, useLogsStore } from '../stores/logs-store';
 import { useRouteStore } from '../stores/route-store';
+import { useRoutesStore } from '../stores/routes-store';
 import { LogDetailPanel } from './logs/LogDetailPanel';
 import { LogsTable } from './logs/LogsTable';
 
@@ -49,6 +50,8 @@ export function LogsPage() {
   const providers = useKeysStore((state) => state.providers);
   const loadProviders = useKeysStore((state) => state.loadProviders);
   const navigate = useRouteStore((state) => state.navigate);
+  const routes = useRoutesStore((state) => state.routes);
+  const loadRoutes = useRoutesStore((state) => state.load);
 
   // "/" jumps to the search box, as in most log viewers.
   useEffect(() => {
@@ -68,14 +71,16 @@ export function LogsPage() {
     void load();
     startLive();
     void loadProviders();
+    // For the route filter; without routes it stays hidden.
+    void loadRoutes();
     return () => stopLive();
-  }, [load, startLive, stopLive, loadProviders]);
+  }, [load, startLive, stopLive, loadProviders, loadRoutes]);
 
   const applySearch = (q: string) => setFilters({ q });
   const applyModel = (model: string) => setFilters({ model });
   const [searchDraft, setSearchDraft] = useDebouncedFilter(filters.q, applySearch);
   const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
-  const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.dialect !== '' || filters.status !== '';
+  const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.dialect !== '' || filters.status !== '' || filters.route !== '';
   const summary = useMemo(() => summarize(rows), [rows]);
   // Suggestions for the model filter, which matches a model name exactly (as the server does).
   const knownModels = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.model).filter((model): model is string => Boolean(model)))].sort(), [rows]);
@@ -141,7 +146,7 @@ export function LogsPage() {
         </div>
       </header>
 
-      <div className="filter-bar" role="search" aria-label="Filter requests">
+      <div className={`filter-bar${routes.length > 0 || filters.route ? ' filter-bar-routes' : ''}`} role="search" aria-label="Filter requests">
         <label className="search-input">
           <Icon name="search" />
           <input type="search" className="input" aria-label="Search" placeholder="Search trace id, model, error… (press /)" value={searchDraft} onChange={(event) => setSearchDraft(event.target.value)} />
@@ -168,6 +173,17 @@ export function LogsPage() {
             </option>
           ))}
         </select>
+        {(routes.length > 0 || filters.route) && (
+          <select className="input" aria-label="Route filter" title="The route that matched the model name" value={filters.route} onChange={(event) => setFilters({ route: event.target.value })}>
+            <option value="">All routes</option>
+            {filters.route && !routes.some((route) => route.name === filters.route) && <option value={filters.route}>{filters.route}</option>}
+            {routes.map((route) => (
+              <option key={route.id} value={route.name}>
+                {route.name}
+              </option>
+            ))}
+          </select>
+        )}
         <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value })}>
           <option value="">All statuses</option>
           <option value="error">Failed (400 and up)</option>

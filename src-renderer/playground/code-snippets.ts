@@ -21,9 +21,10 @@ export function snippetAuthOf(auth: GatewayAuth): SnippetAuth {
   return {
     kind: 'provider',
     provider: auth.provider,
-    customHost: auth.customHost.trim(),
+    // Without a provider a route picks the keys: a token or host of the client's own is not sent.
+    customHost: auth.provider ? auth.customHost.trim() : '',
     hasGatewayApiKey: Boolean(auth.gatewayApiKey.trim()),
-    hasProviderToken: Boolean(auth.providerToken.trim()),
+    hasProviderToken: Boolean(auth.provider && auth.providerToken.trim()),
   };
 }
 
@@ -49,7 +50,7 @@ export function curlSnippet({ origin, endpoint, auth, body, extraHeaders = {} }:
     lines.push(isMessages ? `  -H "x-api-key: $${ENV_VIRTUAL_KEY}"` : `  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
   } else {
     if (auth.hasGatewayApiKey) lines.push(`  -H "x-gateway-api-key: $${ENV_GATEWAY_KEY}"`);
-    lines.push(`  -H "x-gateway-provider: ${auth.provider}"`);
+    if (auth.provider) lines.push(`  -H "x-gateway-provider: ${auth.provider}"`);
     if (auth.hasProviderToken) lines.push(`  -H "Authorization: Bearer $${ENV_PROVIDER_TOKEN}"`);
     if (auth.customHost) lines.push(`  -H ${shellSingleQuote(`x-gateway-custom-host: ${auth.customHost}`)}`);
   }
@@ -106,7 +107,7 @@ function sdkHeaders(auth: SnippetAuth, extraHeaders: Record<string, string>): Ar
   const headers: Array<[string, string]> = [];
   if (auth.kind === 'provider') {
     if (auth.hasGatewayApiKey) headers.push(['x-gateway-api-key', `env:${ENV_GATEWAY_KEY}`]);
-    headers.push(['x-gateway-provider', auth.provider]);
+    if (auth.provider) headers.push(['x-gateway-provider', auth.provider]);
     if (auth.customHost) headers.push(['x-gateway-custom-host', auth.customHost]);
   }
   return headers.concat(Object.entries(extraHeaders));

@@ -82,3 +82,23 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
   const prompt = last?.role === 'user' ? last.content : '';
   return { mode, model, prompt, promptIsJson: false, messages: last?.role === 'user' ? messages.slice(0, -1) : messages, parameters };
 }
+
+/** What the Playground holds now, as a draft (the conversation's ids left out). */
+export type CurrentDraft = Omit<RequestDraft, 'messages'> & { messages: ReadonlyArray<RequestDraft['messages'][number]> };
+
+const TRIAL_PROMPT = 'Say hello in one short sentence.';
+
+/**
+ * The draft for trying a model name from the Routes page: what the Playground holds, sent to that
+ * name, with a short prompt when there is none.
+ */
+export function draftForModel(current: CurrentDraft, model: string): RequestDraft {
+  return {
+    mode: current.mode,
+    model,
+    prompt: current.prompt.trim() ? current.prompt : TRIAL_PROMPT,
+    promptIsJson: current.prompt.trim() ? current.promptIsJson : false,
+    messages: current.messages.map((message) => ({ role: message.role, content: message.content })),
+    parameters: current.parameters,
+  };
+}

@@ -2,7 +2,7 @@
 // dismisses it: the server never returns it again.
 import { create } from 'zustand';
 import { describeError } from '../api/api-error';
-import type { GatewayKey, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyRotation } from '../api/types';
+import type { GatewayKey, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyModelsPatch, VirtualKeyRotation } from '../api/types';
 import { requireAdminClient } from './session-store';
 
 export type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -29,6 +29,7 @@ interface KeysState {
   renameVirtualKey(id: string, name: string): Promise<void>;
   rotateVirtualKey(id: string, rotation: VirtualKeyRotation): Promise<void>;
   regenerateVirtualKey(id: string): Promise<void>;
+  updateVirtualKeyModels(id: string, models: VirtualKeyModelsPatch): Promise<void>;
   renameGatewayKey(id: string, name: string): Promise<void>;
   revokeVirtualKey(id: string): Promise<void>;
   revokeGatewayKey(id: string): Promise<void>;
@@ -87,6 +88,10 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
     const regenerated = await requireAdminClient().regenerateVirtualKey(id);
     set({ revealed: { kind: 'virtual', name: regenerated.name, key: regenerated.key, provider: regenerated.provider } });
     await get().load();
+  },
+  async updateVirtualKeyModels(id, models) {
+    const updated = await requireAdminClient().updateVirtualKeyModels(id, models);
+    set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, ...updated } : key)) });
   },
   async renameGatewayKey(id, name) {
     await requireAdminClient().renameGatewayKey(id, name);

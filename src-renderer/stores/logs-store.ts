@@ -17,9 +17,11 @@ export interface LogFilters {
   dialect: string;
   status: StatusFilter;
   q: string;
+  /** '' for all, or a route's name. */
+  route: string;
 }
 
-export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '' };
+export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '' };
 export const LOG_PAGE_SIZE = 200;
 const LIVE_FLUSH_MS = 120;
 /** A page left open for days keeps at most this many rows; the oldest fall off (they stay in the log). */
@@ -36,11 +38,12 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.provider && entry.provider !== filters.provider) return false;
   if (filters.model && entry.model !== filters.model) return false;
   if (filters.dialect && entry.dialect !== filters.dialect) return false;
+  if (filters.route && entry.route !== filters.route) return false;
   if (filters.status === 'error' && entry.status < 400) return false;
   if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
   if (filters.q) {
     const needle = filters.q.toLowerCase();
-    const haystack = [entry.model, entry.provider, entry.path, entry.traceId, entry.error, entry.id, String(entry.status)]
+    const haystack = [entry.model, entry.provider, entry.path, entry.traceId, entry.error, entry.id, String(entry.status), entry.route, entry.routeTarget]
       .concat(entry.metadata ? Object.values(entry.metadata) : [])
       .join(' ')
       .toLowerCase();
@@ -77,6 +80,7 @@ export function queryOf(filters: LogFilters, before?: string): LogQuery {
     dialect: filters.dialect || undefined,
     status: filters.status || undefined,
     q: filters.q || undefined,
+    route: filters.route || undefined,
   };
 }
 

@@ -167,7 +167,6 @@ export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'pr
 function authErrors(auth: GatewayAuth): Partial<Record<string, string>> {
   if (auth.kind === 'virtual-key') return auth.virtualKey.trim() ? {} : { virtualKey: 'Paste a virtual key (gh-vk-…)' };
   const errors: Partial<Record<string, string>> = {};
-  if (!auth.provider) errors.provider = 'Choose a provider';
   if (!auth.gatewayApiKey.trim()) errors.gatewayApiKey = 'Paste a gateway API key';
   return errors;
 }

@@ -49,6 +49,8 @@ function syntheticEntries(count: number): LogEntry[] {
       dialect: number % 3 === 0 ? 'openai-chat' : 'openai-completions',
       providerFormat: null,
       dropped: [],
+      route: null,
+      routeTarget: null,
     };
   });
 }

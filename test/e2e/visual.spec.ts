@@ -21,6 +21,17 @@ test.beforeAll(async () => {
   const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Visual', provider: 'openai', secret: 'sk-visual-secret-0123456789', customHost: fake.baseUrl }) });
   const { key } = (await created.json()) as { key: string };
   await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'CI runner' }) });
+  // Routes that no request below matches: the Routes page shows them, unused, the same on every run.
+  await gatehouse.admin('/routes', {
+    method: 'PUT',
+    body: JSON.stringify({
+      routes: [
+        { name: 'background', match: 'claude-haiku-*', strategy: 'fallback', targets: [{ key: 'Visual', model: 'qwen3-coder:30b', timeout_ms: 30000 }, { key: 'Visual', model: 'gpt-4o-mini' }] },
+        { name: 'fast', match: 'fast', strategy: 'balance', targets: [{ key: 'Visual', model: 'llama-3.3-70b-versatile', weight: 2 }, { key: 'Visual', model: 'gpt-4o-mini', weight: 1 }] },
+        { name: 'long', match: 'claude-sonnet-*', strategy: 'fallback', targets: [{ key: 'Visual', model: 'gemini-2.5-pro', when: { min_prompt_tokens: 60000 } }, { key: 'Visual' }] },
+      ],
+    }),
+  });
   const call = async (body: object, apiKey = key) => {
     const response = await fetch(`${gatehouse.origin}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-api-key': apiKey }, body: JSON.stringify(body) });
     await response.text();
@@ -122,7 +133,20 @@ for (const theme of ['light', 'dark'] as const) {
       await expectLooksAsBefore(page, `keys-new-${theme}`);
     });
 
-    test(`connect a tool (${theme})`, async ({ page }) => {
+    test(`routes (${theme})`, async ({ page }) => {
+      await openPage(page, 'Routes', (p) => p.getByRole('list', { name: 'Routes' }));
+      await expect(page.getByRole('list', { name: 'Routes' }).locator(':scope > li')).toHaveCount(3);
+      await expectLooksAsBefore(page, `routes-${theme}`);
+    });
+
+    test(`route test dialog (${theme})`, async ({ page }) => {
+      await openPage(page, 'Routes', (p) => p.getByRole('list', { name: 'Routes' }));
+      await page.getByRole('button', { name: 'Test long' }).click();
+      await expect(page.getByRole('status', { name: 'What the router would do' })).toContainText('would serve');
+      await expectLooksAsBefore(page, `routes-test-${theme}`);
+    });
+
+        test(`connect a tool (${theme})`, async ({ page }) => {
       await openPage(page, 'Connect a tool', (p) => p.getByRole('region', { name: 'Coding agents' }));
       await expectLooksAsBefore(page, `connect-${theme}`);
     });

@@ -7,7 +7,8 @@ import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { ErrorNotice } from '../../components/StatusViews';
-import { buildNewVirtualKey, buildRotation, credentialFields, isFieldRequired, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
+import { buildKeyModels, emptyModelMapRow, rowsFromModelMap, type ModelMapRow } from '../../keys/model-map';
+import { buildNewVirtualKey, buildRotation, credentialFields, exampleModelFor, isFieldRequired, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
 import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
 import { KeyUsage } from './KeyUsage';
 
@@ -66,6 +67,48 @@ function CredentialFields({ provider, values, onChange, error, customHost = '' }
   );
 }
 
+/**
+ * A key's default model (sent when a request names none) and its model map (a requested name → the
+ * provider's model), so one key can stand for a whole local box.
+ */
+function KeyModelsFields({ providerSlug, defaultModel, rows, onDefaultModel, onRows, error }: { providerSlug: string; defaultModel: string; rows: ModelMapRow[]; onDefaultModel(value: string): void; onRows(rows: ModelMapRow[]): void; error: FormError | null }) {
+  const patchRow = (uid: number, patch: Partial<ModelMapRow>) => onRows(rows.map((row) => (row.uid === uid ? { ...row, ...patch } : row)));
+  const mapError = error?.param === 'modelMap' || error?.param?.startsWith('modelMap.') ? error.message : null;
+  return (
+    <>
+      <Field label="Default model" error={error?.param === 'defaultModel' ? error.message : null} hint="Optional. Sent when a request names no model.">
+        <input className="input input-mono" spellCheck={false} placeholder={exampleModelFor(providerSlug)} value={defaultModel} onChange={(event) => onDefaultModel(event.target.value)} />
+      </Field>
+      <div className="field">
+        <div className="field-label-row">
+          <span className="field-label">Model map</span>
+        </div>
+        <div className="model-map" role="group" aria-label="Model map">
+          {rows.map((row, index) => (
+            <div key={row.uid} className="model-map-row">
+              <input className="input input-mono" spellCheck={false} aria-label={`Requested model ${index + 1}`} placeholder="requested name, e.g. gpt-4o" value={row.from} onChange={(event) => patchRow(row.uid, { from: event.target.value })} />
+              <span className="model-map-arrow" aria-hidden="true">
+                →
+              </span>
+              <input className="input input-mono" spellCheck={false} aria-label={`Provider model ${index + 1}`} placeholder={`sent as, e.g. ${exampleModelFor(providerSlug)}`} value={row.to} onChange={(event) => patchRow(row.uid, { to: event.target.value })} />
+              <button type="button" className="button button-ghost button-icon" aria-label={`Remove mapping ${index + 1}`} onClick={() => onRows(rows.filter((item) => item.uid !== row.uid))}>
+                <Icon name="trash" />
+              </button>
+            </div>
+          ))}
+          <div>
+            <button type="button" className="button button-ghost button-small" onClick={() => onRows([...rows, emptyModelMapRow()])}>
+              <Icon name="plus" />
+              Add mapping
+            </button>
+          </div>
+        </div>
+        {mapError ? <p className="field-error">{mapError}</p> : <p className="field-hint">Optional. A request for the name on the left is sent to this key’s provider as the name on the right.</p>}
+      </div>
+    </>
+  );
+}
+
 export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   const providers = useKeysStore((state) => state.providers);
   const createVirtualKey = useKeysStore((state) => state.createVirtualKey);
@@ -73,6 +116,8 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   const [providerSlug, setProviderSlug] = useState(providers[0]?.slug ?? 'openai');
   const [values, setValues] = useState<FieldValues>({});
   const [customHost, setCustomHost] = useState('');
+  const [defaultModel, setDefaultModel] = useState('');
+  const [modelRows, setModelRows] = useState<ModelMapRow[]>([]);
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<FormError | null>(null);
   const provider = providers.find((item) => item.slug === providerSlug);
@@ -88,10 +133,19 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
       setError({ message: `${missing[0].label} is required for ${provider?.name ?? providerSlug}`, param: missing[0].name });
       return;
     }
+    const { models, error: modelsError } = buildKeyModels(defaultModel, modelRows);
+    if (modelsError) {
+      setError(modelsError);
+      return;
+    }
     setSubmitting(true);
     setError(null);
     try {
-      await createVirtualKey(buildNewVirtualKey(name, provider, providerSlug, values, customHost));
+      const body = buildNewVirtualKey(name, provider, providerSlug, values, customHost);
+      // Only set fields are sent, so a server without model settings still creates the key.
+      if (models.defaultModel) body.defaultModel = models.defaultModel;
+      if (Object.keys(models.modelMap).length) body.modelMap = models.modelMap;
+      await createVirtualKey(body);
       onClose();
     } catch (caught) {
       setError(toFormError(caught));
@@ -100,7 +154,8 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   };
 
   const fieldError = (param: string) => (error?.param === param ? error.message : null);
-  const generalError = error && !['name', 'provider', 'customHost', 'secret', ...credentialFields(provider).map((field) => field.name)].includes(error.param ?? '') ? error.message : null;
+  const isModelsParam = (param: string | null) => param === 'defaultModel' || param === 'modelMap' || Boolean(param?.startsWith('modelMap.'));
+  const generalError = error && !isModelsParam(error.param) && !['name', 'provider', 'customHost', 'secret', ...credentialFields(provider).map((field) => field.name)].includes(error.param ?? '') ? error.message : null;
 
   return (
     <Dialog
@@ -126,6 +181,12 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
         <Field label="Custom host" error={fieldError('customHost')} hint={`Optional. The key only ever goes to this address${provider?.defaultBaseUrl ? ` (default ${provider.defaultBaseUrl})` : ''}.`}>
           <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'https://…'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />
         </Field>
+        <details className="disclosure" open={isModelsParam(error?.param ?? null) || undefined}>
+          <summary>Models (optional)</summary>
+          <div className="disclosure-body">
+            <KeyModelsFields providerSlug={providerSlug} defaultModel={defaultModel} rows={modelRows} onDefaultModel={setDefaultModel} onRows={setModelRows} error={error} />
+          </div>
+        </details>
         {generalError && <ErrorNotice message={generalError} />}
         <FormActions onCancel={onClose} submitting={submitting} label="Create" busyLabel="Creating…" />
       </form>
@@ -286,6 +347,44 @@ export function ConfirmRevokeDialog({ kind, name, onConfirm, onClose }: { kind: 
           </button>
         </div>
       </div>
+    </Dialog>
+  );
+}
+
+export function KeyModelsDialog({ virtualKey, onClose, onSaved }: { virtualKey: VirtualKey; onClose(): void; onSaved(): void }) {
+  const updateVirtualKeyModels = useKeysStore((state) => state.updateVirtualKeyModels);
+  const [defaultModel, setDefaultModel] = useState(virtualKey.defaultModel ?? '');
+  const [rows, setRows] = useState<ModelMapRow[]>(() => {
+    const existing = rowsFromModelMap(virtualKey.modelMap);
+    return existing.length ? existing : [emptyModelMapRow()];
+  });
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<FormError | null>(null);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const { models, error: modelsError } = buildKeyModels(defaultModel, rows);
+    if (modelsError) {
+      setError(modelsError);
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    try {
+      await updateVirtualKeyModels(virtualKey.id, models);
+      onSaved();
+    } catch (caught) {
+      setError(toFormError(caught));
+      setSubmitting(false);
+    }
+  };
+  const isFieldError = error?.param === 'defaultModel' || error?.param === 'modelMap' || Boolean(error?.param?.startsWith('modelMap.'));
+  return (
+    <Dialog title={`Models of “${virtualKey.name}”`} description="What this key sends when a request names no model, and which requested names it swaps for the provider’s own." onClose={onClose}>
+      <form className="stack" onSubmit={onSubmit} noValidate>
+        <KeyModelsFields providerSlug={virtualKey.provider} defaultModel={defaultModel} rows={rows} onDefaultModel={setDefaultModel} onRows={setRows} error={error} />
+        {error && !isFieldError && <ErrorNotice message={error.message} />}
+        <FormActions onCancel={onClose} submitting={submitting} label="Save models" busyLabel="Saving…" />
+      </form>
     </Dialog>
   );
 }

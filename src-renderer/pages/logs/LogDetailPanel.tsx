@@ -91,6 +91,58 @@ function ResponseView({ detail }: { detail: LogDetail }) {
   );
 }
 
+/**
+ * The matched route and every call the gateway made for this request, as a timeline: which target,
+ * what it answered, how long it took, and why the gateway moved on to the next.
+ */
+export function RouteTrail({ detail }: { detail: Pick<LogDetail, 'route' | 'routeTarget' | 'attemptLog' | 'status' | 'error'> }) {
+  const attempts = detail.attemptLog ?? [];
+  if (!detail.route && attempts.length < 2) return null;
+  const succeeded = detail.status < 400 && !detail.error;
+  return (
+    <section className="route-trail" aria-label="Route and attempts">
+      <h4 className="subheading">{detail.route ? 'Route' : 'Attempts'}</h4>
+      {detail.route && (
+        <p className="route-trail-summary">
+          <span>
+            Route <strong>{detail.route}</strong>
+          </span>
+          {detail.routeTarget && (
+            <span>
+              {succeeded ? 'served by ' : 'last tried '}
+              <code className="route-match">{detail.routeTarget}</code>
+            </span>
+          )}
+        </p>
+      )}
+      {attempts.length > 0 && (
+        <ol className="attempt-timeline" aria-label="Attempts">
+          {attempts.map((attempt, index) => {
+            const isLast = index === attempts.length - 1;
+            const ok = attempt.status !== null && attempt.status < 400 && !attempt.error;
+            const movedOn = !isLast ? (attempt.reason ?? (attempt.status ? String(attempt.status) : 'no answer')) : null;
+            return (
+              <li key={index} className={`attempt-step ${ok ? 'attempt-ok' : 'attempt-failed'}`}>
+                <span className="attempt-dot" aria-hidden="true" />
+                <div className="attempt-body">
+                  <div className="attempt-line">
+                    <StatusBadge status={attempt.status} error={attempt.error} />
+                    <span className="mono truncate">{attempt.target ?? `Attempt ${index + 1}`}</span>
+                  </div>
+                  {movedOn && <span className="muted small">{`moved on: ${movedOn}`}</span>}
+                  {isLast && ok && succeeded && <span className="muted small">served the answer</span>}
+                  {attempt.error && <span className="field-error">{attempt.error}</span>}
+                </div>
+                <span className="attempt-duration">{formatDuration(attempt.durationMs)}</span>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}
+
 /** Cache reads and writes are parts of the input count, reasoning a part of the output count. */
 function tokenBreakdown(detail: LogDetail): string {
   const parts: string[] = [];
@@ -143,7 +195,7 @@ function DetailBody({ detail }: { detail: LogDetail }) {
         </div>
         <div>
           <dt>Attempts</dt>
-          <dd>{detail.attempts > 1 ? `${detail.attempts} (retried)` : (detail.attempts ?? 1)}</dd>
+          <dd>{detail.attempts > 1 ? `${detail.attempts} (${detail.route ? 'across targets' : 'retried'})` : (detail.attempts ?? 1)}</dd>
         </div>
         <div>
           <dt>Trace id</dt>
@@ -169,6 +221,7 @@ function DetailBody({ detail }: { detail: LogDetail }) {
           </div>
         </div>
       )}
+      <RouteTrail detail={detail} />
       <TimingBar ttfbMs={detail.ttfbMs} latencyMs={detail.latencyMs} />
       {metadata.length > 0 && (
         <div className="metadata">

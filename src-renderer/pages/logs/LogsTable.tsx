@@ -83,6 +83,11 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
               {dialectLabel(entry.dialect)}
             </span>
           )}
+          {entry.route && (
+            <span className="tag tag-route" title={entry.routeTarget ? `Route ${entry.route}: ${entry.routeTarget}` : `Route ${entry.route}`}>
+              {`route ${entry.route}`}
+            </span>
+          )}
           {entry.stream && <span className="tag">stream</span>}
           {entry.attempts > 1 && (
             <span className="tag tag-warning" title="Retried by the gateway (x-gateway-retry-count)">

@@ -85,8 +85,9 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
         </Field>
       ) : (
         <div className="form-grid form-grid-2">
-          <Field label="Provider" error={errors.provider}>
+          <Field label="Provider" error={errors.provider} hint={provider ? undefined : 'The model name picks a route (Routes page); the route holds the keys.'}>
             <select className="input" value={provider} onChange={(event) => update({ provider: event.target.value })}>
+              <option value="">None: a route picks it</option>
               {providerOptions.map((option) => (
                 <option key={option.slug} value={option.slug}>
                   {option.name}
@@ -94,8 +95,9 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
               ))}
             </select>
           </Field>
-          <Field label="Custom host" hint={defaultBaseUrl ? `Empty uses ${defaultBaseUrl}` : 'Empty uses the provider’s own address'}>
+          <Field label="Custom host" hint={!provider ? 'Not used: each route target’s key has its own host.' : defaultBaseUrl ? `Empty uses ${defaultBaseUrl}` : 'Empty uses the provider’s own address'}>
             <input
+              disabled={!provider}
               className="input input-mono"
               type="url"
               spellCheck={false}
@@ -107,8 +109,8 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
           <Field label="Gateway API key" hint="Required when no virtual key is sent." error={errors.gatewayApiKey}>
             <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={gatewayApiKey} onChange={(event) => update({ gatewayApiKey: event.target.value })} />
           </Field>
-          <Field label="Provider token" hint="Sent as Authorization: Bearer. Local servers usually need none.">
-            <input className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={providerToken} onChange={(event) => update({ providerToken: event.target.value })} />
+          <Field label="Provider token" hint={provider ? 'Sent as Authorization: Bearer. Local servers usually need none.' : 'Not used: the route’s keys hold the credentials.'}>
+            <input disabled={!provider} className="input input-mono" type="password" autoComplete="off" spellCheck={false} value={providerToken} onChange={(event) => update({ providerToken: event.target.value })} />
           </Field>
           <div className="preset-row full-width" role="group" aria-label="Local server presets">
             <span className="preset-label">Local servers</span>

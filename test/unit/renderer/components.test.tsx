@@ -29,6 +29,8 @@ function rows(count: number): LogEntry[] {
     dialect: 'openai-completions',
     providerFormat: 'openai-completions',
     dropped: [],
+    route: null,
+    routeTarget: null,
   }));
 }
 

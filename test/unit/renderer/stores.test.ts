@@ -30,6 +30,8 @@ function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
     dialect: 'openai-completions',
     providerFormat: 'openai-completions',
     dropped: [],
+    route: null,
+    routeTarget: null,
     ...patch,
   };
 }

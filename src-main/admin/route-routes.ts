@@ -1,0 +1,79 @@
+// Admin endpoints for routes (CONTRACT §5, routes): list, create, change, delete, reorder, replace all
+// from a routes file, export, and explain (what the router would do for a request, for the UI's Test).
+import { z } from 'zod';
+import { invalidRequest } from '../gateway/errors.js';
+import { fixedTraits } from '../gateway/routing/conditions.js';
+import type { AdminRoute } from './router.js';
+
+const explainBody = z.object({
+  model: z.string().trim().min(1).max(256),
+  promptTokens: z.number().int().min(0).optional(),
+  thinking: z.boolean().optional(),
+  tools: z.boolean().optional(),
+});
+
+function parseExplain(body: unknown): z.infer<typeof explainBody> {
+  const result = explainBody.safeParse(body ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue.path.map(String).join('.');
+    throw invalidRequest(`'${field || 'body'}': ${issue.message}`, field || null);
+  }
+  return result.data;
+}
+
+export const routeRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/routes',
+    handle: ({ services }) => {
+      // Each route's last served target is read from the log: rows still queued count too.
+      services.requestLog.flush();
+      return { status: 200, body: { items: services.routes.list() } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/routes',
+    handle: ({ services, body }) => ({ status: 201, body: services.routes.create(body) }),
+  },
+  {
+    method: 'PUT',
+    path: '/routes',
+    handle: ({ services, body }) => ({ status: 200, body: { items: services.routes.replaceAll(body) } }),
+  },
+  {
+    method: 'GET',
+    path: '/routes/export',
+    handle: ({ services }) => ({ status: 200, body: services.routes.exportFile() }),
+  },
+  {
+    method: 'PUT',
+    path: '/routes/order',
+    handle: ({ services, body }) => {
+      const ids = typeof body === 'object' && body !== null ? (body as { ids?: unknown }).ids : undefined;
+      return { status: 200, body: { items: services.routes.reorder(ids) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/routes/explain',
+    handle: ({ services, body }) => {
+      const input = parseExplain(body);
+      return { status: 200, body: services.router.explain(input.model, fixedTraits(input)) };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/routes/:id',
+    handle: ({ services, params, body }) => ({ status: 200, body: services.routes.update(params.id, body) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/routes/:id',
+    handle: ({ services, params }) => {
+      services.routes.remove(params.id);
+      return { status: 204, body: null };
+    },
+  },
+];

@@ -1,0 +1,218 @@
+// `gatehouse routes list|add|remove|import|export` (CONTRACT §1). Writes to the database directly, as
+// `gatehouse keys` does; a server running on the same data dir picks the change up within a second.
+// Routes files are JSON or YAML with the same fields; import is all or nothing, and its errors name the
+// file's line.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LineCounter, parseDocument, stringify } from 'yaml';
+import { defaultDataDir } from './app.js';
+import { DATABASE_FILE, openDatabase } from './store/database.js';
+import { RouteStore, type Route } from './store/routes.js';
+import { GatewayError } from './gateway/errors.js';
+import type { TargetInput } from './gateway/routing/types.js';
+
+export interface RoutesCommandIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export const ROUTES_USAGE = `Usage:
+  gatehouse routes list [--json]
+  gatehouse routes add --name N --match MODEL_OR_GLOB [--strategy fallback|balance] --target SPEC [--target SPEC ...]
+      SPEC is KEY[=MODEL][,timeout_ms=N][,weight=W][,min_prompt_tokens=N][,thinking=true|false][,tools=true|false]
+      KEY is a virtual key's name; without =MODEL the requested model name is sent. Targets are tried in the order given.
+      Example: --target local-ollama=qwen3-coder:30b,timeout_ms=30000 --target anthropic-main
+  gatehouse routes remove NAME_OR_ID
+  gatehouse routes import FILE        (JSON or YAML; replaces every route, all or nothing)
+  gatehouse routes export [--format json|yaml]
+Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
+
+class UsageError extends Error {}
+
+export async function runRoutesCommand(args: string[], io: RoutesCommandIO): Promise<number> {
+  const [subcommand, ...options] = args[0] === 'routes' ? args.slice(1) : args;
+  try {
+    switch (subcommand) {
+      case 'list':
+        return listRoutes(options, io);
+      case 'add':
+        return addRoute(options, io);
+      case 'remove':
+        return removeRoute(options, io);
+      case 'import':
+        return importRoutes(options, io);
+      case 'export':
+        return exportRoutes(options, io);
+      case 'help':
+      case '--help':
+        io.stdout.write(`${ROUTES_USAGE}\n`);
+        return 0;
+      default:
+        throw new UsageError(subcommand ? `Unknown command 'routes ${subcommand}'.` : "'routes' needs a command.");
+    }
+  } catch (error) {
+    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`${(error as Error).message}\n${ROUTES_USAGE}\n`);
+      return 2;
+    }
+    io.stderr.write(`${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+const commonOptions = { 'data-dir': { type: 'string' } } as const;
+
+/** Opens the route store of a data dir; `undefined` when no database exists yet and `create` is false. */
+function withRoutes<T>(dataDirFlag: string | undefined, io: RoutesCommandIO, create: boolean, use: (store: RouteStore | undefined) => T): T {
+  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
+  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
+  const db = openDatabase(dataDir);
+  try {
+    return use(new RouteStore(db));
+  } finally {
+    db.close();
+  }
+}
+
+function describeTarget(target: TargetInput): string {
+  const options = [
+    target.timeout_ms !== undefined ? `timeout ${target.timeout_ms} ms` : '',
+    target.weight !== undefined ? `weight ${target.weight}` : '',
+    target.when?.min_prompt_tokens !== undefined ? `≥ ${target.when.min_prompt_tokens} prompt tokens` : '',
+    target.when?.thinking !== undefined ? (target.when.thinking ? 'thinking' : 'no thinking') : '',
+    target.when?.tools !== undefined ? (target.when.tools ? 'tools' : 'no tools') : '',
+  ].filter(Boolean);
+  return `${target.key}${target.model ? ` → ${target.model}` : ''}${options.length ? ` (${options.join(', ')})` : ''}`;
+}
+
+function listRoutes(args: string[], io: RoutesCommandIO): number {
+  const { values } = parseArgs({ args, options: { ...commonOptions, json: { type: 'boolean', default: false } }, strict: true });
+  const routes: Route[] = withRoutes(values['data-dir'], io, false, (store) => store?.list() ?? []);
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify(routes, null, 2)}\n`);
+    return 0;
+  }
+  if (routes.length === 0) {
+    io.stdout.write('No routes. Add one with `gatehouse routes add` or `gatehouse routes import FILE`.\n');
+    return 0;
+  }
+  for (const [index, route] of routes.entries()) {
+    io.stdout.write(`${index + 1}. ${route.name}  ${route.match}  ${route.strategy}  (${route.id})\n`);
+    for (const target of route.targets) io.stdout.write(`     ${describeTarget(target)}\n`);
+  }
+  return 0;
+}
+
+const BOOLEAN_OPTIONS = new Set(['thinking', 'tools']);
+const NUMBER_OPTIONS = new Set(['timeout_ms', 'weight', 'min_prompt_tokens']);
+
+/** `KEY[=MODEL][,name=value ...]` → a target; the route store checks the values. */
+export function parseTargetSpec(spec: string): Record<string, unknown> {
+  const [head, ...options] = spec.split(',');
+  const equals = head.indexOf('=');
+  const key = (equals === -1 ? head : head.slice(0, equals)).trim();
+  const model = equals === -1 ? undefined : head.slice(equals + 1).trim();
+  if (!key) throw new UsageError(`--target '${spec}': start with a virtual key's name`);
+  const target: Record<string, unknown> = { key, ...(model ? { model } : {}) };
+  const when: Record<string, unknown> = {};
+  for (const option of options) {
+    const [name, value = ''] = option.split('=').map((part) => part.trim());
+    if (BOOLEAN_OPTIONS.has(name)) {
+      if (value !== 'true' && value !== 'false') throw new UsageError(`--target '${spec}': ${name} must be true or false`);
+      when[name] = value === 'true';
+    } else if (NUMBER_OPTIONS.has(name)) {
+      if (value === '' || !Number.isFinite(Number(value))) throw new UsageError(`--target '${spec}': ${name} must be a number`);
+      if (name === 'min_prompt_tokens') when[name] = Number(value);
+      else target[name] = Number(value);
+    } else {
+      throw new UsageError(`--target '${spec}': unknown option '${name}' (expected timeout_ms, weight, min_prompt_tokens, thinking, tools)`);
+    }
+  }
+  if (Object.keys(when).length) target.when = when;
+  return target;
+}
+
+function addRoute(args: string[], io: RoutesCommandIO): number {
+  const { values } = parseArgs({
+    args,
+    options: { ...commonOptions, name: { type: 'string' }, match: { type: 'string' }, strategy: { type: 'string', default: 'fallback' }, target: { type: 'string', multiple: true } },
+    strict: true,
+  });
+  if (!values.name) throw new UsageError('routes add needs --name.');
+  if (!values.match) throw new UsageError('routes add needs --match (a model name, or a glob such as claude-haiku-*).');
+  if (!values.target?.length) throw new UsageError('routes add needs at least one --target.');
+  const input = { name: values.name, match: values.match, strategy: values.strategy, targets: values.target.map(parseTargetSpec) };
+  const route = withRoutes(values['data-dir'], io, true, (store) => store!.create(input));
+  io.stdout.write(`Added route '${route.name}' (${route.id}) at position ${route.position + 1}.\n`);
+  return 0;
+}
+
+function removeRoute(args: string[], io: RoutesCommandIO): number {
+  const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
+  if (positionals.length !== 1) throw new UsageError('routes remove needs one route name or id.');
+  const wanted = positionals[0];
+  const removed = withRoutes(values['data-dir'], io, false, (store) => {
+    const route = store?.list().find((candidate) => candidate.id === wanted || candidate.name === wanted);
+    if (!store || !route) throw new Error(`No route named '${wanted}'`);
+    store.remove(route.id);
+    return route;
+  });
+  io.stdout.write(`Removed route '${removed.name}'.\n`);
+  return 0;
+}
+
+/** The path segments of a param such as `routes[1].targets[0].key`. */
+function pathOf(param: string): (string | number)[] {
+  return [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((match) => (match[2] !== undefined ? Number(match[2]) : match[1])).filter((part) => part !== '$');
+}
+
+/** Reads a routes file (JSON or YAML: YAML 1.2 reads JSON too) and checks it; errors name the line. */
+export function readRoutesFile(text: string, fileName: string): { value: unknown; lineOf: (param: string | null) => number | null } {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (param: string | null): number | null => {
+    if (!param) return null;
+    // The deepest node the file has on that path (an absent field: the object that lacks it).
+    let path = pathOf(param);
+    while (path.length) {
+      const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
+      if (node && typeof node === 'object' && node.range) return lineCounter.linePos(node.range[0]).line;
+      path = path.slice(0, -1);
+    }
+    return null;
+  };
+  if (document.errors.length) {
+    const error = document.errors[0];
+    const line = error.linePos?.[0].line ?? lineCounter.linePos(error.pos[0]).line;
+    throw new Error(`${fileName}:${line}: not valid JSON or YAML: ${error.message.split('\n')[0]}`);
+  }
+  return { value: document.toJS({ maxAliasCount: 100 }), lineOf };
+}
+
+function importRoutes(args: string[], io: RoutesCommandIO): number {
+  const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
+  if (positionals.length !== 1) throw new UsageError('routes import needs one FILE.');
+  const file = positionals[0];
+  const { value, lineOf } = readRoutesFile(readFileSync(file, 'utf8'), file);
+  const routes = withRoutes(values['data-dir'], io, true, (store) => {
+    try {
+      return store!.replaceAll(value);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      const line = lineOf(error.param);
+      throw new Error(`${file}${line ? `:${line}` : ''}: ${error.message}\nNothing was changed.`);
+    }
+  });
+  io.stdout.write(`Imported ${routes.length} route${routes.length === 1 ? '' : 's'} from ${file}; they replace the ones before.\n`);
+  return 0;
+}
+
+function exportRoutes(args: string[], io: RoutesCommandIO): number {
+  const { values } = parseArgs({ args, options: { ...commonOptions, format: { type: 'string', default: 'json' } }, strict: true });
+  if (values.format !== 'json' && values.format !== 'yaml') throw new UsageError("--format must be 'json' or 'yaml'.");
+  const file = withRoutes(values['data-dir'], io, false, (store) => store?.exportFile() ?? { routes: [] });
+  io.stdout.write(values.format === 'yaml' ? stringify(file) : `${JSON.stringify(file, null, 2)}\n`);
+  return 0;
+}

@@ -1,0 +1,262 @@
+// One generation call to one provider target (prepareGeneration), and a routed call that tries a route's
+// targets in turn (serveRoute). A target is left for the next only before anything reached the client:
+// on 429, 5xx, its own timeout or a connection error while waiting for the provider's answer. Once the
+// answer is being relayed, it is that target's, whatever happens.
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from './errors.js';
+import type { GatewayHeaders } from './gateway-headers.js';
+import type { Caller, RouteTarget } from './auth.js';
+import type { CompletionRequest } from './validate.js';
+import { getProvider, secretCredentialValues } from './providers/registry.js';
+import type { Operation, ProviderAdapter, ProviderCall, ProviderCredentials } from './providers/types.js';
+import type { WireFormat } from './codecs/canonical.js';
+import { dialectCodec, providerCodec } from './codecs/registry.js';
+import { refusesStatefulFields } from './codecs/openai-responses.js';
+import type { Ingress, RoutedRequest } from './ingress/types.js';
+import { sendTokenEstimate } from './token-estimate.js';
+import { sendUpstream, type UpstreamResponse } from './upstream.js';
+import { checkContextWindow } from './context-window.js';
+import { RequestAbort, type AbortLike } from './request-abort.js';
+import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
+import { withModelField } from './routing/model-field.js';
+import { traitsOf } from './routing/conditions.js';
+import type { CompiledRoute, Router } from './routing/router.js';
+import type { LoggedAttempt } from '../store/request-log.js';
+
+/** What one generation request brings to any target it may be sent to. */
+export interface Generation {
+  res: ServerResponse;
+  ingress: Ingress;
+  operation: Operation;
+  request: RoutedRequest;
+  rawBody: Buffer;
+  /** The body's own `model` value (undefined when a default model stood in). */
+  rawModel: unknown;
+  bodyText: string;
+  headers: GatewayHeaders;
+  started: number;
+}
+
+export interface PreparedGeneration {
+  adapter: ProviderAdapter;
+  providerFormat: WireFormat;
+  dropped: string[];
+  /** The first provider call; null when the gateway answers itself (a token estimate). */
+  call: ProviderCall | null;
+  /** Relays the answer: given the first call's response when it was sent already, else it sends. */
+  relay(first: UpstreamResponse | null): Promise<RelayOutcome>;
+}
+
+/** The name a virtual key sends for a requested model (its model map), or the name as it is. */
+export function mappedModel(caller: Caller, model: string): string {
+  return caller.kind === 'virtual-key' ? (caller.modelMap?.[model] ?? model) : model;
+}
+
+/** The values that must never appear in what we relay or record. */
+export function callSecrets(credentials: ProviderCredentials | undefined, headers: GatewayHeaders | undefined): string[] {
+  const values: (string | undefined)[] = [...secretCredentialValues(credentials), headers?.apiKey, headers?.bearer];
+  if (headers) for (const name of headers.sensitiveHeaderNames) values.push(headers.forwardHeaders[name]);
+  return values.filter((value): value is string => typeof value === 'string');
+}
+
+/**
+ * Builds the provider call for one target: the client's bytes when it speaks the provider's format (only
+ * the model value rewritten when another model is sent), else the body translated.
+ */
+export async function prepareGeneration(
+  generation: Generation,
+  target: RouteTarget,
+  model: string,
+  context: { signal: AbortLike; secrets: readonly string[] },
+  send: (call: ProviderCall) => Promise<UpstreamResponse>,
+): Promise<PreparedGeneration> {
+  const { res, ingress, operation, request, headers, started } = generation;
+  const adapter = getProvider(target.provider);
+  const dialect = ingress.dialect;
+  const body = model === request.model ? request.body : { ...(request.body as Record<string, unknown>), model };
+  if (dialect === 'openai-completions') await checkContextWindow(target.provider, body as CompletionRequest);
+  const formats = adapter.formats(model);
+  const providerFormat: WireFormat = formats.includes(dialect) ? dialect : formats[0];
+  const relayOptions = { adapter, stream: request.stream, started, signal: context.signal, secrets: context.secrets, ingress };
+  const base = { format: providerFormat, operation, model, stream: request.stream, credentials: target.credentials, customHost: target.customHost, forwardHeaders: headers.forwardHeaders };
+  const passthrough = (call: ProviderCall) => async (first: UpstreamResponse | null) => relayPassthrough(res, first ?? (await send(call)), relayOptions, call);
+
+  if (operation === 'count_tokens' && !(providerFormat === dialect && adapter.modelInBody)) {
+    // Only a provider that takes the Messages body as it is can count it; for the others, an estimate.
+    return { adapter, providerFormat, dropped: [], call: null, relay: () => sendTokenEstimate(res, dialectCodec(dialect).decodeRequest(body), started) };
+  }
+  if (providerFormat === dialect && adapter.modelInBody) {
+    // The client speaks the provider's format: its bytes go up unchanged (the model value aside), the answer comes back unchanged.
+    const bytes = model === generation.rawModel ? generation.rawBody : Buffer.from(withModelField(generation.bodyText, model), 'utf8');
+    const call: ProviderCall = { ...base, body: bytes };
+    return { adapter, providerFormat, dropped: [], call, relay: passthrough(call) };
+  }
+  if (dialect === 'openai-responses' && providerFormat !== dialect) {
+    const stateful = refusesStatefulFields(body);
+    if (stateful) throw stateful;
+  }
+  const canonical = dialectCodec(dialect).decodeRequest(body);
+  const codec = providerCodec(providerFormat);
+  // Formats without `n` get n calls of one choice each, merged back into one answer.
+  const copies = !adapter.supportsN && (canonical.n ?? 1) > 1 ? canonical.n! : 1;
+  const single = copies > 1 ? { ...canonical, n: 1 } : canonical;
+  const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
+  const call: ProviderCall = { ...base, body: JSON.stringify(encoded.body) };
+  if (providerFormat === dialect) return { adapter, providerFormat, dropped: encoded.dropped, call, relay: passthrough(call) };
+  return {
+    adapter,
+    providerFormat,
+    dropped: encoded.dropped,
+    call,
+    relay: (first) => {
+      // The first call was sent already when a route tried it; its copies (fan-out) are sent now.
+      let pending = first;
+      const sendOrFirst = (one: ProviderCall): Promise<UpstreamResponse> => {
+        if (!pending) return send(one);
+        const answer = pending;
+        pending = null;
+        return Promise.resolve(answer);
+      };
+      return relayTranslated(res, Array.from({ length: copies }, () => call), sendOrFirst, {
+        ...relayOptions,
+        request: single,
+        providerCodec: codec,
+        dialectCodec: dialectCodec(dialect),
+      });
+    },
+  };
+}
+
+/** The abort reason of a target's own time limit (timeout_ms): the route moves on, the request goes on. */
+export class TargetTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`The target did not answer within its timeout_ms of ${timeoutMs} ms`);
+  }
+}
+
+/** What the proxy records of the target tried last (the one that served, or failed last). */
+export interface TriedTarget {
+  label: string;
+  provider: string;
+  credentials: ProviderCredentials | undefined;
+  providerFormat: WireFormat | null;
+  dropped: string[];
+}
+
+const fallsBack = (status: number) => status === 429 || status >= 500;
+
+/** Why a thrown failure lets the route try its next target; null when it does not (the client's own error). */
+function reasonToMoveOn(error: unknown, attemptAbort: RequestAbort, beforeCall: boolean): string | null {
+  if (attemptAbort.reason instanceof TargetTimeout) return 'timeout';
+  if (error instanceof GatewayError) {
+    if (error.code === 'timeout') return 'timeout';
+    if (error.code === 'provider_unreachable') return 'connection error';
+    if (beforeCall && error.status >= 500) return 'credentials unavailable';
+    return null;
+  }
+  return beforeCall ? 'credentials unavailable' : null;
+}
+
+/** Sets the reason on this target's last attempt record, or adds a record when no call was made. */
+function noteReason(attemptLog: LoggedAttempt[], label: string, reason: string, error: string | null): void {
+  const last = attemptLog.at(-1);
+  if (last && last.target === label && last.reason === undefined) last.reason = reason;
+  else attemptLog.push({ status: null, error, durationMs: 0, target: label, reason });
+}
+
+/** Tries the route's targets in the planned order until one answers, and relays that one's answer. */
+export async function serveRoute(
+  router: Router,
+  route: CompiledRoute,
+  generation: Generation,
+  abort: RequestAbort,
+  attemptLog: LoggedAttempt[],
+  onTarget: (tried: TriedTarget) => void,
+): Promise<RelayOutcome> {
+  const { request, ingress, headers } = generation;
+  const plan = router.plan(route, request.model, traitsOf(() => dialectCodec(ingress.dialect).decodeRequest(request.body)));
+  for (const skipped of plan.skipped) attemptLog.push({ status: null, error: null, durationMs: 0, target: skipped.label, reason: skipped.reason });
+  if (plan.attempts.length === 0) {
+    const why = [...plan.ineligible, ...plan.skipped].map((target) => `${target.label}: ${target.reason}`).join('; ');
+    throw new GatewayError(400, 'invalid_request_error', `Route '${route.name}' has no target for this request (${why || 'no targets'})`, 'model', 'no_route_target');
+  }
+  for (const [index, target] of plan.attempts.entries()) {
+    const isLast = index === plan.attempts.length - 1;
+    const attemptAbort = new RequestAbort();
+    // The request's own abort (client gone, x-gateway-request-timeout) ends every target's call too.
+    if (abort.aborted) attemptAbort.abort(abort.reason);
+    else abort.addEventListener('abort', () => attemptAbort.abort(abort.reason));
+    const timer = target.timeoutMs === undefined ? undefined : setTimeout(() => attemptAbort.abort(new TargetTimeout(target.timeoutMs!)), target.timeoutMs);
+    const tried: TriedTarget = { label: target.label, provider: target.caller.provider, credentials: undefined, providerFormat: null, dropped: [] };
+    onTarget(tried);
+    let called = false;
+    try {
+      const credentials = await target.caller.loadCredentials();
+      tried.credentials = credentials;
+      onTarget(tried);
+      const routeTarget: RouteTarget = { caller: target.caller, provider: target.caller.provider, customHost: target.caller.customHost, credentials };
+      const adapter = getProvider(routeTarget.provider);
+      const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
+        sendUpstream(await adapter.buildRequest(call), adapter.slug, {
+          signal: attemptAbort,
+          retries: headers.retryCount,
+          onAttempt: (attempt) => attemptLog.push({ ...attempt, target: target.label }),
+        });
+      const prepared = await prepareGeneration(generation, routeTarget, mappedModel(target.caller, target.model), { signal: attemptAbort, secrets: callSecrets(credentials, headers) }, send);
+      tried.providerFormat = prepared.providerFormat;
+      tried.dropped = prepared.dropped;
+      onTarget(tried);
+      if (!prepared.call) {
+        clearTimeout(timer);
+        return await prepared.relay(null);
+      }
+      called = true;
+      const first = await send(prepared.call);
+      // The provider answered: the target's time limit is met. The rest is the request's own time limit.
+      clearTimeout(timer);
+      if (!isLast && fallsBack(first.status)) {
+        await first.body.dump().catch(() => undefined);
+        noteReason(attemptLog, target.label, String(first.status), null);
+        router.recordFailure(target);
+        continue;
+      }
+      const outcome = await prepared.relay(first);
+      if (outcome.status < 400) router.recordSuccess(target);
+      else if (fallsBack(outcome.status)) router.recordFailure(target);
+      return outcome;
+    } catch (error) {
+      clearTimeout(timer);
+      if (abort.aborted) throw error;
+      const reason = reasonToMoveOn(error, attemptAbort, !called);
+      if (reason === null) throw error;
+      router.recordFailure(target);
+      noteReason(attemptLog, target.label, reason, error instanceof Error ? error.message : String(error));
+      if (isLast) {
+        if (attemptAbort.reason instanceof TargetTimeout) {
+          throw new GatewayError(504, 'gateway_error', `Route '${route.name}': ${target.label} did not answer within its timeout_ms (${target.timeoutMs} ms), and no target is left to try`, null, 'timeout', target.caller.provider);
+        }
+        throw error;
+      }
+    }
+  }
+  // Unreachable: the last target either returns or throws.
+  throw new GatewayError(502, 'gateway_error', `Route '${route.name}': no target answered`, null, 'route_exhausted');
+}
+
+/** `GET /v1/models` for a gateway key with no provider: the route names, in the client's list shape. */
+export function sendRouteModelList(res: ServerResponse, names: readonly string[], shape: 'openai' | 'anthropic', started: number): RelayOutcome {
+  const body = JSON.stringify(shape === 'anthropic' ? anthropicRouteList(names) : { object: 'list', data: names.map(routeModelEntry) });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+  return { status: 200, ttfbMs: performance.now() - started, error: null, responseBody: body };
+}
+
+/** A route name as an OpenAI model list entry. */
+export function routeModelEntry(name: string): { id: string; object: 'model'; created: number; owned_by: string } {
+  return { id: name, object: 'model', created: 0, owned_by: 'gatehouse-route' };
+}
+
+function anthropicRouteList(names: readonly string[]): object {
+  const data = names.map((name) => ({ type: 'model', id: name, display_name: name, created_at: new Date(0).toISOString() }));
+  return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+}

@@ -1,0 +1,15 @@
+// A small seeded generator (mulberry32) so `balance` can be tested for its weights with a fixed seed;
+// the gateway itself uses Math.random.
+
+export type RandomSource = () => number;
+
+export function seededRandom(seed: number): RandomSource {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
