@@ -164,4 +164,41 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX request_log_dialect ON request_log (dialect, id);
     `,
   },
+  {
+    version: 9,
+    description: 'limits per key (requests and tokens per minute, USD per day and month) and the spend they are checked against',
+    sql: `
+      -- One row per key that has limits; NULL = no limit of that kind. key_id is a virtual key (vk_) or a
+      -- gateway key (gk_) id; rows of deleted keys are harmless and go with the key's revocation.
+      CREATE TABLE key_limits (
+        key_id      TEXT PRIMARY KEY,
+        rpm         INTEGER,
+        tpm         INTEGER,
+        daily_usd   REAL,
+        monthly_usd REAL,
+        updated_at  INTEGER NOT NULL
+      );
+      -- What each key spent per day (the server's local calendar day, YYYY-MM-DD), so budgets hold across
+      -- a restart. Written in batches by the running server (about once a second), never once per request;
+      -- a month's spend is the sum of its days.
+      CREATE TABLE key_spend (
+        key_id   TEXT NOT NULL,
+        day      TEXT NOT NULL,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        tokens   INTEGER NOT NULL DEFAULT 0,
+        requests INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (key_id, day)
+      ) WITHOUT ROWID;
+      -- Bumped by every change to key_limits, whoever makes it (server, CLI), so a running server rereads
+      -- the limits within a second of a change made by another process, as it does for keys.
+      CREATE TABLE key_limits_generation (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        value INTEGER NOT NULL
+      );
+      INSERT INTO key_limits_generation (id, value) VALUES (1, 0);
+      CREATE TRIGGER key_limits_insert AFTER INSERT ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
+      CREATE TRIGGER key_limits_update AFTER UPDATE ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
+      CREATE TRIGGER key_limits_delete AFTER DELETE ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
+    `,
+  },
 ];
