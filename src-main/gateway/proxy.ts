@@ -21,6 +21,8 @@ import { RequestAbort } from './request-abort.js';
 import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput } from '../store/request-log.js';
+import { dialectOfPath, usageFromBody } from '../store/usage-from-body.js';
+import { priceCall } from '../catalog/pricing.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
@@ -239,14 +241,29 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
 
   const status = outcome?.status ?? failure?.status ?? 500;
   const secretsToRedact = secretValues(credentials, headers);
-  const usage = outcome?.usage;
+  // A passthrough answer's usage is read from the body here rather than when the row is written (the same
+  // work, on the same thread), so the entry carries its tokens and cost for whoever observes it.
+  let usage = outcome?.usage;
+  if (!usage && outcome && outcome.status < 400 && outcome.responseBody !== null) {
+    const counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
+    if (counted.promptTokens !== null) {
+      usage = {
+        inputTokens: counted.promptTokens,
+        outputTokens: counted.completionTokens ?? 0,
+        ...(counted.cacheReadTokens !== null ? { cacheReadTokens: counted.cacheReadTokens } : {}),
+        ...(counted.cacheWriteTokens !== null ? { cacheWriteTokens: counted.cacheWriteTokens } : {}),
+        ...(counted.reasoningTokens !== null ? { reasoningTokens: counted.reasoningTokens } : {}),
+      };
+    }
+  }
+  const model = routed?.model ?? null;
   deps.log({
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
     metadata: headers?.metadata ?? {},
     keyId: caller?.keyId ?? null,
     provider: providerSlug,
-    model: routed?.model ?? null,
+    model,
     path,
     status,
     latencyMs: performance.now() - started,
@@ -273,6 +290,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
           reasoningTokens: usage.reasoningTokens ?? null,
         }
       : {}),
+    costUsd: priceCall(providerSlug, model, usage),
   });
 }
 

@@ -165,11 +165,74 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
+    version: 8,
+    description: "each call's cost in USD and client tool, and daily usage totals for the Usage page",
+    sql: `
+      -- cost_usd: what the call cost by the model catalog (src-main/catalog), NULL when the model or its
+      -- usage is unknown (never 0 for unknown). client: the tool that made the call (claude-cli, codex,
+      -- openai-js, curl …), from its user-agent or else its dialect.
+      ALTER TABLE request_log ADD COLUMN cost_usd REAL;
+      ALTER TABLE request_log ADD COLUMN client TEXT;
+
+      -- Per local day and (key, provider, model, client): the Usage page reads these instead of scanning
+      -- the log. The log writer adds each batch with one INSERT … SELECT … GROUP BY (USAGE_FOR_BATCH), and
+      -- a deleted row is taken back out, so the totals always equal the sums over request_log. NULLs are
+      -- stored as '' so they take part in the primary key. Costs in nano-dollars: integer sums are exact.
+      CREATE TABLE usage_daily (
+        day                TEXT NOT NULL,
+        key_id             TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        client             TEXT NOT NULL,
+        requests           INTEGER NOT NULL,
+        errors             INTEGER NOT NULL,
+        prompt_tokens      INTEGER NOT NULL,
+        completion_tokens  INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        cost_nanos         INTEGER NOT NULL,
+        -- Calls with usage but no price (a model the catalog does not know): their cost is unknown.
+        unpriced_requests  INTEGER NOT NULL,
+        unpriced_tokens    INTEGER NOT NULL,
+        PRIMARY KEY (day, key_id, provider, model, client)
+      ) WITHOUT ROWID;
+      CREATE INDEX usage_daily_key ON usage_daily (key_id, day);
+
+      INSERT INTO usage_daily
+        SELECT date(created_at / 1000, 'unixepoch', 'localtime'), coalesce(key_id, ''), coalesce(provider, ''), coalesce(model, ''), coalesce(client, ''),
+          count(*), sum(status >= 400), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
+          coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0),
+          coalesce(sum(CAST(round(cost_usd * 1e9) AS INTEGER)), 0),
+          sum(cost_usd IS NULL AND prompt_tokens IS NOT NULL),
+          sum(CASE WHEN cost_usd IS NULL THEN coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) ELSE 0 END)
+        FROM request_log WHERE true GROUP BY 1, 2, 3, 4, 5;
+
+      CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log BEGIN
+        UPDATE usage_daily SET
+          requests = requests - 1,
+          errors = errors - (old.status >= 400),
+          prompt_tokens = prompt_tokens - coalesce(old.prompt_tokens, 0),
+          completion_tokens = completion_tokens - coalesce(old.completion_tokens, 0),
+          cache_read_tokens = cache_read_tokens - coalesce(old.cache_read_tokens, 0),
+          cache_write_tokens = cache_write_tokens - coalesce(old.cache_write_tokens, 0),
+          reasoning_tokens = reasoning_tokens - coalesce(old.reasoning_tokens, 0),
+          cost_nanos = cost_nanos - coalesce(CAST(round(old.cost_usd * 1e9) AS INTEGER), 0),
+          unpriced_requests = unpriced_requests - (old.cost_usd IS NULL AND old.prompt_tokens IS NOT NULL),
+          unpriced_tokens = unpriced_tokens - CASE WHEN old.cost_usd IS NULL THEN coalesce(old.prompt_tokens, 0) + coalesce(old.completion_tokens, 0) ELSE 0 END
+        WHERE day = date(old.created_at / 1000, 'unixepoch', 'localtime') AND key_id = coalesce(old.key_id, '') AND provider = coalesce(old.provider, '')
+          AND model = coalesce(old.model, '') AND client = coalesce(old.client, '');
+        DELETE FROM usage_daily WHERE requests = 0 AND day = date(old.created_at / 1000, 'unixepoch', 'localtime') AND key_id = coalesce(old.key_id, '')
+          AND provider = coalesce(old.provider, '') AND model = coalesce(old.model, '') AND client = coalesce(old.client, '');
+      END;
+    `,
+  },
+  {
     version: 9,
     description: 'limits per key (requests and tokens per minute, USD per day and month) and the spend they are checked against',
     sql: `
       -- One row per key that has limits; NULL = no limit of that kind. key_id is a virtual key (vk_) or a
-      -- gateway key (gk_) id; rows of deleted keys are harmless and go with the key's revocation.
+      -- gateway key (gk_) id; a revoked key's row stays but is never consulted (the key no longer authenticates).
       CREATE TABLE key_limits (
         key_id      TEXT PRIMARY KEY,
         rpm         INTEGER,
