@@ -2,6 +2,7 @@
 import type { RequestLog } from './store/request-log.js';
 import type { SettingsStore } from './store/settings.js';
 import type { KeyStore } from './store/keys.js';
+import type { KeyLimitsService } from './store/key-limits.js';
 import type { KeyProtector } from './store/key-protection.js';
 
 export interface AppServices {
@@ -13,6 +14,8 @@ export interface AppServices {
   requestLog: RequestLog;
   settings: SettingsStore;
   keys: KeyStore;
+  /** Limits per key and how close each key is to them. */
+  limits: KeyLimitsService;
   keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;

@@ -16,6 +16,8 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
+import { limitRoutes } from './admin/limit-routes.js';
+import { KeyLimitsService } from './store/key-limits.js';
 import type { AppServices } from './app-services.js';
 
 export interface StartOptions {
@@ -32,6 +34,8 @@ export interface StartOptions {
   maxBodyBytes?: number;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
+  /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
+  limitsClock?: () => number;
 }
 
 export interface RunningGatehouse {
@@ -115,6 +119,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
     closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
+    // Limits per key: checked in memory; spend written back about once a second and on stop.
+    const limits = new KeyLimitsService(db, { now: options.limitsClock });
+    closers.unshift(() => limits.close());
 
     const shutdown = new AbortController();
     const services: AppServices = {
@@ -125,6 +132,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       requestLog,
       settings,
       keys,
+      limits,
       keyProtection: protector,
       shutdown: shutdown.signal,
     };
@@ -139,7 +147,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
       log: (entry) => requestLog.append(entry),
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes], services),
+      limits: limits.limiter,
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...limitRoutes], services),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 

@@ -25,7 +25,7 @@ export interface AdminReply {
 export const STREAMED = Symbol('streamed');
 
 export interface AdminRoute {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to /admin/api, with `:name` parameters: `/virtual-keys/:id`. */
   path: string;
   handle(request: AdminRequest): AdminReply | Promise<AdminReply>;
@@ -123,7 +123,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
           : new GatewayError(404, 'not_found_error', `No admin endpoint ${url.pathname}`);
       }
       let body: unknown = undefined;
-      if (req.method === 'POST' || req.method === 'PATCH') {
+      if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
         const raw = await readBody(req, 1024 * 1024);
         if (raw.length) {
           if (exceedsJsonDepth(raw)) throw new GatewayError(400, 'invalid_request_error', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);

@@ -21,6 +21,7 @@ import { RequestAbort } from './request-abort.js';
 import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput } from '../store/request-log.js';
+import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
 import { dialectOfPath, usageFromBody } from '../store/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
 
@@ -28,6 +29,8 @@ export interface ProxyDependencies {
   keys: KeyDirectory;
   log: (entry: LogEntryInput) => void;
   maxBodyBytes: number;
+  /** Limits per key (requests and tokens per minute, USD budgets); absent = no limits at all. */
+  limits?: KeyLimiter;
 }
 
 /** The abort reason once a request is over: frees any provider call still open. */
@@ -155,11 +158,14 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let outcome: RelayOutcome | undefined;
   let failure: GatewayError | undefined;
   let failureBody: object | undefined;
+  let ticket: LimitTicket | undefined;
 
   try {
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = authenticate(headers, deps.keys);
+    // Before any body is read or provider called: a key over its limit costs nothing more.
+    ticket = deps.limits?.admit(caller.keyId);
     let rawBody: Buffer | undefined;
     if (route !== 'models') {
       rawBody = await readBody(req, deps.maxBodyBytes);
@@ -229,7 +235,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
     const redacted = new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secretValues(credentials, headers)), failure.param, failure.code, failure.provider);
     failureBody = ingress ? ingress.errorBody(redacted) : redacted.toBody();
-    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody);
+    const retryAfter: Record<string, string> = failure instanceof LimitExceeded ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
+    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody, retryAfter);
   } finally {
     clearTimeout(timeout);
     // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.
@@ -257,7 +264,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     }
   }
   const model = routed?.model ?? null;
-  deps.log({
+  const entry: LogEntryInput = {
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
     metadata: headers?.metadata ?? {},
@@ -291,7 +298,10 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         }
       : {}),
     costUsd: priceCall(providerSlug, model, usage),
-  });
+  };
+  deps.log(entry);
+  // Counted as it finishes: its tokens for the minute, its cost for the day and month.
+  ticket?.release({ tokens: usage ? usage.inputTokens + usage.outputTokens : 0, costUsd: entry.costUsd ?? null });
 }
 
 /** The values that must never appear in what we relay or record. */
