@@ -16,6 +16,9 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
+import { usageRoutes } from './admin/usage-routes.js';
+import { UsageStore } from './store/usage.js';
+import { ModelOverrideStore } from './catalog/overrides.js';
 import { limitRoutes } from './admin/limit-routes.js';
 import { KeyLimitsService } from './store/key-limits.js';
 import type { AppServices } from './app-services.js';
@@ -99,6 +102,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const closers: (() => void)[] = [() => db.close()];
   try {
     const settings = new SettingsStore(db);
+    // The user's model prices and context windows reach the catalog before the first call is priced.
+    const modelOverrides = new ModelOverrideStore(db);
+    const usage = new UsageStore(db);
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
     const saved = settings.get();
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
@@ -148,7 +154,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       log: (entry) => requestLog.append(entry),
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       limits: limits.limiter,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...limitRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes], services),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
