@@ -13,6 +13,7 @@ import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
 import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
 import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
+import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
@@ -142,6 +143,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       keyProtection: protector,
       shutdown: shutdown.signal,
     };
+    // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
+    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
     const uiDir = join(packageRoot(), 'out', 'renderer');
     const inFlight = new Set<Promise<void>>();
     const server = createGatewayServer({
@@ -151,10 +154,14 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       },
       clientTimeouts: options.clientTimeouts,
       keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
-      log: (entry) => requestLog.append(entry),
+      log: (entry) => {
+        metrics.observe(entry);
+        requestLog.append(entry);
+      },
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       limits: limits.limiter,
       handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes], services),
+      handleMetrics: createMetricsHandler(metrics, adminToken),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
