@@ -6,6 +6,8 @@ import type {
   GatewayKey,
   Health,
   ItemList,
+  KeyLimits,
+  KeyLimitsView,
   LogDetail,
   LogEntry,
   LogPage,
@@ -89,6 +91,20 @@ export class AdminClient {
 
   revokeGatewayKey(id: string): Promise<void> {
     return this.request('DELETE', `/gateway-keys/${encodeURIComponent(id)}`);
+  }
+
+  /** Every active key with its limits and how close it is to them. */
+  keyLimits(): Promise<ItemList<KeyLimitsView>> {
+    return this.request('GET', '/limits');
+  }
+
+  /** Replaces a key's limits (null = no limit of that kind). */
+  setKeyLimits(id: string, limits: KeyLimits): Promise<KeyLimitsView> {
+    return this.request('PUT', `/keys/${encodeURIComponent(id)}/limits`, limits);
+  }
+
+  clearKeyLimits(id: string): Promise<KeyLimitsView> {
+    return this.request('DELETE', `/keys/${encodeURIComponent(id)}/limits`);
   }
 
   logs(query: LogQuery, signal?: AbortSignal): Promise<LogPage> {

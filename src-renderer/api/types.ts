@@ -74,3 +74,7 @@ export type SettingsPatch = Partial<StoredSettings>;
 export interface ItemList<T> {
   items: T[];
 }
+
+/** Limits per key and how close the key is to each (GET /admin/api/limits). */
+export type { KeyLimits } from '../../src-main/gateway/limits/limiter';
+export type { KeyLimitsView } from '../../src-main/store/key-limits';
