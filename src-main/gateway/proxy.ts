@@ -15,7 +15,7 @@ import { refusesStatefulFields } from './codecs/openai-responses.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 import { sendTokenEstimate } from './token-estimate.js';
 import { sendUpstream, UpstreamTimeout, type AttemptRecord, type UpstreamResponse } from './upstream.js';
-import { checkContextWindow } from './context-window.js';
+import { checkContextWindow, checkPromptFits } from './context-window.js';
 import { redactHeaders, redactSecrets } from './redact.js';
 import { RequestAbort } from './request-abort.js';
 import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
@@ -199,6 +199,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       const { ingress: entry, operation } = route;
       const dialect = entry.dialect;
       if (dialect === 'openai-completions') await checkContextWindow(target.provider, request.body as CompletionRequest);
+      else if (operation === 'generate') await checkPromptFits(target.provider, request.model, dialect, request.body, rawBody!.length);
       const formats = adapter.formats(request.model);
       providerFormat = formats.includes(dialect) ? dialect : formats[0];
       const relayOptions = { adapter, stream: request.stream, started, signal: abort, secrets, ingress: entry };
