@@ -1,9 +1,10 @@
 // Prometheus metrics for GET /metrics: counted from the same entry each finished call hands to the
-// request log (app.ts wraps the log dependency), so the proxy does nothing extra for them. Each
-// observation is a few map lookups and counter increments; label values are bounded so a client
-// sending random model names cannot grow the series without limit.
+// request log (app.ts wraps the log dependency), so the proxy does nothing extra for them. A call is
+// counted into plain numbers (a few map lookups and additions, about 0.2 µs); prom-client's registry
+// reads them only when /metrics is scraped. Label values are bounded so a client sending random model
+// names cannot grow the series without limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
+import { Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { errorBody } from './errors.js';
 import { sendJson } from './proxy.js';
 import { tokensMatch, isLoopbackHostHeader } from '../admin/router.js';
@@ -61,19 +62,100 @@ class BoundedLabel {
   }
 }
 
-type TokenKind = 'input' | 'output' | 'cached' | 'cache_write' | 'reasoning';
+const TOKEN_KINDS = ['input', 'output', 'cached', 'cache_write', 'reasoning'] as const;
 
-/** The bound children of every metric for one provider/model/key/route: built once, then only incremented. */
-interface Series {
-  labels: LabelValues<string>;
-  requests: Map<string, Counter.Internal>;
-  errors: Map<string, Counter.Internal>;
-  latency: Histogram.Internal<string>;
-  ttfb: Histogram.Internal<string>;
-  cost: Counter.Internal;
-  unpriced: Counter.Internal;
-  tokens: Partial<Record<TokenKind, Counter.Internal>>;
+/** One histogram's figures for one series: counts per bucket (not cumulative; the last is +Inf), sum, count. */
+class HistogramCell {
+  readonly counts = new Float64Array(LATENCY_BUCKETS.length + 1);
+  sum = 0;
+  count = 0;
+
+  observe(seconds: number): void {
+    // A figure that is not a duration would spoil the sum for good.
+    if (!(seconds >= 0 && seconds < Infinity)) return;
+    let bucket = 0;
+    while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
+    this.counts[bucket]++;
+    this.sum += seconds;
+    this.count++;
+  }
 }
+
+/** Everything counted for one provider/model/key/route. */
+interface Series {
+  labels: Record<string, string>;
+  /** By status class (2xx …). */
+  requests: Map<string, number>;
+  /** By status code. */
+  errors: Map<string, number>;
+  latency: HistogramCell;
+  ttfb: HistogramCell;
+  /** By TOKEN_KINDS index. */
+  tokens: Float64Array;
+  costUsd: number;
+  unpriced: number;
+}
+
+interface Sample {
+  value: number;
+  labels: Record<string, string | number>;
+  metricName?: string;
+}
+
+type Family = { name: string; help: string; type: 'counter' | 'histogram'; samples: (series: readonly Series[]) => Sample[] };
+
+function counterFamily(name: string, help: string, samples: Family['samples']): Family {
+  return { name, help, type: 'counter', samples };
+}
+
+function histogramFamily(name: string, help: string, cell: (series: Series) => HistogramCell): Family {
+  return {
+    name,
+    help,
+    type: 'histogram',
+    samples: (all) => {
+      const samples: Sample[] = [];
+      for (const series of all) {
+        const figures = cell(series);
+        if (figures.count === 0) continue;
+        let cumulative = 0;
+        for (let bucket = 0; bucket <= LATENCY_BUCKETS.length; bucket++) {
+          cumulative += figures.counts[bucket];
+          const le = bucket < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[bucket] : '+Inf';
+          samples.push({ metricName: `${name}_bucket`, labels: { ...series.labels, le }, value: cumulative });
+        }
+        samples.push({ metricName: `${name}_sum`, labels: series.labels, value: figures.sum });
+        samples.push({ metricName: `${name}_count`, labels: series.labels, value: figures.count });
+      }
+      return samples;
+    },
+  };
+}
+
+const FAMILIES: Family[] = [
+  counterFamily('gatehouse_requests_total', 'Calls finished, by status class (2xx, 4xx, 5xx).', (all) =>
+    all.flatMap((series) => [...series.requests].map(([statusClass, value]) => ({ labels: { ...series.labels, status_class: statusClass }, value }))),
+  ),
+  counterFamily('gatehouse_errors_total', 'Calls that failed: an error status, or a stream cut by an error after it started; by status code.', (all) =>
+    all.flatMap((series) => [...series.errors].map(([status, value]) => ({ labels: { ...series.labels, status }, value }))),
+  ),
+  histogramFamily('gatehouse_request_duration_seconds', 'Time from the request to the last byte of the answer.', (series) => series.latency),
+  histogramFamily('gatehouse_time_to_first_byte_seconds', 'Time from the request to the first byte of the answer sent to the client (calls that sent one).', (series) => series.ttfb),
+  counterFamily(
+    'gatehouse_tokens_total',
+    'Tokens by kind: input (all of them, cached included), output (reasoning included), cached (read from the prompt cache), cache_write, reasoning.',
+    (all) =>
+      all.flatMap((series) => TOKEN_KINDS.flatMap((kind, index) => (series.tokens[index] > 0 ? [{ labels: { ...series.labels, kind }, value: series.tokens[index] }] : []))),
+  ),
+  counterFamily('gatehouse_cost_usd_total', 'Spend in US dollars, from the model catalog; calls of unknown price are not in it.', (all) =>
+    all.map((series) => ({ labels: series.labels, value: series.costUsd })),
+  ),
+  counterFamily(
+    'gatehouse_unpriced_requests_total',
+    'Calls that used tokens but whose price is unknown (model not in the catalog): their spend is missing from gatehouse_cost_usd_total.',
+    (all) => all.filter((series) => series.unpriced > 0).map((series) => ({ labels: series.labels, value: series.unpriced })),
+  ),
+];
 
 /** Process metrics are per process: one registry for them, however many gateways a process runs (tests). */
 let processRegistry: Registry | undefined;
@@ -99,14 +181,6 @@ export class GatewayMetrics {
   private readonly series = new Map<string, Series>();
   private failureReported = false;
 
-  private readonly requestsTotal: Counter<string>;
-  private readonly errorsTotal: Counter<string>;
-  private readonly latencySeconds: Histogram<string>;
-  private readonly ttfbSeconds: Histogram<string>;
-  private readonly tokensTotal: Counter<string>;
-  private readonly costTotal: Counter<string>;
-  private readonly unpricedTotal: Counter<string>;
-
   constructor(options: GatewayMetricsOptions) {
     const limits = { ...DEFAULT_METRICS_LIMITS, ...options.limits };
     this.keyName = options.keyName;
@@ -116,43 +190,23 @@ export class GatewayMetrics {
     this.models = new BoundedLabel(limits.models, limits.valueLength);
     this.keys = new BoundedLabel(limits.keys, limits.valueLength);
     this.routes = new BoundedLabel(limits.routes, limits.valueLength);
-
-    // `route` is declared but set only for calls that name one; series without it carry no route label.
-    const base = ['provider', 'model', 'key', 'route'];
-    const registers = [this.registry];
-    this.requestsTotal = new Counter({ name: 'gatehouse_requests_total', help: 'Calls finished, by status class (2xx, 4xx, 5xx).', labelNames: [...base, 'status_class'], registers });
-    this.errorsTotal = new Counter({
-      name: 'gatehouse_errors_total',
-      help: 'Calls that failed: an error status, or a stream cut by an error after it started; by status code.',
-      labelNames: [...base, 'status'],
-      registers,
-    });
-    this.latencySeconds = new Histogram({ name: 'gatehouse_request_duration_seconds', help: 'Time from the request to the last byte of the answer.', labelNames: base, buckets: LATENCY_BUCKETS, registers });
-    this.ttfbSeconds = new Histogram({
-      name: 'gatehouse_time_to_first_byte_seconds',
-      help: 'Time from the request to the first byte of the answer sent to the client (calls that sent one).',
-      labelNames: base,
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.tokensTotal = new Counter({
-      name: 'gatehouse_tokens_total',
-      help: 'Tokens by kind: input (all of them, cached included), output (reasoning included), cached (read from the prompt cache), cache_write, reasoning.',
-      labelNames: [...base, 'kind'],
-      registers,
-    });
-    this.costTotal = new Counter({ name: 'gatehouse_cost_usd_total', help: 'Spend in US dollars, from the model catalog; calls of unknown price are not in it.', labelNames: base, registers });
-    this.unpricedTotal = new Counter({
-      name: 'gatehouse_unpriced_requests_total',
-      help: 'Calls that used tokens but whose price is unknown (model not in the catalog): their spend is missing from gatehouse_cost_usd_total.',
-      labelNames: base,
-      registers,
-    });
+    for (const family of FAMILIES) {
+      // prom-client's own metric classes hash the label object on every increment (about 0.5 µs each, six a
+      // call); the registry needs of a metric only its name, help, type and get(), which reads the figures.
+      const metric = {
+        name: family.name,
+        help: family.help,
+        type: family.type,
+        aggregator: 'sum',
+        get: async () => ({ name: family.name, help: family.help, type: family.type, aggregator: 'sum', values: family.samples([...this.series.values()]) }),
+      };
+      this.registry.registerMetric(metric as unknown as Metric);
+    }
   }
 
   /**
-   * Counts one finished call. O(1): labels are resolved from memory, series are cached, and the tokens
-   * and cost are the entry's (the proxy has read a relayed body's usage before handing the entry over).
+   * Counts one finished call. O(1): labels are resolved from memory, and the tokens and cost are the
+   * entry's (the proxy has read a relayed body's usage before handing the entry over).
    */
   observe(entry: LogEntryInput): void {
     try {
@@ -162,29 +216,6 @@ export class GatewayMetrics {
       if (!this.failureReported) console.error('Gatehouse: a call could not be counted for /metrics', error);
       this.failureReported = true;
     }
-  }
-
-  private count(entry: LogEntryInput): void {
-    const series = this.seriesFor(entry);
-    const statusClass = `${Math.floor(entry.status / 100)}xx`;
-    let requests = series.requests.get(statusClass);
-    if (!requests) {
-      requests = this.requestsTotal.labels({ ...series.labels, status_class: statusClass });
-      series.requests.set(statusClass, requests);
-    }
-    requests.inc();
-    if (entry.status >= 400 || entry.error !== null) {
-      const status = String(entry.status);
-      let errors = series.errors.get(status);
-      if (!errors) {
-        errors = this.errorsTotal.labels({ ...series.labels, status });
-        series.errors.set(status, errors);
-      }
-      errors.inc();
-    }
-    series.latency.observe(entry.latencyMs / 1000);
-    if (entry.ttfbMs !== null) series.ttfb.observe(entry.ttfbMs / 1000);
-    this.countUsage(series, entry);
   }
 
   /** Everything counted so far in Prometheus text format, with the process metrics after it. */
@@ -197,6 +228,28 @@ export class GatewayMetrics {
     return this.registry.contentType;
   }
 
+  private count(entry: LogEntryInput): void {
+    if (!Number.isInteger(entry.status)) return;
+    const series = this.seriesFor(entry);
+    const statusClass = STATUS_CLASSES[Math.floor(entry.status / 100)] ?? `${Math.floor(entry.status / 100)}xx`;
+    series.requests.set(statusClass, (series.requests.get(statusClass) ?? 0) + 1);
+    if (entry.status >= 400 || entry.error !== null) {
+      const status = String(entry.status);
+      series.errors.set(status, (series.errors.get(status) ?? 0) + 1);
+    }
+    series.latency.observe(entry.latencyMs / 1000);
+    if (entry.ttfbMs !== null) series.ttfb.observe(entry.ttfbMs / 1000);
+    addTokens(series, 0, entry.promptTokens);
+    addTokens(series, 1, entry.completionTokens);
+    addTokens(series, 2, entry.cacheReadTokens);
+    addTokens(series, 3, entry.cacheWriteTokens);
+    addTokens(series, 4, entry.reasoningTokens);
+    // The catalog's price; null: the model is not in it (undefined: an entry made without pricing).
+    const cost = entry.costUsd;
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) series.costUsd += cost;
+    else if (cost === null && ((entry.promptTokens ?? 0) > 0 || (entry.completionTokens ?? 0) > 0)) series.unpriced++;
+  }
+
   private seriesFor(entry: LogEntryInput): Series {
     const provider = entry.provider === null ? UNKNOWN_LABEL : this.providers.value(entry.provider);
     const model = entry.model === null ? UNKNOWN_LABEL : this.models.value(entry.model);
@@ -207,16 +260,15 @@ export class GatewayMetrics {
     const id = route === undefined ? `${provider}\u0000${model}\u0000${key}` : `${provider}\u0000${model}\u0000${key}\u0000${route}`;
     let series = this.series.get(id);
     if (!series) {
-      const labels: LabelValues<string> = route === undefined ? { provider, model, key } : { provider, model, key, route };
       series = {
-        labels,
+        labels: route === undefined ? { provider, model, key } : { provider, model, key, route },
         requests: new Map(),
         errors: new Map(),
-        latency: this.latencySeconds.labels(labels),
-        ttfb: this.ttfbSeconds.labels(labels),
-        cost: this.costTotal.labels(labels),
-        unpriced: this.unpricedTotal.labels(labels),
-        tokens: {},
+        latency: new HistogramCell(),
+        ttfb: new HistogramCell(),
+        tokens: new Float64Array(TOKEN_KINDS.length),
+        costUsd: 0,
+        unpriced: 0,
       };
       this.series.set(id, series);
     }
@@ -228,25 +280,12 @@ export class GatewayMetrics {
     // No key id: the environment key, unless no key was accepted at all (401), or there is none.
     return this.hasEnvironmentKey && entry.status !== 401 ? ENVIRONMENT_KEY_LABEL : NO_KEY_LABEL;
   }
+}
 
-  private countUsage(series: Series, entry: LogEntryInput): void {
-    this.countTokens(series, 'input', entry.promptTokens);
-    this.countTokens(series, 'output', entry.completionTokens);
-    this.countTokens(series, 'cached', entry.cacheReadTokens);
-    this.countTokens(series, 'cache_write', entry.cacheWriteTokens);
-    this.countTokens(series, 'reasoning', entry.reasoningTokens);
-    // The catalog's price; null: the model is not in it (undefined: an entry made without pricing).
-    const cost = entry.costUsd;
-    if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) series.cost.inc(cost);
-    else if (cost === null && ((entry.promptTokens ?? 0) > 0 || (entry.completionTokens ?? 0) > 0)) series.unpriced.inc();
-  }
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
-  private countTokens(series: Series, kind: TokenKind, count: number | null | undefined): void {
-    if (typeof count !== 'number' || !(count > 0)) return;
-    let counter = series.tokens[kind];
-    if (!counter) counter = series.tokens[kind] = this.tokensTotal.labels({ ...series.labels, kind });
-    counter.inc(count);
-  }
+function addTokens(series: Series, kind: number, count: number | null | undefined): void {
+  if (typeof count === 'number' && count > 0 && count < Infinity) series.tokens[kind] += count;
 }
 
 /** IPv4 and IPv6 loopback peers, including IPv4 loopback mapped into IPv6 (`::ffff:127.0.0.1`). */

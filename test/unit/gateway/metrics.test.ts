@@ -118,9 +118,24 @@ describe('GatewayMetrics', () => {
     expect(requests.map((sample) => sample.labels.route ?? null).sort()).toEqual(['cheap-first', null]);
   });
 
-  it('never lets a broken entry throw into the call it counts', () => {
+  it('never lets a broken entry throw into the call it counts, nor spoil the figures', async () => {
     const source = metrics();
-    expect(() => source.observe(entry({ latencyMs: Number.NaN, status: Number.NaN }))).not.toThrow();
+    expect(() => source.observe(entry({ latencyMs: Number.NaN, ttfbMs: Number.POSITIVE_INFINITY, promptTokens: Number.NaN }))).not.toThrow();
+    expect(() => source.observe(entry({ status: Number.NaN }))).not.toThrow();
+    source.observe(entry({ latencyMs: 250, ttfbMs: 100 }));
+    const samples = await scrape(source);
+    expect(total(samples, 'gatehouse_requests_total')).toBe(2);
+    expect(total(samples, 'gatehouse_request_duration_seconds_sum')).toBe(0.25);
+    expect(total(samples, 'gatehouse_request_duration_seconds_count')).toBe(1);
+    expect(total(samples, 'gatehouse_time_to_first_byte_seconds_sum')).toBe(0.1);
+    expect(total(samples, 'gatehouse_tokens_total', { kind: 'input' })).toBe(10);
+  });
+
+  it('keeps its figures apart from prom-client\'s global registry', async () => {
+    const { register } = await import('prom-client');
+    const source = metrics();
+    source.observe(entry());
+    expect(await register.metrics()).not.toContain('gatehouse_');
   });
 });
 
