@@ -167,6 +167,22 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('key names', () => {
+  it('counts a renamed key\'s later calls under its new name; a revoked key keeps its name', async () => {
+    const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { id: string; name: string }[] };
+    const laptop = listed.items.find((item) => item.name === 'Team laptop')!;
+    expect((await gateway.admin(`/virtual-keys/${laptop.id}`, { method: 'PATCH', body: JSON.stringify({ name: 'Team desktop' }) })).status).toBe(200);
+    await (await chat(withVirtualKey(), 'gpt-4o')).text();
+    const samples = parseMetrics((await getMetrics()).body).samples;
+    expect(total(samples, 'gatehouse_requests_total', { key: 'Team desktop' })).toBe(1);
+    expect(total(samples, 'gatehouse_requests_total', { key: 'Team laptop' })).toBe(1);
+
+    // A call still in flight when its key is revoked is counted under the key's name, read from the database.
+    expect((await gateway.admin(`/virtual-keys/${laptop.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(gateway.running.services.keys.keyName(laptop.id)).toBe('Team desktop');
+  });
+});
+
 describe('who may read /metrics', () => {
   it('answers a loopback client without a token, and HEAD too', async () => {
     expect((await getMetrics()).status).toBe(200);
