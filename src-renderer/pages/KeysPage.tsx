@@ -11,6 +11,7 @@ import { useKeysStore } from '../stores/keys-store';
 import { useToastStore } from '../stores/toast-store';
 import { ConfirmRevokeDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
 import { KeyUsage } from './keys/KeyUsage';
+import { KeyLimitsSummary } from './keys/KeyLimits';
 
 type OpenDialog =
   | { type: 'new-virtual' }
@@ -101,6 +102,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
             </span>
           ))}
         </div>
+        <KeyLimitsSummary keyId={virtualKey.id} keyName={virtualKey.name} />
       </div>
       <div className="key-dates small muted">
         <span title={formatFullTime(virtualKey.createdAt)}>Created {formatRelativeTime(virtualKey.createdAt)}</span>
@@ -132,6 +134,7 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
         <div className="key-meta">
           <code className="key-prefix">{gatewayKey.keyPrefix}…</code>
         </div>
+        <KeyLimitsSummary keyId={gatewayKey.id} keyName={gatewayKey.name} />
       </div>
       <div className="key-dates small muted">
         <span title={formatFullTime(gatewayKey.createdAt)}>Created {formatRelativeTime(gatewayKey.createdAt)}</span>
