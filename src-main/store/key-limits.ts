@@ -183,7 +183,13 @@ export class KeyLimitsService {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
-    if (this.db.open) this.flush();
+    if (!this.db.open) return;
+    try {
+      this.flush();
+    } catch (error) {
+      // The stop goes on (the database still has to close); at most the last second's spend is lost.
+      console.error(`Gatehouse: could not write the last key spend: ${(error as Error).message}`);
+    }
   }
 
   private view(key: { id: string; name: string; kind: 'virtual' | 'gateway' }): KeyLimitsView {

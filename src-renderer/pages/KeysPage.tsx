@@ -11,6 +11,7 @@ import { useKeysStore } from '../stores/keys-store';
 import { useToastStore } from '../stores/toast-store';
 import { ConfirmRevokeDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
 import { KeyUsage } from './keys/KeyUsage';
+import { KeySpend } from './keys/KeySpend';
 import { KeyLimitsSummary } from './keys/KeyLimits';
 
 type OpenDialog =
@@ -105,6 +106,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
         <KeyLimitsSummary keyId={virtualKey.id} keyName={virtualKey.name} />
       </div>
       <div className="key-dates small muted">
+        <KeySpend keyId={virtualKey.id} keyName={virtualKey.name} />
         <span title={formatFullTime(virtualKey.createdAt)}>Created {formatRelativeTime(virtualKey.createdAt)}</span>
         {virtualKey.lastUsedAt !== undefined && (
           <span title={virtualKey.lastUsedAt ? formatFullTime(virtualKey.lastUsedAt) : undefined}>Used {formatRelativeTime(virtualKey.lastUsedAt)}</span>
@@ -137,6 +139,7 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
         <KeyLimitsSummary keyId={gatewayKey.id} keyName={gatewayKey.name} />
       </div>
       <div className="key-dates small muted">
+        <KeySpend keyId={gatewayKey.id} keyName={gatewayKey.name} />
         <span title={formatFullTime(gatewayKey.createdAt)}>Created {formatRelativeTime(gatewayKey.createdAt)}</span>
         {gatewayKey.lastUsedAt !== undefined && <span>Used {formatRelativeTime(gatewayKey.lastUsedAt)}</span>}
       </div>

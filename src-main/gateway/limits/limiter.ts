@@ -177,6 +177,8 @@ interface KeyState {
   monthUsd: number;
   dayTokens: number;
   dayRequests: number;
+  /** This key's entry in the current batch of unwritten spend, while it is for the key's current day. */
+  pending: SpendDelta | undefined;
 }
 
 class Ticket implements LimitTicket {
@@ -205,7 +207,8 @@ export interface LimiterOptions {
 
 export class InMemoryKeyLimiter implements KeyLimiter {
   private readonly states = new Map<string, KeyState>();
-  private readonly pending = new Map<string, SpendDelta>();
+  /** Unwritten spend; a key's entry is reached through its state, so a finished call costs no lookup. */
+  private pending: SpendDelta[] = [];
   private readonly now: () => number;
   private period: Period;
   private periodStart: number;
@@ -241,11 +244,11 @@ export class InMemoryKeyLimiter implements KeyLimiter {
     state.monthUsd += cost;
     state.dayTokens += tokens;
     state.dayRequests += 1;
-    const pendingKey = `${state.keyId}\u0000${state.day}`;
-    let delta = this.pending.get(pendingKey);
-    if (!delta) {
+    let delta = state.pending;
+    if (delta === undefined || delta.day !== state.day) {
       delta = { keyId: state.keyId, day: state.day, costUsd: 0, tokens: 0, requests: 0 };
-      this.pending.set(pendingKey, delta);
+      state.pending = delta;
+      this.pending.push(delta);
     }
     delta.costUsd += cost;
     delta.tokens += tokens;
@@ -291,23 +294,19 @@ export class InMemoryKeyLimiter implements KeyLimiter {
 
   /** The spend recorded since the last call, for the store to write; give it back if the write failed. */
   takePending(): SpendDelta[] {
-    if (this.pending.size === 0) return [];
-    const deltas = [...this.pending.values()];
-    this.pending.clear();
+    if (this.pending.length === 0) return [];
+    const deltas = this.pending;
+    this.pending = [];
+    for (const delta of deltas) {
+      const state = this.states.get(delta.keyId);
+      if (state?.pending === delta) state.pending = undefined;
+    }
     return deltas;
   }
 
+  /** Amounts whose write failed go back in the batch (as entries of their own: the store adds them up). */
   restorePending(deltas: readonly SpendDelta[]): void {
-    for (const delta of deltas) {
-      const pendingKey = `${delta.keyId}\u0000${delta.day}`;
-      const existing = this.pending.get(pendingKey);
-      if (!existing) this.pending.set(pendingKey, { ...delta });
-      else {
-        existing.costUsd += delta.costUsd;
-        existing.tokens += delta.tokens;
-        existing.requests += delta.requests;
-      }
-    }
+    for (const delta of deltas) this.pending.push({ ...delta });
   }
 
   currentPeriod(): Period {
@@ -407,7 +406,7 @@ export class InMemoryKeyLimiter implements KeyLimiter {
     let state = this.states.get(keyId);
     if (!state) {
       const period = this.refreshPeriod(this.now());
-      state = { keyId, name: undefined, limits: undefined, requests: undefined, tokens: undefined, day: period.day, month: period.month, dayUsd: 0, monthUsd: 0, dayTokens: 0, dayRequests: 0 };
+      state = { keyId, name: undefined, limits: undefined, requests: undefined, tokens: undefined, day: period.day, month: period.month, dayUsd: 0, monthUsd: 0, dayTokens: 0, dayRequests: 0, pending: undefined };
       this.states.set(keyId, state);
     }
     return state;
