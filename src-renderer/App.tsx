@@ -8,12 +8,14 @@ import { LogsPage } from './pages/LogsPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
+import { UsagePage } from './pages/UsagePage';
 import { useRouteStore, type PageName } from './stores/route-store';
 import { useSessionStore } from './stores/session-store';
 
 const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'playground', label: 'Playground', icon: 'playground' },
   { page: 'logs', label: 'Logs', icon: 'logs' },
+  { page: 'usage', label: 'Usage', icon: 'chart' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
@@ -47,6 +49,8 @@ function CurrentPage({ page }: { page: PageName }) {
   switch (page) {
     case 'logs':
       return <LogsPage />;
+    case 'usage':
+      return <UsagePage />;
     case 'keys':
       return <KeysPage />;
     case 'connect':
