@@ -8,9 +8,9 @@ import { GatewayError } from '../errors.js';
 import { localIsoTime, periodAt, type Period } from './calendar.js';
 
 export interface KeyLimits {
-  /** Requests per minute (sliding 60 s window). */
+  /** Requests per minute (sliding 60 s window, in 1 s steps). */
   rpm: number | null;
-  /** Tokens (input + output) per minute (sliding 60 s window, 1 s steps). */
+  /** Tokens (input + output) per minute (sliding 60 s window, in 1 s steps). */
   tpm: number | null;
   /** USD per local calendar day. */
   dailyUsd: number | null;
@@ -20,8 +20,8 @@ export interface KeyLimits {
 
 export const NO_LIMITS: KeyLimits = Object.freeze({ rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null });
 
-/** Upper bounds that keep a key's memory small (the rpm window holds one timestamp per allowed request). */
-export const MAX_RPM = 100_000;
+/** Upper bounds that keep the figures sane (the windows take the same memory whatever the limit). */
+export const MAX_RPM = 1_000_000_000;
 export const MAX_TPM = 1_000_000_000;
 export const MAX_USD = 1_000_000_000;
 
@@ -83,85 +83,56 @@ export interface KeyUsage {
   blocked: { limit: LimitName; code: string; message: string; retryAfterSeconds: number; resetsAt: string } | null;
 }
 
-const WINDOW_MS = 60_000;
 const WINDOW_SECONDS = 60;
 
-/** The admission times of the last `capacity` requests, oldest first from `head`: a sliding-window log. */
-class RequestWindow {
-  private times: Float64Array;
-  private head = 0;
-  private count = 0;
-
-  constructor(readonly capacity: number, previous?: RequestWindow) {
-    this.times = new Float64Array(capacity);
-    if (previous) for (const at of previous.recent(capacity)) this.push(at);
-  }
-
-  /** When the oldest of a full window leaves it, or 0 if there is room now. */
-  fullUntil(now: number): number {
-    if (this.count < this.capacity) return 0;
-    const oldest = this.times[this.head];
-    return now - oldest < WINDOW_MS ? oldest + WINDOW_MS : 0;
-  }
-
-  push(at: number): void {
-    if (this.count < this.capacity) {
-      this.times[(this.head + this.count) % this.capacity] = at;
-      this.count++;
-    } else {
-      this.times[this.head] = at;
-      this.head = (this.head + 1) % this.capacity;
-    }
-  }
-
-  /** The newest `max` timestamps, oldest first. */
-  recent(max: number): number[] {
-    const out: number[] = [];
-    for (let i = Math.max(0, this.count - max); i < this.count; i++) out.push(this.times[(this.head + i) % this.capacity]);
-    return out;
-  }
-
-  inWindow(now: number): number {
-    let n = 0;
-    for (let i = 0; i < this.count; i++) if (now - this.times[(this.head + i) % this.capacity] < WINDOW_MS) n++;
-    return n;
-  }
-}
-
-/** Tokens per second over the last 60 seconds, in a ring of 60 buckets. */
-class TokenWindow {
+/**
+ * Counts per second over the last 60 seconds (a ring of 60 buckets with a running total), for requests
+ * and for tokens alike: O(1) per call and a fixed few hundred bytes per key, whatever the limit. What
+ * was counted in second t leaves the window when second t + 60 begins.
+ */
+class SecondsWindow {
   private readonly amounts = new Float64Array(WINDOW_SECONDS);
-  private readonly seconds = new Float64Array(WINDOW_SECONDS).fill(-Infinity);
+  private total = 0;
+  /** The newest second seen; buckets older than 59 seconds before it are empty. */
+  private second = -Infinity;
 
-  add(now: number, tokens: number): void {
-    const second = Math.floor(now / 1000);
-    const i = second % WINDOW_SECONDS;
-    if (this.seconds[i] !== second) {
-      this.seconds[i] = second;
-      this.amounts[i] = 0;
-    }
-    this.amounts[i] += tokens;
+  add(now: number, amount: number): void {
+    this.advance(now);
+    this.amounts[this.second % WINDOW_SECONDS] += amount;
+    this.total += amount;
   }
 
-  total(now: number): number {
-    const oldest = Math.floor(now / 1000) - WINDOW_SECONDS;
-    let sum = 0;
-    for (let i = 0; i < WINDOW_SECONDS; i++) if (this.seconds[i] > oldest) sum += this.amounts[i];
-    return sum;
+  sum(now: number): number {
+    this.advance(now);
+    return this.total;
   }
 
   /** When enough old seconds have left the window for the total to fall below `limit`. */
   belowAt(now: number, limit: number): number {
-    const oldest = Math.floor(now / 1000) - WINDOW_SECONDS;
-    const live: [number, number][] = [];
-    for (let i = 0; i < WINDOW_SECONDS; i++) if (this.seconds[i] > oldest) live.push([this.seconds[i], this.amounts[i]]);
-    live.sort((a, b) => a[0] - b[0]);
-    let total = live.reduce((sum, [, amount]) => sum + amount, 0);
-    for (const [second, amount] of live) {
-      total -= amount;
+    this.advance(now);
+    let total = this.total;
+    for (let second = this.second - WINDOW_SECONDS + 1; second <= this.second; second++) {
+      total -= this.amounts[((second % WINDOW_SECONDS) + WINDOW_SECONDS) % WINDOW_SECONDS];
       if (total < limit) return (second + WINDOW_SECONDS) * 1000;
     }
     return now;
+  }
+
+  /** Empties the buckets of the seconds passed since the last call (a clock that steps back stays put). */
+  private advance(now: number): void {
+    const second = Math.floor(now / 1000);
+    if (second <= this.second) return;
+    if (second - this.second >= WINDOW_SECONDS) {
+      this.amounts.fill(0);
+      this.total = 0;
+    } else {
+      for (let passed = this.second + 1; passed <= second; passed++) {
+        const i = passed % WINDOW_SECONDS;
+        this.total -= this.amounts[i];
+        this.amounts[i] = 0;
+      }
+    }
+    this.second = second;
   }
 }
 
@@ -169,8 +140,8 @@ interface KeyState {
   keyId: string;
   name: string | undefined;
   limits: KeyLimits | undefined;
-  requests: RequestWindow | undefined;
-  tokens: TokenWindow | undefined;
+  requests: SecondsWindow | undefined;
+  tokens: SecondsWindow | undefined;
   day: string;
   month: string;
   dayUsd: number;
@@ -228,7 +199,7 @@ export class InMemoryKeyLimiter implements KeyLimiter {
       const now = this.now();
       const refusal = this.check(state, limits, now);
       if (refusal) throw refusal;
-      state.requests?.push(now);
+      state.requests?.add(now, 1);
     }
     return new Ticket(this, state);
   }
@@ -288,7 +259,7 @@ export class InMemoryKeyLimiter implements KeyLimiter {
   /** A call from before a restart, so the minute windows do not start empty. */
   seedCall(keyId: string, at: number, tokens: number): void {
     const state = this.state(keyId);
-    state.requests?.push(at);
+    state.requests?.add(at, 1);
     if (tokens > 0) state.tokens?.add(at, tokens);
   }
 
@@ -322,8 +293,8 @@ export class InMemoryKeyLimiter implements KeyLimiter {
     return {
       keyId,
       limits: { ...limits },
-      requestsLastMinute: state.requests?.inWindow(now) ?? 0,
-      tokensLastMinute: state.tokens?.total(now) ?? 0,
+      requestsLastMinute: state.requests?.sum(now) ?? 0,
+      tokensLastMinute: state.tokens?.sum(now) ?? 0,
       spentTodayUsd: state.dayUsd,
       spentThisMonthUsd: state.monthUsd,
       requestsToday: state.dayRequests,
@@ -363,20 +334,18 @@ export class InMemoryKeyLimiter implements KeyLimiter {
         );
       }
     }
-    if (state.requests) {
-      const at = state.requests.fullUntil(now);
-      if (at > 0) {
-        return new LimitExceeded(
-          `${who} is over its limit of ${limits.rpm} requests per minute; a request is allowed again at ${localIsoTime(at)} (in ${secondsUntil(at, now)} s)`,
-          'rate_limit_exceeded',
-          'rpm',
-          secondsUntil(at, now),
-          at,
-        );
-      }
+    if (state.requests && limits.rpm !== null && state.requests.sum(now) >= limits.rpm) {
+      const at = state.requests.belowAt(now, limits.rpm);
+      return new LimitExceeded(
+        `${who} is over its limit of ${limits.rpm} requests per minute; a request is allowed again at ${localIsoTime(at)} (in ${secondsUntil(at, now)} s)`,
+        'rate_limit_exceeded',
+        'rpm',
+        secondsUntil(at, now),
+        at,
+      );
     }
     if (state.tokens && limits.tpm !== null) {
-      const used = state.tokens.total(now);
+      const used = state.tokens.sum(now);
       if (used >= limits.tpm) {
         const at = state.tokens.belowAt(now, limits.tpm);
         return new LimitExceeded(
@@ -394,12 +363,11 @@ export class InMemoryKeyLimiter implements KeyLimiter {
   private applyLimits(state: KeyState, limits: KeyLimits | undefined): void {
     const active = limits && (limits.rpm !== null || limits.tpm !== null || limits.dailyUsd !== null || limits.monthlyUsd !== null) ? { ...limits } : undefined;
     state.limits = active;
-    const rpm = active?.rpm ?? null;
-    // A changed rpm keeps the requests already in the window (the newest ones, up to the new limit).
-    if (rpm === null) state.requests = undefined;
-    else if (state.requests?.capacity !== rpm) state.requests = new RequestWindow(rpm, state.requests);
+    // A changed limit keeps what is already in its window; a removed one forgets it.
+    if (active?.rpm === null || active === undefined) state.requests = undefined;
+    else state.requests ??= new SecondsWindow();
     if (active?.tpm === null || active === undefined) state.tokens = undefined;
-    else state.tokens ??= new TokenWindow();
+    else state.tokens ??= new SecondsWindow();
   }
 
   private state(keyId: string): KeyState {

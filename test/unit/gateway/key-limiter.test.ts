@@ -1,6 +1,7 @@
 // The limiter on its own, with a fake clock and given costs: what a key over a limit is told, exact counts
 // under many admits at once, and when each limit lets requests through again.
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { InMemoryKeyLimiter, LimitExceeded, type KeyLimits } from '../../../src-main/gateway/limits/limiter.js';
 import { localIsoTime, periodAt } from '../../../src-main/gateway/limits/calendar.js';
 
@@ -164,7 +165,7 @@ describe('key limiter', () => {
     expect(limiter.usage('vk_t').spentTodayUsd).toBe(1);
   });
 
-  it('lowering rpm keeps the newest requests of the window', () => {
+  it('lowering rpm keeps the requests already in the window', () => {
     const time = clock(new Date(2026, 2, 10, 12, 0, 0).getTime());
     const limiter = new InMemoryKeyLimiter({ now: time.now });
     limiter.setLimits('gk_r', { ...none, rpm: 10 });
@@ -174,8 +175,37 @@ describe('key limiter', () => {
     }
     limiter.setLimits('gk_r', { ...none, rpm: 3 });
     const over = refusal(() => limiter.admit('gk_r'));
-    // The newest three were admitted at 3, 4 and 5 s; the oldest of them leaves the window at 63 s.
+    // Six in the window: below three only once those of 0, 1, 2 and 3 s have left it, at 63 s.
     expect(over.retryAfterSeconds).toBe(57);
-    expect(limiter.usage('gk_r').requestsLastMinute).toBe(3);
+    expect(limiter.usage('gk_r').requestsLastMinute).toBe(6);
+  });
+
+  it('over any run of calls, admits exactly while fewer than rpm were admitted in the last 60 seconds', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 20 }), fc.array(fc.integer({ min: 0, max: 5_000 }), { minLength: 1, maxLength: 300 }), (rpm, gaps) => {
+        let now = new Date(2026, 2, 10, 12, 0, 0).getTime();
+        const limiter = new InMemoryKeyLimiter({ now: () => now });
+        limiter.setLimits('gk_p', { ...none, rpm });
+        const admitted: number[] = [];
+        for (const gap of gaps) {
+          now += gap;
+          const second = Math.floor(now / 1000);
+          const inWindow = admitted.filter((at) => Math.floor(at / 1000) > second - 60).length;
+          let ok = true;
+          try {
+            limiter.admit('gk_p');
+          } catch (error) {
+            if (!(error instanceof LimitExceeded)) throw error;
+            ok = false;
+            // Refused only when the window is full, and told to come back when its oldest second leaves.
+            const oldest = Math.min(...admitted.filter((at) => Math.floor(at / 1000) > second - 60).map((at) => Math.floor(at / 1000)));
+            expect(error.resetsAt).toBeGreaterThanOrEqual((oldest + 60) * 1000);
+          }
+          expect(ok).toBe(inWindow < rpm);
+          if (ok) admitted.push(now);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
