@@ -4,7 +4,8 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 export interface Target {
-  name: 'direct' | 'bare proxy' | 'Gatehouse';
+  /** 'Gatehouse with limits': a stored key with a budget and a rate limit (throughput rounds only). */
+  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'Gatehouse with limits';
   /** URL of a completion; `chunks` asks the upstream double for a stream of that many events. */
   url(chunks?: number): string;
   headers(chunks?: number): Record<string, string>;

@@ -90,8 +90,14 @@ export function summarize(results: BenchResults): Summary {
   const newest = results.scale.admin.find((q) => q.label === 'newest 50')!;
   const filtered = results.scale.admin.filter((q) => q !== newest);
   const worst = filtered.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+  // Runs before the limits row existed have no such figures.
+  const limited = results.throughput['Gatehouse with limits'] as LoadResult[] | undefined;
+  const limitsRatio = limited?.length ? median(limited.map((r) => r.requestsPerSecond)) / gatehouse.requestsPerSecond : undefined;
   const checks = [
     { label: 'throughput vs bare proxy (32 connections)', value: `${throughputRatio.toFixed(2)}×`, target: '≥ 0.9×', met: throughputRatio >= 0.9 },
+    ...(limitsRatio === undefined
+      ? []
+      : [{ label: 'throughput with a budget and a rate limit on the key vs without (32 connections)', value: `${limitsRatio.toFixed(2)}×`, target: '≥ 0.95×', met: limitsRatio >= 0.95 }]),
     { label: 'added latency, 1 connection (mean)', value: `${addedLatencyMs.toFixed(3)} ms`, target: '≤ 0.3 ms', met: addedLatencyMs <= 0.3 },
     { label: 'added stream first byte (median)', value: `${addedTtfbMs.toFixed(3)} ms`, target: '≤ 1 ms', met: addedTtfbMs <= 1 },
     { label: 'RSS under load (peak)', value: `${peakRssMb.toFixed(0)} MB`, target: '≤ 150 MB', met: peakRssMb <= 150 },

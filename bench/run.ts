@@ -61,6 +61,19 @@ function gatehouseHeaders(upstreamPort: number, chunks?: number): Record<string,
   };
 }
 
+/**
+ * A stored gateway key with a daily budget and a rate limit far above what the run sends: every call
+ * is checked and counted (the cost of limits), none is refused.
+ */
+async function createLimitedKey(port: number): Promise<string> {
+  const admin = (path: string, method: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${port}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const created = (await (await admin('/gateway-keys', 'POST', { name: 'bench with limits' })).json()) as { id: string; key: string };
+  const limited = await admin(`/keys/${created.id}/limits`, 'PUT', { rpm: 1_000_000_000, dailyUsd: 1_000_000 });
+  if (limited.status !== 200) throw new Error(`Setting the bench key's limits answered ${limited.status}: ${await limited.text()}`);
+  return created.key;
+}
+
 async function checkAnswers(target: Target): Promise<void> {
   const response = await fetch(target.url(), { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers() }, body: COMPLETION_BODY });
   const text = await response.text();
@@ -169,8 +182,14 @@ async function main(): Promise<void> {
         headers: (chunks) => gatehouseHeaders(upstream.port, chunks),
       },
     ];
+    const limitedKey = await createLimitedKey(gatehouse.port);
+    const withLimits: Target = {
+      name: 'Gatehouse with limits',
+      url: targets[2].url,
+      headers: (chunks) => ({ ...gatehouseHeaders(upstream.port, chunks), 'x-gateway-api-key': limitedKey }),
+    };
     let gatehouseRequests = 0;
-    for (const target of targets) await checkAnswers(target);
+    for (const target of [...targets, withLimits]) await checkAnswers(target);
     gatehouseRequests++;
 
     // Idle: started and served a few requests (code loaded), then left alone.
@@ -189,8 +208,8 @@ async function main(): Promise<void> {
     }
 
     say(`Throughput: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
-    const proxyProcess = { direct: undefined, 'bare proxy': bare, Gatehouse: gatehouse };
-    const throughput = await inRounds(targets, plan.rounds, async (target) => {
+    const proxyProcess = { direct: undefined, 'bare proxy': bare, Gatehouse: gatehouse, 'Gatehouse with limits': gatehouse };
+    const throughput = await inRounds([...targets, withLimits], plan.rounds, async (target) => {
       const proxy = proxyProcess[target.name];
       const cpuBefore = proxy?.cpuMs() ?? 0;
       const mainThreadBefore = proxy?.mainThreadCpuMs() ?? 0;
@@ -199,11 +218,14 @@ async function main(): Promise<void> {
         result.proxyCpuUsPerRequest = ((proxy.cpuMs() - cpuBefore) * 1000) / result.completed;
         result.proxyMainThreadCpuUsPerRequest = ((proxy.mainThreadCpuMs() - mainThreadBefore) * 1000) / result.completed;
       }
-      if (target.name === 'Gatehouse') gatehouseRequests += result.completed;
+      if (target.name.startsWith('Gatehouse')) gatehouseRequests += result.completed;
       const cpu = result.proxyCpuUsPerRequest === undefined ? '' : `  CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request (serving thread ${result.proxyMainThreadCpuUsPerRequest?.toFixed(0)})`;
-      say(`  ${target.name.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      say(`  ${target.name.padEnd(21)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
       return result;
     });
+
+    const limitsRatio = median(throughput.get('Gatehouse with limits')!.map((r) => r.requestsPerSecond)) / median(throughput.get('Gatehouse')!.map((r) => r.requestsPerSecond));
+    say(`  A budget and a rate limit on the key: ${limitsRatio.toFixed(3)}× the throughput without (target ≥ 0.95×)`);
 
     say(`Latency: ${plan.rounds} round(s) × ${plan.singleSeconds} s at 1 connection…`);
     const single = await inRounds(targets, plan.rounds, async (target) => {
