@@ -115,6 +115,13 @@ function fromRow(row: LimitsRow): KeyLimits {
   return { rpm: row.rpm, tpm: row.tpm, dailyUsd: row.daily_usd, monthlyUsd: row.monthly_usd };
 }
 
+/**
+ * A flush does not wait for the log writer thread's transaction: it tries, and leaves the amounts
+ * pending when the database is busy (a wait would stall every request on this thread). After this
+ * many tries in a row it waits its turn, so a long busy spell cannot put off writing for long.
+ */
+const MAX_SKIPPED_FLUSHES = 10;
+
 export interface KeyLimitsServiceOptions {
   /** The clock for budget periods and minute windows; tests pass a fake one. */
   now?: () => number;
@@ -132,6 +139,7 @@ export class KeyLimitsService {
   private limitsGeneration = -1;
   private keysGeneration = -1;
   private closed = false;
+  private skippedFlushes = 0;
 
   constructor(private readonly db: SqliteDatabase, options: KeyLimitsServiceOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -199,7 +207,7 @@ export class KeyLimitsService {
   private tick(): void {
     if (this.closed || !this.db.open) return;
     try {
-      this.flush();
+      this.flushWithoutWaiting();
       // data_version moves only when another connection committed (the CLI, the log writer thread).
       const current = this.db.pragma('data_version', { simple: true }) as number;
       if (current !== this.dataVersion) {
@@ -208,6 +216,25 @@ export class KeyLimitsService {
       }
     } catch {
       // Busy or closing: the next tick tries again rather than stop a running server.
+    }
+  }
+
+  private flushWithoutWaiting(): void {
+    if (this.skippedFlushes >= MAX_SKIPPED_FLUSHES) {
+      this.flush();
+      this.skippedFlushes = 0;
+      return;
+    }
+    const busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.flush();
+      this.skippedFlushes = 0;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+      this.skippedFlushes++;
+    } finally {
+      this.db.pragma(`busy_timeout = ${busyTimeout}`);
     }
   }
 

@@ -68,4 +68,23 @@ describe('key limits store', () => {
     service.close();
     expect(db.prepare('SELECT sum(cost_usd) AS usd FROM key_spend').get()).toEqual({ usd: 0.125 });
   });
+
+  it('does not wait for another writer: the spend stays pending while the database is busy, then is written', async () => {
+    const service = new KeyLimitsService(db, { intervalMs: 20 });
+    const other = openDatabase(dir);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      service.limiter.admit('gk_aa').release({ tokens: 1, costUsd: 0.5 });
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      // Several ticks ran meanwhile; waiting on the lock (5 s busy timeout) would have held this timer up.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      other.exec('COMMIT');
+      await expect.poll(() => (other.prepare('SELECT sum(cost_usd) AS usd FROM key_spend').get() as { usd: number | null }).usd, { timeout: 2000 }).toBe(0.5);
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    } finally {
+      other.close();
+      service.close();
+    }
+  });
 });
