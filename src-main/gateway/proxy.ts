@@ -300,9 +300,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       : {}),
     costUsd: priceCall(providerSlug, model, usage),
   };
-  deps.log(entry);
   // Counted as it finishes: its tokens for the minute, its cost for the day and month.
   ticket?.release({ tokens: usage ? usage.inputTokens + usage.outputTokens : 0, costUsd: entry.costUsd ?? null });
+  deps.log(entry);
 }
 
 /** The values that must never appear in what we relay or record. */
