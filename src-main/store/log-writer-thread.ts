@@ -13,8 +13,8 @@ interface WorkerInput {
   nativeBinding: string | null;
   insertSql: string;
   indexSql: string;
-  /** Adds a batch to the daily usage totals (migration 8). */
-  usageSql: string;
+  /** Add a batch to the daily and monthly usage totals (migration 8). */
+  usageSql: readonly string[];
   /** Int32 [0]: the sequence number of the last batch answered, for a synchronous wait. */
   progress: SharedArrayBuffer;
   replies: MessagePort;
@@ -43,12 +43,12 @@ db.pragma('secure_delete = ON');
 db.pragma('cache_size = -2000');
 const insert = db.prepare(workerData.insertSql);
 const indexForSearch = db.prepare(workerData.indexSql);
-const addUsage = db.prepare(workerData.usageSql);
+const addUsage = workerData.usageSql.map((sql) => db.prepare(sql));
 const writeBatch = db.transaction((rows) => {
   const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
   if (ids.length) {
     indexForSearch.run(ids[0]);
-    addUsage.run(ids[0]);
+    for (const statement of addUsage) statement.run(ids[0]);
   }
   return ids;
 });

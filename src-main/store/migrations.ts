@@ -7,6 +7,71 @@ export interface Migration {
   sql: string;
 }
 
+/** Each usage column's figure for one row of request_log called `r`, in the column order of usage_daily. */
+const USAGE_FIGURES = [
+  '1',
+  'r.status >= 400',
+  'coalesce(r.prompt_tokens, 0)',
+  'coalesce(r.completion_tokens, 0)',
+  'coalesce(r.cache_read_tokens, 0)',
+  'coalesce(r.cache_write_tokens, 0)',
+  'coalesce(r.reasoning_tokens, 0)',
+  'coalesce(CAST(round(r.cost_usd * 1e9) AS INTEGER), 0)',
+  'r.cost_usd IS NULL AND r.prompt_tokens IS NOT NULL',
+  'CASE WHEN r.cost_usd IS NULL THEN coalesce(r.prompt_tokens, 0) + coalesce(r.completion_tokens, 0) ELSE 0 END',
+];
+
+/**
+ * A row's local day: written by the gateway (request-log.ts), or for rows from before migration 8 worked
+ * out by SQLite (whose 'localtime' costs a system call per row: fine once, not for every write).
+ */
+const LOCAL_DAY = (row: string) => `coalesce(${row}.day, date(${row}.created_at / 1000, 'unixepoch', 'localtime'))`;
+
+export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
+
+/**
+ * Adds the rows of request_log from an id on to a usage table (usage_daily or usage_monthly): all four
+ * breakdowns in one grouped statement. Used by the log writer for each batch and by the migration.
+ */
+export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string): string {
+  const period = table === 'usage_daily' ? LOCAL_DAY('r') : `substr(${LOCAL_DAY('r')}, 1, 8) || '01'`;
+  const parts = Object.entries(USAGE_DIMENSION_COLUMNS).map(
+    ([dim, column]) => `SELECT period, '${dim}', coalesce(${column}, ''), sum(f1), sum(f2), sum(f3), sum(f4), sum(f5), sum(f6), sum(f7), sum(f8), sum(f9), sum(f10) FROM batch GROUP BY 1, 3`,
+  );
+  // Materialized: the batch is read once, not once per breakdown.
+  return `WITH batch AS MATERIALIZED (
+      SELECT ${period} AS period, r.key_id, r.model, r.provider, r.client,
+        ${USAGE_FIGURES.map((figure, index) => `${figure} AS f${index + 1}`).join(', ')}
+      FROM request_log AS r WHERE r.id >= ${fromId})
+    INSERT INTO ${table} ${parts.join(' UNION ALL ')}
+    ON CONFLICT DO UPDATE SET
+      requests = requests + excluded.requests, errors = errors + excluded.errors,
+      prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+      cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+      reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cost_nanos = cost_nanos + excluded.cost_nanos,
+      unpriced_requests = unpriced_requests + excluded.unpriced_requests, unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens`;
+}
+
+/** Takes one deleted row (`old`) back out of both usage tables, for each breakdown. */
+function usageDelete(): string {
+  const figures = USAGE_FIGURES.map((figure) => figure.replaceAll('r.', 'old.'));
+  const columns = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
+  const set = columns.map((column, index) => `${column} = ${column} - (${figures[index]})`).join(', ');
+  const statements: string[] = [];
+  for (const [table, periodColumn, period] of [
+    ['usage_daily', 'day', LOCAL_DAY('old')],
+    ['usage_monthly', 'month', `substr(${LOCAL_DAY('old')}, 1, 8) || '01'`],
+  ]) {
+    for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
+      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
+    }
+  }
+  return statements.join('\n');
+}
+
+const USAGE_BACKFILL = `      ${usageUpsert('usage_daily', '0')};\n      ${usageUpsert('usage_monthly', '0')};`;
+const USAGE_DELETE = usageDelete();
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -173,17 +238,18 @@ export const migrations: readonly Migration[] = [
       -- openai-js, curl …), from its user-agent or else its dialect.
       ALTER TABLE request_log ADD COLUMN cost_usd REAL;
       ALTER TABLE request_log ADD COLUMN client TEXT;
+      -- The call's local day (YYYY-MM-DD) as the gateway dated it, for the usage tables.
+      ALTER TABLE request_log ADD COLUMN day TEXT;
 
-      -- Per local day and (key, provider, model, client): the Usage page reads these instead of scanning
-      -- the log. The log writer adds each batch with one INSERT … SELECT … GROUP BY (USAGE_FOR_BATCH), and
-      -- a deleted row is taken back out, so the totals always equal the sums over request_log. NULLs are
-      -- stored as '' so they take part in the primary key. Costs in nano-dollars: integer sums are exact.
+      -- Usage totals per local day and per month, for each of the four breakdowns (dim 'key', 'model',
+      -- 'provider', 'client'; name: its value, '' when the call had none): the Usage page reads a few hundred
+      -- of these rows instead of scanning the log (a year by month is 12 rows a name). The log writer adds
+      -- each batch with one grouped statement per table (USAGE_FOR_BATCH), and a deleted row is taken back
+      -- out, so the totals always equal the sums over request_log. Costs in nano-dollars: integer sums are exact.
       CREATE TABLE usage_daily (
         day                TEXT NOT NULL,
-        key_id             TEXT NOT NULL,
-        provider           TEXT NOT NULL,
-        model              TEXT NOT NULL,
-        client             TEXT NOT NULL,
+        dim                TEXT NOT NULL,
+        name               TEXT NOT NULL,
         requests           INTEGER NOT NULL,
         errors             INTEGER NOT NULL,
         prompt_tokens      INTEGER NOT NULL,
@@ -195,35 +261,28 @@ export const migrations: readonly Migration[] = [
         -- Calls with usage but no price (a model the catalog does not know): their cost is unknown.
         unpriced_requests  INTEGER NOT NULL,
         unpriced_tokens    INTEGER NOT NULL,
-        PRIMARY KEY (day, key_id, provider, model, client)
+        PRIMARY KEY (dim, day, name)
       ) WITHOUT ROWID;
-      CREATE INDEX usage_daily_key ON usage_daily (key_id, day);
-
-      INSERT INTO usage_daily
-        SELECT date(created_at / 1000, 'unixepoch', 'localtime'), coalesce(key_id, ''), coalesce(provider, ''), coalesce(model, ''), coalesce(client, ''),
-          count(*), sum(status >= 400), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
-          coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0),
-          coalesce(sum(CAST(round(cost_usd * 1e9) AS INTEGER)), 0),
-          sum(cost_usd IS NULL AND prompt_tokens IS NOT NULL),
-          sum(CASE WHEN cost_usd IS NULL THEN coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) ELSE 0 END)
-        FROM request_log WHERE true GROUP BY 1, 2, 3, 4, 5;
-
+      -- The same per month (month: its first day, YYYY-MM-01).
+      CREATE TABLE usage_monthly (
+        month              TEXT NOT NULL,
+        dim                TEXT NOT NULL,
+        name               TEXT NOT NULL,
+        requests           INTEGER NOT NULL,
+        errors             INTEGER NOT NULL,
+        prompt_tokens      INTEGER NOT NULL,
+        completion_tokens  INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        cost_nanos         INTEGER NOT NULL,
+        unpriced_requests  INTEGER NOT NULL,
+        unpriced_tokens    INTEGER NOT NULL,
+        PRIMARY KEY (dim, month, name)
+      ) WITHOUT ROWID;
+${USAGE_BACKFILL}
       CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log BEGIN
-        UPDATE usage_daily SET
-          requests = requests - 1,
-          errors = errors - (old.status >= 400),
-          prompt_tokens = prompt_tokens - coalesce(old.prompt_tokens, 0),
-          completion_tokens = completion_tokens - coalesce(old.completion_tokens, 0),
-          cache_read_tokens = cache_read_tokens - coalesce(old.cache_read_tokens, 0),
-          cache_write_tokens = cache_write_tokens - coalesce(old.cache_write_tokens, 0),
-          reasoning_tokens = reasoning_tokens - coalesce(old.reasoning_tokens, 0),
-          cost_nanos = cost_nanos - coalesce(CAST(round(old.cost_usd * 1e9) AS INTEGER), 0),
-          unpriced_requests = unpriced_requests - (old.cost_usd IS NULL AND old.prompt_tokens IS NOT NULL),
-          unpriced_tokens = unpriced_tokens - CASE WHEN old.cost_usd IS NULL THEN coalesce(old.prompt_tokens, 0) + coalesce(old.completion_tokens, 0) ELSE 0 END
-        WHERE day = date(old.created_at / 1000, 'unixepoch', 'localtime') AND key_id = coalesce(old.key_id, '') AND provider = coalesce(old.provider, '')
-          AND model = coalesce(old.model, '') AND client = coalesce(old.client, '');
-        DELETE FROM usage_daily WHERE requests = 0 AND day = date(old.created_at / 1000, 'unixepoch', 'localtime') AND key_id = coalesce(old.key_id, '')
-          AND provider = coalesce(old.provider, '') AND model = coalesce(old.model, '') AND client = coalesce(old.client, '');
+${USAGE_DELETE}
       END;
     `,
   },

@@ -5,6 +5,8 @@ import { redactSecrets } from '../gateway/redact.js';
 import { dialectOfPath, usageFromBody } from './usage-from-body.js';
 import { clientOf } from './usage-client.js';
 import { priceCall } from '../catalog/pricing.js';
+import { usageUpsert } from './migrations.js';
+import { localDay } from './usage.js';
 
 export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from './usage-from-body.js';
 
@@ -220,35 +222,16 @@ export const INDEX_FOR_SEARCH = `
     SELECT id, model, trace_id, error, metadata, path FROM request_log WHERE id >= ?`;
 
 /**
- * Adds the rows from an id on to the daily usage totals (migration 8), in the same transaction as the
- * rows: one grouped statement per batch, so the totals cost the writer next to nothing per row.
+ * Add the rows from an id on to the daily and monthly usage totals (migration 8), in the same transaction
+ * as the rows: one grouped statement per table and batch, so the totals cost the writer little per row.
  */
-export const USAGE_FOR_BATCH = `
-  INSERT INTO usage_daily
-    SELECT date(created_at / 1000, 'unixepoch', 'localtime'), coalesce(key_id, ''), coalesce(provider, ''), coalesce(model, ''), coalesce(client, ''),
-      count(*), sum(status >= 400), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
-      coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0),
-      coalesce(sum(CAST(round(cost_usd * 1e9) AS INTEGER)), 0),
-      sum(cost_usd IS NULL AND prompt_tokens IS NOT NULL),
-      sum(CASE WHEN cost_usd IS NULL THEN coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) ELSE 0 END)
-    FROM request_log WHERE id >= ? GROUP BY 1, 2, 3, 4, 5
-  ON CONFLICT DO UPDATE SET
-    requests = requests + excluded.requests,
-    errors = errors + excluded.errors,
-    prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-    completion_tokens = completion_tokens + excluded.completion_tokens,
-    cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-    cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-    reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-    cost_nanos = cost_nanos + excluded.cost_nanos,
-    unpriced_requests = unpriced_requests + excluded.unpriced_requests,
-    unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens`;
+export const USAGE_FOR_BATCH: readonly string[] = [usageUpsert('usage_daily', '?'), usageUpsert('usage_monthly', '?')];
 
 /** The columns of a written row, in the order of {@link RowValues}. */
 const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
-  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client',
+  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -280,12 +263,12 @@ export class SameThreadLogWriter implements LogBatchWriter {
   constructor(db: SqliteDatabase) {
     const insert = db.prepare(INSERT_ROW);
     const indexForSearch = db.prepare(INDEX_FOR_SEARCH);
-    const addUsage = db.prepare(USAGE_FOR_BATCH);
+    const addUsage = USAGE_FOR_BATCH.map((sql) => db.prepare(sql));
     this.writeBatch = db.transaction((rows: RowValues[]) => {
       const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
       if (ids.length) {
         indexForSearch.run(ids[0]);
-        addUsage.run(ids[0]);
+        for (const statement of addUsage) statement.run(ids[0]);
       }
       return ids;
     });
@@ -510,6 +493,7 @@ export class RequestLog {
       reasoningTokens,
       costUsd,
       clientOf(input.requestHeaders['user-agent'], dialect),
+      localDay(new Date(input.createdAt)),
     ];
   }
 

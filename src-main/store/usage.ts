@@ -52,47 +52,76 @@ export interface KeySpend {
   monthUnpriced: number;
 }
 
+/** The figures of usage rows summed, named as in UsageFigures (cost still in nano-dollars). */
 const SUMS = `
   sum(requests) AS requests, sum(errors) AS errors, sum(prompt_tokens) AS promptTokens, sum(completion_tokens) AS completionTokens,
   sum(cache_read_tokens) AS cacheReadTokens, sum(cache_write_tokens) AS cacheWriteTokens, sum(reasoning_tokens) AS reasoningTokens,
   sum(cost_nanos) AS costNanos, sum(unpriced_requests) AS unpricedRequests, sum(unpriced_tokens) AS unpricedTokens`;
 
-/** SQL for the first day of a day's period. */
-const PERIOD_OF: Record<UsageRange, string> = {
+/** SQL for the first day of a day's period (weeks start on Monday). */
+const PERIOD_OF_DAY: Record<Exclude<UsageRange, 'month'>, string> = {
   day: 'day',
   // SQLite's 'weekday 1' moves forward to a Monday: from six days back that is the week's own Monday.
   week: "date(day, '-6 days', 'weekday 1')",
-  month: "date(day, 'start of month')",
 };
 
-const COLUMN_OF: Record<UsageDimension, string> = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
-
 interface SumRow {
-  requests: number | null;
-  errors: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-  reasoningTokens: number | null;
-  costNanos: number | null;
-  unpricedRequests: number | null;
-  unpricedTokens: number | null;
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costNanos: number;
+  unpricedRequests: number;
+  unpricedTokens: number;
 }
 
-function figures(row: SumRow | undefined): UsageFigures {
-  return {
-    requests: row?.requests ?? 0,
-    errors: row?.errors ?? 0,
-    promptTokens: row?.promptTokens ?? 0,
-    completionTokens: row?.completionTokens ?? 0,
-    cacheReadTokens: row?.cacheReadTokens ?? 0,
-    cacheWriteTokens: row?.cacheWriteTokens ?? 0,
-    reasoningTokens: row?.reasoningTokens ?? 0,
-    costUsd: (row?.costNanos ?? 0) / 1e9,
-    unpricedRequests: row?.unpricedRequests ?? 0,
-    unpricedTokens: row?.unpricedTokens ?? 0,
-  };
+type Sums = SumRow;
+
+const zero = (): Sums => ({
+  requests: 0,
+  errors: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  costNanos: 0,
+  unpricedRequests: 0,
+  unpricedTokens: 0,
+});
+
+function add(into: Sums, row: SumRow): void {
+  into.requests += row.requests;
+  into.errors += row.errors;
+  into.promptTokens += row.promptTokens;
+  into.completionTokens += row.completionTokens;
+  into.cacheReadTokens += row.cacheReadTokens;
+  into.cacheWriteTokens += row.cacheWriteTokens;
+  into.reasoningTokens += row.reasoningTokens;
+  into.costNanos += row.costNanos;
+  into.unpricedRequests += row.unpricedRequests;
+  into.unpricedTokens += row.unpricedTokens;
+}
+
+function figures(sums: Sums): UsageFigures {
+  const { costNanos, ...rest } = sums;
+  return { ...rest, costUsd: costNanos / 1e9 };
+}
+
+/** The day after a YYYY-MM-DD day, and the first day of the month after a month's first day. */
+function shiftDay(day: string, days: number): string {
+  const date = new Date(`${day}T12:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + days);
+  return date.toISOString().slice(0, 10);
+}
+
+function nextMonth(month: string): string {
+  const date = new Date(`${month}T12:00:00Z`);
+  date.setUTCMonth(date.getUTCMonth() + 1, 1);
+  return date.toISOString().slice(0, 10);
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -120,37 +149,69 @@ export class UsageStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Totals, one row per period, and one per key / model / provider / client, over local days from..to (inclusive). */
+  /**
+   * Totals, one row per period, and one per key / model / provider / client, over local days from..to
+   * (inclusive). One pass over the rows of one breakdown: days for days and weeks; for months, the monthly
+   * totals of whole months and the daily ones of a month cut by from or to.
+   */
   report(options: { range: UsageRange; by: UsageDimension; from?: string; to?: string }): UsageReport {
-    const now = this.now();
-    const to = options.to ?? localDay(now);
-    const from = options.from ?? defaultFrom(options.range, now);
-    const span = { from, to };
-    const totals = this.db.prepare(`SELECT ${SUMS} FROM usage_daily WHERE day BETWEEN @from AND @to`).get(span) as SumRow;
-    const period = PERIOD_OF[options.range];
-    const series = (
-      this.db.prepare(`SELECT ${period} AS period, ${SUMS} FROM usage_daily WHERE day BETWEEN @from AND @to GROUP BY 1 ORDER BY 1`).all(span) as (SumRow & { period: string })[]
-    ).map((row) => ({ period: row.period, ...figures(row) }));
-    const column = COLUMN_OF[options.by];
-    const breakdown = (
-      this.db
-        .prepare(`SELECT ${column} AS name, ${SUMS} FROM usage_daily WHERE day BETWEEN @from AND @to GROUP BY 1 ORDER BY sum(cost_nanos) DESC, sum(requests) DESC, 1`)
-        .all(span) as (SumRow & { name: string })[]
-    ).map((row) => ({ name: row.name, ...figures(row) }));
-    return { range: options.range, by: options.by, from, to, totals: figures(totals), series, breakdown };
+    const today = localDay(this.now());
+    const to = options.to ?? today;
+    const from = options.from ?? defaultFrom(options.range, this.now());
+    const dim = options.by;
+    let rows: (SumRow & { period: string; name: string })[];
+    if (options.range === 'month') {
+      // Whole months: from their first day, up to one that ends by `to` (or holds today: nothing is later).
+      const fullFrom = from.endsWith('-01') ? from : nextMonth(`${from.slice(0, 8)}01`);
+      const toMonth = `${to.slice(0, 8)}01`;
+      const fullEnd = to >= today || shiftDay(to, 1) === nextMonth(toMonth) ? nextMonth(toMonth) : toMonth;
+      rows = this.db
+        .prepare(
+          `SELECT month AS period, name, ${SUMS} FROM usage_monthly WHERE dim = @dim AND month >= @fullFrom AND month < @fullEnd GROUP BY month, name
+           UNION ALL
+           SELECT date(day, 'start of month') AS period, name, ${SUMS} FROM usage_daily
+             WHERE dim = @dim AND day BETWEEN @from AND @to AND NOT (day >= @fullFrom AND day < @fullEnd) GROUP BY 1, 2`,
+        )
+        .all({ dim, from, to, fullFrom, fullEnd }) as (SumRow & { period: string; name: string })[];
+    } else {
+      rows = this.db
+        .prepare(`SELECT ${PERIOD_OF_DAY[options.range]} AS period, name, ${SUMS} FROM usage_daily WHERE dim = @dim AND day BETWEEN @from AND @to GROUP BY 1, 2`)
+        .all({ dim, from, to }) as (SumRow & { period: string; name: string })[];
+    }
+    const totals = zero();
+    const byPeriod = new Map<string, Sums>();
+    const byName = new Map<string, Sums>();
+    for (const row of rows) {
+      add(totals, row);
+      let period = byPeriod.get(row.period);
+      if (!period) byPeriod.set(row.period, (period = zero()));
+      add(period, row);
+      let group = byName.get(row.name);
+      if (!group) byName.set(row.name, (group = zero()));
+      add(group, row);
+    }
+    // Rows whose calls were all deleted (retention) stay at zero in the tables: not shown.
+    const series = [...byPeriod]
+      .filter(([, sums]) => sums.requests > 0)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([period, sums]) => ({ period, ...figures(sums) }));
+    const breakdown = [...byName]
+      .filter(([, sums]) => sums.requests > 0)
+      .sort(([nameA, a], [nameB, b]) => b.costNanos - a.costNanos || b.requests - a.requests || (nameA < nameB ? -1 : 1))
+      .map(([name, sums]) => ({ name, ...figures(sums) }));
+    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown };
   }
 
   /** Each key's spend today and this month (local days), for the Keys page. */
   keySpend(): KeySpend[] {
-    const now = this.now();
-    const today = localDay(now);
+    const today = localDay(this.now());
     const monthStart = `${today.slice(0, 8)}01`;
     const rows = this.db
       .prepare(
-        `SELECT key_id AS keyId,
+        `SELECT name AS keyId,
            sum(CASE WHEN day = @today THEN cost_nanos ELSE 0 END) AS todayNanos, sum(cost_nanos) AS monthNanos,
            sum(CASE WHEN day = @today THEN unpriced_requests ELSE 0 END) AS todayUnpriced, sum(unpriced_requests) AS monthUnpriced
-         FROM usage_daily WHERE day BETWEEN @monthStart AND @today AND key_id != '' GROUP BY key_id`,
+         FROM usage_daily WHERE dim = 'key' AND day BETWEEN @monthStart AND @today AND name != '' GROUP BY name`,
       )
       .all({ today, monthStart }) as { keyId: string; todayNanos: number; monthNanos: number; todayUnpriced: number; monthUnpriced: number }[];
     return rows.map((row) => ({
