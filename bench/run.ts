@@ -15,6 +15,7 @@ import { DATABASE_FILE } from '../src-main/store/database.js';
 import { bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
+import { measureUsageQueries } from './usage-cost.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -274,6 +275,12 @@ async function main(): Promise<void> {
       say(`  ${call.label.padEnd(40)} admin API ${call.medianMs.toFixed(1).padStart(7)} ms (cold ${call.coldMs.toFixed(1)})  list() ${listCalls[index].medianMs.toFixed(1).padStart(7)} ms  ${call.rows} rows`);
     }
 
+    const usageRows = quick ? plan.logRows : 1_000_000;
+    say(`Usage views: building ${usageRows.toLocaleString('en')} rows and their usage totals in a temp database…`);
+    const usageCost = measureUsageQueries(usageRows, plan.queryRepeats);
+    say(`  built in ${usageCost.buildSeconds.toFixed(1)} s (insert ${usageCost.insertSeconds.toFixed(1)} s); ${usageCost.totalsRows.toLocaleString('en')} daily total rows`);
+    for (const query of usageCost.queries) say(`  ${query.label.padEnd(40)} ${query.medianMs.toFixed(1).padStart(7)} ms (cold ${query.coldMs.toFixed(1)})`);
+
     const results: BenchResults = {
       mode: quick ? 'quick' : 'full',
       date: new Date(startedAt).toISOString(),
@@ -285,6 +292,7 @@ async function main(): Promise<void> {
       rss: { idle: idleRss, peak: peakRss, after: afterRss, settleSeconds: plan.settleSeconds },
       log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },
       scale: { rows: plan.logRows, insertSeconds: large.insertSeconds, bytesPerRow: large.bytesPerRow, admin: adminCalls, list: listCalls },
+      usage: usageCost,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
