@@ -24,7 +24,7 @@ export function SpendOverTime({ series, range }: { series: UsagePeriod[]; range:
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke={colors.grid} />
           <XAxis dataKey="label" tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={{ stroke: colors.grid }} minTickGap={12} />
-          <YAxis tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={false} width={64} tickFormatter={(value: number) => formatUsd(value)} />
+          <YAxis tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={false} width={84} tickFormatter={(value: number) => formatUsd(value)} />
           <Tooltip {...tooltipStyle(colors)} formatter={(value) => [formatUsd(Number(value)), 'Spend']} />
           <Bar dataKey="spend" name="Spend" fill={colors.accent} radius={[3, 3, 0, 0]} isAnimationActive={false} />
         </BarChart>

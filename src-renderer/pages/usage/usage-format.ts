@@ -3,10 +3,12 @@ import type { UsageRange } from '../../api/types';
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const smallUsd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const tinyUsd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 });
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
-/** Dollars to the cent; amounts under a dollar show up to four decimals so a cheap call is not "$0.00". */
+/** Dollars to the cent; under a dollar up to four decimals, under a cent two significant digits: a cheap call is never "$0.00". */
 export function formatUsd(value: number): string {
+  if (value > 0 && value < 0.01) return tinyUsd.format(value);
   return value > 0 && value < 1 ? smallUsd.format(value) : usd.format(value);
 }
 
