@@ -168,8 +168,10 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   lines.push('');
   lines.push(`| measure | ${before ? 'before (bench/baseline.json) | ' : ''}now | target | met |`);
   lines.push(`|---|${before ? '---|' : ''}---|---|---|`);
-  summary.checks.forEach((check, index) => {
-    lines.push(`| ${check.label} | ${before ? `${before.checks[index].value} | ` : ''}${check.value} | ${check.target} | ${check.met ? 'yes' : '**no**'} |`);
+  // By label: a baseline from before a check existed has no figure for it.
+  summary.checks.forEach((check) => {
+    const earlier = before?.checks.find((candidate) => candidate.label === check.label)?.value ?? '–';
+    lines.push(`| ${check.label} | ${before ? `${earlier} | ` : ''}${check.value} | ${check.target} | ${check.met ? 'yes' : '**no**'} |`);
   });
   const cpu = (of: Summary) => `${fixed(of.perTarget.Gatehouse.cpuUsPerRequest, 0)} µs (bare proxy ${fixed(of.perTarget['bare proxy'].cpuUsPerRequest, 0)} µs)`;
   lines.push(`| Gatehouse CPU per request, 32 connections (for reference) | ${before ? `${cpu(before)} | ` : ''}${cpu(summary)} | – | – |`);
