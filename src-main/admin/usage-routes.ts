@@ -47,7 +47,7 @@ export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): A
         // Keys are shown by name (never the key itself); a deleted key's id stays as it is.
         const breakdown = report.breakdown.map((group) => ({
           ...group,
-          label: by === 'key' ? (group.name ? (services.keys.keyName(group.name) ?? group.name) : 'No key') : group.name || 'unknown',
+          label: by === 'key' ? (group.name ? (services.keys.keyName(group.name) ?? group.name) : 'No key') : group.name || '(none)',
         }));
         return { status: 200, body: { ...report, breakdown } };
       },
