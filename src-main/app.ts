@@ -20,6 +20,7 @@ import { keyRoutes } from './admin/key-routes.js';
 import { usageRoutes } from './admin/usage-routes.js';
 import { UsageStore } from './store/usage.js';
 import { ModelOverrideStore } from './catalog/overrides.js';
+import { backfillCosts } from './store/usage-backfill.js';
 import { limitRoutes } from './admin/limit-routes.js';
 import { KeyLimitsService } from './store/key-limits.js';
 import type { AppServices } from './app-services.js';
@@ -185,12 +186,18 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     pruneTimer.unref();
     const firstPrune = setTimeout(prune, 5_000);
     firstPrune.unref();
+    // Rows logged by a version before costs were get theirs, a slice at a time, once.
+    const costBackfill = setTimeout(() => {
+      backfillCosts(db, () => shutdown.signal.aborted).catch((error: unknown) => log(`Pricing earlier log rows failed: ${(error as Error).message}`));
+    }, 2_000);
+    costBackfill.unref();
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         clearInterval(pruneTimer);
         clearTimeout(firstPrune);
+        clearTimeout(costBackfill);
         shutdown.abort();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // A keep-alive connection whose request ends during the grace period would otherwise idle on for

@@ -72,6 +72,31 @@ function usageDelete(): string {
 const USAGE_BACKFILL = `      ${usageUpsert('usage_daily', '0')};\n      ${usageUpsert('usage_monthly', '0')};`;
 const USAGE_DELETE = usageDelete();
 
+/**
+ * A row priced after it was counted (rows from before migration 8, priced by usage-backfill.ts): its
+ * cost moves into the totals, and it leaves the unpriced counts if it had usage.
+ */
+function usageReprice(): string {
+  const nanos = (row: string) => `coalesce(CAST(round(${row}.cost_usd * 1e9) AS INTEGER), 0)`;
+  const unpriced = (row: string) => `(${row}.cost_usd IS NULL AND ${row}.prompt_tokens IS NOT NULL)`;
+  const unpricedTokens = (row: string) => `CASE WHEN ${row}.cost_usd IS NULL THEN coalesce(${row}.prompt_tokens, 0) + coalesce(${row}.completion_tokens, 0) ELSE 0 END`;
+  const set =
+    `cost_nanos = cost_nanos - ${nanos('old')} + ${nanos('new')}, ` +
+    `unpriced_requests = unpriced_requests - ${unpriced('old')} + ${unpriced('new')}, ` +
+    `unpriced_tokens = unpriced_tokens - (${unpricedTokens('old')}) + (${unpricedTokens('new')})`;
+  const statements: string[] = [];
+  for (const [table, periodColumn, period] of [
+    ['usage_daily', 'day', LOCAL_DAY('old')],
+    ['usage_monthly', 'month', `substr(${LOCAL_DAY('old')}, 1, 8) || '01'`],
+  ]) {
+    for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
+      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
+    }
+  }
+  return statements.join('\n');
+}
+const USAGE_REPRICE = usageReprice();
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -284,6 +309,11 @@ ${USAGE_BACKFILL}
       CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log BEGIN
 ${USAGE_DELETE}
       END;
+      CREATE TRIGGER request_log_usage_reprice AFTER UPDATE OF cost_usd ON request_log BEGIN
+${USAGE_REPRICE}
+      END;
+      -- Rows from before this migration have no local day: the cost backfill finds them by that.
+      CREATE INDEX request_log_undated ON request_log (id) WHERE day IS NULL;
     `,
   },
   {

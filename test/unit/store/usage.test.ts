@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog, USAGE_FOR_BATCH, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { backfillCosts } from '../../../src-main/store/usage-backfill.js';
+import { priceCall } from '../../../src-main/catalog/pricing.js';
 import { localDay, UsageStore } from '../../../src-main/store/usage.js';
 
 let dir: string;
@@ -87,5 +89,31 @@ describe('UsageStore', () => {
     expect(report.totals.requests).toBe(expected.requests);
     expect(Math.round(report.totals.costUsd * 1e9)).toBe(expected.nanos);
     expect(report.breakdown.map((group) => group.name)).not.toContain('unknown-model');
+  });
+
+  it('prices the rows logged before costs were, once, and moves them out of the unknown count', async () => {
+    // Rows as an older Gatehouse wrote them: no cost, no local day; counted in the totals as unpriced.
+    const firstOld = (db.prepare('SELECT max(id) AS id FROM request_log').get() as { id: number }).id + 1;
+    const insert = db.prepare(
+      "INSERT INTO request_log (created_at, trace_id, provider, model, path, status, latency_ms, prompt_tokens, completion_tokens) VALUES (?, 'old', ?, ?, '/v1/chat/completions', 200, 1, ?, ?)",
+    );
+    insert.run(NOW.getTime() - 3_600_000, 'openai', 'gpt-4o', 1000, 100);
+    insert.run(NOW.getTime() - 7_200_000, 'openai', 'gpt-4o-mini', 2000, 50);
+    insert.run(NOW.getTime() - 7_200_000, 'ollama', 'llama3.2', 300, 30);
+    for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(firstOld);
+    const usage = new UsageStore(db, () => NOW);
+    const before = usage.report({ range: 'day', by: 'model' });
+
+    expect(await backfillCosts(db, () => false, 2)).toBe(3);
+    const after = usage.report({ range: 'day', by: 'model' });
+    const expected = (priceCall('openai', 'gpt-4o', { inputTokens: 1000, outputTokens: 100 })! + priceCall('openai', 'gpt-4o-mini', { inputTokens: 2000, outputTokens: 50 })!) * 1e9;
+    expect(Math.round(after.totals.costUsd * 1e9) - Math.round(before.totals.costUsd * 1e9)).toBe(Math.round(expected));
+    // The local model stays unknown; the two OpenAI calls are priced now.
+    expect(before.totals.unpricedRequests - after.totals.unpricedRequests).toBe(2);
+    expect(after.breakdown.find((group) => group.name === 'llama3.2')?.unpricedRequests).toBe(1);
+    const sums = sqlTotals('2000-01-01', '2100-01-01');
+    expect(Math.round(usage.report({ range: 'month', by: 'key', from: '2025-01-01' }).totals.costUsd * 1e9)).toBe(sums.nanos);
+    // Done once: nothing is left to price at the next start.
+    expect(await backfillCosts(db, () => false)).toBe(0);
   });
 });
