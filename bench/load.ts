@@ -4,8 +4,8 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 export interface Target {
-  /** The three proxying targets, and the two of the routes phase (Gatehouse with a virtual key, and through a route). */
-  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route';
+  /** The three proxying targets, the two of the routes phase (Gatehouse with a virtual key, and through a route), and 'Gatehouse with limits': a stored key with a budget and a rate limit (throughput rounds only). */
+  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits';
   /** URL of a completion; `chunks` asks the upstream double for a stream of that many events. */
   url(chunks?: number): string;
   headers(chunks?: number): Record<string, string>;

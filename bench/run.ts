@@ -16,6 +16,7 @@ import { bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } 
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
 import { dialectVariants, measureVariants } from './variants.js';
+import { measureUsageQueries } from './usage-cost.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -60,6 +61,19 @@ function gatehouseHeaders(upstreamPort: number, chunks?: number): Record<string,
     'x-gateway-custom-host': `http://127.0.0.1:${upstreamPort}${chunks ? `/chunks/${chunks}` : ''}/v1`,
     authorization: `Bearer ${PROVIDER_TOKEN}`,
   };
+}
+
+/**
+ * A stored gateway key with a daily budget and a rate limit far above what the run sends: every call
+ * is checked and counted (the cost of limits), none is refused.
+ */
+async function createLimitedKey(port: number): Promise<string> {
+  const admin = (path: string, method: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${port}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const created = (await (await admin('/gateway-keys', 'POST', { name: 'bench with limits' })).json()) as { id: string; key: string };
+  const limited = await admin(`/keys/${created.id}/limits`, 'PUT', { rpm: 1_000_000_000, dailyUsd: 1_000_000 });
+  if (limited.status !== 200) throw new Error(`Setting the bench key's limits answered ${limited.status}: ${await limited.text()}`);
+  return created.key;
 }
 
 async function checkAnswers(target: Target): Promise<void> {
@@ -205,8 +219,14 @@ async function main(): Promise<void> {
         headers: (chunks) => gatehouseHeaders(upstream.port, chunks),
       },
     ];
+    const limitedKey = await createLimitedKey(gatehouse.port);
+    const withLimits: Target = {
+      name: 'Gatehouse with limits',
+      url: targets[2].url,
+      headers: (chunks) => ({ ...gatehouseHeaders(upstream.port, chunks), 'x-gateway-api-key': limitedKey }),
+    };
     let gatehouseRequests = 0;
-    for (const target of targets) await checkAnswers(target);
+    for (const target of [...targets, withLimits]) await checkAnswers(target);
     gatehouseRequests++;
 
     // Idle: started and served a few requests (code loaded), then left alone.
@@ -225,8 +245,8 @@ async function main(): Promise<void> {
     }
 
     say(`Throughput: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
-    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = { 'bare proxy': bare, Gatehouse: gatehouse };
-    const throughput = await inRounds(targets, plan.rounds, async (target) => {
+    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = { 'bare proxy': bare, Gatehouse: gatehouse, 'Gatehouse with limits': gatehouse };
+    const throughput = await inRounds([...targets, withLimits], plan.rounds, async (target) => {
       const proxy = proxyProcess[target.name];
       const cpuBefore = proxy?.cpuMs() ?? 0;
       const mainThreadBefore = proxy?.mainThreadCpuMs() ?? 0;
@@ -235,11 +255,18 @@ async function main(): Promise<void> {
         result.proxyCpuUsPerRequest = ((proxy.cpuMs() - cpuBefore) * 1000) / result.completed;
         result.proxyMainThreadCpuUsPerRequest = ((proxy.mainThreadCpuMs() - mainThreadBefore) * 1000) / result.completed;
       }
-      if (target.name === 'Gatehouse') gatehouseRequests += result.completed;
+      if (target.name.startsWith('Gatehouse')) gatehouseRequests += result.completed;
       const cpu = result.proxyCpuUsPerRequest === undefined ? '' : `  CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request (serving thread ${result.proxyMainThreadCpuUsPerRequest?.toFixed(0)})`;
-      say(`  ${target.name.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      say(`  ${target.name.padEnd(21)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
       return result;
     });
+
+    const medianOf = (name: Target['name'], figure: (result: LoadResult) => number) => median(throughput.get(name)!.map(figure));
+    const limitsRatio = medianOf('Gatehouse with limits', (r) => r.requestsPerSecond) / medianOf('Gatehouse', (r) => r.requestsPerSecond);
+    // CPU per request is the steadier figure on a busy machine.
+    const cpuWith = medianOf('Gatehouse with limits', (r) => r.proxyCpuUsPerRequest ?? NaN);
+    const cpuWithout = medianOf('Gatehouse', (r) => r.proxyCpuUsPerRequest ?? NaN);
+    say(`  A budget and a rate limit on the key: ${limitsRatio.toFixed(3)}× the throughput without (target ≥ 0.95×); CPU ${cpuWith.toFixed(0)} vs ${cpuWithout.toFixed(0)} µs/request`);
 
     say(`Latency: ${plan.rounds} round(s) × ${plan.singleSeconds} s at 1 connection…`);
     const single = await inRounds(targets, plan.rounds, async (target) => {
@@ -310,6 +337,12 @@ async function main(): Promise<void> {
       say(`  ${call.label.padEnd(40)} admin API ${call.medianMs.toFixed(1).padStart(7)} ms (cold ${call.coldMs.toFixed(1)})  list() ${listCalls[index].medianMs.toFixed(1).padStart(7)} ms  ${call.rows} rows`);
     }
 
+    const usageRows = quick ? plan.logRows : 1_000_000;
+    say(`Usage views: building ${usageRows.toLocaleString('en')} rows and their usage totals in a temp database…`);
+    const usageCost = measureUsageQueries(usageRows, plan.queryRepeats);
+    say(`  built in ${usageCost.buildSeconds.toFixed(1)} s (insert ${usageCost.insertSeconds.toFixed(1)} s); ${usageCost.totalsRows.toLocaleString('en')} daily total rows`);
+    for (const query of usageCost.queries) say(`  ${query.label.padEnd(40)} ${query.medianMs.toFixed(1).padStart(7)} ms (cold ${query.coldMs.toFixed(1)})`);
+
     const results: BenchResults = {
       mode: quick ? 'quick' : 'full',
       date: new Date(startedAt).toISOString(),
@@ -323,6 +356,7 @@ async function main(): Promise<void> {
       scale: { rows: plan.logRows, insertSeconds: large.insertSeconds, bytesPerRow: large.bytesPerRow, admin: adminCalls, list: listCalls },
       variants,
       routes,
+      usage: usageCost,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;

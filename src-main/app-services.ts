@@ -2,6 +2,7 @@
 import type { RequestLog } from './store/request-log.js';
 import type { SettingsStore } from './store/settings.js';
 import type { KeyStore } from './store/keys.js';
+import type { KeyLimitsService } from './store/key-limits.js';
 import type { KeyProtector } from './store/key-protection.js';
 import type { RouteRepository } from './store/routes.js';
 import type { Router } from './gateway/routing/router.js';
@@ -18,6 +19,8 @@ export interface AppServices {
   routes: RouteRepository;
   /** The running gateway's route table (explain asks it what it would do). */
   router: Router;
+  /** Limits per key and how close each key is to them. */
+  limits: KeyLimitsService;
   keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;

@@ -13,12 +13,19 @@ import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
 import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
 import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
+import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
 import { routeRoutes } from './admin/route-routes.js';
 import { RouteStore } from './store/routes.js';
 import { Router } from './gateway/routing/router.js';
+import { usageRoutes } from './admin/usage-routes.js';
+import { UsageStore } from './store/usage.js';
+import { ModelOverrideStore } from './catalog/overrides.js';
+import { backfillCosts } from './store/usage-backfill.js';
+import { limitRoutes } from './admin/limit-routes.js';
+import { KeyLimitsService } from './store/key-limits.js';
 import type { AppServices } from './app-services.js';
 
 export interface StartOptions {
@@ -35,6 +42,8 @@ export interface StartOptions {
   maxBodyBytes?: number;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
+  /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
+  limitsClock?: () => number;
 }
 
 export interface RunningGatehouse {
@@ -98,6 +107,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const closers: (() => void)[] = [() => db.close()];
   try {
     const settings = new SettingsStore(db);
+    // The user's model prices and context windows reach the catalog before the first call is priced.
+    const modelOverrides = new ModelOverrideStore(db);
+    const usage = new UsageStore(db);
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
     const saved = settings.get();
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
@@ -124,6 +136,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
     closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
+    // Limits per key: checked in memory; spend written back about once a second and on stop.
+    const limits = new KeyLimitsService(db, { now: options.limitsClock });
+    closers.unshift(() => limits.close());
 
     const shutdown = new AbortController();
     const services: AppServices = {
@@ -136,9 +151,12 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       keys,
       routes,
       router,
+      limits,
       keyProtection: protector,
       shutdown: shutdown.signal,
     };
+    // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
+    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
     const uiDir = join(packageRoot(), 'out', 'renderer');
     const inFlight = new Set<Promise<void>>();
     const server = createGatewayServer({
@@ -149,9 +167,14 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       clientTimeouts: options.clientTimeouts,
       keys: keyDirectory,
       router,
-      log: (entry) => requestLog.append(entry),
+      log: (entry) => {
+        metrics.observe(entry);
+        requestLog.append(entry);
+      },
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes], services),
+      limits: limits.limiter,
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes], services),
+      handleMetrics: createMetricsHandler(metrics, adminToken),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
@@ -175,12 +198,18 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     pruneTimer.unref();
     const firstPrune = setTimeout(prune, 5_000);
     firstPrune.unref();
+    // Rows logged by a version before costs were get theirs, a slice at a time, once.
+    const costBackfill = setTimeout(() => {
+      backfillCosts(db, () => shutdown.signal.aborted).catch((error: unknown) => log(`Pricing earlier log rows failed: ${(error as Error).message}`));
+    }, 2_000);
+    costBackfill.unref();
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         clearInterval(pruneTimer);
         clearTimeout(firstPrune);
+        clearTimeout(costBackfill);
         shutdown.abort();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // A keep-alive connection whose request ends during the grace period would otherwise idle on for

@@ -12,6 +12,7 @@ import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './sto
 import { CLOUD_PARAMETERS, KeyStore, mainSecretField, type GatewayKeySummary, type VirtualKeySummary } from './store/keys.js';
 import { getProvider } from './gateway/providers/registry.js';
 import type { ProviderAdapter } from './gateway/providers/types.js';
+import { LimitsUsageError, runLimitsCommand } from './cli-limits.js';
 
 export interface KeysCommandIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
@@ -35,6 +36,9 @@ const USAGE = `Usage:
   gatehouse keys list [--all] [--json]
   gatehouse keys rotate ID            (the new secret from stdin, as for add)
   gatehouse keys revoke ID            (a virtual key vk_..., or a gateway key gk_...)
+  gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear] [--json]
+      Limits of a virtual or gateway key, by name (or id): requests and tokens per minute, USD per
+      local day and month. Given flags change those limits ('none' removes one); no flags shows them.
   gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
 Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
 
@@ -57,6 +61,9 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
         return await listKeys(options, io, 'virtual');
       case 'keys rotate':
         return await rotateVirtualKey(options, io);
+      case 'keys limits':
+      case 'gateway-keys limits':
+        return await runLimitsCommand(options, io);
       case 'keys revoke':
       case 'gateway-keys revoke':
         return await revokeKey(options, io);
@@ -74,7 +81,7 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
         throw new UsageError(subcommand ? `Unknown command '${group} ${subcommand}'.` : `'${group}' needs a command.`);
     }
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof LimitsUsageError) {
       io.stderr.write(`${error.message}\n${USAGE}\n`);
       return 2;
     }

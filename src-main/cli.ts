@@ -9,6 +9,7 @@ const USAGE = `Usage:
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
   gatehouse keys list | keys revoke ID
   gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
+  gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
 
 async function serve(args: string[]): Promise<number> {

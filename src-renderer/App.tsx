@@ -9,12 +9,14 @@ import { PlaygroundPage } from './pages/PlaygroundPage';
 import { RoutesPage } from './pages/RoutesPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
+import { UsagePage } from './pages/UsagePage';
 import { useRouteStore, type PageName } from './stores/route-store';
 import { useSessionStore } from './stores/session-store';
 
 const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'playground', label: 'Playground', icon: 'playground' },
   { page: 'logs', label: 'Logs', icon: 'logs' },
+  { page: 'usage', label: 'Usage', icon: 'chart' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
   { page: 'routes', label: 'Routes', icon: 'route' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
@@ -49,6 +51,8 @@ function CurrentPage({ page }: { page: PageName }) {
   switch (page) {
     case 'logs':
       return <LogsPage />;
+    case 'usage':
+      return <UsagePage />;
     case 'keys':
       return <KeysPage />;
     case 'routes':

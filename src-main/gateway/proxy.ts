@@ -19,6 +19,9 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, mappedModel, prepareGeneration, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
+import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
+import { dialectOfPath, usageFromBody } from '../store/usage-from-body.js';
+import { priceCall } from '../catalog/pricing.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
@@ -26,6 +29,8 @@ export interface ProxyDependencies {
   maxBodyBytes: number;
   /** The route table of the running gateway; absent or empty: every call goes where its key says. */
   router?: Router;
+  /** Limits per key (requests and tokens per minute, USD budgets); absent = no limits at all. */
+  limits?: KeyLimiter;
 }
 
 /** The abort reason once a request is over: frees any provider call still open. */
@@ -172,11 +177,14 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let routeName: string | null = null;
   let routeTarget: string | null = null;
   let failureBody: object | undefined;
+  let ticket: LimitTicket | undefined;
 
   try {
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = authenticate(headers, deps.keys);
+    // Before any body is read or provider called: a key over its limit costs nothing more.
+    ticket = deps.limits?.admit(caller.keyId);
     let rawBody: Buffer | undefined;
     if (route !== 'models' && 'ingress' in route) {
       rawBody = await readBody(req, deps.maxBodyBytes);
@@ -270,7 +278,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
     const redacted = new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secretValues(credentials, headers)), failure.param, failure.code, failure.provider);
     failureBody = ingress ? ingress.errorBody(redacted) : redacted.toBody();
-    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody);
+    const retryAfter: Record<string, string> = failure instanceof LimitExceeded ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
+    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody, retryAfter);
   } finally {
     clearTimeout(timeout);
     // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.
@@ -282,14 +291,31 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
 
   const status = outcome?.status ?? failure?.status ?? 500;
   const secretsToRedact = secretValues(credentials, headers);
-  const usage = outcome?.usage;
-  deps.log({
+  // A passthrough answer's usage is read from the body here rather than when the row is written (the same
+  // work, on the same thread), so the entry carries its tokens and cost for limits and metrics.
+  let usage = outcome?.usage;
+  let usageRead = usage !== undefined;
+  if (!usage && outcome && outcome.status < 400 && outcome.responseBody !== null) {
+    const counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
+    usageRead = true;
+    if (counted.promptTokens !== null) {
+      usage = {
+        inputTokens: counted.promptTokens,
+        outputTokens: counted.completionTokens ?? 0,
+        ...(counted.cacheReadTokens !== null ? { cacheReadTokens: counted.cacheReadTokens } : {}),
+        ...(counted.cacheWriteTokens !== null ? { cacheWriteTokens: counted.cacheWriteTokens } : {}),
+        ...(counted.reasoningTokens !== null ? { reasoningTokens: counted.reasoningTokens } : {}),
+      };
+    }
+  }
+  const model = routed?.model ?? null;
+  const entry: LogEntryInput = {
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
     metadata: headers?.metadata ?? {},
     keyId: caller?.keyId ?? null,
     provider: providerSlug,
-    model: routed?.model ?? null,
+    model,
     path,
     status,
     latencyMs: performance.now() - started,
@@ -318,8 +344,15 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
           cacheWriteTokens: usage.cacheWriteTokens ?? null,
           reasoningTokens: usage.reasoningTokens ?? null,
         }
-      : {}),
-  });
+      : usageRead
+        ? // Read and found none (a stream without include_usage): the log need not look again.
+          { promptTokens: null, completionTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }
+        : {}),
+    costUsd: priceCall(providerSlug, model, usage),
+  };
+  // Counted as it finishes: its tokens for the minute, its cost for the day and month.
+  ticket?.release({ tokens: usage ? usage.inputTokens + usage.outputTokens : 0, costUsd: entry.costUsd ?? null });
+  deps.log(entry);
 }
 
 /** The values that must never appear in what we relay or record. */

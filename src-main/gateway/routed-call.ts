@@ -15,7 +15,7 @@ import { refusesStatefulFields } from './codecs/openai-responses.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 import { sendTokenEstimate } from './token-estimate.js';
 import { sendUpstream, type UpstreamResponse } from './upstream.js';
-import { checkContextWindow } from './context-window.js';
+import { checkContextWindow, checkPromptFits } from './context-window.js';
 import { RequestAbort, type AbortLike } from './request-abort.js';
 import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js';
 import { withModelField } from './routing/model-field.js';
@@ -75,6 +75,7 @@ export async function prepareGeneration(
   const dialect = ingress.dialect;
   const body = model === request.model ? request.body : { ...(request.body as Record<string, unknown>), model };
   if (dialect === 'openai-completions') await checkContextWindow(target.provider, body as CompletionRequest);
+  else if (operation === 'generate') await checkPromptFits(target.provider, model, dialect, body, generation.rawBody.length);
   const formats = adapter.formats(model);
   const providerFormat: WireFormat = formats.includes(dialect) ? dialect : formats[0];
   const relayOptions = { adapter, stream: request.stream, started, signal: context.signal, secrets: context.secrets, ingress };

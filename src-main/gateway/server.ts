@@ -12,6 +12,8 @@ import { decodePath, isLoopbackHostHeader } from '../admin/router.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /** GET /metrics (metrics.ts), which checks who asks; without it the path is unknown. */
+  handleMetrics?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** The built UI (out/renderer); absent in tests that need no UI. */
   uiDir?: string;
   /** Told of each request's handling, settled once it is done (logged included): shutdown waits on these. */
@@ -156,6 +158,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
           return handleProxy(req, res, 'models', path, options);
         }
         if (path === '/admin/api' || path.startsWith('/admin/api/')) return options.handleAdmin(req, res, url);
+        if (path === '/metrics' && options.handleMetrics) return options.handleMetrics(req, res);
         if ((req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/v1/') && !path.startsWith('/admin/')) {
           return serveUi(options.uiDir, req, res, url);
         }

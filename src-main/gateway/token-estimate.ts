@@ -35,6 +35,11 @@ function partText(part: ContentPart): string {
   }
 }
 
+/** One text's tokens by o200k (an estimate for models with another tokenizer). */
+export async function estimateTextTokens(text: string): Promise<number> {
+  return (await loadEncoder())(text).length;
+}
+
 export async function estimateInputTokens(request: CanonicalRequest): Promise<number> {
   const encode = await loadEncoder();
   let tokens = 0;

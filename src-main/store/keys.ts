@@ -328,6 +328,8 @@ export class KeyStore implements KeyDirectory {
   private virtualKeys = new Map<string, ResolvedKey>();
   private virtualKeysByName = new Map<string, Caller>();
   private gatewayKeys = new Map<string, ResolvedKey>();
+  /** Names of the live keys by id, kept with the maps above: /metrics labels calls with them on every request. */
+  private names = new Map<string, string>();
   private generation = -1;
   private stopWatching: (() => void) | undefined;
   private closed = false;
@@ -439,6 +441,17 @@ export class KeyStore implements KeyDirectory {
   virtualKeyByName(name: string): Caller | undefined {
     if (this.closed) return undefined;
     return this.virtualKeysByName.get(name);
+  }
+
+  /**
+   * A key's name by its id (virtual or gateway key), from memory; a key revoked while its last calls
+   * were in flight is read from the database. Undefined for an unknown id.
+   */
+  keyName(id: string): string | undefined {
+    const known = this.names.get(id);
+    if (known !== undefined || this.closed || !this.db.open) return known;
+    const row = this.db.prepare('SELECT name FROM virtual_keys WHERE id = ? UNION ALL SELECT name FROM gateway_keys WHERE id = ?').get(id, id) as { name: string } | undefined;
+    return row?.name;
   }
 
   // ---- virtual keys ----
@@ -599,6 +612,7 @@ export class KeyStore implements KeyDirectory {
     this.virtualKeys = new Map();
     this.virtualKeysByName = new Map();
     this.gatewayKeys = new Map();
+    this.names = new Map();
     this.privateKey = undefined;
   }
 
@@ -635,6 +649,7 @@ export class KeyStore implements KeyDirectory {
     for (const row of gateway) gatewayKeys.set(row.key_hash.toString('hex'), { keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id } });
     this.virtualKeys = virtualKeys;
     this.gatewayKeys = gatewayKeys;
+    this.names = new Map([...virtual, ...gateway].map((row) => [row.id, row.name]));
     this.generation = generation;
   }
 

@@ -4,7 +4,7 @@
 // has its own connection to the same WAL database: readers on the gateway's connection never wait for it.
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { INDEX_FOR_SEARCH, INSERT_ROW, SameThreadLogWriter, type BatchOutcome, type LogBatchWriter, type RowValues } from './request-log.js';
+import { INDEX_FOR_SEARCH, INSERT_ROW, SameThreadLogWriter, USAGE_FOR_BATCH, type BatchOutcome, type LogBatchWriter, type RowValues } from './request-log.js';
 import type { SqliteDatabase } from './database.js';
 
 interface WorkerInput {
@@ -13,6 +13,8 @@ interface WorkerInput {
   nativeBinding: string | null;
   insertSql: string;
   indexSql: string;
+  /** Add a batch to the daily and monthly usage totals (migration 8). */
+  usageSql: readonly string[];
   /** Int32 [0]: the sequence number of the last batch answered, for a synchronous wait. */
   progress: SharedArrayBuffer;
   replies: MessagePort;
@@ -41,9 +43,13 @@ db.pragma('secure_delete = ON');
 db.pragma('cache_size = -2000');
 const insert = db.prepare(workerData.insertSql);
 const indexForSearch = db.prepare(workerData.indexSql);
+const addUsage = workerData.usageSql.map((sql) => db.prepare(sql));
 const writeBatch = db.transaction((rows) => {
   const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
-  if (ids.length) indexForSearch.run(ids[0]);
+  if (ids.length) {
+    indexForSearch.run(ids[0]);
+    for (const statement of addUsage) statement.run(ids[0]);
+  }
   return ids;
 });
 const progress = new Int32Array(workerData.progress);
@@ -104,6 +110,7 @@ export class ThreadLogWriter implements LogBatchWriter {
       nativeBinding: options.nativeBinding ?? null,
       insertSql: INSERT_ROW,
       indexSql: INDEX_FOR_SEARCH,
+      usageSql: USAGE_FOR_BATCH,
       progress,
       replies: channel.port2,
     };

@@ -7,6 +7,96 @@ export interface Migration {
   sql: string;
 }
 
+/** Each usage column's figure for one row of request_log called `r`, in the column order of usage_daily. */
+const USAGE_FIGURES = [
+  '1',
+  'r.status >= 400',
+  'coalesce(r.prompt_tokens, 0)',
+  'coalesce(r.completion_tokens, 0)',
+  'coalesce(r.cache_read_tokens, 0)',
+  'coalesce(r.cache_write_tokens, 0)',
+  'coalesce(r.reasoning_tokens, 0)',
+  'coalesce(CAST(round(r.cost_usd * 1e9) AS INTEGER), 0)',
+  'r.cost_usd IS NULL AND r.prompt_tokens IS NOT NULL',
+  'CASE WHEN r.cost_usd IS NULL THEN coalesce(r.prompt_tokens, 0) + coalesce(r.completion_tokens, 0) ELSE 0 END',
+];
+
+/**
+ * A row's local day: written by the gateway (request-log.ts), or for rows from before migration 8 worked
+ * out by SQLite (whose 'localtime' costs a system call per row: fine once, not for every write).
+ */
+const LOCAL_DAY = (row: string) => `coalesce(${row}.day, date(${row}.created_at / 1000, 'unixepoch', 'localtime'))`;
+
+export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
+
+/**
+ * Adds the rows of request_log from an id on to a usage table (usage_daily or usage_monthly): all four
+ * breakdowns in one grouped statement. Used by the log writer for each batch and by the migration.
+ */
+export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string): string {
+  const period = table === 'usage_daily' ? LOCAL_DAY('r') : `substr(${LOCAL_DAY('r')}, 1, 8) || '01'`;
+  const parts = Object.entries(USAGE_DIMENSION_COLUMNS).map(
+    ([dim, column]) => `SELECT period, '${dim}', coalesce(${column}, ''), sum(f1), sum(f2), sum(f3), sum(f4), sum(f5), sum(f6), sum(f7), sum(f8), sum(f9), sum(f10) FROM batch GROUP BY 1, 3`,
+  );
+  // Materialized: the batch is read once, not once per breakdown.
+  return `WITH batch AS MATERIALIZED (
+      SELECT ${period} AS period, r.key_id, r.model, r.provider, r.client,
+        ${USAGE_FIGURES.map((figure, index) => `${figure} AS f${index + 1}`).join(', ')}
+      FROM request_log AS r WHERE r.id >= ${fromId})
+    INSERT INTO ${table} ${parts.join(' UNION ALL ')}
+    ON CONFLICT DO UPDATE SET
+      requests = requests + excluded.requests, errors = errors + excluded.errors,
+      prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+      cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+      reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cost_nanos = cost_nanos + excluded.cost_nanos,
+      unpriced_requests = unpriced_requests + excluded.unpriced_requests, unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens`;
+}
+
+/** Takes one deleted row (`old`) back out of both usage tables, for each breakdown. */
+function usageDelete(): string {
+  const figures = USAGE_FIGURES.map((figure) => figure.replaceAll('r.', 'old.'));
+  const columns = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
+  const set = columns.map((column, index) => `${column} = ${column} - (${figures[index]})`).join(', ');
+  const statements: string[] = [];
+  for (const [table, periodColumn, period] of [
+    ['usage_daily', 'day', LOCAL_DAY('old')],
+    ['usage_monthly', 'month', `substr(${LOCAL_DAY('old')}, 1, 8) || '01'`],
+  ]) {
+    for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
+      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
+    }
+  }
+  return statements.join('\n');
+}
+
+const USAGE_BACKFILL = `      ${usageUpsert('usage_daily', '0')};\n      ${usageUpsert('usage_monthly', '0')};`;
+const USAGE_DELETE = usageDelete();
+
+/**
+ * A row priced after it was counted (rows from before migration 8, priced by usage-backfill.ts): its
+ * cost moves into the totals, and it leaves the unpriced counts if it had usage.
+ */
+function usageReprice(): string {
+  const nanos = (row: string) => `coalesce(CAST(round(${row}.cost_usd * 1e9) AS INTEGER), 0)`;
+  const unpriced = (row: string) => `(${row}.cost_usd IS NULL AND ${row}.prompt_tokens IS NOT NULL)`;
+  const unpricedTokens = (row: string) => `CASE WHEN ${row}.cost_usd IS NULL THEN coalesce(${row}.prompt_tokens, 0) + coalesce(${row}.completion_tokens, 0) ELSE 0 END`;
+  const set =
+    `cost_nanos = cost_nanos - ${nanos('old')} + ${nanos('new')}, ` +
+    `unpriced_requests = unpriced_requests - ${unpriced('old')} + ${unpriced('new')}, ` +
+    `unpriced_tokens = unpriced_tokens - (${unpricedTokens('old')}) + (${unpricedTokens('new')})`;
+  const statements: string[] = [];
+  for (const [table, periodColumn, period] of [
+    ['usage_daily', 'day', LOCAL_DAY('old')],
+    ['usage_monthly', 'month', `substr(${LOCAL_DAY('old')}, 1, 8) || '01'`],
+  ]) {
+    for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
+      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
+    }
+  }
+  return statements.join('\n');
+}
+const USAGE_REPRICE = usageReprice();
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -199,6 +289,105 @@ export const migrations: readonly Migration[] = [
       -- default_model: sent when a body names no model; model_map: JSON {requested name: provider's name}.
       ALTER TABLE virtual_keys ADD COLUMN default_model TEXT;
       ALTER TABLE virtual_keys ADD COLUMN model_map TEXT;
+    `,
+  },
+  {
+    version: 8,
+    description: "each call's cost in USD and client tool, and daily usage totals for the Usage page",
+    sql: `
+      -- cost_usd: what the call cost by the model catalog (src-main/catalog), NULL when the model or its
+      -- usage is unknown (never 0 for unknown). client: the tool that made the call (claude-cli, codex,
+      -- openai-js, curl …), from its user-agent or else its dialect.
+      ALTER TABLE request_log ADD COLUMN cost_usd REAL;
+      ALTER TABLE request_log ADD COLUMN client TEXT;
+      -- The call's local day (YYYY-MM-DD) as the gateway dated it, for the usage tables.
+      ALTER TABLE request_log ADD COLUMN day TEXT;
+
+      -- Usage totals per local day and per month, for each of the four breakdowns (dim 'key', 'model',
+      -- 'provider', 'client'; name: its value, '' when the call had none): the Usage page reads a few hundred
+      -- of these rows instead of scanning the log (a year by month is 12 rows a name). The log writer adds
+      -- each batch with one grouped statement per table (USAGE_FOR_BATCH), and a deleted row is taken back
+      -- out, so the totals always equal the sums over request_log. Costs in nano-dollars: integer sums are exact.
+      CREATE TABLE usage_daily (
+        day                TEXT NOT NULL,
+        dim                TEXT NOT NULL,
+        name               TEXT NOT NULL,
+        requests           INTEGER NOT NULL,
+        errors             INTEGER NOT NULL,
+        prompt_tokens      INTEGER NOT NULL,
+        completion_tokens  INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        cost_nanos         INTEGER NOT NULL,
+        -- Calls with usage but no price (a model the catalog does not know): their cost is unknown.
+        unpriced_requests  INTEGER NOT NULL,
+        unpriced_tokens    INTEGER NOT NULL,
+        PRIMARY KEY (dim, day, name)
+      ) WITHOUT ROWID;
+      -- The same per month (month: its first day, YYYY-MM-01).
+      CREATE TABLE usage_monthly (
+        month              TEXT NOT NULL,
+        dim                TEXT NOT NULL,
+        name               TEXT NOT NULL,
+        requests           INTEGER NOT NULL,
+        errors             INTEGER NOT NULL,
+        prompt_tokens      INTEGER NOT NULL,
+        completion_tokens  INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        cost_nanos         INTEGER NOT NULL,
+        unpriced_requests  INTEGER NOT NULL,
+        unpriced_tokens    INTEGER NOT NULL,
+        PRIMARY KEY (dim, month, name)
+      ) WITHOUT ROWID;
+${USAGE_BACKFILL}
+      CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log BEGIN
+${USAGE_DELETE}
+      END;
+      CREATE TRIGGER request_log_usage_reprice AFTER UPDATE OF cost_usd ON request_log BEGIN
+${USAGE_REPRICE}
+      END;
+      -- Rows from before this migration have no local day: the cost backfill finds them by that.
+      CREATE INDEX request_log_undated ON request_log (id) WHERE day IS NULL;
+    `,
+  },
+  {
+    version: 9,
+    description: 'limits per key (requests and tokens per minute, USD per day and month) and the spend they are checked against',
+    sql: `
+      -- One row per key that has limits; NULL = no limit of that kind. key_id is a virtual key (vk_) or a
+      -- gateway key (gk_) id; a revoked key's row stays but is never consulted (the key no longer authenticates).
+      CREATE TABLE key_limits (
+        key_id      TEXT PRIMARY KEY,
+        rpm         INTEGER,
+        tpm         INTEGER,
+        daily_usd   REAL,
+        monthly_usd REAL,
+        updated_at  INTEGER NOT NULL
+      );
+      -- What each key spent per day (the server's local calendar day, YYYY-MM-DD), so budgets hold across
+      -- a restart. Written in batches by the running server (about once a second), never once per request;
+      -- a month's spend is the sum of its days.
+      CREATE TABLE key_spend (
+        key_id   TEXT NOT NULL,
+        day      TEXT NOT NULL,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        tokens   INTEGER NOT NULL DEFAULT 0,
+        requests INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (key_id, day)
+      ) WITHOUT ROWID;
+      -- Bumped by every change to key_limits, whoever makes it (server, CLI), so a running server rereads
+      -- the limits within a second of a change made by another process, as it does for keys.
+      CREATE TABLE key_limits_generation (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        value INTEGER NOT NULL
+      );
+      INSERT INTO key_limits_generation (id, value) VALUES (1, 0);
+      CREATE TRIGGER key_limits_insert AFTER INSERT ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
+      CREATE TRIGGER key_limits_update AFTER UPDATE ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
+      CREATE TRIGGER key_limits_delete AFTER DELETE ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
     `,
   },
 ];

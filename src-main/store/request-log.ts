@@ -3,6 +3,10 @@
 import type { SqliteDatabase } from './database.js';
 import { redactSecrets } from '../gateway/redact.js';
 import { dialectOfPath, usageFromBody } from './usage-from-body.js';
+import { clientOf } from './usage-client.js';
+import { priceCall } from '../catalog/pricing.js';
+import { usageUpsert } from './migrations.js';
+import { localDay } from './usage.js';
 
 export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from './usage-from-body.js';
 
@@ -65,6 +69,11 @@ export interface LogEntryInput extends Omit<LoggedCall, DefaultedOnInput>, Parti
   cacheWriteTokens?: number | null;
   /** Output tokens spent on reasoning (part of `completionTokens`). */
   reasoningTokens?: number | null;
+  /**
+   * What the call cost in USD (catalog/pricing.ts `priceCall`); null when the model or its usage is
+   * unknown — never 0 for unknown. Left out, it is priced at write time from the usage counted then.
+   */
+  costUsd?: number | null;
 }
 
 export interface LoggedAttempt {
@@ -86,6 +95,10 @@ export interface LogEntry extends LoggedCall {
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
   reasoningTokens: number | null;
+  /** USD; null when unknown (a model the catalog does not price, or no usage). */
+  costUsd: number | null;
+  /** The client tool (usage-client.ts): claude-cli, codex, openai-js, curl …, or the dialect. */
+  client: string | null;
 }
 
 export interface LogEntryDetail extends LogEntry {
@@ -149,6 +162,8 @@ interface Row {
   reasoning_tokens: number | null;
   route: string | null;
   route_target: string | null;
+  cost_usd: number | null;
+  client: string | null;
   attempt_log: string | null;
   request_headers: string | null;
   request_body: string | null;
@@ -157,7 +172,7 @@ interface Row {
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'route', 'route_target']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -191,6 +206,8 @@ function toEntry(row: Row): LogEntry {
     cacheReadTokens: row.cache_read_tokens ?? null,
     cacheWriteTokens: row.cache_write_tokens ?? null,
     reasoningTokens: row.reasoning_tokens ?? null,
+    costUsd: row.cost_usd ?? null,
+    client: row.client ?? null,
     stream: row.stream === 1,
     error: row.error,
     attempts: row.attempts,
@@ -218,11 +235,17 @@ export const INDEX_FOR_SEARCH = `
   INSERT INTO request_log_search (rowid, model, trace_id, error, metadata, path)
     SELECT id, model, trace_id, error, metadata, path FROM request_log WHERE id >= ?`;
 
+/**
+ * Add the rows from an id on to the daily and monthly usage totals (migration 8), in the same transaction
+ * as the rows: one grouped statement per table and batch, so the totals cost the writer little per row.
+ */
+export const USAGE_FOR_BATCH: readonly string[] = [usageUpsert('usage_daily', '?'), usageUpsert('usage_monthly', '?')];
+
 /** The columns of a written row, in the order of {@link RowValues}. */
 const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
-  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'route', 'route_target',
+  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -254,9 +277,13 @@ export class SameThreadLogWriter implements LogBatchWriter {
   constructor(db: SqliteDatabase) {
     const insert = db.prepare(INSERT_ROW);
     const indexForSearch = db.prepare(INDEX_FOR_SEARCH);
+    const addUsage = USAGE_FOR_BATCH.map((sql) => db.prepare(sql));
     this.writeBatch = db.transaction((rows: RowValues[]) => {
       const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
-      if (ids.length) indexForSearch.run(ids[0]);
+      if (ids.length) {
+        indexForSearch.run(ids[0]);
+        for (const statement of addUsage) statement.run(ids[0]);
+      }
       return ids;
     });
   }
@@ -437,6 +464,21 @@ export class RequestLog {
       input.promptTokens === undefined && input.responseBody !== null && input.status < 400
         ? usageFromBody(input.responseBody, input.stream, dialect)
         : null;
+    const promptTokens = input.promptTokens ?? counted?.promptTokens ?? null;
+    const completionTokens = input.completionTokens ?? counted?.completionTokens ?? null;
+    const cacheReadTokens = input.cacheReadTokens ?? counted?.cacheReadTokens ?? null;
+    const cacheWriteTokens = input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null;
+    const reasoningTokens = input.reasoningTokens ?? counted?.reasoningTokens ?? null;
+    const costUsd =
+      input.costUsd !== undefined
+        ? input.costUsd
+        : priceCall(
+            input.provider,
+            input.model,
+            promptTokens === null
+              ? undefined
+              : { inputTokens: promptTokens, outputTokens: completionTokens ?? 0, cacheReadTokens: cacheReadTokens ?? 0, cacheWriteTokens: cacheWriteTokens ?? 0, reasoningTokens: reasoningTokens ?? 0 },
+          );
     return [
       input.createdAt,
       input.traceId,
@@ -448,8 +490,8 @@ export class RequestLog {
       input.status,
       Math.round(input.latencyMs * 1000) / 1000,
       input.ttfbMs === null ? null : Math.round(input.ttfbMs * 1000) / 1000,
-      input.promptTokens ?? counted?.promptTokens ?? null,
-      input.completionTokens ?? counted?.completionTokens ?? null,
+      promptTokens,
+      completionTokens,
       input.stream ? 1 : 0,
       input.error,
       input.attempts,
@@ -460,9 +502,12 @@ export class RequestLog {
       dialect,
       input.providerFormat ?? null,
       input.dropped?.length ? JSON.stringify(input.dropped) : null,
-      input.cacheReadTokens ?? counted?.cacheReadTokens ?? null,
-      input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null,
-      input.reasoningTokens ?? counted?.reasoningTokens ?? null,
+      cacheReadTokens,
+      cacheWriteTokens,
+      reasoningTokens,
+      costUsd,
+      clientOf(input.requestHeaders['user-agent'], dialect),
+      localDay(new Date(input.createdAt)),
       input.route ?? null,
       input.routeTarget ?? null,
     ];

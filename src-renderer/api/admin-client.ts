@@ -7,6 +7,8 @@ import type {
   GatewayKey,
   Health,
   ItemList,
+  KeyLimits,
+  KeyLimitsView,
   LogDetail,
   LogEntry,
   LogPage,
@@ -19,6 +21,12 @@ import type {
   RoutesFile,
   Settings,
   SettingsPatch,
+  CatalogModel,
+  KeySpend,
+  ModelOverride,
+  UsageDimension,
+  UsageRange,
+  UsageReportView,
   VirtualKey,
   VirtualKeyModelsPatch,
   VirtualKeyRotation,
@@ -100,6 +108,50 @@ export class AdminClient {
 
   revokeGatewayKey(id: string): Promise<void> {
     return this.request('DELETE', `/gateway-keys/${encodeURIComponent(id)}`);
+  }
+
+  /** Every active key with its limits and how close it is to them. */
+  keyLimits(): Promise<ItemList<KeyLimitsView>> {
+    return this.request('GET', '/limits');
+  }
+
+  /** Replaces a key's limits (null = no limit of that kind). */
+  setKeyLimits(id: string, limits: KeyLimits): Promise<KeyLimitsView> {
+    return this.request('PUT', `/keys/${encodeURIComponent(id)}/limits`, limits);
+  }
+
+  clearKeyLimits(id: string): Promise<KeyLimitsView> {
+    return this.request('DELETE', `/keys/${encodeURIComponent(id)}/limits`);
+  }
+
+  /** Spend and tokens over local days from..to (default: the range's usual span), by one dimension. */
+  usage(query: { range: UsageRange; by: UsageDimension; from?: string; to?: string }, signal?: AbortSignal): Promise<UsageReportView> {
+    const params = new URLSearchParams({ range: query.range, by: query.by });
+    if (query.from) params.set('from', query.from);
+    if (query.to) params.set('to', query.to);
+    return this.request('GET', `/usage?${params}`, undefined, signal);
+  }
+
+  /** Each key's spend today and this month. */
+  keySpend(): Promise<ItemList<KeySpend>> {
+    return this.request('GET', '/usage/keys');
+  }
+
+  /** The catalog's figures for a model at a provider (with the user's override applied). */
+  catalogModel(provider: string, model: string): Promise<CatalogModel> {
+    return this.request('GET', `/catalog?${new URLSearchParams({ provider, model })}`);
+  }
+
+  modelOverrides(): Promise<ItemList<ModelOverride>> {
+    return this.request('GET', '/model-overrides');
+  }
+
+  setModelOverride(override: ModelOverride): Promise<ModelOverride> {
+    return this.request('POST', '/model-overrides', override);
+  }
+
+  deleteModelOverride(provider: string, model: string): Promise<void> {
+    return this.request('DELETE', `/model-overrides?${new URLSearchParams({ provider, model })}`);
   }
 
   logs(query: LogQuery, signal?: AbortSignal): Promise<LogPage> {

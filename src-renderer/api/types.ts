@@ -104,3 +104,12 @@ export interface ExplainRequest {
   thinking?: boolean;
   tools?: boolean;
 }
+/** Limits per key and how close the key is to each (GET /admin/api/limits). */
+export type { KeyLimits } from '../../src-main/gateway/limits/limiter';
+export type { KeyLimitsView } from '../../src-main/store/key-limits';
+
+export type { UsageReport, UsageFigures, UsagePeriod, UsageRange, UsageDimension, KeySpend } from '../../src-main/store/usage';
+export type { CatalogModel, ModelOverride } from '../../src-main/catalog/catalog';
+/** A row of the Usage breakdown, with the name to show (a key's name rather than its id). */
+export type UsageGroupView = import('../../src-main/store/usage').UsageGroup & { label: string };
+export type UsageReportView = Omit<import('../../src-main/store/usage').UsageReport, 'breakdown'> & { breakdown: UsageGroupView[] };

@@ -12,6 +12,8 @@ import { useToastStore } from '../stores/toast-store';
 import { describeKeyModels } from '../keys/model-map';
 import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
 import { KeyUsage } from './keys/KeyUsage';
+import { KeySpend } from './keys/KeySpend';
+import { KeyLimitsSummary } from './keys/KeyLimits';
 
 type OpenDialog =
   | { type: 'new-virtual' }
@@ -109,8 +111,10 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
             </span>
           )}
         </div>
+        <KeyLimitsSummary keyId={virtualKey.id} keyName={virtualKey.name} />
       </div>
       <div className="key-dates small muted">
+        <KeySpend keyId={virtualKey.id} keyName={virtualKey.name} />
         <span title={formatFullTime(virtualKey.createdAt)}>Created {formatRelativeTime(virtualKey.createdAt)}</span>
         {virtualKey.lastUsedAt !== undefined && (
           <span title={virtualKey.lastUsedAt ? formatFullTime(virtualKey.lastUsedAt) : undefined}>Used {formatRelativeTime(virtualKey.lastUsedAt)}</span>
@@ -141,8 +145,10 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
         <div className="key-meta">
           <code className="key-prefix">{gatewayKey.keyPrefix}…</code>
         </div>
+        <KeyLimitsSummary keyId={gatewayKey.id} keyName={gatewayKey.name} />
       </div>
       <div className="key-dates small muted">
+        <KeySpend keyId={gatewayKey.id} keyName={gatewayKey.name} />
         <span title={formatFullTime(gatewayKey.createdAt)}>Created {formatRelativeTime(gatewayKey.createdAt)}</span>
         {gatewayKey.lastUsedAt !== undefined && <span>Used {formatRelativeTime(gatewayKey.lastUsedAt)}</span>}
       </div>

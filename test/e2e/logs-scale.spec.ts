@@ -46,6 +46,8 @@ function syntheticEntries(count: number): LogEntry[] {
       cacheReadTokens: null,
       cacheWriteTokens: null,
       reasoningTokens: null,
+      costUsd: null,
+      client: null,
       dialect: number % 3 === 0 ? 'openai-chat' : 'openai-completions',
       providerFormat: null,
       dropped: [],

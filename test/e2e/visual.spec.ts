@@ -76,9 +76,9 @@ async function fixRunSpecificText(page: Page): Promise<void> {
   });
 }
 
-async function expectLooksAsBefore(page: Page, name: string): Promise<void> {
+async function expectLooksAsBefore(page: Page, name: string, alsoMask: Locator[] = []): Promise<void> {
   await fixRunSpecificText(page);
-  await expect(page).toHaveScreenshot(`${name}.png`, { mask: dynamicParts(page) });
+  await expect(page).toHaveScreenshot(`${name}.png`, { mask: [...dynamicParts(page), ...alsoMask] });
 }
 
 async function openPage(page: Page, link: string, ready: (page: Page) => Locator): Promise<void> {
@@ -118,6 +118,13 @@ for (const theme of ['light', 'dark'] as const) {
       await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('echo: Write a haiku about gates');
       await expect(page.locator('.live-live')).toBeVisible();
       await expectLooksAsBefore(page, `log-detail-${theme}`);
+    });
+
+    test(`usage (${theme})`, async ({ page }) => {
+      await openPage(page, 'Usage', (p) => p.getByRole('img', { name: 'Spend per day' }).locator('.recharts-bar-rectangle').first());
+      await expect(page.getByTestId('usage-total-requests')).toHaveText('3');
+      // The charts' dates are today's.
+      await expectLooksAsBefore(page, `usage-${theme}`, [page.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value')]);
     });
 
     test(`keys (${theme})`, async ({ page }) => {

@@ -28,6 +28,8 @@ export interface StartGatewayOptions {
   keepDataDir?: boolean;
   maxBodyBytes?: number;
   clientTimeouts?: Partial<ClientTimeouts>;
+  /** A fake clock for key limits (budget days and months, minute windows). */
+  limitsClock?: () => number;
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -39,6 +41,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     env: { GATEWAY_API_KEY: TEST_GATEWAY_KEY, GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, HOME: dataDir, ...options.env },
     maxBodyBytes: options.maxBodyBytes,
     clientTimeouts: options.clientTimeouts,
+    limitsClock: options.limitsClock,
   });
   return {
     baseUrl: running.url,

@@ -26,6 +26,8 @@ function rows(count: number): LogEntry[] {
     cacheReadTokens: null,
     cacheWriteTokens: null,
     reasoningTokens: null,
+    costUsd: null,
+    client: null,
     dialect: 'openai-completions',
     providerFormat: 'openai-completions',
     dropped: [],

@@ -27,6 +27,8 @@ function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
     cacheReadTokens: null,
     cacheWriteTokens: null,
     reasoningTokens: null,
+    costUsd: null,
+    client: null,
     dialect: 'openai-completions',
     providerFormat: 'openai-completions',
     dropped: [],

@@ -1,0 +1,53 @@
+// Admin endpoints for limits per key (CONTRACT §5): read, set and clear a key's limits, and how close
+// each key is to them (the Keys page meters). A change applies to this server at once and is stored for
+// the next start; a change made by the CLI reaches it within a second.
+import { z } from 'zod';
+import { invalidRequest } from '../gateway/errors.js';
+import { validLimits } from '../store/key-limits.js';
+import type { AdminRoute } from './router.js';
+
+/** All four fields; a missing or null one means no limit of that kind (PUT replaces the whole set). */
+const limitsBody = z
+  .object({
+    rpm: z.unknown().optional(),
+    tpm: z.unknown().optional(),
+    dailyUsd: z.unknown().optional(),
+    monthlyUsd: z.unknown().optional(),
+  })
+  .strict();
+
+function parseLimits(body: unknown) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidRequest('The body must be a JSON object: {"rpm", "tpm", "dailyUsd", "monthlyUsd"}, each a number or null');
+  }
+  const result = limitsBody.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.');
+    throw invalidRequest(`'${field}' is not a limit; the limits are rpm, tpm, dailyUsd and monthlyUsd`, field || null);
+  }
+  return validLimits(result.data);
+}
+
+export const limitRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/limits',
+    handle: ({ services }) => ({ status: 200, body: { items: services.limits.list() } }),
+  },
+  {
+    method: 'GET',
+    path: '/keys/:id/limits',
+    handle: ({ services, params }) => ({ status: 200, body: services.limits.get(params.id) }),
+  },
+  {
+    method: 'PUT',
+    path: '/keys/:id/limits',
+    handle: ({ services, params, body }) => ({ status: 200, body: services.limits.set(params.id, parseLimits(body ?? {})) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/keys/:id/limits',
+    handle: ({ services, params }) => ({ status: 200, body: services.limits.clear(params.id) }),
+  },
+];

@@ -1,0 +1,101 @@
+// Admin endpoints for spend and usage (the Usage and Keys pages), the model catalog and the user's
+// per-model overrides (Settings → Models). CONTRACT §5.
+import { ZodError } from 'zod';
+import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { CATALOG_PROVIDERS, catalogModel, catalogModelIds } from '../catalog/catalog.js';
+import type { ModelOverrideStore } from '../catalog/overrides.js';
+import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageStore } from '../store/usage.js';
+import type { AdminRoute } from './router.js';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function oneOf<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
+  const value = query.get(name);
+  if (value === null || value === '') return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw invalidRequest(`'${name}' must be one of ${allowed.join(', ')}; got '${value}'`, name);
+  return value as T;
+}
+
+function day(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw invalidRequest(`'${name}' must be a date like 2026-01-31; got '${value}'`, name);
+  return value;
+}
+
+function zodToInvalid(error: unknown): never {
+  if (error instanceof ZodError) {
+    const issue = error.issues[0];
+    const field = issue.path.map(String).join('.');
+    throw invalidRequest(`'${field || 'body'}': ${issue.message}`, field || null);
+  }
+  throw error;
+}
+
+export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): AdminRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: '/usage',
+      handle: ({ query, services }) => {
+        const range = oneOf<UsageRange>(query, 'range', USAGE_RANGES, 'day');
+        const by = oneOf<UsageDimension>(query, 'by', USAGE_DIMENSIONS, 'model');
+        const from = day(query, 'from');
+        const to = day(query, 'to');
+        if (from && to && from > to) throw invalidRequest(`'from' (${from}) is after 'to' (${to})`, 'from');
+        const report = usage.report({ range, by, from, to });
+        // Keys are shown by name (never the key itself); a deleted key's id stays as it is.
+        const breakdown = report.breakdown.map((group) => ({
+          ...group,
+          label: by === 'key' ? (group.name ? (services.keys.keyName(group.name) ?? group.name) : 'No key') : group.name || '(none)',
+        }));
+        return { status: 200, body: { ...report, breakdown } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/usage/keys',
+      handle: () => ({ status: 200, body: { items: usage.keySpend() } }),
+    },
+    {
+      method: 'GET',
+      path: '/catalog',
+      handle: ({ query }) => {
+        const provider = query.get('provider');
+        const model = query.get('model');
+        if (!provider) return { status: 200, body: { providers: CATALOG_PROVIDERS } };
+        if (!model) return { status: 200, body: { provider, models: catalogModelIds(provider) } };
+        const found = catalogModel(provider, model);
+        if (!found) throw new GatewayError(404, 'not_found_error', `The catalog has no model '${model}' for provider '${provider}'`);
+        return { status: 200, body: found };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/model-overrides',
+      handle: () => ({ status: 200, body: { items: overrides.all() } }),
+    },
+    {
+      method: 'POST',
+      path: '/model-overrides',
+      handle: ({ body }) => {
+        try {
+          return { status: 200, body: overrides.set(body ?? {}) };
+        } catch (error) {
+          return zodToInvalid(error);
+        }
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/model-overrides',
+      handle: ({ query }) => {
+        const provider = query.get('provider');
+        const model = query.get('model');
+        if (!provider || !model) throw invalidRequest("Name the override to delete with 'provider' and 'model' query parameters", provider ? 'model' : 'provider');
+        if (!overrides.remove(provider, model)) throw new GatewayError(404, 'not_found_error', `No override for model '${model}' at '${provider}'`);
+        return { status: 200, body: { deleted: true } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,406 @@
+// Limits per key, checked in memory on every request: requests per minute, tokens per minute, and USD
+// budgets per day and per month. admit() is synchronous, so under any number of concurrent requests the
+// counts are exact (Node runs one admit at a time). Requests already admitted are never stopped: their
+// tokens and cost are counted when they finish (release), so a budget can be overshot only by what was
+// in flight when it ran out. Spend is kept for every key, limited or not (a budget set at noon counts the
+// morning), and handed to the store in batches (takePending), never written per request.
+import { GatewayError } from '../errors.js';
+import { localIsoTime, periodAt, type Period } from './calendar.js';
+
+export interface KeyLimits {
+  /** Requests per minute (sliding 60 s window, in 1 s steps). */
+  rpm: number | null;
+  /** Tokens (input + output) per minute (sliding 60 s window, in 1 s steps). */
+  tpm: number | null;
+  /** USD per local calendar day. */
+  dailyUsd: number | null;
+  /** USD per local calendar month. */
+  monthlyUsd: number | null;
+}
+
+export const NO_LIMITS: KeyLimits = Object.freeze({ rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null });
+
+/** Upper bounds that keep the figures sane (the windows take the same memory whatever the limit). */
+export const MAX_RPM = 1_000_000_000;
+export const MAX_TPM = 1_000_000_000;
+export const MAX_USD = 1_000_000_000;
+
+export interface CallOutcome {
+  /** Input + output tokens of the call (0 if unknown). */
+  tokens: number;
+  /** What the call cost; null when its model has no price (then it counts towards no budget). */
+  costUsd: number | null;
+}
+
+export interface LimitTicket {
+  release(outcome: CallOutcome): void;
+}
+
+/** What proxy.ts depends on (ProxyDependencies.limits). */
+export interface KeyLimiter {
+  admit(keyId: string | null, keyName?: string): LimitTicket;
+}
+
+export type LimitName = 'rpm' | 'tpm' | 'dailyUsd' | 'monthlyUsd';
+
+/** A 429 that says which limit, until when, and how long to wait (proxy.ts sends it as Retry-After). */
+export class LimitExceeded extends GatewayError {
+  constructor(
+    message: string,
+    code: 'budget_exceeded' | 'rate_limit_exceeded',
+    readonly limit: LimitName,
+    readonly retryAfterSeconds: number,
+    readonly resetsAt: number,
+  ) {
+    super(429, 'rate_limit_error', message, null, code);
+  }
+}
+
+/** Spend not yet written to the store, per key and local day. */
+export interface SpendDelta {
+  keyId: string;
+  day: string;
+  costUsd: number;
+  tokens: number;
+  requests: number;
+}
+
+export interface KeyUsage {
+  keyId: string;
+  limits: KeyLimits;
+  /** Admitted in the last 60 s (counted only while the key has an rpm limit). */
+  requestsLastMinute: number;
+  /** Tokens finished in the last 60 s (counted only while the key has a tpm limit). */
+  tokensLastMinute: number;
+  spentTodayUsd: number;
+  spentThisMonthUsd: number;
+  requestsToday: number;
+  tokensToday: number;
+  /** Local ISO times the day and month budgets reset. */
+  dayResetsAt: string;
+  monthResetsAt: string;
+  /** The limit a request would hit now, or null if it would be admitted. */
+  blocked: { limit: LimitName; code: string; message: string; retryAfterSeconds: number; resetsAt: string } | null;
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Counts per second over the last 60 seconds (a ring of 60 buckets with a running total), for requests
+ * and for tokens alike: O(1) per call and a fixed few hundred bytes per key, whatever the limit. What
+ * was counted in second t leaves the window when second t + 60 begins.
+ */
+class SecondsWindow {
+  private readonly amounts = new Float64Array(WINDOW_SECONDS);
+  private total = 0;
+  /** The newest second seen; buckets older than 59 seconds before it are empty. */
+  private second = -Infinity;
+
+  add(now: number, amount: number): void {
+    this.advance(now);
+    this.amounts[this.second % WINDOW_SECONDS] += amount;
+    this.total += amount;
+  }
+
+  sum(now: number): number {
+    this.advance(now);
+    return this.total;
+  }
+
+  /** When enough old seconds have left the window for the total to fall below `limit`. */
+  belowAt(now: number, limit: number): number {
+    this.advance(now);
+    let total = this.total;
+    for (let second = this.second - WINDOW_SECONDS + 1; second <= this.second; second++) {
+      total -= this.amounts[((second % WINDOW_SECONDS) + WINDOW_SECONDS) % WINDOW_SECONDS];
+      if (total < limit) return (second + WINDOW_SECONDS) * 1000;
+    }
+    return now;
+  }
+
+  /** Empties the buckets of the seconds passed since the last call (a clock that steps back stays put). */
+  private advance(now: number): void {
+    const second = Math.floor(now / 1000);
+    if (second <= this.second) return;
+    if (second - this.second >= WINDOW_SECONDS) {
+      this.amounts.fill(0);
+      this.total = 0;
+    } else {
+      for (let passed = this.second + 1; passed <= second; passed++) {
+        const i = passed % WINDOW_SECONDS;
+        this.total -= this.amounts[i];
+        this.amounts[i] = 0;
+      }
+    }
+    this.second = second;
+  }
+}
+
+interface KeyState {
+  keyId: string;
+  name: string | undefined;
+  limits: KeyLimits | undefined;
+  requests: SecondsWindow | undefined;
+  tokens: SecondsWindow | undefined;
+  day: string;
+  month: string;
+  dayUsd: number;
+  monthUsd: number;
+  dayTokens: number;
+  dayRequests: number;
+  /** This key's entry in the current batch of unwritten spend, while it is for the key's current day. */
+  pending: SpendDelta | undefined;
+}
+
+class Ticket implements LimitTicket {
+  private released = false;
+  constructor(
+    private readonly limiter: InMemoryKeyLimiter,
+    private readonly state: KeyState,
+  ) {}
+
+  release(outcome: CallOutcome): void {
+    if (this.released) return;
+    this.released = true;
+    this.limiter.record(this.state, outcome);
+  }
+}
+
+const NO_TICKET: LimitTicket = { release: () => undefined };
+
+const usd = (value: number) => `$${value < 1 ? value.toFixed(4).replace(/0{1,2}$/, '') : value.toFixed(2)}`;
+const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000));
+
+export interface LimiterOptions {
+  /** The clock (ms since the epoch); tests pass a fake one. */
+  now?: () => number;
+}
+
+export class InMemoryKeyLimiter implements KeyLimiter {
+  private readonly states = new Map<string, KeyState>();
+  /** Unwritten spend; a key's entry is reached through its state, so a finished call costs no lookup. */
+  private pending: SpendDelta[] = [];
+  private readonly now: () => number;
+  private period: Period;
+  private periodStart: number;
+
+  constructor(options: LimiterOptions = {}) {
+    this.now = options.now ?? Date.now;
+    const now = this.now();
+    this.period = periodAt(now);
+    this.periodStart = now;
+  }
+
+  admit(keyId: string | null): LimitTicket {
+    if (keyId === null) return NO_TICKET;
+    const state = this.state(keyId);
+    const limits = state.limits;
+    if (limits !== undefined) {
+      const now = this.now();
+      const refusal = this.check(state, limits, now);
+      if (refusal) throw refusal;
+      state.requests?.add(now, 1);
+    }
+    return new Ticket(this, state);
+  }
+
+  /** Counts a finished call: its tokens for the minute window, its cost for the day and month. */
+  record(state: KeyState, outcome: CallOutcome): void {
+    const now = this.now();
+    this.align(state, now);
+    const tokens = Number.isFinite(outcome.tokens) && outcome.tokens > 0 ? outcome.tokens : 0;
+    const cost = outcome.costUsd !== null && Number.isFinite(outcome.costUsd) && outcome.costUsd > 0 ? outcome.costUsd : 0;
+    if (tokens > 0) state.tokens?.add(now, tokens);
+    state.dayUsd += cost;
+    state.monthUsd += cost;
+    state.dayTokens += tokens;
+    state.dayRequests += 1;
+    let delta = state.pending;
+    if (delta === undefined || delta.day !== state.day) {
+      delta = { keyId: state.keyId, day: state.day, costUsd: 0, tokens: 0, requests: 0 };
+      state.pending = delta;
+      this.pending.push(delta);
+    }
+    delta.costUsd += cost;
+    delta.tokens += tokens;
+    delta.requests += 1;
+  }
+
+  // ---- set up and kept in step by the store ----
+
+  /** Replaces every key's limits (keys absent from the map have none) and their display names. */
+  replaceLimits(limits: ReadonlyMap<string, KeyLimits>, names: ReadonlyMap<string, string> = new Map()): void {
+    for (const [keyId, state] of this.states) {
+      if (!limits.has(keyId)) this.applyLimits(state, undefined);
+      state.name = names.get(keyId) ?? state.name;
+    }
+    for (const [keyId, keyLimits] of limits) {
+      const state = this.state(keyId);
+      state.name = names.get(keyId) ?? state.name;
+      this.applyLimits(state, keyLimits);
+    }
+  }
+
+  setLimits(keyId: string, limits: KeyLimits | null, name?: string): void {
+    const state = this.state(keyId);
+    if (name !== undefined) state.name = name;
+    this.applyLimits(state, limits ?? undefined);
+  }
+
+  /** Spend already stored (at start): today's and this month's totals. */
+  seedSpend(keyId: string, spend: { dayUsd: number; monthUsd: number; dayTokens: number; dayRequests: number }): void {
+    const state = this.state(keyId);
+    state.dayUsd += spend.dayUsd;
+    state.monthUsd += spend.monthUsd;
+    state.dayTokens += spend.dayTokens;
+    state.dayRequests += spend.dayRequests;
+  }
+
+  /** A call from before a restart, so the minute windows do not start empty. */
+  seedCall(keyId: string, at: number, tokens: number): void {
+    const state = this.state(keyId);
+    state.requests?.add(at, 1);
+    if (tokens > 0) state.tokens?.add(at, tokens);
+  }
+
+  /** The spend recorded since the last call, for the store to write; give it back if the write failed. */
+  takePending(): SpendDelta[] {
+    if (this.pending.length === 0) return [];
+    const deltas = this.pending;
+    this.pending = [];
+    for (const delta of deltas) {
+      const state = this.states.get(delta.keyId);
+      if (state?.pending === delta) state.pending = undefined;
+    }
+    return deltas;
+  }
+
+  /** Amounts whose write failed go back in the batch (as entries of their own: the store adds them up). */
+  restorePending(deltas: readonly SpendDelta[]): void {
+    for (const delta of deltas) this.pending.push({ ...delta });
+  }
+
+  currentPeriod(): Period {
+    return this.refreshPeriod(this.now());
+  }
+
+  usage(keyId: string): KeyUsage {
+    const now = this.now();
+    const state = this.state(keyId);
+    this.align(state, now);
+    const limits = state.limits ?? NO_LIMITS;
+    const refusal = state.limits ? this.check(state, state.limits, now) : undefined;
+    return {
+      keyId,
+      limits: { ...limits },
+      requestsLastMinute: state.requests?.sum(now) ?? 0,
+      tokensLastMinute: state.tokens?.sum(now) ?? 0,
+      spentTodayUsd: state.dayUsd,
+      spentThisMonthUsd: state.monthUsd,
+      requestsToday: state.dayRequests,
+      tokensToday: state.dayTokens,
+      dayResetsAt: localIsoTime(this.period.dayEnd),
+      monthResetsAt: localIsoTime(this.period.monthEnd),
+      blocked: refusal
+        ? { limit: refusal.limit, code: String(refusal.code), message: refusal.message, retryAfterSeconds: refusal.retryAfterSeconds, resetsAt: localIsoTime(refusal.resetsAt) }
+        : null,
+    };
+  }
+
+  // ---- internals ----
+
+  private check(state: KeyState, limits: KeyLimits, now: number): LimitExceeded | undefined {
+    const who = state.name !== undefined ? `Key '${state.name}'` : `Key ${state.keyId}`;
+    if (limits.dailyUsd !== null || limits.monthlyUsd !== null) {
+      this.align(state, now);
+      if (limits.dailyUsd !== null && state.dayUsd >= limits.dailyUsd) {
+        const at = this.period.dayEnd;
+        return new LimitExceeded(
+          `${who} has used its daily budget of ${usd(limits.dailyUsd)} (${usd(state.dayUsd)} spent today); it resets at local midnight, ${localIsoTime(at)}`,
+          'budget_exceeded',
+          'dailyUsd',
+          secondsUntil(at, now),
+          at,
+        );
+      }
+      if (limits.monthlyUsd !== null && state.monthUsd >= limits.monthlyUsd) {
+        const at = this.period.monthEnd;
+        return new LimitExceeded(
+          `${who} has used its monthly budget of ${usd(limits.monthlyUsd)} (${usd(state.monthUsd)} spent this month); it resets on the 1st, ${localIsoTime(at)}`,
+          'budget_exceeded',
+          'monthlyUsd',
+          secondsUntil(at, now),
+          at,
+        );
+      }
+    }
+    if (state.requests && limits.rpm !== null && state.requests.sum(now) >= limits.rpm) {
+      const at = state.requests.belowAt(now, limits.rpm);
+      return new LimitExceeded(
+        `${who} is over its limit of ${limits.rpm} requests per minute; a request is allowed again at ${localIsoTime(at)} (in ${secondsUntil(at, now)} s)`,
+        'rate_limit_exceeded',
+        'rpm',
+        secondsUntil(at, now),
+        at,
+      );
+    }
+    if (state.tokens && limits.tpm !== null) {
+      const used = state.tokens.sum(now);
+      if (used >= limits.tpm) {
+        const at = state.tokens.belowAt(now, limits.tpm);
+        return new LimitExceeded(
+          `${who} is over its limit of ${limits.tpm} tokens per minute (${used} used in the last minute); requests are allowed again at ${localIsoTime(at)} (in ${secondsUntil(at, now)} s)`,
+          'rate_limit_exceeded',
+          'tpm',
+          secondsUntil(at, now),
+          at,
+        );
+      }
+    }
+    return undefined;
+  }
+
+  private applyLimits(state: KeyState, limits: KeyLimits | undefined): void {
+    const active = limits && (limits.rpm !== null || limits.tpm !== null || limits.dailyUsd !== null || limits.monthlyUsd !== null) ? { ...limits } : undefined;
+    state.limits = active;
+    // A changed limit keeps what is already in its window; a removed one forgets it.
+    if (active?.rpm === null || active === undefined) state.requests = undefined;
+    else state.requests ??= new SecondsWindow();
+    if (active?.tpm === null || active === undefined) state.tokens = undefined;
+    else state.tokens ??= new SecondsWindow();
+  }
+
+  private state(keyId: string): KeyState {
+    let state = this.states.get(keyId);
+    if (!state) {
+      const period = this.refreshPeriod(this.now());
+      state = { keyId, name: undefined, limits: undefined, requests: undefined, tokens: undefined, day: period.day, month: period.month, dayUsd: 0, monthUsd: 0, dayTokens: 0, dayRequests: 0, pending: undefined };
+      this.states.set(keyId, state);
+    }
+    return state;
+  }
+
+  /** Moves a key's day and month totals to the current period (zero after midnight / the 1st). */
+  private align(state: KeyState, now: number): void {
+    const period = this.refreshPeriod(now);
+    if (state.day !== period.day) {
+      state.day = period.day;
+      state.dayUsd = 0;
+      state.dayTokens = 0;
+      state.dayRequests = 0;
+    }
+    if (state.month !== period.month) {
+      state.month = period.month;
+      state.monthUsd = 0;
+    }
+  }
+
+  /** One comparison per call; the calendar is worked out again only when the day changes. */
+  private refreshPeriod(now: number): Period {
+    if (now >= this.period.dayEnd || now < this.periodStart) {
+      this.period = periodAt(now);
+      this.periodStart = now;
+    }
+    return this.period;
+  }
+}

@@ -1,0 +1,27 @@
+// How money, tokens and periods read on the Usage and Keys pages.
+import type { UsageRange } from '../../api/types';
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const smallUsd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const tinyUsd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 });
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** Dollars to the cent; under a dollar up to four decimals, under a cent two significant digits: a cheap call is never "$0.00". */
+export function formatUsd(value: number): string {
+  if (value > 0 && value < 0.01) return tinyUsd.format(value);
+  return value > 0 && value < 1 ? smallUsd.format(value) : usd.format(value);
+}
+
+export function formatTokens(value: number): string {
+  return value < 10_000 ? value.toLocaleString('en-US') : compact.format(value);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A period's first day (YYYY-MM-DD) as a chart label: "Nov 24", "Week of Nov 24", "Nov 2026". */
+export function formatPeriod(period: string, range: UsageRange): string {
+  const [year, month, day] = period.split('-').map(Number);
+  const monthName = MONTHS[month - 1] ?? period;
+  if (range === 'month') return `${monthName} ${year}`;
+  return range === 'week' ? `Wk ${monthName} ${day}` : `${monthName} ${day}`;
+}
