@@ -1,8 +1,8 @@
 // Spec §7: prompt tokens + max_tokens must fit the model's context window. OpenAI's completion models
 // are checked exactly (their cl100k tokenizer ships offline). Every other model whose window the catalog
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
-// o200k (token-estimate.ts), close to but not the model's own tokenizer. A body with fewer bytes than the
-// room left always fits (a token is at least a byte), so requests far below the window count nothing.
+// o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
+// count nothing (see checkPromptFits).
 import { invalidRequest } from './errors.js';
 import { COMPLETION_BOUNDS } from './spec-bounds.js';
 import type { CompletionRequest } from './validate.js';
@@ -88,8 +88,11 @@ export async function checkPromptFits(provider: string, model: string, dialect: 
   const window = catalogModel(provider, model)?.contextWindow;
   if (!window) return;
   const maxTokens = requestedOutput(dialect, body as Record<string, unknown>);
-  // The whole body counts fewer tokens than it has bytes: below the window, nothing to count.
-  if (bodyBytes + maxTokens <= window) return;
+  // Counting is O(prompt) on the serving thread (tens of ms for a long agent session), so it runs only
+  // when the body could plausibly overflow: o200k averages 4+ bytes a token on text and code, so a body
+  // under 3 bytes a token of the room left is taken to fit. A rare prompt denser than that goes on to
+  // the provider, which refuses it itself: the check may miss, it never refuses wrongly.
+  if (bodyBytes / 3 + maxTokens <= window) return;
   const tokens = await estimateInputTokens(dialectCodec(dialect).decodeRequest(body));
   if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
 }
