@@ -3,6 +3,8 @@ import type { RequestLog } from './store/request-log.js';
 import type { SettingsStore } from './store/settings.js';
 import type { KeyStore } from './store/keys.js';
 import type { KeyProtector } from './store/key-protection.js';
+import type { ProxyDependencies } from './gateway/proxy.js';
+import type { SavedPromptStore } from './store/saved-prompts.js';
 
 export interface AppServices {
   version: string;
@@ -14,6 +16,9 @@ export interface AppServices {
   settings: SettingsStore;
   keys: KeyStore;
   keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
+  /** What the gateway's proxy runs with: the admin Playground sends its requests through the same pipeline. */
+  proxy: ProxyDependencies;
+  savedPrompts: SavedPromptStore;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

@@ -16,6 +16,8 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
+import { playgroundRoutes } from './admin/playground-routes.js';
+import { SavedPromptStore } from './store/saved-prompts.js';
 import type { AppServices } from './app-services.js';
 
 export interface StartOptions {
@@ -126,6 +128,12 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       settings,
       keys,
       keyProtection: protector,
+      proxy: {
+        keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
+        log: (entry) => requestLog.append(entry),
+        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      },
+      savedPrompts: new SavedPromptStore(db),
       shutdown: shutdown.signal,
     };
     const uiDir = join(packageRoot(), 'out', 'renderer');
@@ -136,10 +144,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         void handled.finally(() => inFlight.delete(handled));
       },
       clientTimeouts: options.clientTimeouts,
-      keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
-      log: (entry) => requestLog.append(entry),
-      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes], services),
+      ...services.proxy,
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...playgroundRoutes], services),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 

@@ -26,6 +26,11 @@ export interface ProxyDependencies {
   keys: KeyDirectory;
   log: (entry: LogEntryInput) => void;
   maxBodyBytes: number;
+  /**
+   * A caller already authenticated by someone else (the admin Playground runs a virtual key picked by
+   * name); when set, the request's own key headers are not read.
+   */
+  caller?: Caller;
 }
 
 /** The abort reason once a request is over: frees any provider call still open. */
@@ -157,7 +162,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   try {
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
-    caller = authenticate(headers, deps.keys);
+    caller = deps.caller ?? authenticate(headers, deps.keys);
     let rawBody: Buffer | undefined;
     if (route !== 'models') {
       rawBody = await readBody(req, deps.maxBodyBytes);

@@ -164,4 +164,23 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX request_log_dialect ON request_log (dialect, id);
     `,
   },
+  {
+    // 7–9 belong to other branches; the runner applies whichever are present, in order.
+    version: 10,
+    description: 'prompts saved from the Playground, by name',
+    sql: `
+      -- endpoint and body are the request as the Playground sends it (a gateway path and its JSON body),
+      -- the same pair a log row keeps, so both re-open the same way. key_id is the virtual key it ran
+      -- with (its id only: never the key); NULL when it ran with a pasted key or a provider token.
+      CREATE TABLE saved_prompts (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL UNIQUE,
+        endpoint   TEXT NOT NULL,
+        body       TEXT NOT NULL,
+        key_id     TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
