@@ -39,7 +39,7 @@ function jsonResponse(body: unknown, status = 200): Response {
 }
 
 describe('log filters applied to live entries', () => {
-  it('match provider and model exactly (as the server does), text loosely, and status by code or "error"', () => {
+  it('match provider and model exactly (as the server does), text by word prefixes (as the server does), and status by code or "error"', () => {
     const failed = entry('1', { status: 429, error: 'slow down', provider: 'groq', model: 'llama-3.1-8b' });
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'groq' })).toBe(true);
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'openai' })).toBe(false);
@@ -51,6 +51,8 @@ describe('log filters applied to live entries', () => {
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, q: 'slow' })).toBe(true);
     expect(matchesFilters(entry('3'), { ...EMPTY_FILTERS, q: 'search' })).toBe(true);
     expect(matchesFilters(entry('3'), { ...EMPTY_FILTERS, q: 'nothing-like-this' })).toBe(false);
+    // Inside a word is not a match on the server (its index holds words), so not here either.
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, q: 'own' })).toBe(false);
   });
 });
 
