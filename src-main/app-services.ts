@@ -3,6 +3,7 @@ import type { RequestLog } from './store/request-log.js';
 import type { SettingsStore } from './store/settings.js';
 import type { KeyStore } from './store/keys.js';
 import type { KeyProtector } from './store/key-protection.js';
+import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
 import type { SavedPromptStore } from './store/saved-prompts.js';
 
@@ -16,6 +17,8 @@ export interface AppServices {
   settings: SettingsStore;
   keys: KeyStore;
   keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
+  /** Local model servers found on this machine's loopback ports. */
+  discovery: DiscoveryService;
   /** What the gateway's proxy runs with: the admin Playground sends its requests through the same pipeline. */
   proxy: ProxyDependencies;
   savedPrompts: SavedPromptStore;

@@ -16,6 +16,10 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
+import { localRoutes } from './admin/local-routes.js';
+import { DiscoveryService } from './discovery/service.js';
+import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
+import { DISCOVERY_PORTS_ENV, probePorts, USUAL_PORTS, usualPorts } from './discovery/ports.js';
 import { playgroundRoutes } from './admin/playground-routes.js';
 import { SavedPromptStore } from './store/saved-prompts.js';
 import type { AppServices } from './app-services.js';
@@ -34,6 +38,8 @@ export interface StartOptions {
   maxBodyBytes?: number;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
+  /** Local server discovery: the probe's deadline per port and the time between sweeps. */
+  discovery?: { timeoutMs?: number; intervalMs?: number };
 }
 
 export interface RunningGatehouse {
@@ -118,6 +124,22 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
 
+    let usual: number[];
+    try {
+      usual = usualPorts(env);
+    } catch (error) {
+      log(`Warning: ${DISCOVERY_PORTS_ENV} ignored: ${(error as Error).message}`);
+      usual = [...USUAL_PORTS];
+    }
+    const discovery = new DiscoveryService({
+      // Read at each sweep: Settings may have added ports; the gateway never probes itself.
+      ports: () => probePorts(usual, settings.get().discoveryPorts, [services.listening.port]),
+      timeoutMs: options.discovery?.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+      intervalMs: options.discovery?.intervalMs,
+      log,
+    });
+    closers.unshift(() => discovery.stop());
+
     const shutdown = new AbortController();
     const services: AppServices = {
       version: packageVersion(),
@@ -128,6 +150,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       settings,
       keys,
       keyProtection: protector,
+      discovery,
       proxy: {
         keys: chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY)),
         log: (entry) => requestLog.append(entry),
@@ -145,7 +168,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       },
       clientTimeouts: options.clientTimeouts,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...playgroundRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...playgroundRoutes, ...localRoutes], services),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
@@ -169,12 +192,15 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     pruneTimer.unref();
     const firstPrune = setTimeout(prune, 5_000);
     firstPrune.unref();
+    // Once the port is known (so it is left out); in the background, so it never delays serving.
+    discovery.start();
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         clearInterval(pruneTimer);
         clearTimeout(firstPrune);
+        discovery.stop();
         shutdown.abort();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // A keep-alive connection whose request ends during the grace period would otherwise idle on for

@@ -2,11 +2,13 @@
 import { parseArgs } from 'node:util';
 import { startGatehouse, type RunningGatehouse } from './app.js';
 import { runKeysCommand } from './cli-keys.js';
+import { runDiscoverCommand } from './cli-discover.js';
 
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
   gatehouse keys list | keys revoke ID
+  gatehouse discover [--port N]... [--json]   (local model servers on this machine)
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
 
 async function serve(args: string[]): Promise<number> {
@@ -65,6 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'keys' || command === 'gateway-keys') {
       return await runKeysCommand(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
+    if (command === 'discover') return await runDiscoverCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;
