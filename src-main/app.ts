@@ -19,7 +19,7 @@ import { keyRoutes } from './admin/key-routes.js';
 import { localRoutes } from './admin/local-routes.js';
 import { DiscoveryService } from './discovery/service.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
-import { DISCOVERY_PORTS_ENV, probePorts, USUAL_PORTS, usualPorts } from './discovery/ports.js';
+import { DISCOVERY_PORTS_ENV, probePorts, probeTimeoutFrom, USUAL_PORTS, usualPorts } from './discovery/ports.js';
 import { playgroundRoutes } from './admin/playground-routes.js';
 import { SavedPromptStore } from './store/saved-prompts.js';
 import type { AppServices } from './app-services.js';
@@ -134,7 +134,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const discovery = new DiscoveryService({
       // Read at each sweep: Settings may have added ports; the gateway never probes itself.
       ports: () => probePorts(usual, settings.get().discoveryPorts, [services.listening.port]),
-      timeoutMs: options.discovery?.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+      timeoutMs: options.discovery?.timeoutMs ?? probeTimeoutFrom(env, DEFAULT_PROBE_TIMEOUT_MS),
       intervalMs: options.discovery?.intervalMs,
       log,
     });

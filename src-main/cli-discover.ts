@@ -3,7 +3,7 @@
 // short deadline, so it finishes within a second or so whatever the ports hold.
 import { parseArgs } from 'node:util';
 import { DEFAULT_PROBE_TIMEOUT_MS, discoverLocalServers } from './discovery/probe.js';
-import { DISCOVERY_PORTS_ENV, isPort, probePorts, usualPorts } from './discovery/ports.js';
+import { DISCOVERY_PORTS_ENV, DISCOVERY_TIMEOUT_ENV, isPort, probePorts, probeTimeoutFrom, usualPorts } from './discovery/ports.js';
 
 export interface DiscoverCommandIO {
   stdout: NodeJS.WritableStream;
@@ -15,7 +15,8 @@ export const DISCOVER_USAGE = `Usage: gatehouse discover [--port N]... [--json] 
   Lists the model servers answering on this machine's loopback ports: Ollama 11434, LM Studio 1234,
   llama.cpp server and LocalAI 8080, vLLM 8000, Jan 1337, and each --port given.
   One server a line: kind, base URL, models (comma-separated). --json prints [{kind, url, version, models}].
-  ${DISCOVERY_PORTS_ENV} replaces the usual ports (comma-separated).`;
+  ${DISCOVERY_PORTS_ENV} replaces the usual ports (comma-separated); --timeout or ${DISCOVERY_TIMEOUT_ENV}
+  sets the deadline per port (default ${DEFAULT_PROBE_TIMEOUT_MS} ms).`;
 
 /** The longest deadline per port a user may ask for: the command must still finish promptly. */
 const MAX_TIMEOUT_MS = 10_000;
@@ -51,7 +52,7 @@ export async function runDiscoverCommand(args: string[], io: DiscoverCommandIO):
     }
     extra.push(port);
   }
-  let timeoutMs = DEFAULT_PROBE_TIMEOUT_MS;
+  let timeoutMs = probeTimeoutFrom(io.env, DEFAULT_PROBE_TIMEOUT_MS);
   if (values.timeout !== undefined) {
     timeoutMs = /^\d+$/.test(values.timeout) ? Number(values.timeout) : Number.NaN;
     if (!(timeoutMs >= 50 && timeoutMs <= MAX_TIMEOUT_MS)) {

@@ -4,6 +4,7 @@ import { Icon, type IconName } from './components/Icon';
 import { Toaster } from './components/Toaster';
 import { ConnectPage } from './pages/ConnectPage';
 import { KeysPage } from './pages/KeysPage';
+import { LocalModelsPage } from './pages/LocalModelsPage';
 import { LogsPage } from './pages/LogsPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
 import { SettingsPage } from './pages/SettingsPage';
@@ -15,6 +16,7 @@ const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'playground', label: 'Playground', icon: 'playground' },
   { page: 'logs', label: 'Logs', icon: 'logs' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
+  { page: 'local', label: 'Local models', icon: 'server' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
 ];
@@ -49,6 +51,8 @@ function CurrentPage({ page }: { page: PageName }) {
       return <LogsPage />;
     case 'keys':
       return <KeysPage />;
+    case 'local':
+      return <LocalModelsPage />;
     case 'connect':
       return <ConnectPage />;
     case 'settings':

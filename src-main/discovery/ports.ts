@@ -35,3 +35,14 @@ export function probePorts(usual: readonly number[], extra: readonly number[], e
   const skip = new Set(exclude);
   return [...new Set([...usual, ...extra])].filter((port) => isPort(port) && !skip.has(port));
 }
+
+/** The probe's deadline per port in milliseconds, for slow machines (default 800). */
+export const DISCOVERY_TIMEOUT_ENV = 'GATEHOUSE_DISCOVERY_TIMEOUT_MS';
+
+/** GATEHOUSE_DISCOVERY_TIMEOUT_MS when it is a whole number of milliseconds from 50 to 10000, else the fallback. */
+export function probeTimeoutFrom(env: NodeJS.ProcessEnv, fallback: number): number {
+  const text = env[DISCOVERY_TIMEOUT_ENV];
+  if (text === undefined || !/^\d+$/.test(text.trim())) return fallback;
+  const value = Number(text.trim());
+  return value >= 50 && value <= 10_000 ? value : fallback;
+}

@@ -91,7 +91,7 @@ async function addOllamaContextLengths(origin: string, models: LocalModel[], sig
 
 type HostProbe = { server: DiscoveredServer } | { refused: true } | { none: true };
 
-async function probeHost(host: string, port: number, signal: AbortSignal): Promise<HostProbe> {
+async function probeHost(host: string, port: number, signal: AbortSignal, timeoutMs: number, outer?: AbortSignal): Promise<HostProbe> {
   const origin = originOf(host, port);
   const outcomes = await Promise.all(IDENTIFYING_PATHS.map(async (path) => [path, await ask(origin, path, signal)] as const));
   if (outcomes.every(([, outcome]) => 'refused' in outcome)) return { refused: true };
@@ -99,16 +99,20 @@ async function probeHost(host: string, port: number, signal: AbortSignal): Promi
   for (const [path, outcome] of outcomes) if ('answer' in outcome) answers[path] = outcome.answer;
   const server = identify(host, port, answers);
   if (!server) return { none: true };
-  if (server.kind === 'ollama' && !signal.aborted) await addOllamaContextLengths(origin, server.models, signal);
+  // Its own deadline: a slow /api/show costs the context lengths, never the server it already named.
+  if (server.kind === 'ollama') await addOllamaContextLengths(origin, server.models, outer ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs));
   return { server };
 }
 
-/** What listens on one port of this machine, if it is a model server; within timeoutMs whatever it does. */
+/**
+ * What listens on one port of this machine, if it is a model server. Naming it takes at most timeoutMs
+ * whatever the port holds; an Ollama found then gets as long again for its models' context lengths.
+ */
 export async function probePort(port: number, timeoutMs = DEFAULT_PROBE_TIMEOUT_MS, outer?: AbortSignal): Promise<DiscoveredServer | undefined> {
   const signal = outer ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   for (const host of LOOPBACK_HOSTS) {
     if (signal.aborted) return undefined;
-    const result = await probeHost(host, port, signal);
+    const result = await probeHost(host, port, signal, timeoutMs, outer);
     if ('server' in result) return result.server;
     // Something answered on this address (even badly): the other address is the same server or none.
     if ('none' in result) return undefined;

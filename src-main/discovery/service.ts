@@ -21,6 +21,8 @@ export interface DiscoveryServiceOptions {
 export class DiscoveryService {
   private readonly known = new Map<string, LocalServer>();
   private checkedAt: number | null = null;
+  /** The ports of the last finished sweep, comma-joined. */
+  private sweptPorts: string | undefined;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly stopped = new AbortController();
@@ -40,8 +42,11 @@ export class DiscoveryService {
   }
 
   list(): LocalServerList {
+    const ports = this.options.ports();
+    // Ports changed since the last sweep (Settings): sweep again, and say so, rather than show a stale list.
+    if (this.sweptPorts !== undefined && this.running === undefined && !this.stopped.signal.aborted && ports.join(',') !== this.sweptPorts) void this.refresh();
     const items = [...this.known.values()].sort((a, b) => Number(b.online) - Number(a.online) || a.port - b.port || a.url.localeCompare(b.url));
-    return { items: items.map((server) => structuredClone(server)), checkedAt: this.checkedAt === null ? null : new Date(this.checkedAt).toISOString(), refreshing: this.running !== undefined };
+    return { items: items.map((server) => structuredClone(server)), checkedAt: this.checkedAt === null ? null : new Date(this.checkedAt).toISOString(), refreshing: this.running !== undefined, ports };
   }
 
   /** Sweeps now, or joins the sweep already running; resolves when it is done. */
@@ -54,6 +59,7 @@ export class DiscoveryService {
     if (this.stopped.signal.aborted) return;
     const now = this.options.now ?? Date.now;
     const ports = this.options.ports();
+    this.sweptPorts = ports.join(',');
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     let found: DiscoveredServer[];
     try {

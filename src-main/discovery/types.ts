@@ -45,4 +45,6 @@ export interface LocalServerList {
   checkedAt: string | null;
   /** Whether a sweep is under way now. */
   refreshing: boolean;
+  /** The loopback ports each sweep probes. */
+  ports: number[];
 }

@@ -18,6 +18,7 @@ import type {
   VirtualKeyRotation,
 } from './types';
 import { readServerSentEvents } from './sse';
+import type { LocalServerList } from '../../src-main/discovery/types';
 
 export const ADMIN_BASE = '/admin/api';
 
@@ -110,6 +111,16 @@ export class AdminClient {
 
   updateSettings(patch: SettingsPatch): Promise<Settings> {
     return this.request('PATCH', '/settings', patch);
+  }
+
+  /** Local model servers discovery remembers (online and offline), without probing. */
+  localServers(): Promise<LocalServerList> {
+    return this.request('GET', '/local-servers');
+  }
+
+  /** Probes the loopback ports now; answers when the sweep is done (under a second). */
+  refreshLocalServers(): Promise<LocalServerList> {
+    return this.request('POST', '/local-servers/refresh');
   }
 
   /**

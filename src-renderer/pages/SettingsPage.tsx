@@ -9,6 +9,7 @@ import { ErrorNotice, LoadingState } from '../components/StatusViews';
 import { useSessionStore } from '../stores/session-store';
 import { useSettingsStore } from '../stores/settings-store';
 import { useToastStore } from '../stores/toast-store';
+import { DiscoveryPortsCard } from './settings/DiscoveryPortsCard';
 
 interface SettingsDraft {
   host: string;
@@ -205,6 +206,8 @@ export function SettingsPage() {
           </button>
         </div>
       </form>
+
+      <DiscoveryPortsCard settings={settings} />
     </div>
   );
 }
