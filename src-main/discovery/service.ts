@@ -2,7 +2,7 @@
 // A server that stops answering stays listed as offline (with what it last said) until its port is
 // no longer probed; a sweep never runs twice at once.
 import { discoverLocalServers, DEFAULT_PROBE_TIMEOUT_MS } from './probe.js';
-import type { DiscoveredServer, LocalServer, LocalServerList } from './types.js';
+import { LOCAL_SERVER_KINDS, type DiscoveredServer, type LocalServer, type LocalServerList } from './types.js';
 
 /** Often enough to notice a server started a minute ago, rarely enough to cost nothing. */
 export const DEFAULT_DISCOVERY_INTERVAL_MS = 3 * 60_000;
@@ -45,7 +45,10 @@ export class DiscoveryService {
     const ports = this.options.ports();
     // Ports changed since the last sweep (Settings): sweep again, and say so, rather than show a stale list.
     if (this.sweptPorts !== undefined && this.running === undefined && !this.stopped.signal.aborted && ports.join(',') !== this.sweptPorts) void this.refresh();
-    const items = [...this.known.values()].sort((a, b) => Number(b.online) - Number(a.online) || a.port - b.port || a.url.localeCompare(b.url));
+    // Online first, then by kind (Ollama, LM Studio, ...) and port: a stable order from sweep to sweep.
+    const items = [...this.known.values()].sort(
+      (a, b) => Number(b.online) - Number(a.online) || LOCAL_SERVER_KINDS.indexOf(a.kind) - LOCAL_SERVER_KINDS.indexOf(b.kind) || a.port - b.port || a.url.localeCompare(b.url),
+    );
     return { items: items.map((server) => structuredClone(server)), checkedAt: this.checkedAt === null ? null : new Date(this.checkedAt).toISOString(), refreshing: this.running !== undefined, ports };
   }
 

@@ -84,7 +84,7 @@ export function LocalModelsPage() {
         (servers.length ? (
           <>
             <p className="muted small local-summary" aria-live="polite">
-              {online} of {servers.length} server{servers.length === 1 ? '' : 's'} online · ports {ports.join(', ')}
+              {online} of {servers.length} server{servers.length === 1 ? '' : 's'} online · port{ports.length === 1 ? '' : 's'} <span className="local-ports">{ports.join(', ')}</span>
             </p>
             <div className="local-server-list">
               {servers.map((server) => (
