@@ -138,10 +138,11 @@ export function connectionFor(kind: LocalServerKind, url: string): LocalConnecti
 
 /**
  * Which server answered on host:port, or undefined when nothing there speaks a model API. The most
- * specific signs go first: /v1/models alone says only "OpenAI-compatible".
+ * specific signs go first: llama.cpp's /props before Ollama's /api/tags (recent llama.cpp servers
+ * answer /api/tags too, for Ollama clients); /v1/models alone says only "OpenAI-compatible".
  */
 export function identify(host: string, port: number, answers: Answers): DiscoveredServer | undefined {
-  const found = ollama(answers) ?? lmStudio(answers) ?? llamaCpp(answers) ?? vllm(answers) ?? localAi(answers) ?? jan(answers, port) ?? openAICompatible(answers);
+  const found = llamaCpp(answers) ?? lmStudio(answers) ?? ollama(answers) ?? vllm(answers) ?? localAi(answers) ?? jan(answers, port) ?? openAICompatible(answers);
   if (!found) return undefined;
   const url = `${originOf(host, port)}/v1`;
   return { kind: found.kind, url, host, port, version: found.version, models: found.models, connection: connectionFor(found.kind, url) };

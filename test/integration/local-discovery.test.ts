@@ -90,6 +90,16 @@ describe('the probe', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  it('finds a server that listens only on the IPv6 loopback, at its [::1] address', async () => {
+    const v6 = await startLocalServerFake('vllm', { host: '::1' });
+    try {
+      const [found] = await discoverLocalServers({ ports: [v6.port], timeoutMs: TIMEOUT_MS });
+      expect(found).toMatchObject({ kind: 'vllm', url: `http://[::1]:${v6.port}/v1`, connection: { provider: 'openai', customHost: `http://[::1]:${v6.port}/v1` } });
+    } finally {
+      await v6.close();
+    }
+  });
+
   it('asks nothing but loopback addresses', async () => {
     const before = fakes.ollama.requests.length;
     await discoverLocalServers({ ports: [fakes.ollama.port], timeoutMs: TIMEOUT_MS });

@@ -26,6 +26,15 @@ describe('identify', () => {
     expect(found).toMatchObject({ kind: 'openai-compatible', url: 'http://[::1]:5000/v1', connection: { provider: 'openai', customHost: 'http://[::1]:5000/v1' } });
   });
 
+  it("names a llama.cpp server by /props even though it also answers Ollama's /api/tags", () => {
+    const answers: Answers = {
+      '/props': ok({ default_generation_settings: { n_ctx: 4096 }, total_slots: 1, build_info: 'b6000-abc' }),
+      '/api/tags': ok({ models: [{ name: 'model.gguf', model: 'model.gguf' }] }),
+      '/v1/models': list([{ id: 'model.gguf', object: 'model', owned_by: 'llamacpp', meta: { size: 1000, n_ctx_train: 8192 } }]),
+    };
+    expect(identify('127.0.0.1', 8080, answers)).toMatchObject({ kind: 'llamacpp', version: 'b6000-abc', models: [{ id: 'model.gguf', size: 1000, contextLength: 4096 }] });
+  });
+
   it('lists nothing for JSON that only looks close: health answers, lists of the wrong shape, an error body', () => {
     expect(identify('127.0.0.1', 3000, { '/v1/models': ok({ status: 'ok' }), '/api/tags': ok({ tags: [] }), '/props': ok({ name: 'x' }) })).toBeUndefined();
     expect(identify('127.0.0.1', 3000, { '/v1/models': ok({ data: [{ name: 'no id' }] }) })).toBeUndefined();
