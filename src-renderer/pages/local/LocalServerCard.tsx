@@ -29,7 +29,7 @@ export function LocalServerCard({ server, creatingKey, onMakeKey }: LocalServerC
               <code className="mono" title="OpenAI-compatible base URL">
                 {server.url}
               </code>
-              {server.version && <span className="muted">v{server.version.replace(/^v/, '')}</span>}
+              {server.version && <span className="muted">{/^\d/.test(server.version) ? `v${server.version}` : server.version}</span>}
               <span className="muted">
                 {server.models.length} model{server.models.length === 1 ? '' : 's'}
               </span>
