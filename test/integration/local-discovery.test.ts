@@ -191,6 +191,28 @@ describe('the app', () => {
     expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('discoveryPorts');
   });
 
+  it('serves prompts at full speed while a sweep waits on a hanging port', async () => {
+    const created = await gateway.admin('/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'during sweep', provider: 'ollama', customHost: `http://127.0.0.1:${fakes.ollama.port}/v1` }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    const sweep = list('/local-servers/refresh', 'POST');
+    const started = performance.now();
+    const answer = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'llama3.2:latest', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(answer.status).toBe(200);
+    const promptMs = performance.now() - started;
+    await sweep;
+    const sweepMs = performance.now() - started;
+    // The sweep holds on for the hanging port's deadline; the prompt does not wait for it.
+    expect(sweepMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    expect(promptMs).toBeLessThan(TIMEOUT_MS / 2);
+  });
+
   it('answers concurrent refreshes with one sweep', async () => {
     const before = fakes.ollama.requests.filter((request) => request.path === '/api/tags').length;
     await Promise.all([list('/local-servers/refresh', 'POST'), list('/local-servers/refresh', 'POST'), list('/local-servers/refresh', 'POST')]);
