@@ -5,11 +5,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { GatewayError, invalidRequest } from '../gateway/errors.js';
-import { handleProxy, type ProxyRoute } from '../gateway/proxy.js';
+import { fetchModelList, handleProxy, toGatewayError, type ProxyDependencies, type ProxyRoute } from '../gateway/proxy.js';
 import { openaiChatIngress, openaiCompletionsIngress } from '../gateway/ingress/openai.js';
 import { anthropicMessagesIngress } from '../gateway/ingress/anthropic-messages.js';
 import { openaiResponsesIngress } from '../gateway/ingress/openai-responses.js';
-import { STREAMED, type AdminRoute } from './router.js';
+import { STREAMED, type AdminRequest, type AdminRoute } from './router.js';
 
 /**
  * The request headers a Playground run keeps. Everything else goes: the admin token (Authorization),
@@ -34,18 +34,68 @@ export function playgroundHeaders(headers: IncomingHttpHeaders): IncomingHttpHea
   return kept;
 }
 
-function runAsVirtualKey(route: ProxyRoute, gatewayPath: string): AdminRoute['handle'] {
+function callerOf(services: AdminRequest['services'], keyId: string) {
+  const caller = services.keys.callerForVirtualKeyId(keyId);
+  if (!caller) throw new GatewayError(404, 'not_found_error', `No active virtual key with id '${keyId}'`, 'keyId');
+  return caller;
+}
+
+function runAsVirtualKey(route: Exclude<ProxyRoute, 'models'>, gatewayPath: string): AdminRoute['handle'] {
   return async ({ services, params, raw }) => {
-    const caller = services.keys.callerForVirtualKeyId(params.keyId);
-    if (!caller) throw new GatewayError(404, 'not_found_error', `No active virtual key with id '${params.keyId}'`, 'keyId');
+    const caller = callerOf(services, params.keyId);
     raw.req.headers = playgroundHeaders(raw.req.headers);
-    // Logged under the gateway path it stands for, like the same call sent by a client.
+    // A run is logged under the gateway path it stands for, like the same call sent by a client.
     await handleProxy(raw.req, raw.res, route, gatewayPath, { ...services.proxy, caller });
     return { status: 200, body: STREAMED };
   };
 }
 
-const GENERATIONS: ReadonlyArray<[string, ProxyRoute]> = [
+/** What the Model field can offer: the ids, or none and why (a provider without a list, a wrong key …). */
+export interface ModelOffer {
+  models: string[];
+  error: { status: number; message: string } | null;
+}
+
+/**
+ * A model list for the Model field. A provider that cannot list its models is an answer here, not a
+ * failure of this call (the field still takes any name), so it comes back with 200 and the reason. The
+ * look-ups are not logged: they are the page's housekeeping, not calls the person made.
+ */
+async function offerModels(headers: IncomingHttpHeaders, deps: ProxyDependencies): Promise<ModelOffer> {
+  try {
+    const list = await fetchModelList(headers, deps);
+    const ids = (Array.isArray(list.data) ? list.data : []).map((model) => model?.id).filter((id): id is string => typeof id === 'string' && id !== '');
+    return { models: [...new Set(ids)].sort((a, b) => a.localeCompare(b)), error: null };
+  } catch (error) {
+    const failure = toGatewayError(error);
+    return { models: [], error: { status: failure.status, message: failure.message } };
+  }
+}
+
+/** A model list asked for with what the person pasted (a virtual key, or a provider and its token). */
+const modelLookupBody = z.object({
+  virtualKey: z.string().trim().min(1).optional(),
+  gatewayApiKey: z.string().trim().min(1).optional(),
+  provider: z.string().trim().min(1).optional(),
+  providerToken: z.string().trim().min(1).optional(),
+  customHost: z.string().trim().min(1).optional(),
+});
+
+/** The gateway headers a client with those credentials would send to /v1/models. */
+export function modelLookupHeaders(input: z.infer<typeof modelLookupBody>, host: string | undefined): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = { host, accept: 'application/json' };
+  if (input.virtualKey) {
+    headers['x-gateway-api-key'] = input.virtualKey;
+    return headers;
+  }
+  if (input.gatewayApiKey) headers['x-gateway-api-key'] = input.gatewayApiKey;
+  if (input.provider) headers['x-gateway-provider'] = input.provider;
+  if (input.providerToken) headers.authorization = `Bearer ${input.providerToken}`;
+  if (input.customHost) headers['x-gateway-custom-host'] = input.customHost;
+  return headers;
+}
+
+const GENERATIONS: ReadonlyArray<[string, Exclude<ProxyRoute, 'models'>]> = [
   ['/chat/completions', { ingress: openaiChatIngress, operation: 'generate' }],
   ['/completions', { ingress: openaiCompletionsIngress, operation: 'generate' }],
   ['/messages', { ingress: anthropicMessagesIngress, operation: 'generate' }],
@@ -70,7 +120,24 @@ export const playgroundRoutes: AdminRoute[] = [
     // The key's provider models, read through the gateway's /v1/models with the key's credentials.
     method: 'GET',
     path: '/playground/:keyId/models',
-    handle: runAsVirtualKey('models', '/v1/models'),
+    handle: async ({ services, params, raw }) => ({
+      status: 200,
+      body: await offerModels(playgroundHeaders(raw.req.headers), { ...services.proxy, caller: callerOf(services, params.keyId) }),
+    }),
+  },
+  {
+    // The same for a pasted key or a provider and token, with the gateway's own key checks.
+    method: 'POST',
+    path: '/playground/models',
+    handle: async ({ services, body, raw }) => {
+      const parsed = modelLookupBody.safeParse(body ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path.map(String).join('.') || 'body';
+        throw invalidRequest(`'${field}': ${issue.message}`, field);
+      }
+      return { status: 200, body: await offerModels(modelLookupHeaders(parsed.data, raw.req.headers.host), services.proxy) };
+    },
   },
 
   {

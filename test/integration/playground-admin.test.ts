@@ -99,10 +99,58 @@ describe('running a prompt as a virtual key picked by name', () => {
     const response = await gateway.admin(`/playground/${key.id}/models`);
     const text = await response.text();
     expect(response.status).toBe(200);
-    expect((JSON.parse(text) as { data: { id: string }[] }).data.map((model) => model.id)).toEqual(['gpt-3.5-turbo-instruct', 'gpt-4o-mini']);
+    expect(JSON.parse(text)).toEqual({ models: ['gpt-3.5-turbo-instruct', 'gpt-4o-mini'], error: null });
     expect(fake.requests[0].url).toBe('/v1/models');
     expect(fake.requests[0].headers.authorization).toBe(`Bearer ${SECRET}`);
     expectNoSecrets(text);
+  });
+
+  it('lists the models for a pasted key, or a provider and token, with the gateway’s own checks', async () => {
+    const pasted = await gateway.admin('/playground/models', { method: 'POST', body: JSON.stringify({ virtualKey: key.key }) });
+    expect(pasted.status).toBe(200);
+    expect(((await pasted.json()) as { models: string[] }).models).toHaveLength(2);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+
+    const direct = await gateway.admin('/playground/models', {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'openai', providerToken: 'sk-direct-token-77', customHost: fake.baseUrl, gatewayApiKey: gateway.apiKey }),
+    });
+    expect(direct.status).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-direct-token-77');
+    expect(await direct.text()).not.toContain('sk-direct-token-77');
+
+    // What cannot be listed is an answer for the field (which still takes any name), with the reason.
+    const wrongKey = await gateway.admin('/playground/models', { method: 'POST', body: JSON.stringify({ virtualKey: 'gh-vk-not-a-key' }) });
+    expect(wrongKey.status).toBe(200);
+    expect(await wrongKey.json()).toMatchObject({ models: [], error: { status: 401 } });
+    const nothing = (await (await gateway.admin('/playground/models', { method: 'POST', body: '{}' })).json()) as { models: string[]; error: { status: number; message: string } };
+    expect(nothing.error.status).toBe(401);
+    expect(nothing.error.message).toContain('x-gateway-api-key');
+    expect(fake.requests).toHaveLength(2);
+
+    fake.enqueue((_request, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${SECRET}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    });
+    const refused = (await (await gateway.admin(`/playground/${key.id}/models`)).json()) as { models: string[]; error: { status: number; message: string } };
+    expect(refused.models).toEqual([]);
+    expect(refused.error.status).toBe(401);
+    expect(refused.error.message).toContain('Incorrect API key');
+    expect(refused.error.message).not.toContain(SECRET);
+
+    const badBody = await gateway.admin('/playground/models', { method: 'POST', body: JSON.stringify({ virtualKey: 42 }) });
+    expect(badBody.status).toBe(400);
+  });
+
+  it('keeps the model look-ups out of the Logs (they are the page’s, not the person’s calls)', async () => {
+    await (await gateway.admin(`/playground/${key.id}/models`)).text();
+    await (await gateway.admin('/playground/models', { method: 'POST', body: JSON.stringify({ virtualKey: key.key }) })).text();
+    expect(fake.requests).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gateway.flushLog();
+    const logs = (await (await gateway.admin('/logs?limit=500')).json()) as { items: { path: string }[] };
+    expect(logs.items.length).toBeGreaterThan(0);
+    expect(logs.items.filter((item) => item.path === '/v1/models')).toEqual([]);
   });
 
   it('reports the gateway’s own validation error for a bad body, in the dialect’s shape', async () => {
