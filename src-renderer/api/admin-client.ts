@@ -12,6 +12,9 @@ import type {
   LogQuery,
   NewVirtualKey,
   ProviderInfo,
+  SavedPrompt,
+  NewSavedPrompt,
+  ModelOffer,
   Settings,
   SettingsPatch,
   VirtualKey,
@@ -21,6 +24,15 @@ import { readServerSentEvents } from './sse';
 import type { LocalServerList } from '../../src-main/discovery/types';
 
 export const ADMIN_BASE = '/admin/api';
+
+/** What POST /admin/api/playground/models takes: a pasted virtual key, or a provider and its token. */
+export interface PlaygroundModelLookup {
+  virtualKey?: string;
+  gatewayApiKey?: string;
+  provider?: string;
+  providerToken?: string;
+  customHost?: string;
+}
 
 export class AdminClient {
   constructor(
@@ -105,6 +117,33 @@ export class AdminClient {
     return this.request('GET', `/logs/${encodeURIComponent(id)}`, undefined, signal);
   }
 
+  /** Where a Playground run as a virtual key goes, and the header it needs (the admin token, never the key). */
+  playgroundTarget(keyId: string, endpoint: string): { url: string; headers: Record<string, string> } {
+    return { url: `${ADMIN_BASE}/playground/${encodeURIComponent(keyId)}${endpoint.replace(/^\/v1/, '')}`, headers: { authorization: `Bearer ${this.token}` } };
+  }
+
+  /** The models a virtual key's provider lists (its /v1/models, read with the key's credentials), or why none. */
+  playgroundModels(keyId: string, signal?: AbortSignal): Promise<ModelOffer> {
+    return this.request('GET', `/playground/${encodeURIComponent(keyId)}/models`, undefined, signal);
+  }
+
+  /** The models listed for a pasted virtual key, or a provider with its token (and a gateway API key). */
+  playgroundModelsFor(credentials: PlaygroundModelLookup, signal?: AbortSignal): Promise<ModelOffer> {
+    return this.request('POST', '/playground/models', credentials, signal);
+  }
+
+  savedPrompts(): Promise<ItemList<SavedPrompt>> {
+    return this.request('GET', '/saved-prompts');
+  }
+
+  savePrompt(input: NewSavedPrompt): Promise<SavedPrompt> {
+    return this.request('POST', '/saved-prompts', input);
+  }
+
+  deleteSavedPrompt(id: string): Promise<void> {
+    return this.request('DELETE', `/saved-prompts/${encodeURIComponent(id)}`);
+  }
+
   settings(): Promise<Settings> {
     return this.request('GET', '/settings');
   }
@@ -151,3 +190,4 @@ function isLogEntry(value: unknown): value is LogEntry {
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
     && typeof (value as { createdAt?: unknown }).createdAt === 'string';
 }
+

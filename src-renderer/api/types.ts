@@ -5,6 +5,8 @@ import type { CredentialField } from '../../src-main/gateway/providers/types';
 import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/store/keys';
 import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/store/request-log';
 import type { Settings as StoredSettings } from '../../src-main/store/settings';
+import type { SavedPrompt as StoredSavedPrompt } from '../../src-main/store/saved-prompts';
+import type { ModelOffer as ServedModelOffer } from '../../src-main/admin/playground-routes';
 
 export interface ApiErrorBody {
   error: { message: string; type?: string; param?: string | null; code?: string | number | null; provider?: string };
@@ -74,3 +76,16 @@ export type SettingsPatch = Partial<StoredSettings>;
 export interface ItemList<T> {
   items: T[];
 }
+
+export type SavedPrompt = StoredSavedPrompt;
+
+/** POST /admin/api/saved-prompts: saving under an existing name replaces that prompt. */
+export interface NewSavedPrompt {
+  name: string;
+  endpoint: string;
+  body: unknown;
+  keyId?: string | null;
+}
+
+/** What the Playground's model look-ups answer: the model ids, or none and why. */
+export type ModelOffer = ServedModelOffer;
