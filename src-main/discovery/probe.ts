@@ -23,8 +23,8 @@ export interface ProbeOptions {
   signal?: AbortSignal;
 }
 
-/** One pool for probes, apart from the providers' pool; connections close after each answer. */
-const probeAgent = new Agent({ connect: { timeout: DEFAULT_PROBE_TIMEOUT_MS }, keepAliveTimeout: 1_000, pipelining: 0 });
+/** One pool for probes, apart from the providers' pool; connections close after each answer. The deadline is the signal's. */
+const probeAgent = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 1_000, pipelining: 0 });
 
 type Outcome = { answer: Answer } | { refused: true } | { failed: true };
 
