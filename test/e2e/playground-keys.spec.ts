@@ -4,20 +4,26 @@
 // puts two keys side by side. Light and dark, with no console errors; the sidebar reaches the window's
 // bottom however far the page is scrolled.
 import { expect, test, type Page } from '@playwright/test';
+// (Local servers: a server found by discovery offers its models too, with no key needed to list them.)
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+import { FAKE_LOCAL_MODELS, startLocalServerFake, type LocalServerFake } from '../fakes/local-servers';
 
 const SECRETS = { alpha: 'sk-e2e-alpha-secret-5b21c9', beta: 'sk-e2e-beta-secret-8e04d1' };
 
 let alpha: OpenAIFake;
 let beta: OpenAIFake;
+let ollama: LocalServerFake;
 let gatehouse: ServedGatehouse;
 const keys: Record<'alpha' | 'beta', { id: string; key: string }> = {} as never;
 
 test.beforeAll(async () => {
   alpha = await startOpenAIFake();
   beta = await startOpenAIFake();
-  gatehouse = await serveGatehouse();
+  ollama = await startLocalServerFake('ollama');
+  // Discovery probes only the Ollama double, whatever else runs on this machine.
+  gatehouse = await serveGatehouse({ GATEHOUSE_DISCOVERY_PORTS: '', GATEHOUSE_DISCOVERY_TIMEOUT_MS: '3000' });
+  expect((await gatehouse.admin('/settings', { method: 'PATCH', body: JSON.stringify({ discoveryPorts: [ollama.port] }) })).status).toBe(200);
   for (const [which, fake, name] of [['alpha', alpha, 'Fake Alpha'], ['beta', beta, 'Fake Beta']] as const) {
     const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name, provider: 'openai', secret: SECRETS[which], customHost: fake.baseUrl }) });
     keys[which] = (await created.json()) as { id: string; key: string };
@@ -28,6 +34,7 @@ test.afterAll(async () => {
   await gatehouse?.stop();
   await alpha?.close();
   await beta?.close();
+  await ollama?.close();
 });
 
 /** Console errors, uncaught errors, and any request or answer of the page that carries a key or secret. */
@@ -150,6 +157,20 @@ for (const theme of ['light', 'dark'] as const) {
         expect(logs.items.filter((item) => item.path === '/v1/completions' && item.status === 200).map((item) => item.model)).toEqual(expect.arrayContaining(['gpt-3.5-turbo-instruct', 'gpt-4o-mini']));
       }).toPass();
       expect(await page.content()).not.toContain(SECRETS.beta);
+      expect(problems).toEqual([]);
+    });
+
+    test(`a local server found on this machine offers its models in provider mode (${theme})`, async ({ page }) => {
+      const problems = watchPage(page);
+      await page.goto(gatehouse.uiUrl);
+      await page.getByRole('radio', { name: 'Provider + token' }).click();
+      const chip = page.getByRole('button', { name: `Ollama :${ollama.port}` });
+      await expect(chip).toBeVisible();
+      await chip.click();
+      await expect(page.getByLabel('Custom host')).toHaveValue(`http://127.0.0.1:${ollama.port}/v1`);
+      const names = FAKE_LOCAL_MODELS.ollama.map((model) => model.id).sort((a, b) => a.localeCompare(b));
+      await expect(page.getByText(`${names.length} model${names.length === 1 ? '' : 's'} on Ollama at`)).toBeVisible();
+      expect(await page.locator('#playground-model-options option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(names);
       expect(problems).toEqual([]);
     });
   });

@@ -7,6 +7,7 @@ import { formatCount, formatDuration } from '../../components/format';
 import { useCompareStore, type CompareSide, type SideIndex } from '../../stores/compare-store';
 import { ModelOptions } from './ParametersPanel';
 import { VirtualKeyOptions, useVirtualKeys } from './ConnectionCard';
+import { localServerFor, mergeModelNames, useLocalServers } from '../../playground/local-models';
 
 const SIDE_NAMES = ['A', 'B'] as const;
 
@@ -19,9 +20,12 @@ export function formatCost(usd: number | null): string {
 
 function SideTarget({ index }: { index: SideIndex }) {
   const side = useCompareStore((state) => state.sides[index]);
-  const models = useCompareStore((state) => state.modelsByKey[state.sides[index].keyId]);
+  const listed = useCompareStore((state) => state.modelsByKey[state.sides[index].keyId]);
   const updateSide = useCompareStore((state) => state.updateSide);
   const { keys, loaded } = useVirtualKeys();
+  // A key for a local server found on this machine offers that server's models too.
+  const localServer = localServerFor(useLocalServers(), keys.find((key) => key.id === side.keyId)?.customHost);
+  const models = listed || localServer ? mergeModelNames(listed ?? [], localServer) : undefined;
   const name = SIDE_NAMES[index];
   const listId = `compare-models-${name}`;
   return (

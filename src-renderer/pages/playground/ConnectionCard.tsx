@@ -10,6 +10,8 @@ import { LOCAL_SERVER_PRESETS, usePlaygroundStore, type AuthKind } from '../../s
 import { useKeysStore } from '../../stores/keys-store';
 import { useRouteStore } from '../../stores/route-store';
 import type { VirtualKey } from '../../api/types';
+import { KIND_NAMES } from '../../stores/local-servers-store';
+import { sameBaseUrl, useLocalServers } from '../../playground/local-models';
 
 /** The keys to pick from, by name; the provider and host say which is which when names are alike. */
 export function VirtualKeyOptions({ keys }: { keys: VirtualKey[] }) {
@@ -113,6 +115,9 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
 
   const providerOptions = providers.length ? providers.map((item) => ({ slug: item.slug, name: item.name })) : KNOWN_PROVIDER_SLUGS.map((slug) => ({ slug, name: slug }));
   const defaultBaseUrl = providers.find((item) => item.slug === provider)?.defaultBaseUrl;
+  // Servers found running on this machine come first; the fixed presets cover the usual ports otherwise.
+  const found = useLocalServers().filter((server) => server.online);
+  const presets = LOCAL_SERVER_PRESETS.filter((preset) => !found.some((server) => sameBaseUrl(server.connection.customHost, preset.baseUrl)));
 
   return (
     <section className="card" aria-labelledby="connection-heading">
@@ -174,7 +179,22 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
           </Field>
           <div className="preset-row full-width" role="group" aria-label="Local server presets">
             <span className="preset-label">Local servers</span>
-            {LOCAL_SERVER_PRESETS.map((preset) => (
+            {found.map((server) => {
+              const active = sameBaseUrl(customHost, server.connection.customHost);
+              return (
+                <button
+                  key={server.url}
+                  type="button"
+                  className={`chip${active ? ' chip-active' : ''}`}
+                  aria-pressed={active}
+                  title={`Found running at ${server.url}`}
+                  onClick={() => update({ provider: server.connection.provider, customHost: server.connection.customHost })}
+                >
+                  {`${KIND_NAMES[server.kind]} :${server.port}`}
+                </button>
+              );
+            })}
+            {presets.map((preset) => (
               <button
                 key={preset.label}
                 type="button"

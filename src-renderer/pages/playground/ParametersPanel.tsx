@@ -12,6 +12,9 @@ import {
   type NumericControl,
 } from '../../playground/parameters';
 import { usePlaygroundStore } from '../../stores/playground-store';
+import { useKeysStore } from '../../stores/keys-store';
+import { KIND_NAMES } from '../../stores/local-servers-store';
+import { localServerFor, mergeModelNames, useLocalServers } from '../../playground/local-models';
 
 function boundText(control: NumericControl): string {
   const { min, max } = control.bound;
@@ -126,7 +129,8 @@ function StopSequences({ error }: { error?: string }) {
 /** How long typing a key or token waits before its model list is asked for. */
 const MODEL_LIST_DEBOUNCE_MS = 400;
 
-function modelHint(status: string, count: number, error: string | null): string {
+function modelHint(status: string, count: number, error: string | null, localServer: string | null): string {
+  if (localServer && count) return `${count} model${count === 1 ? '' : 's'} on ${localServer}; any other name works too.`;
   if (status === 'loading') return 'Reading the models this key serves…';
   if (status === 'ready' && count) return `${count} model${count === 1 ? '' : 's'} listed by the provider; any other name works too.`;
   if (status === 'ready') return 'The provider lists no models; type a name.';
@@ -151,14 +155,23 @@ function ModelField({ error }: { error?: string }) {
   const customHost = usePlaygroundStore((state) => state.customHost);
   const gatewayApiKey = usePlaygroundStore((state) => state.gatewayApiKey);
   const modelSourceChanged = usePlaygroundStore((state) => state.modelSourceChanged);
+  // A key or host that points at a local server found on this machine offers that server's models too.
+  const keyHost = useKeysStore((state) => state.virtualKeys.find((key) => key.id === keyId)?.customHost);
+  const localServer = localServerFor(useLocalServers(), authKind === 'provider' ? customHost : authKind === 'key-by-name' ? keyHost : null);
+  const offered = mergeModelNames(options, localServer);
   useEffect(() => {
     modelSourceChanged();
     const timer = setTimeout(() => void loadModelOptions(), authKind === 'key-by-name' ? 0 : MODEL_LIST_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [authKind, keyId, virtualKey, provider, providerToken, customHost, gatewayApiKey, loadModelOptions, modelSourceChanged]);
   return (
-    <Field label="Model" error={error} hint={modelHint(status, options.length, listError)}>
-      <input className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="gpt-4o-mini" onChange={(event) => update({ model: event.target.value })} />
+    <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
+      {(control) => (
+        <>
+          <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="gpt-4o-mini" onChange={(event) => update({ model: event.target.value })} />
+          <ModelOptions id="playground-model-options" models={offered} />
+        </>
+      )}
     </Field>
   );
 }
@@ -177,7 +190,6 @@ export function ModelOptions({ id, models }: { id: string; models: readonly stri
 export function ParametersPanel({ errors }: { errors: Partial<Record<string, string>> }) {
   const mode = usePlaygroundStore((state) => state.mode);
   const view = usePlaygroundStore((state) => state.view);
-  const modelOptions = usePlaygroundStore((state) => state.modelOptions);
   const parameters = usePlaygroundStore((state) => state.parameters);
   const update = usePlaygroundStore((state) => state.update);
   const updateParameters = usePlaygroundStore((state) => state.updateParameters);
@@ -191,7 +203,6 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
       </h2>
       {/* In the compare view each side names its own model. */}
       {view === 'single' && <ModelField error={errors.model} />}
-      <ModelOptions id="playground-model-options" models={modelOptions} />
 
       <div className="toggle-row">
         <label className="checkbox">
