@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { DATABASE_FILE, DatabaseOpenError, isSqliteDamage, openDatabase } from './store/database.js';
 import { ThreadLogWriter } from './store/log-writer-thread.js';
 import { RequestLog } from './store/request-log.js';
-import { SettingsStore } from './store/settings.js';
+import { DEFAULT_SETTINGS, SettingsStore } from './store/settings.js';
 import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
 import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
@@ -40,6 +40,13 @@ export interface StartOptions {
   clientTimeouts?: Partial<ClientTimeouts>;
   /** Local server discovery: the probe's deadline per port and the time between sweeps. */
   discovery?: { timeoutMs?: number; intervalMs?: number };
+  /**
+   * A port kept outside Settings by an earlier version (the desktop app's desktop-settings.json): moved
+   * into Settings → Network, the one place the port lives, unless that was changed from the default since.
+   */
+  adoptPort?: number;
+  /** `port` is the person's new choice (the desktop's "Use port N" after a clash): saved in Settings → Network once bound. */
+  rememberPort?: boolean;
 }
 
 export interface RunningGatehouse {
@@ -104,7 +111,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   try {
     const settings = new SettingsStore(db);
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
-    const saved = settings.get();
+    let saved = settings.get();
+    if (options.adoptPort !== undefined && options.adoptPort !== saved.port && saved.port === DEFAULT_SETTINGS.port) {
+      saved = settings.update({ port: options.adoptPort });
+    }
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
     const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : saved.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${port}`);
@@ -180,6 +190,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       });
     });
     const bound = (server.address() as AddressInfo).port;
+    if (options.rememberPort && options.port !== undefined) settings.update({ port: bound });
     services.listening = { host, port: bound };
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${bound}`;

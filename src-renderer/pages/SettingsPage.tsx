@@ -76,12 +76,12 @@ export function KeyProtectionCard({ settings }: { settings: Settings }) {
 }
 
 /**
- * `gatehouse serve` listens where Settings say (a flag or GATEHOUSE_PORT wins). The desktop app keeps the
- * port it remembers in its own settings, so the field would not move it there.
+ * The one port setting: `gatehouse serve` and the desktop app both listen where Settings say (a flag or
+ * GATEHOUSE_PORT wins), and the desktop app saves here the port it moves to after a clash.
  */
 const PORT_HINT =
   typeof window !== 'undefined' && window.gatehouse
-    ? 'Used by `gatehouse serve` at its next start. The desktop app keeps its own port: start it with --port to change that.'
+    ? 'Takes effect when Gatehouse next starts (the app and `gatehouse serve`), unless --port or GATEHOUSE_PORT says otherwise. A port chosen after a clash is saved here.'
     : 'Takes effect at the next start, unless --port or GATEHOUSE_PORT says otherwise. 0 picks a free port.';
 
 export function SettingsPage() {
