@@ -71,6 +71,7 @@ export function PlaygroundPage() {
   const runCompare = useCompareStore((state) => state.run);
   const stopCompare = useCompareStore((state) => state.stop);
   const comparing = useCompareStore((state) => state.sides.some((side) => side.phase === 'running'));
+  const firstSide = useCompareStore((state) => state.sides[0]);
   const [saving, setSaving] = useState(false);
   const isCompare = view === 'compare';
   const run = isCompare ? runCompare : runSingle;
@@ -207,7 +208,7 @@ export function PlaygroundPage() {
             </>
           )}
           <SavedPromptsCard />
-          {saving && <SavePromptDialog onClose={() => setSaving(false)} />}
+          {saving && <SavePromptDialog onClose={() => setSaving(false)} as={isCompare ? { keyId: firstSide.keyId, model: firstSide.model } : undefined} />}
         </div>
         <ParametersPanel errors={errors} />
       </div>

@@ -13,8 +13,11 @@ interface SavedPromptsState {
   status: LoadStatus;
   error: string | null;
   load(): Promise<void>;
-  /** Saves what the Playground would send now under `name` (replacing a prompt of that name). */
-  saveCurrent(name: string): Promise<SavedPrompt>;
+  /**
+   * Saves what the Playground would send now under `name` (replacing a prompt of that name); `as` names
+   * the key and model to keep instead of the single view's (the compare view saves its first side).
+   */
+  saveCurrent(name: string, as?: { keyId: string; model: string }): Promise<SavedPrompt>;
   remove(id: string): Promise<void>;
   /** Puts a saved prompt back into the Playground; false when it is not one the Playground can show. */
   open(prompt: SavedPrompt): boolean;
@@ -33,15 +36,15 @@ export const useSavedPromptsStore = create<SavedPromptsState>()((set, get) => ({
       set({ status: 'error', error: describeError(error) });
     }
   },
-  async saveCurrent(name) {
+  async saveCurrent(name, as) {
     const playground = usePlaygroundStore.getState();
-    const { body } = draftRequest(playground);
+    const { body } = draftRequest(as ? { ...playground, model: as.model } : playground);
     const saved = await requireAdminClient().savePrompt({
       name,
       endpoint: endpointFor(playground.mode),
       body,
       // Only a key picked by name is remembered, by its id; a pasted key or a token never is.
-      keyId: playground.authKind === 'key-by-name' && playground.keyId ? playground.keyId : null,
+      keyId: as ? as.keyId || null : playground.authKind === 'key-by-name' && playground.keyId ? playground.keyId : null,
     });
     set({ items: [saved, ...get().items.filter((item) => item.id !== saved.id)] });
     return saved;

@@ -16,7 +16,8 @@ const MODE_NAMES: Record<string, string> = {
   '/v1/responses': 'Responses',
 };
 
-export function SavePromptDialog({ onClose }: { onClose(): void }) {
+/** `as`: the key and model to keep (the compare view's first side) instead of the single view's. */
+export function SavePromptDialog({ onClose, as }: { onClose(): void; as?: { keyId: string; model: string } }) {
   const saveCurrent = useSavedPromptsStore((state) => state.saveCurrent);
   const items = useSavedPromptsStore((state) => state.items);
   const showToast = useToastStore((state) => state.show);
@@ -33,7 +34,7 @@ export function SavePromptDialog({ onClose }: { onClose(): void }) {
     setSubmitting(true);
     setError(null);
     try {
-      const saved = await saveCurrent(name.trim());
+      const saved = await saveCurrent(name.trim(), as);
       showToast(`Saved “${saved.name}”`);
       onClose();
     } catch (caught) {
@@ -42,7 +43,12 @@ export function SavePromptDialog({ onClose }: { onClose(): void }) {
     }
   };
   return (
-    <Dialog title="Save prompt" description="Keeps the model, prompt, conversation, parameters and the key it runs with (by name, never the key itself)." onClose={onClose} size="small">
+    <Dialog
+      title="Save prompt"
+      description={as ? 'Keeps the prompt, conversation and parameters with side A’s key and model.' : 'Keeps the model, prompt, conversation, parameters and the key it runs with (by name, never the key itself).'}
+      onClose={onClose}
+      size="small"
+    >
       <form className="stack" onSubmit={onSubmit} noValidate>
         <Field label="Prompt name" error={error} hint={replaces ? 'A saved prompt of this name is replaced.' : undefined}>
           <input className="input" value={name} maxLength={100} placeholder="e.g. Summarise a ticket" autoFocus onChange={(event) => setName(event.target.value)} />

@@ -6,6 +6,7 @@ import { buildNewVirtualKey, buildRotation, credentialFields } from '../../../sr
 import { matchesFilters, resetLogsStoreForTests, summarize, useLogsStore, EMPTY_FILTERS } from '../../../src-renderer/stores/logs-store';
 import { usePlaygroundStore } from '../../../src-renderer/stores/playground-store';
 import { useCompareStore } from '../../../src-renderer/stores/compare-store';
+import { useSavedPromptsStore } from '../../../src-renderer/stores/saved-prompts-store';
 import { formatCost } from '../../../src-renderer/pages/playground/ComparePanel';
 import { useSessionStore } from '../../../src-renderer/stores/session-store';
 
@@ -322,6 +323,49 @@ describe('the compare view', () => {
     expect(right).toMatchObject({ phase: 'error', error: { param: 'keyId' } });
     expect(sent.filter((url) => url.includes('/playground/'))).toEqual(['/admin/api/playground/vk_only/completions']);
   }, 10_000);
+});
+
+describe('saved prompts', () => {
+  const initial = usePlaygroundStore.getState();
+  beforeEach(() => {
+    usePlaygroundStore.setState({ ...initial, mode: 'chat', keyId: 'vk_single', model: 'single-model', prompt: 'Summarise this' }, true);
+    useSavedPromptsStore.setState({ items: [], status: 'idle', error: null });
+    useSessionStore.setState({ client: new AdminClient('admin-token-3') });
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    useSessionStore.setState({ client: null });
+  });
+
+  function stubSave(sent: Record<string, unknown>[]) {
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      const input = JSON.parse(String(init.body)) as Record<string, unknown>;
+      sent.push(input);
+      return jsonResponse({ id: 'sp_1', name: input.name, endpoint: input.endpoint, body: JSON.stringify(input.body), keyId: input.keyId, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }, 201);
+    });
+  }
+
+  it('saves the request as it would be sent, with the key picked by name (its id), and re-opens it', async () => {
+    const sent: Record<string, unknown>[] = [];
+    stubSave(sent);
+    const saved = await useSavedPromptsStore.getState().saveCurrent('Summary');
+    expect(sent[0]).toMatchObject({ name: 'Summary', endpoint: '/v1/chat/completions', keyId: 'vk_single', body: { model: 'single-model' } });
+    expect(JSON.stringify(sent[0].body)).toContain('Summarise this');
+    usePlaygroundStore.setState({ keyId: 'vk_other', prompt: 'changed', model: 'other' });
+    expect(useSavedPromptsStore.getState().open(saved)).toBe(true);
+    expect(usePlaygroundStore.getState()).toMatchObject({ keyId: 'vk_single', prompt: 'Summarise this', model: 'single-model', mode: 'chat' });
+  });
+
+  it('never keeps a pasted key, and saves the compare view’s first side when asked', async () => {
+    const sent: Record<string, unknown>[] = [];
+    stubSave(sent);
+    usePlaygroundStore.setState({ authKind: 'virtual-key', virtualKey: 'gh-vk-pasted-secret' });
+    await useSavedPromptsStore.getState().saveCurrent('Pasted');
+    expect(sent[0].keyId).toBeNull();
+    expect(JSON.stringify(sent[0])).not.toContain('gh-vk-pasted-secret');
+    await useSavedPromptsStore.getState().saveCurrent('Side A', { keyId: 'vk_side_a', model: 'side-a-model' });
+    expect(sent[1]).toMatchObject({ keyId: 'vk_side_a', body: { model: 'side-a-model' } });
+  });
 });
 
 describe('key forms built from the provider list', () => {
