@@ -6,6 +6,9 @@ import type { KeyLimitsService } from './store/key-limits.js';
 import type { KeyProtector } from './store/key-protection.js';
 import type { RouteRepository } from './store/routes.js';
 import type { Router } from './gateway/routing/router.js';
+import type { DiscoveryService } from './discovery/service.js';
+import type { ProxyDependencies } from './gateway/proxy.js';
+import type { SavedPromptStore } from './store/saved-prompts.js';
 
 export interface AppServices {
   version: string;
@@ -22,6 +25,11 @@ export interface AppServices {
   /** Limits per key and how close each key is to them. */
   limits: KeyLimitsService;
   keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
+  /** Local model servers found on this machine's loopback ports. */
+  discovery: DiscoveryService;
+  /** What the gateway's proxy runs with: the admin Playground sends its requests through the same pipeline. */
+  proxy: ProxyDependencies;
+  savedPrompts: SavedPromptStore;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

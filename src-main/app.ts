@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { DATABASE_FILE, DatabaseOpenError, isSqliteDamage, openDatabase } from './store/database.js';
 import { ThreadLogWriter } from './store/log-writer-thread.js';
 import { RequestLog } from './store/request-log.js';
-import { SettingsStore } from './store/settings.js';
+import { DEFAULT_SETTINGS, SettingsStore } from './store/settings.js';
 import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
 import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
@@ -26,6 +26,12 @@ import { ModelOverrideStore } from './catalog/overrides.js';
 import { backfillCosts } from './store/usage-backfill.js';
 import { limitRoutes } from './admin/limit-routes.js';
 import { KeyLimitsService } from './store/key-limits.js';
+import { localRoutes } from './admin/local-routes.js';
+import { DiscoveryService } from './discovery/service.js';
+import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
+import { DISCOVERY_PORTS_ENV, probePorts, probeTimeoutFrom, USUAL_PORTS, usualPorts } from './discovery/ports.js';
+import { playgroundRoutes } from './admin/playground-routes.js';
+import { SavedPromptStore } from './store/saved-prompts.js';
 import type { AppServices } from './app-services.js';
 
 export interface StartOptions {
@@ -44,6 +50,15 @@ export interface StartOptions {
   clientTimeouts?: Partial<ClientTimeouts>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
   limitsClock?: () => number;
+  /** Local server discovery: the probe's deadline per port and the time between sweeps. */
+  discovery?: { timeoutMs?: number; intervalMs?: number };
+  /**
+   * A port kept outside Settings by an earlier version (the desktop app's desktop-settings.json): moved
+   * into Settings → Network, the one place the port lives, unless that was changed from the default since.
+   */
+  adoptPort?: number;
+  /** `port` is the person's new choice (the desktop's "Use port N" after a clash): saved in Settings → Network once bound. */
+  rememberPort?: boolean;
 }
 
 export interface RunningGatehouse {
@@ -111,7 +126,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const modelOverrides = new ModelOverrideStore(db);
     const usage = new UsageStore(db);
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
-    const saved = settings.get();
+    let saved = settings.get();
+    if (options.adoptPort !== undefined && options.adoptPort !== saved.port && saved.port === DEFAULT_SETTINGS.port) {
+      saved = settings.update({ port: options.adoptPort });
+    }
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
     const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : saved.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${port}`);
@@ -140,6 +158,24 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const limits = new KeyLimitsService(db, { now: options.limitsClock });
     closers.unshift(() => limits.close());
 
+    let usual: number[];
+    try {
+      usual = usualPorts(env);
+    } catch (error) {
+      log(`Warning: ${DISCOVERY_PORTS_ENV} ignored: ${(error as Error).message}`);
+      usual = [...USUAL_PORTS];
+    }
+    const discovery = new DiscoveryService({
+      // Read at each sweep: Settings may have added ports; the gateway never probes itself.
+      ports: () => probePorts(usual, settings.get().discoveryPorts, [services.listening.port]),
+      timeoutMs: options.discovery?.timeoutMs ?? probeTimeoutFrom(env, DEFAULT_PROBE_TIMEOUT_MS),
+      intervalMs: options.discovery?.intervalMs,
+      log,
+    });
+    closers.unshift(() => discovery.stop());
+
+    // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
+    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
     const shutdown = new AbortController();
     const services: AppServices = {
       version: packageVersion(),
@@ -153,10 +189,21 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       router,
       limits,
       keyProtection: protector,
+      discovery,
+      // What every proxied call needs; the admin Playground runs its calls with the same.
+      proxy: {
+        keys: keyDirectory,
+        router,
+        log: (entry) => {
+          metrics.observe(entry);
+          requestLog.append(entry);
+        },
+        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        limits: limits.limiter,
+      },
+      savedPrompts: new SavedPromptStore(db),
       shutdown: shutdown.signal,
     };
-    // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
-    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
     const uiDir = join(packageRoot(), 'out', 'renderer');
     const inFlight = new Set<Promise<void>>();
     const server = createGatewayServer({
@@ -165,15 +212,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         void handled.finally(() => inFlight.delete(handled));
       },
       clientTimeouts: options.clientTimeouts,
-      keys: keyDirectory,
-      router,
-      log: (entry) => {
-        metrics.observe(entry);
-        requestLog.append(entry);
-      },
-      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      limits: limits.limiter,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes], services),
+      ...services.proxy,
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
       handleMetrics: createMetricsHandler(metrics, adminToken),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
@@ -186,6 +226,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       });
     });
     const bound = (server.address() as AddressInfo).port;
+    if (options.rememberPort && options.port !== undefined) settings.update({ port: bound });
     services.listening = { host, port: bound };
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${bound}`;
@@ -203,6 +244,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       backfillCosts(db, () => shutdown.signal.aborted).catch((error: unknown) => log(`Pricing earlier log rows failed: ${(error as Error).message}`));
     }, 2_000);
     costBackfill.unref();
+    // Once the port is known (so it is left out); in the background, so it never delays serving.
+    discovery.start();
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
@@ -210,6 +253,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         clearInterval(pruneTimer);
         clearTimeout(firstPrune);
         clearTimeout(costBackfill);
+        discovery.stop();
         shutdown.abort();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // A keep-alive connection whose request ends during the grace period would otherwise idle on for

@@ -4,6 +4,7 @@ import { Icon, type IconName } from './components/Icon';
 import { Toaster } from './components/Toaster';
 import { ConnectPage } from './pages/ConnectPage';
 import { KeysPage } from './pages/KeysPage';
+import { LocalModelsPage } from './pages/LocalModelsPage';
 import { LogsPage } from './pages/LogsPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
 import { RoutesPage } from './pages/RoutesPage';
@@ -19,6 +20,7 @@ const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'usage', label: 'Usage', icon: 'chart' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
   { page: 'routes', label: 'Routes', icon: 'route' },
+  { page: 'local', label: 'Local models', icon: 'server' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
 ];
@@ -57,6 +59,8 @@ function CurrentPage({ page }: { page: PageName }) {
       return <KeysPage />;
     case 'routes':
       return <RoutesPage />;
+    case 'local':
+      return <LocalModelsPage />;
     case 'connect':
       return <ConnectPage />;
     case 'settings':

@@ -29,6 +29,8 @@ export interface AdminRoute {
   /** Relative to /admin/api, with `:name` parameters: `/virtual-keys/:id`. */
   path: string;
   handle(request: AdminRequest): AdminReply | Promise<AdminReply>;
+  /** The route reads the request body itself from `raw.req` (it hands the request on to the gateway). */
+  ownsBody?: boolean;
 }
 
 interface CompiledRoute {
@@ -123,7 +125,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
           : new GatewayError(404, 'not_found_error', `No admin endpoint ${url.pathname}`);
       }
       let body: unknown = undefined;
-      if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
+      if ((req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') && !matched.route.ownsBody) {
         const raw = await readBody(req, 1024 * 1024);
         if (raw.length) {
           if (exceedsJsonDepth(raw)) throw new GatewayError(400, 'invalid_request_error', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);

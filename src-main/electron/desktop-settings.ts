@@ -1,6 +1,7 @@
-// The desktop app's own small settings (the port chosen after a clash, whether the tray notice was
-// shown) and how the launch options are worked out from argv, environment and those settings.
-// Plain Node: no electron import, so Vitest loads it.
+// The desktop app's own small settings (whether the tray notice was shown) and how the launch options
+// are worked out from argv and environment. The port lives in one place, Settings → Network (the
+// gateway's settings in its database), shared with `gatehouse serve`; a port earlier versions
+// remembered here is read once and moved there. Plain Node: no electron import, so Vitest loads it.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -9,7 +10,10 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const SETTINGS_FILE_NAME = 'desktop-settings.json';
 
 export interface DesktopSettings {
-  /** The port the user picked when the default was busy; absent means the default. */
+  /**
+   * A port earlier versions remembered here after a clash. Read only to move it to Settings → Network
+   * (see legacyPort), then removed: the app no longer writes it.
+   */
   port?: number;
   /** The "still running in the tray" notice is shown once. */
   trayNoticeShown?: boolean;
@@ -54,13 +58,25 @@ export function updateDesktopSettings(userDataDir: string, change: Partial<Deskt
   return next;
 }
 
-export type PortSource = 'argument' | 'environment' | 'settings' | 'default';
+/** Removes the port earlier versions kept here, once Settings → Network holds the port. */
+export function forgetLegacyPort(userDataDir: string): void {
+  const settings = loadDesktopSettings(userDataDir);
+  if (settings.port === undefined) return;
+  delete settings.port;
+  saveDesktopSettings(userDataDir, settings);
+}
+
+/** `settings`: Settings → Network, the one saved port (8787 until changed there or after a clash). */
+export type PortSource = 'argument' | 'environment' | 'settings';
 
 export interface DesktopLaunchOptions {
   host: string;
-  port: number;
-  /** Where the port came from: only a port the app picked itself may be replaced after a clash. */
+  /** A port given for this launch (argument or environment); null: the one saved in Settings → Network. */
+  port: number | null;
+  /** Where the port comes from: only the saved one may be replaced (and the new one saved) after a clash. */
   portSource: PortSource;
+  /** The port earlier versions remembered in desktop-settings.json, to move to Settings → Network; null if none. */
+  legacyPort: number | null;
   /** An explicit data dir (argument or GATEHOUSE_DATA_DIR); otherwise the app's userData folder. */
   dataDir: string | null;
 }
@@ -87,8 +103,8 @@ function readFlag(argv: readonly string[], name: string): string | undefined {
 }
 
 /**
- * Arguments beat the environment, which beats the remembered port, which beats 8787 (the CONTRACT's
- * default, shared with `gatehouse serve`).
+ * Arguments beat the environment, which beats the port saved in Settings → Network (8787 by default,
+ * the CONTRACT's, shared with `gatehouse serve`): that one is read by the gateway from its settings.
  */
 export function resolveLaunchOptions(
   argv: readonly string[],
@@ -99,21 +115,18 @@ export function resolveLaunchOptions(
   const hostArg = readFlag(argv, 'host');
   const dataDirArg = readFlag(argv, 'data-dir');
 
-  let port = DEFAULT_PORT;
-  let portSource: PortSource = 'default';
+  let port: number | null = null;
+  let portSource: PortSource = 'settings';
   if (portArg !== undefined) {
     port = parsePort(portArg, '--port');
     portSource = 'argument';
   } else if (env.GATEHOUSE_PORT !== undefined && env.GATEHOUSE_PORT !== '') {
     port = parsePort(env.GATEHOUSE_PORT, 'GATEHOUSE_PORT');
     portSource = 'environment';
-  } else if (settings.port !== undefined) {
-    port = settings.port;
-    portSource = 'settings';
   }
 
   const host = hostArg || env.GATEHOUSE_HOST || DEFAULT_HOST;
   const dataDir = dataDirArg || env.GATEHOUSE_DATA_DIR || null;
   if (dataDirArg === '') throw new LaunchOptionError('--data-dir needs a folder');
-  return { host, port, portSource, dataDir };
+  return { host, port, portSource, legacyPort: settings.port ?? null, dataDir };
 }

@@ -4,7 +4,7 @@
 import { BrowserWindow, Menu, Notification, app, dialog, safeStorage, type MenuItemConstructorOptions } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { defaultDataDir, startGatehouse, type RunningGatehouse } from '../app';
-import { loadDesktopSettings, resolveLaunchOptions, updateDesktopSettings, LaunchOptionError, type DesktopLaunchOptions } from './desktop-settings';
+import { DEFAULT_PORT, forgetLegacyPort, loadDesktopSettings, resolveLaunchOptions, updateDesktopSettings, LaunchOptionError, type DesktopLaunchOptions } from './desktop-settings';
 import { findNextFreePort, isAddressInUse } from './free-port';
 import { chooseDesktopKeyProtector } from './key-protection';
 import { describeStartupError, sqliteBindingFromEnv } from './native-binding';
@@ -46,18 +46,21 @@ function fail(title: string, error: unknown): void {
 }
 
 /**
- * Starts the gateway; when the port is taken, offers the next free one and, if the port was the
- * app's own choice (default or remembered), remembers the new one in desktop-settings.json.
+ * Starts the gateway on the port given for this launch or, usually, the one saved in Settings → Network
+ * (the only place the port lives; a port earlier versions kept in desktop-settings.json moves there).
+ * When the port is taken, offers the next free one and, if the port was the saved one, saves the new
+ * one in Settings → Network.
  */
 async function startGatewayOnFreePort(options: DesktopLaunchOptions, userDataDir: string): Promise<RunningGatehouse> {
   const dataDir = options.dataDir ?? userDataDir;
   // startGatehouse logs the protector's warning; the UI shows it too.
   const keyProtection = await chooseDesktopKeyProtector(safeStorage, { platform: process.platform, dataDir, env: process.env });
   const sqliteNativeBinding = sqliteBindingFromEnv(process.env);
-  let port = options.port;
+  let port = options.port ?? undefined;
+  let rememberPort = false;
   for (;;) {
     try {
-      return await startGatehouse({
+      const running = await startGatehouse({
         host: options.host,
         port,
         dataDir,
@@ -65,14 +68,22 @@ async function startGatewayOnFreePort(options: DesktopLaunchOptions, userDataDir
         keyProtection,
         sqliteNativeBinding,
         log,
+        adoptPort: options.legacyPort ?? undefined,
+        rememberPort,
       });
+      // Settings → Network holds the port now (moved there, or deliberately different since).
+      if (options.legacyPort !== null) forgetLegacyPort(userDataDir);
+      return running;
     } catch (error) {
       if (!isAddressInUse(error)) throw error;
-      const nextPort = await findNextFreePort(options.host, port);
-      const canRemember = options.portSource === 'default' || options.portSource === 'settings';
+      // The port tried: given for this launch, or the saved one, which the listen error names.
+      const tried = port ?? (error as { port?: number }).port ?? DEFAULT_PORT;
+      port = tried;
+      const nextPort = await findNextFreePort(options.host, tried);
+      const canRemember = options.portSource === 'settings';
       const detail = nextPort
         ? `Another program is listening on ${options.host}:${port} (perhaps \`gatehouse serve\` or a second copy of Gatehouse). ` +
-          `Gatehouse can use port ${nextPort} instead${canRemember ? ' and remember that choice' : ''}. ` +
+          `Gatehouse can use port ${nextPort} instead${canRemember ? ' and remember that choice in Settings → Network' : ''}. ` +
           'Tools set up with the old address will need the new one.'
         : `Another program is listening on ${options.host}:${port}, and none of the next ports is free either.`;
       const buttons = nextPort ? [`Use port ${nextPort}`, 'Quit'] : ['Quit'];
@@ -87,7 +98,7 @@ async function startGatewayOnFreePort(options: DesktopLaunchOptions, userDataDir
         noLink: true,
       });
       if (nextPort === null || response !== 0) throw new QuitRequested(`Port ${port} is in use`);
-      if (canRemember) updateDesktopSettings(userDataDir, { port: nextPort });
+      rememberPort = canRemember;
       port = nextPort;
     }
   }

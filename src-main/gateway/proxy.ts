@@ -1,20 +1,20 @@
 // One proxied call, as a pipeline of plain stages: read headers → authenticate → read and validate the
 // body → resolve provider and credentials → build the upstream request → send → relay or translate back.
 // Every call, failed ones included, leaves one entry for the request log.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
 import { getProvider } from './providers/registry.js';
-import type { Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
+import type { ModelList, Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
 import type { WireFormat } from './codecs/canonical.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from './upstream.js';
 import { redactHeaders, redactSecrets } from './redact.js';
 import { RequestAbort } from './request-abort.js';
-import { relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
+import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
@@ -31,6 +31,11 @@ export interface ProxyDependencies {
   router?: Router;
   /** Limits per key (requests and tokens per minute, USD budgets); absent = no limits at all. */
   limits?: KeyLimiter;
+  /**
+   * A caller already authenticated by someone else (the admin Playground runs a virtual key picked by
+   * name); when set, the request's own key headers are not read.
+   */
+  caller?: Caller;
 }
 
 /** The abort reason once a request is over: frees any provider call still open. */
@@ -182,7 +187,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   try {
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
-    caller = authenticate(headers, deps.keys);
+    caller = deps.caller ?? authenticate(headers, deps.keys);
     // Before any body is read or provider called: a key over its limit costs nothing more.
     ticket = deps.limits?.admit(caller.keyId);
     let rawBody: Buffer | undefined;
@@ -353,6 +358,36 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   // Counted as it finishes: its tokens for the minute, its cost for the day and month.
   ticket?.release({ tokens: usage ? usage.inputTokens + usage.outputTokens : 0, costUsd: entry.costUsd ?? null });
   deps.log(entry);
+}
+
+/** A model list asked for by the admin Playground answers within this, whatever the request's own timeout. */
+const MODEL_LIST_TIMEOUT_MS = 15_000;
+
+/**
+ * The model list /v1/models would relay for these headers (or `deps.caller`), through the same stages:
+ * key, provider, credentials, the adapter's listing, retries. Returned instead of relayed and not logged:
+ * the admin Playground offers it in its Model field. Failures are thrown as GatewayErrors, redacted.
+ */
+export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: ProxyDependencies): Promise<ModelList> {
+  const headers = readGatewayHeaders(requestHeaders);
+  const caller = deps.caller ?? authenticate(headers, deps.keys);
+  const target = await resolveTarget(headers, caller);
+  const adapter = getProvider(target.provider);
+  if (!adapter.modelListing) throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);
+  const abort = new RequestAbort();
+  const timeoutMs = Math.min(headers.timeoutMs, MODEL_LIST_TIMEOUT_MS);
+  const timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);
+  const secrets = secretValues(target.credentials, headers);
+  try {
+    const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, { signal: abort, retries: headers.retryCount });
+    return await readModelList(upstream, adapter.modelListing, { adapter, stream: false, started: performance.now(), signal: abort, secrets, ingress: undefined });
+  } catch (error) {
+    const failure = toGatewayError(error);
+    throw new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secrets), failure.param, failure.code, failure.provider);
+  } finally {
+    clearTimeout(timeout);
+    if (!abort.aborted) abort.abort(REQUEST_FINISHED);
+  }
 }
 
 /** The values that must never appear in what we relay or record. */

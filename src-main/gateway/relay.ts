@@ -439,6 +439,20 @@ export async function relayModelList(
   return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };
 }
 
+/**
+ * A provider's model list read rather than relayed (the admin Playground offers it in its Model field),
+ * in OpenAI's shape; a provider's refusal is thrown in the contract's words, secrets redacted.
+ */
+export async function readModelList(upstream: UpstreamResponse, listing: ModelListing, options: RelayOptions): Promise<ModelList> {
+  if (upstream.status >= 400) {
+    const { text } = await readUpTo(upstream.body, MAX_ERROR_BODY_BYTES);
+    const mapped = options.adapter.mapError(upstream.status, text, upstream.headers);
+    throw new GatewayError(upstream.status, mapped.type, redactSecrets(mapped.message, options.secrets), mapped.param ?? null, mapped.code, options.adapter.slug);
+  }
+  const json = await readHeldJson(upstream, options, 'answered its model list');
+  return listing.map ? listing.map(json) : (json as ModelList);
+}
+
 /** Anthropic's list shape, which Claude Code reads when it sends `anthropic-version`. */
 function anthropicModelList(list: ModelList): object {
   const data = (Array.isArray(list.data) ? list.data : []).map((model) => ({

@@ -454,6 +454,17 @@ export class KeyStore implements KeyDirectory {
     return row?.name;
   }
 
+  /**
+   * The caller a virtual key's own requests run as, found by its id instead of its key (which is
+   * stored only hashed): how the admin Playground runs a key picked by name. Undefined for an
+   * unknown or revoked key. Memory only, like resolve().
+   */
+  callerForVirtualKeyId(id: string): Caller | undefined {
+    if (this.closed) return undefined;
+    for (const { caller } of this.virtualKeys.values()) if (caller.keyId === id) return caller;
+    return undefined;
+  }
+
   // ---- virtual keys ----
 
   createVirtualKey(input: NewVirtualKey): VirtualKeySummary & { key: string } {

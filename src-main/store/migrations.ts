@@ -390,4 +390,22 @@ ${USAGE_REPRICE}
       CREATE TRIGGER key_limits_delete AFTER DELETE ON key_limits BEGIN UPDATE key_limits_generation SET value = value + 1; END;
     `,
   },
+  {
+    version: 10,
+    description: 'prompts saved from the Playground, by name',
+    sql: `
+      -- endpoint and body are the request as the Playground sends it (a gateway path and its JSON body),
+      -- the same pair a log row keeps, so both re-open the same way. key_id is the virtual key it ran
+      -- with (its id only: never the key); NULL when it ran with a pasted key or a provider token.
+      CREATE TABLE saved_prompts (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL UNIQUE,
+        endpoint   TEXT NOT NULL,
+        body       TEXT NOT NULL,
+        key_id     TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -9,6 +9,8 @@ export const settingsSchema = z.object({
   /** Where the next start listens; the running server keeps its address until restarted. */
   port: z.number().int().min(0).max(65535),
   host: z.string().min(1),
+  /** Loopback ports probed for local model servers besides the usual ones (Ollama's 11434 ...). */
+  discoveryPorts: z.array(z.number().int().min(1).max(65535)).max(32),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -19,6 +21,7 @@ export const DEFAULT_SETTINGS: Settings = {
   storeBodies: true,
   port: 8787,
   host: '127.0.0.1',
+  discoveryPorts: [],
 };
 
 export class SettingsStore {

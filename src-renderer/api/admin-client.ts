@@ -19,6 +19,9 @@ import type {
   RouteExplanation,
   RouteInput,
   RoutesFile,
+  SavedPrompt,
+  NewSavedPrompt,
+  ModelOffer,
   Settings,
   SettingsPatch,
   CatalogModel,
@@ -32,8 +35,18 @@ import type {
   VirtualKeyRotation,
 } from './types';
 import { readServerSentEvents } from './sse';
+import type { LocalServerList } from '../../src-main/discovery/types';
 
 export const ADMIN_BASE = '/admin/api';
+
+/** What POST /admin/api/playground/models takes: a pasted virtual key, or a provider and its token. */
+export interface PlaygroundModelLookup {
+  virtualKey?: string;
+  gatewayApiKey?: string;
+  provider?: string;
+  providerToken?: string;
+  customHost?: string;
+}
 
 export class AdminClient {
   constructor(
@@ -204,12 +217,49 @@ export class AdminClient {
     return this.request('POST', '/routes/explain', request);
   }
 
+  /** Where a Playground run as a virtual key goes, and the header it needs (the admin token, never the key). */
+  playgroundTarget(keyId: string, endpoint: string): { url: string; headers: Record<string, string> } {
+    return { url: `${ADMIN_BASE}/playground/${encodeURIComponent(keyId)}${endpoint.replace(/^\/v1/, '')}`, headers: { authorization: `Bearer ${this.token}` } };
+  }
+
+  /** The models a virtual key's provider lists (its /v1/models, read with the key's credentials), or why none. */
+  playgroundModels(keyId: string, signal?: AbortSignal): Promise<ModelOffer> {
+    return this.request('GET', `/playground/${encodeURIComponent(keyId)}/models`, undefined, signal);
+  }
+
+  /** The models listed for a pasted virtual key, or a provider with its token (and a gateway API key). */
+  playgroundModelsFor(credentials: PlaygroundModelLookup, signal?: AbortSignal): Promise<ModelOffer> {
+    return this.request('POST', '/playground/models', credentials, signal);
+  }
+
+  savedPrompts(): Promise<ItemList<SavedPrompt>> {
+    return this.request('GET', '/saved-prompts');
+  }
+
+  savePrompt(input: NewSavedPrompt): Promise<SavedPrompt> {
+    return this.request('POST', '/saved-prompts', input);
+  }
+
+  deleteSavedPrompt(id: string): Promise<void> {
+    return this.request('DELETE', `/saved-prompts/${encodeURIComponent(id)}`);
+  }
+
   settings(): Promise<Settings> {
     return this.request('GET', '/settings');
   }
 
   updateSettings(patch: SettingsPatch): Promise<Settings> {
     return this.request('PATCH', '/settings', patch);
+  }
+
+  /** Local model servers discovery remembers (online and offline), without probing. */
+  localServers(): Promise<LocalServerList> {
+    return this.request('GET', '/local-servers');
+  }
+
+  /** Probes the loopback ports now; answers when the sweep is done (under a second). */
+  refreshLocalServers(): Promise<LocalServerList> {
+    return this.request('POST', '/local-servers/refresh');
   }
 
   /**
@@ -240,3 +290,4 @@ function isLogEntry(value: unknown): value is LogEntry {
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
     && typeof (value as { createdAt?: unknown }).createdAt === 'string';
 }
+

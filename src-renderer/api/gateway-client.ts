@@ -6,11 +6,14 @@ import { readServerSentEvents } from './sse';
 export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages';
 
 export type GatewayAuth =
+  /** A stored virtual key named by its id: the admin API runs it, so no key is sent from the page. */
+  | { kind: 'key-by-name'; keyId: string }
   | { kind: 'virtual-key'; virtualKey: string }
   | { kind: 'provider'; provider: string; providerToken: string; customHost: string; gatewayApiKey: string };
 
 export function buildGatewayHeaders(auth: GatewayAuth): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (auth.kind === 'key-by-name') return headers;
   if (auth.kind === 'virtual-key') {
     headers['x-gateway-api-key'] = auth.virtualKey.trim();
     return headers;
@@ -133,6 +136,8 @@ export function readCompletionPiece(value: unknown): CompletionPiece {
 
 export interface GatewayCall {
   endpoint: GatewayEndpoint;
+  /** Where to send it when not the gateway path itself (the admin API's Playground path for a key picked by name). */
+  url?: string;
   headers: Record<string, string>;
   bodyText: string;
   stream: boolean;
@@ -155,7 +160,7 @@ export interface GatewayCallOutcome {
 
 /** Sends one request and feeds the observer as bytes arrive. Throws ApiError for non-2xx answers. */
 export async function callGateway(call: GatewayCall, observer: GatewayCallObserver, signal: AbortSignal): Promise<GatewayCallOutcome> {
-  const response = await fetch(call.endpoint, { method: 'POST', headers: call.headers, body: call.bodyText, signal });
+  const response = await fetch(call.url ?? call.endpoint, { method: 'POST', headers: call.headers, body: call.bodyText, signal });
   const responseHeaders: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     responseHeaders[name] = value;
@@ -196,3 +201,4 @@ export async function callGateway(call: GatewayCall, observer: GatewayCallObserv
   }
   return { status: response.status, streamError };
 }
+

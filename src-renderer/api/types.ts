@@ -8,6 +8,8 @@ import type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInp
 import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/store/request-log';
 import type { Route as StoredRoute } from '../../src-main/store/routes';
 import type { Settings as StoredSettings } from '../../src-main/store/settings';
+import type { SavedPrompt as StoredSavedPrompt } from '../../src-main/store/saved-prompts';
+import type { ModelOffer as ServedModelOffer } from '../../src-main/admin/playground-routes';
 
 export interface ApiErrorBody {
   error: { message: string; type?: string; param?: string | null; code?: string | number | null; provider?: string };
@@ -113,3 +115,15 @@ export type { CatalogModel, ModelOverride } from '../../src-main/catalog/catalog
 /** A row of the Usage breakdown, with the name to show (a key's name rather than its id). */
 export type UsageGroupView = import('../../src-main/store/usage').UsageGroup & { label: string };
 export type UsageReportView = Omit<import('../../src-main/store/usage').UsageReport, 'breakdown'> & { breakdown: UsageGroupView[] };
+export type SavedPrompt = StoredSavedPrompt;
+
+/** POST /admin/api/saved-prompts: saving under an existing name replaces that prompt. */
+export interface NewSavedPrompt {
+  name: string;
+  endpoint: string;
+  body: unknown;
+  keyId?: string | null;
+}
+
+/** What the Playground's model look-ups answer: the model ids, or none and why. */
+export type ModelOffer = ServedModelOffer;

@@ -1,5 +1,5 @@
 // Try a prompt through the gateway exactly as a client would, and see what went over the wire.
-import { useMemo, type KeyboardEvent } from 'react';
+import { useMemo, useState, type KeyboardEvent } from 'react';
 import { Field } from '../components/Field';
 import { Icon } from '../components/Icon';
 import { SegmentedControl } from '../components/SegmentedControl';
@@ -8,7 +8,10 @@ import { ConnectionCard } from './playground/ConnectionCard';
 import { InspectorPanel } from './playground/InspectorPanel';
 import { OutputPanel } from './playground/OutputPanel';
 import { ParametersPanel } from './playground/ParametersPanel';
-import { draftRequest, endpointFor, usePlaygroundStore, type ChatRole } from '../stores/playground-store';
+import { CompareResults, CompareTargets } from './playground/ComparePanel';
+import { SavedPromptsCard, SavePromptDialog } from './playground/SavedPrompts';
+import { draftRequest, endpointFor, usePlaygroundStore, type ChatRole, type PlaygroundView } from '../stores/playground-store';
+import { useCompareStore } from '../stores/compare-store';
 
 function ConversationEditor() {
   const messages = usePlaygroundStore((state) => state.messages);
@@ -61,13 +64,23 @@ export function PlaygroundPage() {
   const phase = usePlaygroundStore((state) => state.phase);
   const error = usePlaygroundStore((state) => state.error);
   const update = usePlaygroundStore((state) => state.update);
-  const run = usePlaygroundStore((state) => state.run);
-  const stop = usePlaygroundStore((state) => state.stop);
+  const runSingle = usePlaygroundStore((state) => state.run);
+  const stopSingle = usePlaygroundStore((state) => state.stop);
+  const view = usePlaygroundStore((state) => state.view);
+  const authKind = usePlaygroundStore((state) => state.authKind);
+  const runCompare = useCompareStore((state) => state.run);
+  const stopCompare = useCompareStore((state) => state.stop);
+  const comparing = useCompareStore((state) => state.sides.some((side) => side.phase === 'running'));
+  const firstSide = useCompareStore((state) => state.sides[0]);
+  const [saving, setSaving] = useState(false);
+  const isCompare = view === 'compare';
+  const run = isCompare ? runCompare : runSingle;
+  const stop = isCompare ? stopCompare : stopSingle;
   const model = usePlaygroundStore((state) => state.model);
   const messages = usePlaygroundStore((state) => state.messages);
   const parameters = usePlaygroundStore((state) => state.parameters);
   const promptIsJson = usePlaygroundStore((state) => state.promptIsJson);
-  const isRunning = phase === 'running';
+  const isRunning = isCompare ? comparing : phase === 'running';
 
   // Field errors shown as the person types; the server's own error is mapped onto its `param`.
   const errors = useMemo(() => {
@@ -75,10 +88,12 @@ export function PlaygroundPage() {
     const shown: Partial<Record<string, string>> = { ...draftErrors };
     // An empty field is not an error until the person tries to run.
     if (!model.trim() && phase !== 'error') delete shown.model;
+    // In the compare view each side names its model and shows its own errors.
+    if (view === 'compare') delete shown.model;
     if (!prompt.trim() && phase !== 'error') delete shown.prompt;
     if (error?.param) shown[error.param] = error.message;
     return shown;
-  }, [mode, model, prompt, promptIsJson, messages, parameters, error, phase]);
+  }, [mode, model, prompt, promptIsJson, messages, parameters, error, phase, view]);
 
   const onPromptKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) {
@@ -94,22 +109,33 @@ export function PlaygroundPage() {
           <h1>Playground</h1>
           <p className="page-subtitle">Send a request through the gateway and watch it stream back.</p>
         </div>
-        <SegmentedControl<PlaygroundMode>
-          label="Mode"
-          size="large"
-          value={mode}
-          onChange={(next) => update({ mode: next })}
-          options={[
-            { value: 'completion', label: 'Completion' },
-            { value: 'chat', label: 'Chat' },
-            { value: 'messages', label: 'Messages' },
-          ]}
-        />
+        <div className="page-header-controls">
+          <SegmentedControl<PlaygroundView>
+            label="View"
+            value={view}
+            onChange={(next) => update({ view: next })}
+            options={[
+              { value: 'single', label: 'Single' },
+              { value: 'compare', label: 'Compare' },
+            ]}
+          />
+          <SegmentedControl<PlaygroundMode>
+            label="Mode"
+            size="large"
+            value={mode}
+            onChange={(next) => update({ mode: next })}
+            options={[
+              { value: 'completion', label: 'Completion' },
+              { value: 'chat', label: 'Chat' },
+              { value: 'messages', label: 'Messages' },
+            ]}
+          />
+        </div>
       </header>
 
       <div className="playground-grid">
         <div className="playground-main">
-          <ConnectionCard errors={errors} />
+          {isCompare ? <CompareTargets /> : <ConnectionCard errors={errors} />}
 
           <section className="card">
             {mode !== 'completion' && (
@@ -160,15 +186,29 @@ export function PlaygroundPage() {
                   Run
                 </button>
               )}
+              <button type="button" className="button button-secondary" onClick={() => setSaving(true)}>
+                <Icon name="folder" />
+                Save prompt
+              </button>
               <span className="muted small">
                 {`POST ${endpointFor(mode)}`}
+                {!isCompare && authKind === 'key-by-name' ? ' as the chosen key' : ''}
+                {isCompare ? ' · to both sides' : ''}
                 {parameters.stream ? ' · streaming' : ''}
               </span>
             </div>
           </section>
 
-          <OutputPanel />
-          <InspectorPanel />
+          {isCompare ? (
+            <CompareResults />
+          ) : (
+            <>
+              <OutputPanel />
+              <InspectorPanel />
+            </>
+          )}
+          <SavedPromptsCard />
+          {saving && <SavePromptDialog onClose={() => setSaving(false)} as={isCompare ? { keyId: firstSide.keyId, model: firstSide.model } : undefined} />}
         </div>
         <ParametersPanel errors={errors} />
       </div>

@@ -10,6 +10,7 @@ import { useSessionStore } from '../stores/session-store';
 import { useSettingsStore } from '../stores/settings-store';
 import { useToastStore } from '../stores/toast-store';
 import { ModelOverrides } from './settings/ModelOverrides';
+import { DiscoveryPortsCard } from './settings/DiscoveryPortsCard';
 
 interface SettingsDraft {
   host: string;
@@ -76,12 +77,12 @@ export function KeyProtectionCard({ settings }: { settings: Settings }) {
 }
 
 /**
- * `gatehouse serve` listens where Settings say (a flag or GATEHOUSE_PORT wins). The desktop app keeps the
- * port it remembers in its own settings, so the field would not move it there.
+ * The one port setting: `gatehouse serve` and the desktop app both listen where Settings say (a flag or
+ * GATEHOUSE_PORT wins), and the desktop app saves here the port it moves to after a clash.
  */
 const PORT_HINT =
   typeof window !== 'undefined' && window.gatehouse
-    ? 'Used by `gatehouse serve` at its next start. The desktop app keeps its own port: start it with --port to change that.'
+    ? 'Takes effect when Gatehouse next starts (the app and `gatehouse serve`), unless --port or GATEHOUSE_PORT says otherwise. A port chosen after a clash is saved here.'
     : 'Takes effect at the next start, unless --port or GATEHOUSE_PORT says otherwise. 0 picks a free port.';
 
 export function SettingsPage() {
@@ -208,6 +209,7 @@ export function SettingsPage() {
       </form>
 
       <ModelOverrides />
+      <DiscoveryPortsCard settings={settings} />
     </div>
   );
 }

@@ -17,7 +17,8 @@ export const ENV_GATEWAY_KEY = 'GATEHOUSE_API_KEY';
 export const ENV_PROVIDER_TOKEN = 'PROVIDER_API_KEY';
 
 export function snippetAuthOf(auth: GatewayAuth): SnippetAuth {
-  if (auth.kind === 'virtual-key') return { kind: 'virtual-key' };
+  // A key picked by name is a virtual key too: a client sends it from its environment.
+  if (auth.kind === 'virtual-key' || auth.kind === 'key-by-name') return { kind: 'virtual-key' };
   return {
     kind: 'provider',
     provider: auth.provider,

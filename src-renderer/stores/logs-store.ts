@@ -5,6 +5,7 @@ import { create } from 'zustand';
 import { ApiError, describeError, isAbortError } from '../api/api-error';
 import type { LogDetail, LogEntry, LogQuery } from '../api/types';
 import type { LoadStatus } from './keys-store';
+import { matchesSearch } from '../logs/search-text';
 import { requireAdminClient } from './session-store';
 
 /** '' for all, 'error' for any status of 400 or more, or one exact status code (the admin API's forms). */
@@ -32,7 +33,8 @@ export type LiveState = 'off' | 'connecting' | 'live' | 'retrying';
 
 /**
  * Whether a live entry belongs in the list under the current filters. Pages are filtered by the
- * server; this mirrors it for entries pushed live: provider, model and dialect match exactly, as there.
+ * server; this mirrors it for entries pushed live: provider, model and dialect match exactly, and the
+ * search text by the server's own rule (word prefixes), as there.
  */
 export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.provider && entry.provider !== filters.provider) return false;
@@ -41,14 +43,8 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.route && entry.route !== filters.route) return false;
   if (filters.status === 'error' && entry.status < 400) return false;
   if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
-  if (filters.q) {
-    const needle = filters.q.toLowerCase();
-    const haystack = [entry.model, entry.provider, entry.path, entry.traceId, entry.error, entry.id, String(entry.status), entry.route, entry.routeTarget]
-      .concat(entry.metadata ? Object.values(entry.metadata) : [])
-      .join(' ')
-      .toLowerCase();
-    if (!haystack.includes(needle)) return false;
-  }
+  // The same search as the server's (search-text.ts), so a live row shows only if a reload would show it.
+  if (filters.q && !matchesSearch(entry, filters.q)) return false;
   return true;
 }
 

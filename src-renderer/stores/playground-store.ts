@@ -14,6 +14,7 @@ import {
   type Usage,
 } from '../api/gateway-client';
 import type { RequestDraft } from '../playground/draft-from-log';
+import { requireAdminClient } from './session-store';
 import { ANTHROPIC_VERSION, mergeUsage, readMessagesPiece } from '../playground/messages';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
@@ -26,7 +27,11 @@ import {
   type RequestBody,
 } from '../playground/parameters';
 
-export type AuthKind = 'virtual-key' | 'provider';
+/** A stored key picked by name (run by the admin API), a pasted gh-vk- key, or a provider with its token. */
+export type AuthKind = 'key-by-name' | 'virtual-key' | 'provider';
+/** One run at a time, or the same prompt to two keys/models side by side. */
+export type PlaygroundView = 'single' | 'compare';
+export type ModelOptionsStatus = 'idle' | 'loading' | 'ready' | 'error';
 export type ChatRole = 'system' | 'user' | 'assistant';
 
 export interface ChatMessage {
@@ -74,6 +79,8 @@ export const LOCAL_SERVER_PRESETS: LocalServerPreset[] = [
 interface PlaygroundState {
   mode: PlaygroundMode;
   authKind: AuthKind;
+  /** The virtual key picked by name (its id: the key itself never reaches the page). */
+  keyId: string;
   virtualKey: string;
   provider: string;
   providerToken: string;
@@ -86,6 +93,12 @@ interface PlaygroundState {
   messages: ChatMessage[];
   parameters: ParameterValues;
   gatewayOptions: GatewayOptionValues;
+  view: PlaygroundView;
+
+  /** The models the chosen key's provider lists, offered by the Model field (which still takes any text). */
+  modelOptions: string[];
+  modelOptionsStatus: ModelOptionsStatus;
+  modelOptionsError: string | null;
 
   phase: RunPhase;
   outputs: string[];
@@ -95,7 +108,7 @@ interface PlaygroundState {
   error: RunError | null;
   raw: RawExchange | null;
 
-  update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt' | 'promptIsJson'>>): void;
+  update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'keyId' | 'view' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt' | 'promptIsJson'>>): void;
   updateParameters(patch: Partial<ParameterValues>): void;
   updateGatewayOptions(patch: Partial<GatewayOptionValues>): void;
   setNumber(name: keyof ParameterValues['numbers'], raw: string): void;
@@ -103,8 +116,18 @@ interface PlaygroundState {
   updateMessage(id: number, patch: Partial<Omit<ChatMessage, 'id'>>): void;
   removeMessage(id: number): void;
   keepReplyInConversation(): void;
-  /** Replaces what to send (not how to authenticate) with a request taken from the log. */
-  loadDraft(draft: RequestDraft): void;
+  /**
+   * Replaces what to send with a request taken from the log or a saved prompt; with `keyId` (a virtual
+   * key that still exists) that key is picked too, else how to authenticate is left as it is.
+   */
+  loadDraft(draft: RequestDraft, keyId?: string | null): void;
+  /**
+   * The key or provider changed: any list on its way is for the old one, and the field says at once
+   * that a new list is coming (when there is enough to ask with); loadModelOptions then fetches it.
+   */
+  modelSourceChanged(): void;
+  /** Fills modelOptions from the models the current key or provider lists. */
+  loadModelOptions(): Promise<void>;
   run(): Promise<void>;
   stop(): void;
 }
@@ -122,6 +145,7 @@ export function endpointFor(mode: PlaygroundMode): GatewayEndpoint {
  * those as the other modes do.
  */
 export function requestHeadersFor(mode: PlaygroundMode, auth: GatewayAuth): Record<string, string> {
+  // A key picked by name is added by the admin API, on the server.
   const headers = buildGatewayHeaders(auth);
   if (mode !== 'messages') return headers;
   if (auth.kind === 'virtual-key') {
@@ -132,7 +156,8 @@ export function requestHeadersFor(mode: PlaygroundMode, auth: GatewayAuth): Reco
   return headers;
 }
 
-export function authOf(state: Pick<PlaygroundState, 'authKind' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey'>): GatewayAuth {
+export function authOf(state: Pick<PlaygroundState, 'authKind' | 'keyId' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey'>): GatewayAuth {
+  if (state.authKind === 'key-by-name') return { kind: 'key-by-name', keyId: state.keyId };
   return state.authKind === 'virtual-key'
     ? { kind: 'virtual-key', virtualKey: state.virtualKey }
     : { kind: 'provider', provider: state.provider, providerToken: state.providerToken, customHost: state.customHost, gatewayApiKey: state.gatewayApiKey };
@@ -164,7 +189,13 @@ export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'pr
   return { body: { ...body, ...fields }, errors };
 }
 
-function authErrors(auth: GatewayAuth): Partial<Record<string, string>> {
+/** Where a run goes: the gateway path, or for a key picked by name the admin API's Playground path. */
+export function runTarget(auth: GatewayAuth, endpoint: GatewayEndpoint): { url: string; headers: Record<string, string> } {
+  return auth.kind === 'key-by-name' ? requireAdminClient().playgroundTarget(auth.keyId, endpoint) : { url: endpoint, headers: {} };
+}
+
+export function authErrors(auth: GatewayAuth): Partial<Record<string, string>> {
+  if (auth.kind === 'key-by-name') return auth.keyId ? {} : { keyId: 'Choose a virtual key (make one on the Keys page)' };
   if (auth.kind === 'virtual-key') return auth.virtualKey.trim() ? {} : { virtualKey: 'Paste a virtual key (gh-vk-…)' };
   const errors: Partial<Record<string, string>> = {};
   if (!auth.gatewayApiKey.trim()) errors.gatewayApiKey = 'Paste a gateway API key';
@@ -181,7 +212,7 @@ function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> 
 }
 
 /** What is kept in localStorage: the draft, never a key, a token or a run. */
-type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions'>;
+type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'keyId' | 'view' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions'>;
 
 /** The state of no run at all: before the first one, and after a draft is loaded or a reply kept. */
 const NO_RUN: Pick<PlaygroundState, 'phase' | 'outputs' | 'tokenLogprobs' | 'stats' | 'error' | 'raw'> = {
@@ -193,9 +224,20 @@ const NO_RUN: Pick<PlaygroundState, 'phase' | 'outputs' | 'tokenLogprobs' | 'sta
   raw: null,
 };
 
+/** Whether there is enough to ask for a model list with: a key, or a provider with a gateway API key. */
+function canListModels(auth: GatewayAuth): boolean {
+  if (auth.kind === 'key-by-name') return Boolean(auth.keyId);
+  if (auth.kind === 'virtual-key') return Boolean(auth.virtualKey.trim());
+  return Boolean(auth.provider && auth.gatewayApiKey.trim());
+}
+
+/** Answers to an older model list request are dropped: only the newest choice of key counts. */
+let modelListRequest = 0;
+
 export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
   mode: 'completion',
-  authKind: 'virtual-key',
+  authKind: 'key-by-name',
+  keyId: '',
   virtualKey: '',
   provider: 'openai',
   providerToken: '',
@@ -207,6 +249,10 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   messages: [{ id: nextMessageId++, role: 'system', content: 'You are a helpful assistant.' }],
   parameters: INITIAL_PARAMETERS,
   gatewayOptions: EMPTY_GATEWAY_OPTIONS,
+  view: 'single',
+  modelOptions: [],
+  modelOptionsStatus: 'idle',
+  modelOptionsError: null,
 
   ...NO_RUN,
 
@@ -241,8 +287,9 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     set({ messages: [...messages, ...added], prompt: '', ...NO_RUN, error: get().error });
   },
 
-  loadDraft(draft) {
+  loadDraft(draft, keyId) {
     set({
+      ...(keyId ? { authKind: 'key-by-name' as const, keyId } : {}),
       mode: draft.mode,
       model: draft.model,
       prompt: draft.prompt,
@@ -251,6 +298,38 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       parameters: draft.parameters,
       ...NO_RUN,
     });
+  },
+
+  modelSourceChanged() {
+    modelListRequest += 1;
+    if (canListModels(authOf(get()))) set({ modelOptionsStatus: 'loading', modelOptionsError: null });
+    else set({ modelOptions: [], modelOptionsStatus: 'idle', modelOptionsError: null });
+  },
+
+  async loadModelOptions() {
+    const auth = authOf(get());
+    const request = ++modelListRequest;
+    if (!canListModels(auth)) {
+      set({ modelOptions: [], modelOptionsStatus: 'idle', modelOptionsError: null });
+      return;
+    }
+    set({ modelOptionsStatus: 'loading', modelOptionsError: null });
+    try {
+      const client = requireAdminClient();
+      const blank = (value: string) => value.trim() || undefined;
+      const offer =
+        auth.kind === 'key-by-name'
+          ? await client.playgroundModels(auth.keyId)
+          : auth.kind === 'virtual-key'
+            ? await client.playgroundModelsFor({ virtualKey: auth.virtualKey.trim() })
+            : await client.playgroundModelsFor({ provider: auth.provider, gatewayApiKey: blank(auth.gatewayApiKey), providerToken: blank(auth.providerToken), customHost: blank(auth.customHost) });
+      if (request !== modelListRequest) return;
+      if (offer.error) set({ modelOptions: [], modelOptionsStatus: 'error', modelOptionsError: offer.error.message });
+      else set({ modelOptions: offer.models, modelOptionsStatus: 'ready' });
+    } catch (error) {
+      // The field still takes any name; the hint says why none are offered.
+      if (request === modelListRequest) set({ modelOptions: [], modelOptionsStatus: 'error', modelOptionsError: describeError(error) });
+    }
   },
 
   async run() {
@@ -267,7 +346,14 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     }
 
     const endpoint = endpointFor(state.mode);
-    const headers = { ...requestHeadersFor(state.mode, auth), ...options.headers };
+    let target: { url: string; headers: Record<string, string> };
+    try {
+      target = runTarget(auth, endpoint);
+    } catch (error) {
+      set({ phase: 'error', error: { message: describeError(error), param: null, status: null } });
+      return;
+    }
+    const headers = { ...requestHeadersFor(state.mode, auth), ...target.headers, ...options.headers };
     const isMessages = state.mode === 'messages';
     const bodyText = stringifyJson(body);
     const stream = body.stream === true;
@@ -280,14 +366,14 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     const finishReasons: Array<string | null> = [];
     let stats: RunStats = { status: null, firstTokenMs: null, latencyMs: null, usage: null, finishReasons, traceId: null, eventCount: 0 };
     const raw: RawExchange = {
-      request: { method: 'POST', url: `${globalThis.location?.origin ?? ''}${endpoint}`, headers: maskHeaders(headers), body: stringifyJson(body, 2) },
+      request: { method: 'POST', url: `${globalThis.location?.origin ?? ''}${target.url}`, headers: maskHeaders(headers), body: stringifyJson(body, 2) },
       response: { status: null, headers: {}, body: '' },
     };
     set({ phase: 'running', outputs: [], tokenLogprobs: [], stats, error: null, raw });
 
     try {
       const outcome = await callGateway(
-        { endpoint, headers, bodyText, stream, readPiece: isMessages ? readMessagesPiece : undefined },
+        { endpoint, url: target.url, headers, bodyText, stream, readPiece: isMessages ? readMessagesPiece : undefined },
         {
           onResponseStart(status, responseHeaders) {
             stats = { ...stats, status, traceId: responseHeaders['x-gateway-trace-id'] ?? null };
@@ -355,6 +441,8 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   partialize: (state): PersistedDraft => ({
     mode: state.mode,
     authKind: state.authKind,
+    keyId: state.keyId,
+    view: state.view,
     provider: state.provider,
     customHost: state.customHost,
     model: state.model,

@@ -63,6 +63,7 @@ test('Connect a tool shows each set-up with the gateway address and the key writ
   const claude = agents.getByLabel('Claude Code: Set in your shell, then run claude', { exact: true });
   await expect(claude).toContainText('YOUR_GATEHOUSE_KEY');
 
+
   await page.getByLabel('Virtual key').fill(key);
   await page.getByLabel('Model').fill('qwen2.5-coder');
   await expect(claude).toContainText(`export ANTHROPIC_BASE_URL=${origin}\n`);
@@ -183,6 +184,7 @@ test('the Playground Messages mode sends an Anthropic Messages request and strea
   await page.getByRole('link', { name: 'Playground' }).click();
   await page.getByRole('radio', { name: 'Messages' }).click();
   await expect(page.getByText('POST /v1/messages')).toBeVisible();
+  await page.getByRole('radio', { name: 'Paste a key' }).click();
   await page.getByLabel('Virtual key').fill(key);
   await page.getByLabel('Model').fill('claude-sonnet-4-5');
   await page.getByLabel('Prompt').fill('hello from the playground');
@@ -194,7 +196,8 @@ test('the Playground Messages mode sends an Anthropic Messages request and strea
   await expect(page.getByLabel('Run statistics')).toContainText('end_turn');
 
   // What reached the Anthropic-format provider: the Messages body, unchanged, with the system prompt beside it.
-  const received = anthropic.requests.at(-1);
+  // (The Model field's model list is read from the provider too; the run is the last POST.)
+  const received = anthropic.requests.filter((request) => request.method === 'POST').at(-1);
   expect(received?.url).toBe('/v1/messages');
   expect(received?.headers['anthropic-version']).toBe('2023-06-01');
   expect(received?.json).toMatchObject({ model: 'claude-sonnet-4-5', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'hello from the playground' }] });

@@ -41,6 +41,7 @@ test('an empty log says so and points to the Playground', async ({ page }) => {
 
 test('the Playground blocks out-of-range values and shows gateway errors next to the run', async ({ page }) => {
   await page.goto(gatehouse.uiUrl);
+  await page.getByRole('radio', { name: 'Paste a key' }).click();
   await page.getByLabel('Virtual key').fill('gh-vk-this-key-does-not-exist');
   await page.getByLabel('Model').fill('gpt-3.5-turbo-instruct');
   await page.getByLabel('Prompt').fill('hello');
@@ -67,7 +68,9 @@ test('provider mode sends the provider, token and custom host, with presets for 
   const { key: gatewayKey } = (await created.json()) as { key: string };
   await page.goto(gatehouse.uiUrl);
   // The choice groups work from the keyboard: arrows move the choice.
-  await page.getByRole('radio', { name: 'Virtual key' }).focus();
+  await page.getByRole('radio', { name: 'Key by name' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('radio', { name: 'Paste a key' })).toBeFocused();
   await page.keyboard.press('ArrowRight');
   await expect(page.getByRole('radio', { name: 'Provider + token' })).toBeFocused();
   await expect(page.getByRole('radio', { name: 'Provider + token' })).toHaveAttribute('aria-checked', 'true');
@@ -119,6 +122,12 @@ test('tokens show as they arrive, and Stop ends the run all the way to the provi
   const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Slow', provider: 'openai', secret: 'sk-slow', customHost: fake.baseUrl }) });
   const { key } = (await created.json()) as { key: string };
   let providerSawClose = false;
+
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('radio', { name: 'Paste a key' }).click();
+  await page.getByLabel('Virtual key').fill(key);
+  // The Model field reads the key's model list from the provider first; the scripted answer is for the run.
+  await expect(page.getByText(/2 models listed by the provider/)).toBeVisible();
   fake.enqueue(async (_request, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = { id: 'cmpl-slow', object: 'text_completion', created: 1, model: 'slow-model', choices: [{ index: 0, text: 'Slowly, the', logprobs: null, finish_reason: null }] };
@@ -127,9 +136,6 @@ test('tokens show as they arrive, and Stop ends the run all the way to the provi
     await new Promise((resolve) => res.on('close', resolve));
     providerSawClose = true;
   });
-
-  await page.goto(gatehouse.uiUrl);
-  await page.getByLabel('Virtual key').fill(key);
   await page.getByLabel('Model').fill('slow-model');
   await page.getByLabel('Prompt').fill('take your time');
   await page.getByRole('button', { name: 'Run' }).click();
@@ -147,14 +153,17 @@ test('tokens show as they arrive, and Stop ends the run all the way to the provi
 test('token probabilities are shown when logprobs are asked for', async ({ page }) => {
   const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Logprobs', provider: 'openai', secret: 'sk-lp', customHost: fake.baseUrl }) });
   const { key } = (await created.json()) as { key: string };
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('radio', { name: 'Paste a key' }).click();
+  await page.getByLabel('Virtual key').fill(key);
+  // The Model field reads the key's model list from the provider first; the scripted answer is for the run.
+  await expect(page.getByText(/2 models listed by the provider/)).toBeVisible();
   fake.enqueue((request, res) => {
     const logprobs = { tokens: ['The', ' sky', ' is', ' blue'], token_logprobs: [-0.01, -0.3, -0.9, -2.5], top_logprobs: [], text_offset: [0, 3, 7, 10] };
     const answer = { id: 'cmpl-lp', object: 'text_completion', created: 1, model: request.json.model, choices: [{ index: 0, text: 'The sky is blue', logprobs, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer));
   });
-  await page.goto(gatehouse.uiUrl);
-  await page.getByLabel('Virtual key').fill(key);
   await page.getByLabel('Model').fill('davinci-002');
   await page.getByLabel('Prompt').fill('Colour of the sky:');
   await page.getByRole('checkbox', { name: 'Stream' }).uncheck();

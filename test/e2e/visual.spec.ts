@@ -9,14 +9,18 @@
 //   npx playwright test test/e2e/visual.spec.ts --update-snapshots
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
+import { startLocalServerFake, type LocalServerFake } from '../fakes/local-servers';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 
 let gatehouse: ServedGatehouse;
 let fake: OpenAIFake;
+let localFakes: LocalServerFake[] = [];
 
 test.beforeAll(async () => {
   fake = await startOpenAIFake();
-  gatehouse = await serveGatehouse();
+  // The Local models page lists these two and nothing else that runs on this machine.
+  localFakes = [await startLocalServerFake('ollama'), await startLocalServerFake('lmstudio')];
+  gatehouse = await serveGatehouse({ GATEHOUSE_DISCOVERY_PORTS: localFakes.map((local) => local.port).join(','), GATEHOUSE_DISCOVERY_TIMEOUT_MS: '3000' });
   // The same keys and the same three requests on every run: the pages show the same rows.
   const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Visual', provider: 'openai', secret: 'sk-visual-secret-0123456789', customHost: fake.baseUrl }) });
   const { key } = (await created.json()) as { key: string };
@@ -44,6 +48,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await gatehouse?.stop();
   await fake?.close();
+  await Promise.all(localFakes.map((local) => local.close()));
 });
 
 /** Parts that differ from run to run, on any page. */
@@ -57,6 +62,7 @@ function dynamicParts(page: Page): Locator[] {
     page.locator('.detail-grid > div').filter({ has: page.locator('dt', { hasText: /^(Time|Trace id)$/ }) }).locator('dd'),
     page.locator('.key-prefix'),
     page.locator('.key-dates'),
+    page.locator('.local-ports'),
   ];
 }
 
@@ -103,6 +109,9 @@ for (const theme of ['light', 'dark'] as const) {
       await page.goto(gatehouse.uiUrl);
       await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeVisible();
       await expect(page.locator('.connection-connected')).toBeVisible();
+      // Settled: the one key picked by name, its models listed, the saved prompts read.
+      await expect(page.getByText(/2 models listed by the provider/)).toBeVisible();
+      await expect(page.getByText(/None yet\. Save a prompt/)).toBeVisible();
       await expectLooksAsBefore(page, `playground-${theme}`);
     });
 
@@ -156,6 +165,12 @@ for (const theme of ['light', 'dark'] as const) {
         test(`connect a tool (${theme})`, async ({ page }) => {
       await openPage(page, 'Connect a tool', (p) => p.getByRole('region', { name: 'Coding agents' }));
       await expectLooksAsBefore(page, `connect-${theme}`);
+    });
+
+    test(`local models (${theme})`, async ({ page }) => {
+      await openPage(page, 'Local models', (p) => p.getByRole('region', { name: /^Ollama on/ }));
+      await expect(page.getByRole('region', { name: /^LM Studio on/ }).getByRole('listitem')).toHaveCount(2);
+      await expectLooksAsBefore(page, `local-models-${theme}`);
     });
 
     test(`settings (${theme})`, async ({ page }) => {

@@ -265,7 +265,8 @@ function OpenInPlayground({ detail }: { detail: LogDetail }) {
       type="button"
       className="button button-secondary button-small"
       onClick={() => {
-        loadDraft(draft);
+        // A virtual key's row re-opens with that key picked by name (its id is all the log keeps).
+        loadDraft(draft, detail.keyId?.startsWith('vk_') ? detail.keyId : null);
         navigate('playground');
       }}
     >

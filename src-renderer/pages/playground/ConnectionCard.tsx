@@ -1,5 +1,6 @@
-// How the Playground authenticates: a virtual key, or a provider with its own token (and a
-// gateway API key, which the gateway needs whenever no virtual key is sent).
+// How the Playground authenticates: a virtual key picked by name (run by the admin API, so neither
+// the key nor its secret reaches the page), a pasted virtual key, or a provider with its own token
+// (and a gateway API key, which the gateway needs whenever no virtual key is sent).
 import { useEffect } from 'react';
 import { KNOWN_PROVIDER_SLUGS } from '../../api/known-providers';
 import { Field } from '../../components/Field';
@@ -7,6 +8,66 @@ import { SegmentedControl } from '../../components/SegmentedControl';
 import { buildGatewayOptionHeaders, REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND, type GatewayOptionValues } from '../../playground/gateway-options';
 import { LOCAL_SERVER_PRESETS, usePlaygroundStore, type AuthKind } from '../../stores/playground-store';
 import { useKeysStore } from '../../stores/keys-store';
+import { useRouteStore } from '../../stores/route-store';
+import type { VirtualKey } from '../../api/types';
+import { KIND_NAMES } from '../../stores/local-servers-store';
+import { sameBaseUrl, useLocalServers } from '../../playground/local-models';
+
+/** The keys to pick from, by name; the provider and host say which is which when names are alike. */
+export function VirtualKeyOptions({ keys }: { keys: VirtualKey[] }) {
+  return (
+    <>
+      {keys.map((key) => (
+        <option key={key.id} value={key.id}>
+          {`${key.name} · ${key.provider}${key.customHost ? ` · ${key.customHost}` : ''}`}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** Loads the virtual keys once for the pickers (the Keys page reloads them as they change). */
+export function useVirtualKeys(): { keys: VirtualKey[]; loaded: boolean } {
+  const keys = useKeysStore((state) => state.virtualKeys);
+  const status = useKeysStore((state) => state.status);
+  const load = useKeysStore((state) => state.load);
+  useEffect(() => {
+    if (status === 'idle') void load();
+  }, [status, load]);
+  return { keys, loaded: status === 'ready' };
+}
+
+function KeyPicker({ error }: { error?: string }) {
+  const keyId = usePlaygroundStore((state) => state.keyId);
+  const update = usePlaygroundStore((state) => state.update);
+  const navigate = useRouteStore((state) => state.navigate);
+  const { keys, loaded } = useVirtualKeys();
+  const chosen = keys.find((key) => key.id === keyId);
+  // The first key is picked for a person who has not chosen one yet: one click less to a first run.
+  useEffect(() => {
+    if (loaded && !keyId && keys.length) update({ keyId: keys[0].id });
+  }, [loaded, keyId, keys, update]);
+  if (loaded && !keys.length) {
+    return (
+      <p className="muted small key-picker-empty">
+        No virtual keys yet.{' '}
+        <button type="button" className="link-button" onClick={() => navigate('keys')}>
+          Make one on the Keys page
+        </button>
+        , then pick it here by name.
+      </p>
+    );
+  }
+  const missing = loaded && keyId && !chosen ? 'That key is revoked or gone: choose another' : undefined;
+  return (
+    <Field label="Key" hint="Runs as this virtual key: its provider, credentials and host. The key and its secret stay in Gatehouse." error={error ?? missing}>
+      <select className="input" value={chosen ? keyId : ''} onChange={(event) => update({ keyId: event.target.value })}>
+        {!chosen && <option value="">{loaded ? 'Choose a key…' : 'Loading keys…'}</option>}
+        <VirtualKeyOptions keys={keys} />
+      </select>
+    </Field>
+  );
+}
 
 function GatewayOptions({ errors }: { errors: Partial<Record<keyof GatewayOptionValues, string>> }) {
   const options = usePlaygroundStore((state) => state.gatewayOptions);
@@ -54,6 +115,9 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
 
   const providerOptions = providers.length ? providers.map((item) => ({ slug: item.slug, name: item.name })) : KNOWN_PROVIDER_SLUGS.map((slug) => ({ slug, name: slug }));
   const defaultBaseUrl = providers.find((item) => item.slug === provider)?.defaultBaseUrl;
+  // Servers found running on this machine come first; the fixed presets cover the usual ports otherwise.
+  const found = useLocalServers().filter((server) => server.online);
+  const presets = LOCAL_SERVER_PRESETS.filter((preset) => !found.some((server) => sameBaseUrl(server.connection.customHost, preset.baseUrl)));
 
   return (
     <section className="card" aria-labelledby="connection-heading">
@@ -66,12 +130,15 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
           value={authKind}
           onChange={(next) => update({ authKind: next })}
           options={[
-            { value: 'virtual-key', label: 'Virtual key' },
+            { value: 'key-by-name', label: 'Key by name' },
+            { value: 'virtual-key', label: 'Paste a key' },
             { value: 'provider', label: 'Provider + token' },
           ]}
         />
       </div>
-      {authKind === 'virtual-key' ? (
+      {authKind === 'key-by-name' ? (
+        <KeyPicker error={errors.keyId} />
+      ) : authKind === 'virtual-key' ? (
         <Field label="Virtual key" hint="A gh-vk- key from the Keys page. It fixes the provider, its credentials and its host." error={errors.virtualKey}>
           <input
             className="input input-mono"
@@ -114,7 +181,22 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
           </Field>
           <div className="preset-row full-width" role="group" aria-label="Local server presets">
             <span className="preset-label">Local servers</span>
-            {LOCAL_SERVER_PRESETS.map((preset) => (
+            {found.map((server) => {
+              const active = sameBaseUrl(customHost, server.connection.customHost);
+              return (
+                <button
+                  key={server.url}
+                  type="button"
+                  className={`chip${active ? ' chip-active' : ''}`}
+                  aria-pressed={active}
+                  title={`Found running at ${server.url}`}
+                  onClick={() => update({ provider: server.connection.provider, customHost: server.connection.customHost })}
+                >
+                  {`${KIND_NAMES[server.kind]} :${server.port}`}
+                </button>
+              );
+            })}
+            {presets.map((preset) => (
               <button
                 key={preset.label}
                 type="button"

@@ -1,5 +1,5 @@
 // Every request field of spec §2.1, each control bounded by the gateway's own spec-bounds.
-import { useState, type KeyboardEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import {
@@ -12,6 +12,9 @@ import {
   type NumericControl,
 } from '../../playground/parameters';
 import { usePlaygroundStore } from '../../stores/playground-store';
+import { useKeysStore } from '../../stores/keys-store';
+import { KIND_NAMES } from '../../stores/local-servers-store';
+import { localServerFor, mergeModelNames, useLocalServers } from '../../playground/local-models';
 
 function boundText(control: NumericControl): string {
   const { min, max } = control.bound;
@@ -123,9 +126,70 @@ function StopSequences({ error }: { error?: string }) {
   );
 }
 
+/** How long typing a key or token waits before its model list is asked for. */
+const MODEL_LIST_DEBOUNCE_MS = 400;
+
+function modelHint(status: string, count: number, error: string | null, localServer: string | null): string {
+  if (localServer && count) return `${count} model${count === 1 ? '' : 's'} on ${localServer}; any other name works too.`;
+  if (status === 'loading') return 'Reading the models this key serves…';
+  if (status === 'ready' && count) return `${count} model${count === 1 ? '' : 's'} listed by the provider; any other name works too.`;
+  if (status === 'ready') return 'The provider lists no models; type a name.';
+  if (status === 'error') return `No model list (${error ?? 'unavailable'}); type a name.`;
+  return 'Any model the provider serves, e.g. gpt-4o-mini, llama3.2';
+}
+
+/** The model: free text, offering the models the chosen key (or provider and token) lists. */
+function ModelField({ error }: { error?: string }) {
+  const model = usePlaygroundStore((state) => state.model);
+  const update = usePlaygroundStore((state) => state.update);
+  const options = usePlaygroundStore((state) => state.modelOptions);
+  const status = usePlaygroundStore((state) => state.modelOptionsStatus);
+  const listError = usePlaygroundStore((state) => state.modelOptionsError);
+  const loadModelOptions = usePlaygroundStore((state) => state.loadModelOptions);
+  // What the list depends on; a pasted key or token is waited on while it is typed.
+  const authKind = usePlaygroundStore((state) => state.authKind);
+  const keyId = usePlaygroundStore((state) => state.keyId);
+  const virtualKey = usePlaygroundStore((state) => state.virtualKey);
+  const provider = usePlaygroundStore((state) => state.provider);
+  const providerToken = usePlaygroundStore((state) => state.providerToken);
+  const customHost = usePlaygroundStore((state) => state.customHost);
+  const gatewayApiKey = usePlaygroundStore((state) => state.gatewayApiKey);
+  const modelSourceChanged = usePlaygroundStore((state) => state.modelSourceChanged);
+  // A key or host that points at a local server found on this machine offers that server's models too.
+  const keyHost = useKeysStore((state) => state.virtualKeys.find((key) => key.id === keyId)?.customHost);
+  const localServer = localServerFor(useLocalServers(), authKind === 'provider' ? customHost : authKind === 'key-by-name' ? keyHost : null);
+  const offered = mergeModelNames(options, localServer);
+  useEffect(() => {
+    modelSourceChanged();
+    const timer = setTimeout(() => void loadModelOptions(), authKind === 'key-by-name' ? 0 : MODEL_LIST_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [authKind, keyId, virtualKey, provider, providerToken, customHost, gatewayApiKey, loadModelOptions, modelSourceChanged]);
+  return (
+    <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
+      {(control) => (
+        <>
+          <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="gpt-4o-mini" onChange={(event) => update({ model: event.target.value })} />
+          <ModelOptions id="playground-model-options" models={offered} />
+        </>
+      )}
+    </Field>
+  );
+}
+
+/** The model suggestions, shared by the Model field; a datalist still lets any text through. */
+export function ModelOptions({ id, models }: { id: string; models: readonly string[] }) {
+  return (
+    <datalist id={id}>
+      {models.map((name) => (
+        <option key={name} value={name} />
+      ))}
+    </datalist>
+  );
+}
+
 export function ParametersPanel({ errors }: { errors: Partial<Record<string, string>> }) {
   const mode = usePlaygroundStore((state) => state.mode);
-  const model = usePlaygroundStore((state) => state.model);
+  const view = usePlaygroundStore((state) => state.view);
   const parameters = usePlaygroundStore((state) => state.parameters);
   const update = usePlaygroundStore((state) => state.update);
   const updateParameters = usePlaygroundStore((state) => state.updateParameters);
@@ -137,9 +201,8 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
       <h2 id="parameters-heading" className="card-title">
         Parameters
       </h2>
-      <Field label="Model" error={errors.model} hint="Any model the provider serves, e.g. gpt-4o-mini, llama3.2">
-        <input className="input input-mono" value={model} spellCheck={false} placeholder="gpt-4o-mini" onChange={(event) => update({ model: event.target.value })} />
-      </Field>
+      {/* In the compare view each side names its own model. */}
+      {view === 'single' && <ModelField error={errors.model} />}
 
       <div className="toggle-row">
         <label className="checkbox">

@@ -42,7 +42,8 @@ export function useBusyPortLaunch(state: { fake: FakeElectron | null }): BusyPor
         resolve(typeof address === 'object' && address ? address.port : 0);
       });
     });
-    // The remembered port is the app's own choice, so a replacement may be remembered too.
+    // The port an earlier version remembered in its own file: it moves to Settings → Network, the app's
+    // own choice there, so a replacement may be saved there too.
     writeFileSync(join(dataDir, 'desktop-settings.json'), JSON.stringify({ port: busyPort }));
     process.env.GATEHOUSE_DATA_DIR = dataDir;
     delete process.env.GATEHOUSE_PORT;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  DEFAULT_PORT,
+  forgetLegacyPort,
   LaunchOptionError,
   loadDesktopSettings,
   resolveLaunchOptions,
@@ -13,21 +13,22 @@ import {
 } from '../../../src-main/electron/desktop-settings';
 
 describe('launch options', () => {
-  it('uses 127.0.0.1:8787 and the app folder when nothing is given', () => {
+  it('uses 127.0.0.1, the port saved in Settings → Network and the app folder when nothing is given', () => {
     expect(resolveLaunchOptions(['electron', 'out/main/index.js'], {}, {})).toEqual({
       host: '127.0.0.1',
-      port: DEFAULT_PORT,
-      portSource: 'default',
+      port: null,
+      portSource: 'settings',
+      legacyPort: null,
       dataDir: null,
     });
   });
 
-  it('takes the remembered port over the default', () => {
-    expect(resolveLaunchOptions([], {}, { port: 8790 })).toMatchObject({ port: 8790, portSource: 'settings' });
+  it('does not listen on a port remembered by earlier versions itself: it is handed on to move to Settings → Network', () => {
+    expect(resolveLaunchOptions([], {}, { port: 8790 })).toMatchObject({ port: null, portSource: 'settings', legacyPort: 8790 });
   });
 
-  it('takes GATEHOUSE_PORT over the remembered port, and 0 for a free port', () => {
-    expect(resolveLaunchOptions([], { GATEHOUSE_PORT: '9001' }, { port: 8790 })).toMatchObject({ port: 9001, portSource: 'environment' });
+  it('takes GATEHOUSE_PORT over the saved port, and 0 for a free port', () => {
+    expect(resolveLaunchOptions([], { GATEHOUSE_PORT: '9001' }, { port: 8790 })).toMatchObject({ port: 9001, portSource: 'environment', legacyPort: 8790 });
     expect(resolveLaunchOptions([], { GATEHOUSE_PORT: '0' }, {})).toMatchObject({ port: 0, portSource: 'environment' });
   });
 
@@ -42,7 +43,7 @@ describe('launch options', () => {
   });
 
   it('ignores the Chromium switches Electron passes along', () => {
-    expect(resolveLaunchOptions(['--no-sandbox', '--enable-logging', '--hidden'], {}, {})).toMatchObject({ port: DEFAULT_PORT });
+    expect(resolveLaunchOptions(['--no-sandbox', '--enable-logging', '--hidden'], {}, {})).toMatchObject({ port: null, portSource: 'settings' });
   });
 
   it('refuses a port that is not a number from 0 to 65535, naming where it came from', () => {
@@ -64,11 +65,18 @@ describe('desktop settings file', () => {
     expect(loadDesktopSettings(dir)).toEqual({});
   });
 
-  it('remembers the port chosen after a clash and the tray notice', () => {
-    updateDesktopSettings(dir, { port: 8788 });
+  it('remembers the tray notice', () => {
     updateDesktopSettings(dir, { trayNoticeShown: true });
-    expect(loadDesktopSettings(dir)).toEqual({ port: 8788, trayNoticeShown: true });
+    expect(loadDesktopSettings(dir)).toEqual({ trayNoticeShown: true });
     expect(statSync(settingsPath(dir)).mode & 0o777).toBe(0o600);
+  });
+
+  it('reads a port earlier versions remembered, and forgets it once it has moved to Settings → Network', () => {
+    writeFileSync(settingsPath(dir), JSON.stringify({ port: 8788, trayNoticeShown: true }));
+    expect(loadDesktopSettings(dir)).toEqual({ port: 8788, trayNoticeShown: true });
+    forgetLegacyPort(dir);
+    expect(loadDesktopSettings(dir)).toEqual({ trayNoticeShown: true });
+    expect(JSON.parse(readFileSync(settingsPath(dir), 'utf8'))).toEqual({ trayNoticeShown: true });
   });
 
   it('treats a damaged file as empty and drops values of the wrong type', () => {

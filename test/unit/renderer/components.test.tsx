@@ -90,6 +90,7 @@ describe('key protection on the Settings page', () => {
     retentionDays: 30,
     maxLogRows: 1_000_000,
     storeBodies: true,
+    discoveryPorts: [],
     keyProtection: { mode: 'key-file', protected: false, warning: 'Secrets are only as safe as /data/master.key' },
   };
 

@@ -59,7 +59,8 @@ describe('the Playground in Messages mode', () => {
   const initial = usePlaygroundStore.getState();
   let sent: Sent[];
   beforeEach(() => {
-    usePlaygroundStore.setState(initial, true);
+    // A pasted key: what Claude Code would send itself.
+    usePlaygroundStore.setState({ ...initial, authKind: 'virtual-key' }, true);
     sent = [];
     vi.stubGlobal('fetch', messagesStub(sent));
   });

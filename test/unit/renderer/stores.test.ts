@@ -5,6 +5,9 @@ import type { LogEntry } from '../../../src-renderer/api/types';
 import { buildNewVirtualKey, buildRotation, credentialFields } from '../../../src-renderer/keys/provider-form';
 import { matchesFilters, resetLogsStoreForTests, summarize, useLogsStore, EMPTY_FILTERS } from '../../../src-renderer/stores/logs-store';
 import { usePlaygroundStore } from '../../../src-renderer/stores/playground-store';
+import { useCompareStore } from '../../../src-renderer/stores/compare-store';
+import { useSavedPromptsStore } from '../../../src-renderer/stores/saved-prompts-store';
+import { formatCost } from '../../../src-renderer/pages/playground/ComparePanel';
 import { useSessionStore } from '../../../src-renderer/stores/session-store';
 
 function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
@@ -43,7 +46,7 @@ function jsonResponse(body: unknown, status = 200): Response {
 }
 
 describe('log filters applied to live entries', () => {
-  it('match provider and model exactly (as the server does), text loosely, and status by code or "error"', () => {
+  it('match provider and model exactly (as the server does), text by word prefixes (as the server does), and status by code or "error"', () => {
     const failed = entry('1', { status: 429, error: 'slow down', provider: 'groq', model: 'llama-3.1-8b' });
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'groq' })).toBe(true);
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, provider: 'openai' })).toBe(false);
@@ -55,6 +58,8 @@ describe('log filters applied to live entries', () => {
     expect(matchesFilters(failed, { ...EMPTY_FILTERS, q: 'slow' })).toBe(true);
     expect(matchesFilters(entry('3'), { ...EMPTY_FILTERS, q: 'search' })).toBe(true);
     expect(matchesFilters(entry('3'), { ...EMPTY_FILTERS, q: 'nothing-like-this' })).toBe(false);
+    // Inside a word is not a match on the server (its index holds words), so not here either.
+    expect(matchesFilters(failed, { ...EMPTY_FILTERS, q: 'own' })).toBe(false);
   });
 });
 
@@ -132,7 +137,8 @@ function sseResponse(events: string[]): Response {
 
 describe('the Playground store', () => {
   const initial = usePlaygroundStore.getState();
-  beforeEach(() => usePlaygroundStore.setState(initial, true));
+  // These runs send a pasted key; a key picked by name has its own cases below.
+  beforeEach(() => usePlaygroundStore.setState({ ...initial, authKind: 'virtual-key' }, true));
   afterEach(() => vi.unstubAllGlobals());
 
   it('does not send anything until a key and a model are given', async () => {
@@ -195,6 +201,174 @@ describe('the Playground store', () => {
     await running;
     expect(usePlaygroundStore.getState().phase).toBe('stopped');
     expect(usePlaygroundStore.getState().outputs).toEqual(['partial']);
+  });
+});
+
+describe('the Playground with a key picked by name', () => {
+  const initial = usePlaygroundStore.getState();
+  beforeEach(() => {
+    usePlaygroundStore.setState(initial, true);
+    useSessionStore.setState({ client: new AdminClient('admin-token-1') });
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    useSessionStore.setState({ client: null });
+  });
+
+  it('starts with a key picked by name, and asks for one before sending', async () => {
+    const fetchSpy = vi.fn();
+    vi.stubGlobal('fetch', fetchSpy);
+    expect(usePlaygroundStore.getState().authKind).toBe('key-by-name');
+    usePlaygroundStore.getState().update({ model: 'm', prompt: 'x' });
+    await usePlaygroundStore.getState().run();
+    expect(fetchSpy).not.toHaveBeenCalled();
+    expect(usePlaygroundStore.getState().error?.param).toBe('keyId');
+  });
+
+  it('runs through the admin API as that key: its id in the path, the admin token, no key of any kind', async () => {
+    let sentUrl = '';
+    let sentHeaders: Record<string, string> = {};
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+      sentUrl = url;
+      sentHeaders = init.headers as Record<string, string>;
+      return sseResponse(['{"choices":[{"index":0,"text":"Hi","finish_reason":"stop"}]}', '[DONE]']);
+    });
+    usePlaygroundStore.getState().update({ mode: 'chat', keyId: 'vk_0123abcd', model: 'm', prompt: 'Say hi' });
+    await usePlaygroundStore.getState().run();
+    expect(sentUrl).toBe('/admin/api/playground/vk_0123abcd/chat/completions');
+    expect(sentHeaders.authorization).toBe('Bearer admin-token-1');
+    expect(sentHeaders['x-gateway-api-key']).toBeUndefined();
+    expect(sentHeaders['x-api-key']).toBeUndefined();
+    const state = usePlaygroundStore.getState();
+    expect(state.outputs).toEqual(['Hi']);
+    expect(state.raw?.request.url).toContain('/admin/api/playground/vk_0123abcd/chat/completions');
+    expect(state.raw?.request.headers.authorization).not.toContain('admin-token-1');
+  });
+
+  it('offers the key’s models, and says why when there are none', async () => {
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      asked.push(url);
+      return url.includes('vk_good') ? jsonResponse({ models: ['llama3.2', 'qwen2.5'], error: null }) : jsonResponse({ models: [], error: { status: 404, message: "Provider 'x' has no model list" } });
+    });
+    usePlaygroundStore.getState().update({ keyId: 'vk_good' });
+    await usePlaygroundStore.getState().loadModelOptions();
+    expect(usePlaygroundStore.getState()).toMatchObject({ modelOptions: ['llama3.2', 'qwen2.5'], modelOptionsStatus: 'ready' });
+    usePlaygroundStore.getState().update({ keyId: 'vk_bare' });
+    await usePlaygroundStore.getState().loadModelOptions();
+    expect(usePlaygroundStore.getState()).toMatchObject({ modelOptions: [], modelOptionsStatus: 'error', modelOptionsError: "Provider 'x' has no model list" });
+    expect(asked).toEqual(['/admin/api/playground/vk_good/models', '/admin/api/playground/vk_bare/models']);
+  });
+
+  it('re-opens a draft with the key it ran with, picked by name', () => {
+    usePlaygroundStore.setState({ authKind: 'virtual-key' });
+    usePlaygroundStore.getState().loadDraft({ mode: 'chat', model: 'm', prompt: 'again', promptIsJson: false, messages: [], parameters: initial.parameters }, 'vk_again');
+    expect(usePlaygroundStore.getState()).toMatchObject({ authKind: 'key-by-name', keyId: 'vk_again', prompt: 'again' });
+    usePlaygroundStore.getState().loadDraft({ mode: 'completion', model: 'm', prompt: 'no key', promptIsJson: false, messages: [], parameters: initial.parameters }, null);
+    expect(usePlaygroundStore.getState()).toMatchObject({ authKind: 'key-by-name', keyId: 'vk_again', prompt: 'no key' });
+  });
+});
+
+describe('the compare view', () => {
+  const initialPlayground = usePlaygroundStore.getState();
+  const initialCompare = useCompareStore.getState();
+  beforeEach(() => {
+    usePlaygroundStore.setState({ ...initialPlayground, mode: 'completion', prompt: 'Same prompt', parameters: { ...initialPlayground.parameters, stream: false } }, true);
+    useCompareStore.setState(initialCompare, true);
+    useSessionStore.setState({ client: new AdminClient('admin-token-2') });
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    useSessionStore.setState({ client: null });
+  });
+
+  it('sends the same prompt to both keys with their own models, and shows cost only when the log entry has one', async () => {
+    const runs: { url: string; body: Record<string, unknown>; trace: string }[] = [];
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
+      if (url.startsWith('/admin/api/logs?')) {
+        const q = new URLSearchParams(url.split('?')[1]).get('q') ?? '';
+        const priced = q.endsWith('-a');
+        return jsonResponse({ items: [{ ...entry('9'), traceId: q, promptTokens: 7, completionTokens: 2, ...(priced ? { costUsd: 0.00042 } : {}) }], next: null });
+      }
+      if (url.endsWith('/models')) return jsonResponse({ models: [], error: null });
+      const headers = init.headers as Record<string, string>;
+      runs.push({ url, body: JSON.parse(String(init.body)) as Record<string, unknown>, trace: headers['x-gateway-trace-id'] });
+      return jsonResponse({ choices: [{ index: 0, text: `from ${url.split('/')[4]}`, finish_reason: 'stop' }], usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 } });
+    });
+    const compare = useCompareStore.getState();
+    compare.updateSide(0, { keyId: 'vk_left', model: 'small-model' });
+    compare.updateSide(1, { keyId: 'vk_right', model: 'large-model' });
+    await useCompareStore.getState().run();
+
+    expect(runs.map((run) => [run.url, run.body.model, run.body.prompt])).toEqual([
+      ['/admin/api/playground/vk_left/completions', 'small-model', 'Same prompt'],
+      ['/admin/api/playground/vk_right/completions', 'large-model', 'Same prompt'],
+    ]);
+    expect(runs[0].trace).not.toBe(runs[1].trace);
+    const [left, right] = useCompareStore.getState().sides;
+    expect(left).toMatchObject({ phase: 'done', output: 'from vk_left', usage: { promptTokens: 7, completionTokens: 2 }, costUsd: 0.00042 });
+    expect(right).toMatchObject({ phase: 'done', output: 'from vk_right', costUsd: null });
+    expect(left.latencyMs).not.toBeNull();
+    expect(formatCost(left.costUsd)).toBe('$0.00042');
+    expect(formatCost(1.5)).toBe('$1.5000');
+  });
+
+  it('names the side that is missing its key, without sending anything for it', async () => {
+    const sent: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      sent.push(url);
+      return url.startsWith('/admin/api/logs?') ? jsonResponse({ items: [], next: null }) : jsonResponse({ choices: [{ index: 0, text: 'ok', finish_reason: 'stop' }] });
+    });
+    useCompareStore.getState().updateSide(1, { model: 'm' });
+    useCompareStore.setState({ sides: [{ ...useCompareStore.getState().sides[0], keyId: 'vk_only', model: 'm' }, useCompareStore.getState().sides[1]] });
+    await useCompareStore.getState().run();
+    const [left, right] = useCompareStore.getState().sides;
+    expect(left.phase).toBe('done');
+    expect(right).toMatchObject({ phase: 'error', error: { param: 'keyId' } });
+    expect(sent.filter((url) => url.includes('/playground/'))).toEqual(['/admin/api/playground/vk_only/completions']);
+  }, 10_000);
+});
+
+describe('saved prompts', () => {
+  const initial = usePlaygroundStore.getState();
+  beforeEach(() => {
+    usePlaygroundStore.setState({ ...initial, mode: 'chat', keyId: 'vk_single', model: 'single-model', prompt: 'Summarise this' }, true);
+    useSavedPromptsStore.setState({ items: [], status: 'idle', error: null });
+    useSessionStore.setState({ client: new AdminClient('admin-token-3') });
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    useSessionStore.setState({ client: null });
+  });
+
+  function stubSave(sent: Record<string, unknown>[]) {
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      const input = JSON.parse(String(init.body)) as Record<string, unknown>;
+      sent.push(input);
+      return jsonResponse({ id: 'sp_1', name: input.name, endpoint: input.endpoint, body: JSON.stringify(input.body), keyId: input.keyId, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }, 201);
+    });
+  }
+
+  it('saves the request as it would be sent, with the key picked by name (its id), and re-opens it', async () => {
+    const sent: Record<string, unknown>[] = [];
+    stubSave(sent);
+    const saved = await useSavedPromptsStore.getState().saveCurrent('Summary');
+    expect(sent[0]).toMatchObject({ name: 'Summary', endpoint: '/v1/chat/completions', keyId: 'vk_single', body: { model: 'single-model' } });
+    expect(JSON.stringify(sent[0].body)).toContain('Summarise this');
+    usePlaygroundStore.setState({ keyId: 'vk_other', prompt: 'changed', model: 'other' });
+    expect(useSavedPromptsStore.getState().open(saved)).toBe(true);
+    expect(usePlaygroundStore.getState()).toMatchObject({ keyId: 'vk_single', prompt: 'Summarise this', model: 'single-model', mode: 'chat' });
+  });
+
+  it('never keeps a pasted key, and saves the compare view’s first side when asked', async () => {
+    const sent: Record<string, unknown>[] = [];
+    stubSave(sent);
+    usePlaygroundStore.setState({ authKind: 'virtual-key', virtualKey: 'gh-vk-pasted-secret' });
+    await useSavedPromptsStore.getState().saveCurrent('Pasted');
+    expect(sent[0].keyId).toBeNull();
+    expect(JSON.stringify(sent[0])).not.toContain('gh-vk-pasted-secret');
+    await useSavedPromptsStore.getState().saveCurrent('Side A', { keyId: 'vk_side_a', model: 'side-a-model' });
+    expect(sent[1]).toMatchObject({ keyId: 'vk_side_a', body: { model: 'side-a-model' } });
   });
 });
 

@@ -1,0 +1,178 @@
+// The Playground runs a virtual key picked by name: the page names the key by its id and the request
+// goes through the gateway's own pipeline as that key (same validation, translation, streaming and
+// log row as a client's call). The key itself is stored only hashed and its secret stays sealed in
+// the main process: neither ever reaches the page. Saved prompts live here too.
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { fetchModelList, handleProxy, toGatewayError, type ProxyDependencies, type ProxyRoute } from '../gateway/proxy.js';
+import { openaiChatIngress, openaiCompletionsIngress } from '../gateway/ingress/openai.js';
+import { anthropicMessagesIngress } from '../gateway/ingress/anthropic-messages.js';
+import { openaiResponsesIngress } from '../gateway/ingress/openai-responses.js';
+import { STREAMED, type AdminRequest, type AdminRoute } from './router.js';
+
+/**
+ * The request headers a Playground run keeps. Everything else goes: the admin token (Authorization),
+ * cookies and origin, and any key, provider, host or cloud header, which the virtual key fixes itself.
+ */
+const KEPT_HEADERS = [
+  'host',
+  'content-type',
+  'content-length',
+  'accept',
+  'anthropic-version',
+  'anthropic-beta',
+  'x-gateway-trace-id',
+  'x-gateway-metadata',
+  'x-gateway-retry-count',
+  'x-gateway-request-timeout',
+];
+
+export function playgroundHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const kept: IncomingHttpHeaders = {};
+  for (const name of KEPT_HEADERS) if (headers[name] !== undefined) kept[name] = headers[name];
+  return kept;
+}
+
+function callerOf(services: AdminRequest['services'], keyId: string) {
+  const caller = services.keys.callerForVirtualKeyId(keyId);
+  if (!caller) throw new GatewayError(404, 'not_found_error', `No active virtual key with id '${keyId}'`, 'keyId');
+  return caller;
+}
+
+function runAsVirtualKey(route: Exclude<ProxyRoute, 'models'>, gatewayPath: string): AdminRoute['handle'] {
+  return async ({ services, params, raw }) => {
+    const caller = callerOf(services, params.keyId);
+    raw.req.headers = playgroundHeaders(raw.req.headers);
+    // A run is logged under the gateway path it stands for, like the same call sent by a client.
+    await handleProxy(raw.req, raw.res, route, gatewayPath, { ...services.proxy, caller });
+    return { status: 200, body: STREAMED };
+  };
+}
+
+/** What the Model field can offer: the ids, or none and why (a provider without a list, a wrong key …). */
+export interface ModelOffer {
+  models: string[];
+  error: { status: number; message: string } | null;
+}
+
+/**
+ * A model list for the Model field. A provider that cannot list its models is an answer here, not a
+ * failure of this call (the field still takes any name), so it comes back with 200 and the reason. The
+ * look-ups are not logged: they are the page's housekeeping, not calls the person made.
+ */
+async function offerModels(headers: IncomingHttpHeaders, deps: ProxyDependencies): Promise<ModelOffer> {
+  try {
+    const list = await fetchModelList(headers, deps);
+    const ids = (Array.isArray(list.data) ? list.data : []).map((model) => model?.id).filter((id): id is string => typeof id === 'string' && id !== '');
+    return { models: [...new Set(ids)].sort((a, b) => a.localeCompare(b)), error: null };
+  } catch (error) {
+    const failure = toGatewayError(error);
+    return { models: [], error: { status: failure.status, message: failure.message } };
+  }
+}
+
+/** A model list asked for with what the person pasted (a virtual key, or a provider and its token). */
+const modelLookupBody = z.object({
+  virtualKey: z.string().trim().min(1).optional(),
+  gatewayApiKey: z.string().trim().min(1).optional(),
+  provider: z.string().trim().min(1).optional(),
+  providerToken: z.string().trim().min(1).optional(),
+  customHost: z.string().trim().min(1).optional(),
+});
+
+/** The gateway headers a client with those credentials would send to /v1/models. */
+export function modelLookupHeaders(input: z.infer<typeof modelLookupBody>, host: string | undefined): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = { host, accept: 'application/json' };
+  if (input.virtualKey) {
+    headers['x-gateway-api-key'] = input.virtualKey;
+    return headers;
+  }
+  if (input.gatewayApiKey) headers['x-gateway-api-key'] = input.gatewayApiKey;
+  if (input.provider) headers['x-gateway-provider'] = input.provider;
+  if (input.providerToken) headers.authorization = `Bearer ${input.providerToken}`;
+  if (input.customHost) headers['x-gateway-custom-host'] = input.customHost;
+  return headers;
+}
+
+const GENERATIONS: ReadonlyArray<[string, Exclude<ProxyRoute, 'models'>]> = [
+  ['/chat/completions', { ingress: openaiChatIngress, operation: 'generate' }],
+  ['/completions', { ingress: openaiCompletionsIngress, operation: 'generate' }],
+  ['/messages', { ingress: anthropicMessagesIngress, operation: 'generate' }],
+  ['/responses', { ingress: openaiResponsesIngress, operation: 'generate' }],
+];
+
+const savedPromptBody = z.object({
+  name: z.string(),
+  endpoint: z.string(),
+  body: z.unknown(),
+  keyId: z.string().min(1).nullable().optional(),
+});
+
+export const playgroundRoutes: AdminRoute[] = [
+  ...GENERATIONS.map(([suffix, route]): AdminRoute => ({
+    method: 'POST',
+    path: `/playground/:keyId${suffix}`,
+    ownsBody: true,
+    handle: runAsVirtualKey(route, `/v1${suffix}`),
+  })),
+  {
+    // The key's provider models, read through the gateway's /v1/models with the key's credentials.
+    method: 'GET',
+    path: '/playground/:keyId/models',
+    handle: async ({ services, params, raw }) => ({
+      status: 200,
+      body: await offerModels(playgroundHeaders(raw.req.headers), { ...services.proxy, caller: callerOf(services, params.keyId) }),
+    }),
+  },
+  {
+    // The same for a pasted key or a provider and token, with the gateway's own key checks.
+    method: 'POST',
+    path: '/playground/models',
+    handle: async ({ services, body, raw }) => {
+      const parsed = modelLookupBody.safeParse(body ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path.map(String).join('.') || 'body';
+        throw invalidRequest(`'${field}': ${issue.message}`, field);
+      }
+      return { status: 200, body: await offerModels(modelLookupHeaders(parsed.data, raw.req.headers.host), services.proxy) };
+    },
+  },
+
+  {
+    method: 'GET',
+    path: '/saved-prompts',
+    handle: ({ services }) => ({ status: 200, body: { items: services.savedPrompts.list() } }),
+  },
+  {
+    method: 'POST',
+    path: '/saved-prompts',
+    handle: ({ services, body }) => {
+      const parsed = savedPromptBody.safeParse(body ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path.map(String).join('.') || 'body';
+        throw invalidRequest(`'${field}': ${issue.message}`, field);
+      }
+      if (parsed.data.keyId && !services.keys.callerForVirtualKeyId(parsed.data.keyId)) {
+        throw invalidRequest(`No active virtual key with id '${parsed.data.keyId}'`, 'keyId');
+      }
+      const { prompt, created } = services.savedPrompts.save(parsed.data);
+      return { status: created ? 201 : 200, body: prompt };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/saved-prompts/:id',
+    handle: ({ services, params }) => ({ status: 200, body: services.savedPrompts.get(params.id) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/saved-prompts/:id',
+    handle: ({ services, params }) => {
+      services.savedPrompts.delete(params.id);
+      return { status: 204, body: null };
+    },
+  },
+];

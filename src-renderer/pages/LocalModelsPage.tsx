@@ -1,0 +1,116 @@
+// Local models: the model servers running on this machine (Ollama, LM Studio, llama.cpp, vLLM, Jan,
+// LocalAI ...), found on its loopback ports rather than typed in, each a click away from a key.
+import { useEffect } from 'react';
+import { describeError } from '../api/api-error';
+import { formatFullTime, formatRelativeTime } from '../components/format';
+import { Icon } from '../components/Icon';
+import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews';
+import { useKeysStore } from '../stores/keys-store';
+import { useLocalServersStore } from '../stores/local-servers-store';
+import { useRouteStore } from '../stores/route-store';
+import { useToastStore } from '../stores/toast-store';
+import { RevealedKeyDialog } from './keys/KeyDialogs';
+import { LocalServerCard } from './local/LocalServerCard';
+import '../styles/local-models.css';
+
+/** The list is memory on the server; reading it this often while the page is open costs nothing. */
+const RELOAD_INTERVAL_MS = 30_000;
+
+export function LocalModelsPage() {
+  const servers = useLocalServersStore((state) => state.servers);
+  const ports = useLocalServersStore((state) => state.ports);
+  const checkedAt = useLocalServersStore((state) => state.checkedAt);
+  const status = useLocalServersStore((state) => state.status);
+  const loadError = useLocalServersStore((state) => state.loadError);
+  const refreshing = useLocalServersStore((state) => state.refreshing);
+  const refreshError = useLocalServersStore((state) => state.refreshError);
+  const creatingKeyFor = useLocalServersStore((state) => state.creatingKeyFor);
+  const { load, refresh, makeKey } = useLocalServersStore.getState();
+  const revealed = useKeysStore((state) => state.revealed);
+  const dismissRevealed = useKeysStore((state) => state.dismissRevealed);
+  const navigate = useRouteStore((state) => state.navigate);
+  const showToast = useToastStore((state) => state.show);
+
+  useEffect(() => {
+    void load();
+    const timer = setInterval(() => void load(), RELOAD_INTERVAL_MS);
+    return () => {
+      clearInterval(timer);
+      // A key shown once must not reappear when the person comes back.
+      dismissRevealed();
+    };
+  }, [load, dismissRevealed]);
+
+  const onMakeKey = async (server: (typeof servers)[number]) => {
+    try {
+      await makeKey(server);
+    } catch (error) {
+      showToast(`Could not make a key: ${describeError(error)}`, 'error');
+    }
+  };
+
+  const online = servers.filter((server) => server.online).length;
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>Local models</h1>
+          <p className="page-subtitle">
+            Model servers running on this machine, found on its loopback ports. Make a key for one and use it like any provider.
+            {checkedAt && (
+              <>
+                {' '}
+                <span className="summary" title={formatFullTime(checkedAt)}>
+                  Checked {formatRelativeTime(checkedAt)}.
+                </span>
+              </>
+            )}
+          </p>
+        </div>
+        <div className="header-actions">
+          <button type="button" className="button button-secondary" onClick={() => void refresh()} disabled={refreshing}>
+            <Icon name="refresh" className={refreshing ? 'spin' : undefined} />
+            {refreshing ? 'Looking…' : 'Refresh'}
+          </button>
+        </div>
+      </header>
+
+      {refreshError && <ErrorNotice title="Could not look for local servers" message={refreshError} onRetry={() => void refresh()} />}
+      {status === 'loading' && <LoadingState label="Looking for local model servers" />}
+      {status === 'error' && <ErrorNotice title="Could not load local servers" message={loadError ?? ''} onRetry={() => void load()} />}
+
+      {status === 'ready' &&
+        (servers.length ? (
+          <>
+            <p className="muted small local-summary" aria-live="polite">
+              {online} of {servers.length} server{servers.length === 1 ? '' : 's'} online · port{ports.length === 1 ? '' : 's'} <span className="local-ports">{ports.join(', ')}</span>
+            </p>
+            <div className="local-server-list">
+              {servers.map((server) => (
+                <LocalServerCard key={server.url} server={server} creatingKey={creatingKeyFor === server.url} onMakeKey={() => void onMakeKey(server)} />
+              ))}
+            </div>
+          </>
+        ) : (
+          <section className="card">
+            <EmptyState
+              icon="server"
+              title="No local model server found"
+              action={
+                <button type="button" className="button button-secondary" onClick={() => navigate('settings')}>
+                  <Icon name="settings" />
+                  Add a port in Settings
+                </button>
+              }
+            >
+              Gatehouse looked on {ports.length ? `port${ports.length === 1 ? '' : 's'} ${ports.join(', ')}` : 'no port'} of this machine. Start Ollama, LM Studio, a llama.cpp server, vLLM, Jan or LocalAI,
+              or add the port yours listens on.
+            </EmptyState>
+          </section>
+        ))}
+
+      {revealed && <RevealedKeyDialog revealed={revealed} onClose={dismissRevealed} />}
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+// Local model servers on this machine, as the gateway's discovery remembers them. The page reads the
+// list (memory only on the server) while it is open and asks for a fresh probe on Refresh.
+import { create } from 'zustand';
+import { describeError } from '../api/api-error';
+import type { LocalServer, LocalServerList } from '../../src-main/discovery/types';
+import type { LoadStatus } from './keys-store';
+import { useKeysStore } from './keys-store';
+import { requireAdminClient } from './session-store';
+
+export type { LocalServer };
+
+/** What each kind is called on screen. */
+export const KIND_NAMES: Record<LocalServer['kind'], string> = {
+  ollama: 'Ollama',
+  lmstudio: 'LM Studio',
+  llamacpp: 'llama.cpp server',
+  vllm: 'vLLM',
+  jan: 'Jan',
+  localai: 'LocalAI',
+  'openai-compatible': 'OpenAI-compatible server',
+};
+
+/** A key name that says what it reaches: "Ollama on 127.0.0.1:11434". */
+export function keyNameFor(server: LocalServer): string {
+  return `${KIND_NAMES[server.kind]} on ${new URL(server.url).host}`;
+}
+
+interface LocalServersState {
+  servers: LocalServer[];
+  ports: number[];
+  checkedAt: string | null;
+  status: LoadStatus;
+  loadError: string | null;
+  refreshing: boolean;
+  refreshError: string | null;
+  /** The url of the server a key is being made for. */
+  creatingKeyFor: string | null;
+  load(): Promise<void>;
+  refresh(): Promise<void>;
+  /** One click: a virtual key for the server (no secret), shown once through the Keys store. */
+  makeKey(server: LocalServer): Promise<void>;
+}
+
+export const useLocalServersStore = create<LocalServersState>()((set, get) => {
+  const apply = (list: LocalServerList) => set({ servers: list.items, ports: list.ports, checkedAt: list.checkedAt, status: 'ready', loadError: null });
+  return {
+    servers: [],
+    ports: [],
+    checkedAt: null,
+    status: 'idle',
+    loadError: null,
+    refreshing: false,
+    refreshError: null,
+    creatingKeyFor: null,
+    async load() {
+      if (get().status !== 'ready') set({ status: 'loading', loadError: null });
+      try {
+        const list = await requireAdminClient().localServers();
+        apply(list);
+        // The server's first sweep may still be under way when the page opens: wait for it.
+        if (list.refreshing || list.checkedAt === null) await get().refresh();
+      } catch (error) {
+        if (get().status !== 'ready') set({ status: 'error', loadError: describeError(error) });
+      }
+    },
+    async refresh() {
+      set({ refreshing: true, refreshError: null });
+      try {
+        apply(await requireAdminClient().refreshLocalServers());
+        set({ refreshing: false });
+      } catch (error) {
+        set({ refreshing: false, refreshError: describeError(error) });
+      }
+    },
+    async makeKey(server) {
+      set({ creatingKeyFor: server.url });
+      try {
+        await useKeysStore.getState().createVirtualKey({ name: keyNameFor(server), provider: server.connection.provider, customHost: server.connection.customHost });
+      } finally {
+        set({ creatingKeyFor: null });
+      }
+    },
+  };
+});

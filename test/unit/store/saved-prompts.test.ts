@@ -1,0 +1,75 @@
+// The saved prompt store: named requests that survive a restart, replaced by name, refused when malformed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src-main/store/database.js';
+import { MAX_SAVED_PROMPT_BODY_BYTES, SavedPromptStore } from '../../../src-main/store/saved-prompts.js';
+import { GatewayError } from '../../../src-main/gateway/errors.js';
+
+const dirs: string[] = [];
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-saved-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SavedPromptStore', () => {
+  it('keeps a saved prompt across a reopen of the database', () => {
+    const dir = freshDir();
+    const db = openDatabase(dir);
+    const { prompt, created } = new SavedPromptStore(db).save({ name: ' Haiku ', endpoint: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'a haiku' }] }, keyId: 'vk_1' });
+    expect(created).toBe(true);
+    expect(prompt.name).toBe('Haiku');
+    db.close();
+
+    const reopened = openDatabase(dir);
+    const list = new SavedPromptStore(reopened).list();
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ id: prompt.id, name: 'Haiku', endpoint: '/v1/chat/completions', keyId: 'vk_1' });
+    expect(JSON.parse(list[0].body).messages[0].content).toBe('a haiku');
+    reopened.close();
+  });
+
+  it('replaces a prompt saved under the same name and lists the newest first', () => {
+    const db = openDatabase(freshDir());
+    const store = new SavedPromptStore(db);
+    const first = store.save({ name: 'A', endpoint: '/v1/completions', body: '{"model":"m","prompt":"one"}' }).prompt;
+    store.save({ name: 'B', endpoint: '/v1/completions', body: { model: 'm', prompt: 'two' } });
+    const replaced = store.save({ name: 'A', endpoint: '/v1/messages', body: { model: 'm', max_tokens: 5, messages: [] } });
+    expect(replaced.created).toBe(false);
+    expect(replaced.prompt.id).toBe(first.id);
+    expect(store.list().map((item) => [item.name, item.endpoint])).toEqual([
+      ['A', '/v1/messages'],
+      ['B', '/v1/completions'],
+    ]);
+    store.delete(first.id);
+    expect(store.list().map((item) => item.name)).toEqual(['B']);
+    expect(() => store.delete(first.id)).toThrow(/No saved prompt/);
+    db.close();
+  });
+
+  it('refuses an empty name, an unknown endpoint, a body that is not a JSON object, and an oversized body', () => {
+    const db = openDatabase(freshDir());
+    const store = new SavedPromptStore(db);
+    const param = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        expect(error).toBeInstanceOf(GatewayError);
+        return (error as GatewayError).param;
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(param(() => store.save({ name: '', endpoint: '/v1/completions', body: {} }))).toBe('name');
+    expect(param(() => store.save({ name: 'x', endpoint: '/v1/models', body: {} }))).toBe('endpoint');
+    expect(param(() => store.save({ name: 'x', endpoint: '/v1/completions', body: 'not json' }))).toBe('body');
+    expect(param(() => store.save({ name: 'x', endpoint: '/v1/completions', body: 'null' }))).toBe('body');
+    expect(param(() => store.save({ name: 'x', endpoint: '/v1/completions', body: { prompt: 'x'.repeat(MAX_SAVED_PROMPT_BODY_BYTES) } }))).toBe('body');
+    expect(store.list()).toEqual([]);
+    db.close();
+  });
+});
