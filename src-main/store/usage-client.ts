@@ -31,11 +31,20 @@ const KNOWN_CLIENTS: readonly [RegExp, string][] = [
 /** Shown for a call with neither a user-agent nor a dialect (model lists). */
 export const UNKNOWN_CLIENT = 'unknown';
 
+/** Beyond this many other product names in one run, the rest count as 'other': a stream of made-up user-agents cannot grow the usage tables without bound. */
+const MAX_OTHER_PRODUCTS = 64;
+export const OTHER_CLIENT = 'other';
+const otherProducts = new Set<string>();
+
 /** A tool sends the same user-agent on every call: matched once, not against every pattern per row. */
 const clientOfAgent = boundedMemo<string | null>(1024, (agent) => {
   for (const [pattern, name] of KNOWN_CLIENTS) if (pattern.test(agent)) return name;
-  const product = /^([A-Za-z][A-Za-z0-9._-]{0,31})/.exec(agent);
-  return product ? product[1].toLowerCase() : null;
+  const product = /^([A-Za-z][A-Za-z0-9._-]{0,31})/.exec(agent)?.[1].toLowerCase();
+  if (!product) return null;
+  if (otherProducts.has(product)) return product;
+  if (otherProducts.size >= MAX_OTHER_PRODUCTS) return OTHER_CLIENT;
+  otherProducts.add(product);
+  return product;
 });
 
 export function clientOf(userAgent: string | undefined, dialect: string | null): string {

@@ -24,3 +24,13 @@ describe('clientOf', () => {
     expect(clientOf(undefined, null)).toBe('unknown');
   });
 });
+
+describe('many made-up user-agents', () => {
+  it('count as "other" past the first 64 product names, so they cannot grow the usage tables without bound', async () => {
+    const { clientOf, OTHER_CLIENT } = await import('../../../src-main/store/usage-client.js');
+    const names = Array.from({ length: 200 }, (_, i) => clientOf(`madeup${i}-agent/1.0`, 'openai-chat'));
+    expect(new Set(names).size).toBeLessThanOrEqual(65);
+    expect(names.at(-1)).toBe(OTHER_CLIENT);
+    expect(clientOf('claude-cli/2.1.197 (external, cli)', 'anthropic-messages')).toBe('claude-cli');
+  });
+});
