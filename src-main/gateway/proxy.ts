@@ -22,7 +22,7 @@ import { relayModelList, relayPassthrough, relayTranslated, type RelayOutcome } 
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput } from '../store/request-log.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
-import { dialectOfPath, usageFromBody } from '../store/usage-from-body.js';
+import { dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
 
 export interface ProxyDependencies {
@@ -252,8 +252,10 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   // A passthrough answer's usage is read from the body here rather than when the row is written (the same
   // work, on the same thread), so the entry carries its tokens and cost for whoever observes it.
   let usage = outcome?.usage;
+  // Read from the body: handed over as read (nulls included), so the log writer does not read it again.
+  let counted: NormalisedUsage | undefined;
   if (!usage && outcome && outcome.status < 400 && outcome.responseBody !== null) {
-    const counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
+    counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
     if (counted.promptTokens !== null) {
       usage = {
         inputTokens: counted.promptTokens,
@@ -289,7 +291,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     dialect: ingress?.dialect ?? null,
     providerFormat,
     dropped,
-    ...(usage
+    ...(counted
+      ? { ...counted }
+      : usage
       ? {
           promptTokens: usage.inputTokens,
           completionTokens: usage.outputTokens,
