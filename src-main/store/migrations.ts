@@ -39,7 +39,8 @@ export const USAGE_ON_CONFLICT = `ON CONFLICT DO UPDATE SET
 
 /**
  * Adds the rows of request_log from an id on to a usage table (usage_daily or usage_monthly): all four
- * breakdowns in one grouped statement. Used by the log writer for each batch and by the migration.
+ * breakdowns in one grouped statement. Used by the migration and for rows written in bulk; the log writer
+ * sums its batches in memory instead (request-log.ts usageOfBatch).
  */
 export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string): string {
   const period = table === 'usage_daily' ? LOCAL_DAY('r') : `substr(${LOCAL_DAY('r')}, 1, 8) || '01'`;
@@ -272,7 +273,7 @@ export const migrations: readonly Migration[] = [
       -- Usage totals per local day and per month, for each of the four breakdowns (dim 'key', 'model',
       -- 'provider', 'client'; name: its value, '' when the call had none): the Usage page reads a few hundred
       -- of these rows instead of scanning the log (a year by month is 12 rows a name). The log writer adds
-      -- each batch with one grouped statement per table (USAGE_FOR_BATCH), and a deleted row is taken back
+      -- each batch as it writes it (request-log.ts usageOfBatch), and a deleted row is taken back
       -- out, so the totals always equal the sums over request_log. Costs in nano-dollars: integer sums are exact.
       CREATE TABLE usage_daily (
         day                TEXT NOT NULL,
