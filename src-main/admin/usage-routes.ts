@@ -65,9 +65,8 @@ export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): A
         const model = query.get('model');
         if (!provider) return { status: 200, body: { providers: CATALOG_PROVIDERS } };
         if (!model) return { status: 200, body: { provider, models: catalogModelIds(provider) } };
-        const found = catalogModel(provider, model);
-        if (!found) throw new GatewayError(404, 'not_found_error', `The catalog has no model '${model}' for provider '${provider}'`);
-        return { status: 200, body: found };
+        // Not knowing a model is an answer, not an error: the Settings form asks as the user types.
+        return { status: 200, body: { model: catalogModel(provider, model) } };
       },
     },
     {

@@ -20,7 +20,7 @@ import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, mappedModel, prepareGeneration, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
-import { dialectOfPath, usageFromBody } from '../store/usage-from-body.js';
+import { dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
 
 export interface ProxyDependencies {
@@ -299,10 +299,10 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   // A passthrough answer's usage is read from the body here rather than when the row is written (the same
   // work, on the same thread), so the entry carries its tokens and cost for limits and metrics.
   let usage = outcome?.usage;
-  let usageRead = usage !== undefined;
+  // Read from the body: handed over as read (nulls included), so the log writer does not read it again.
+  let counted: NormalisedUsage | undefined;
   if (!usage && outcome && outcome.status < 400 && outcome.responseBody !== null) {
-    const counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
-    usageRead = true;
+    counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
     if (counted.promptTokens !== null) {
       usage = {
         inputTokens: counted.promptTokens,
@@ -341,7 +341,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     dropped,
     route: routeName,
     routeTarget,
-    ...(usage
+    ...(counted
+      ? { ...counted }
+      : usage
       ? {
           promptTokens: usage.inputTokens,
           completionTokens: usage.outputTokens,
@@ -349,10 +351,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
           cacheWriteTokens: usage.cacheWriteTokens ?? null,
           reasoningTokens: usage.reasoningTokens ?? null,
         }
-      : usageRead
-        ? // Read and found none (a stream without include_usage): the log need not look again.
-          { promptTokens: null, completionTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }
-        : {}),
+      : {}),
     costUsd: priceCall(providerSlug, model, usage),
   };
   // Counted as it finishes: its tokens for the minute, its cost for the day and month.

@@ -4,7 +4,7 @@
 // has its own connection to the same WAL database: readers on the gateway's connection never wait for it.
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { INDEX_FOR_SEARCH, INSERT_ROW, SameThreadLogWriter, USAGE_FOR_BATCH, type BatchOutcome, type LogBatchWriter, type RowValues } from './request-log.js';
+import { INDEX_FOR_SEARCH, INSERT_ROW, SameThreadLogWriter, USAGE_UPSERT, type UsageDeltas, type BatchOutcome, type LogBatchWriter, type RowValues } from './request-log.js';
 import type { SqliteDatabase } from './database.js';
 
 interface WorkerInput {
@@ -13,8 +13,8 @@ interface WorkerInput {
   nativeBinding: string | null;
   insertSql: string;
   indexSql: string;
-  /** Add a batch to the daily and monthly usage totals (migration 8). */
-  usageSql: readonly string[];
+  /** Add a batch's usage to the daily and monthly totals (migration 8), a row at a time. */
+  usageSql: { daily: string; monthly: string };
   /** Int32 [0]: the sequence number of the last batch answered, for a synchronous wait. */
   progress: SharedArrayBuffer;
   replies: MessagePort;
@@ -43,13 +43,13 @@ db.pragma('secure_delete = ON');
 db.pragma('cache_size = -2000');
 const insert = db.prepare(workerData.insertSql);
 const indexForSearch = db.prepare(workerData.indexSql);
-const addUsage = workerData.usageSql.map((sql) => db.prepare(sql));
-const writeBatch = db.transaction((rows) => {
+const addDaily = db.prepare(workerData.usageSql.daily);
+const addMonthly = db.prepare(workerData.usageSql.monthly);
+const writeBatch = db.transaction((rows, usage) => {
   const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
-  if (ids.length) {
-    indexForSearch.run(ids[0]);
-    for (const statement of addUsage) statement.run(ids[0]);
-  }
+  if (ids.length) indexForSearch.run(ids[0]);
+  for (const values of usage.daily) addDaily.run(values);
+  for (const values of usage.monthly) addMonthly.run(values);
   return ids;
 });
 const progress = new Int32Array(workerData.progress);
@@ -66,7 +66,7 @@ parentPort.on('message', (message) => {
   }
   let reply;
   try {
-    reply = { seq: message.seq, ids: writeBatch(message.rows) };
+    reply = { seq: message.seq, ids: writeBatch(message.rows, message.usage) };
   } catch (error) {
     reply = { seq: message.seq, error: String(error && error.message), code: error && error.code };
   }
@@ -110,7 +110,7 @@ export class ThreadLogWriter implements LogBatchWriter {
       nativeBinding: options.nativeBinding ?? null,
       insertSql: INSERT_ROW,
       indexSql: INDEX_FOR_SEARCH,
-      usageSql: USAGE_FOR_BATCH,
+      usageSql: USAGE_UPSERT,
       progress,
       replies: channel.port2,
     };
@@ -131,12 +131,12 @@ export class ThreadLogWriter implements LogBatchWriter {
     });
   }
 
-  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
-    if (this.fallback) return this.fallback.write(rows, done);
+  write(rows: RowValues[], usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void {
+    if (this.fallback) return this.fallback.write(rows, usage, done);
     const seq = ++this.lastSeq;
     this.waiting.set(seq, { done, rows: rows.length });
     this.rowsWaiting += rows.length;
-    this.worker.postMessage({ seq, rows });
+    this.worker.postMessage({ seq, rows, usage });
   }
 
   get rowsInFlight(): number {

@@ -29,9 +29,18 @@ const LOCAL_DAY = (row: string) => `coalesce(${row}.day, date(${row}.created_at 
 
 export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
 
+/** How a usage row adds to the one already there. */
+export const USAGE_ON_CONFLICT = `ON CONFLICT DO UPDATE SET
+      requests = requests + excluded.requests, errors = errors + excluded.errors,
+      prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+      cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+      reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cost_nanos = cost_nanos + excluded.cost_nanos,
+      unpriced_requests = unpriced_requests + excluded.unpriced_requests, unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens`;
+
 /**
  * Adds the rows of request_log from an id on to a usage table (usage_daily or usage_monthly): all four
- * breakdowns in one grouped statement. Used by the log writer for each batch and by the migration.
+ * breakdowns in one grouped statement. Used by the migration and for rows written in bulk; the log writer
+ * sums its batches in memory instead (request-log.ts usageOfBatch).
  */
 export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string): string {
   const period = table === 'usage_daily' ? LOCAL_DAY('r') : `substr(${LOCAL_DAY('r')}, 1, 8) || '01'`;
@@ -44,12 +53,7 @@ export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: stri
         ${USAGE_FIGURES.map((figure, index) => `${figure} AS f${index + 1}`).join(', ')}
       FROM request_log AS r WHERE r.id >= ${fromId})
     INSERT INTO ${table} ${parts.join(' UNION ALL ')}
-    ON CONFLICT DO UPDATE SET
-      requests = requests + excluded.requests, errors = errors + excluded.errors,
-      prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
-      cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-      reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cost_nanos = cost_nanos + excluded.cost_nanos,
-      unpriced_requests = unpriced_requests + excluded.unpriced_requests, unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens`;
+    ${USAGE_ON_CONFLICT}`;
 }
 
 /** Takes one deleted row (`old`) back out of both usage tables, for each breakdown. */
@@ -306,7 +310,7 @@ export const migrations: readonly Migration[] = [
       -- Usage totals per local day and per month, for each of the four breakdowns (dim 'key', 'model',
       -- 'provider', 'client'; name: its value, '' when the call had none): the Usage page reads a few hundred
       -- of these rows instead of scanning the log (a year by month is 12 rows a name). The log writer adds
-      -- each batch with one grouped statement per table (USAGE_FOR_BATCH), and a deleted row is taken back
+      -- each batch as it writes it (request-log.ts usageOfBatch), and a deleted row is taken back
       -- out, so the totals always equal the sums over request_log. Costs in nano-dollars: integer sums are exact.
       CREATE TABLE usage_daily (
         day                TEXT NOT NULL,

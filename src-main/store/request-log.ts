@@ -5,7 +5,7 @@ import { redactSecrets } from '../gateway/redact.js';
 import { dialectOfPath, usageFromBody } from './usage-from-body.js';
 import { clientOf } from './usage-client.js';
 import { priceCall } from '../catalog/pricing.js';
-import { usageUpsert } from './migrations.js';
+import { USAGE_DIMENSION_COLUMNS, USAGE_ON_CONFLICT, usageUpsert } from './migrations.js';
 import { localDay } from './usage.js';
 
 export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from './usage-from-body.js';
@@ -236,10 +236,23 @@ export const INDEX_FOR_SEARCH = `
     SELECT id, model, trace_id, error, metadata, path FROM request_log WHERE id >= ?`;
 
 /**
- * Add the rows from an id on to the daily and monthly usage totals (migration 8), in the same transaction
- * as the rows: one grouped statement per table and batch, so the totals cost the writer little per row.
+ * Add the rows of request_log from an id on to the daily and monthly usage totals (migration 8) in SQL:
+ * for rows written in bulk (the benchmark). The log writer adds its batches with USAGE_UPSERT instead.
  */
 export const USAGE_FOR_BATCH: readonly string[] = [usageUpsert('usage_daily', '?'), usageUpsert('usage_monthly', '?')];
+
+const usageValues = (table: string, period: string) =>
+  `INSERT INTO ${table} (${period}, dim, name, requests, errors, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
+     reasoning_tokens, cost_nanos, unpriced_requests, unpriced_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${USAGE_ON_CONFLICT}`;
+
+/** One usage row's additions, for usage_daily and usage_monthly: the batch's figures summed per day (month), breakdown and name. */
+export const USAGE_UPSERT = { daily: usageValues('usage_daily', 'day'), monthly: usageValues('usage_monthly', 'month') } as const;
+
+/** A batch's additions to the usage tables, in the columns of USAGE_UPSERT. */
+export interface UsageDeltas {
+  daily: RowValues[];
+  monthly: RowValues[];
+}
 
 /** The columns of a written row, in the order of {@link RowValues}. */
 const ROW_COLUMNS = [
@@ -253,6 +266,51 @@ export type RowValues = (string | number | null)[];
 
 export const INSERT_ROW = `INSERT INTO request_log (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
 
+const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) => [column, index])) as Record<(typeof ROW_COLUMNS)[number], number>;
+const DIMENSION_INDEXES = Object.entries(USAGE_DIMENSION_COLUMNS).map(([dim, column]) => [dim, COLUMN_INDEX[column]] as const);
+
+/**
+ * A batch's usage, summed in memory per day and month, breakdown and name, with the same figures as the
+ * SQL of migration 8 (usageUpsert): a batch then costs the writer a handful of single-row upserts rather
+ * than grouping queries over the rows it just wrote.
+ */
+export function usageOfBatch(rows: RowValues[]): UsageDeltas {
+  const daily = new Map<string, RowValues>();
+  const monthly = new Map<string, RowValues>();
+  const addTo = (table: Map<string, RowValues>, period: string, dim: string, name: string, figures: number[]) => {
+    const key = `${period}\u0000${dim}\u0000${name}`;
+    const existing = table.get(key);
+    if (!existing) table.set(key, [period, dim, name, ...figures]);
+    else for (let index = 0; index < figures.length; index++) (existing[index + 3] as number) += figures[index];
+  };
+  for (const row of rows) {
+    const day = row[COLUMN_INDEX.day] as string;
+    const month = `${day.slice(0, 8)}01`;
+    const prompt = row[COLUMN_INDEX.prompt_tokens] as number | null;
+    const completion = row[COLUMN_INDEX.completion_tokens] as number | null;
+    const cost = row[COLUMN_INDEX.cost_usd] as number | null;
+    const unpriced = cost === null && prompt !== null;
+    const figures = [
+      1,
+      (row[COLUMN_INDEX.status] as number) >= 400 ? 1 : 0,
+      prompt ?? 0,
+      completion ?? 0,
+      (row[COLUMN_INDEX.cache_read_tokens] as number | null) ?? 0,
+      (row[COLUMN_INDEX.cache_write_tokens] as number | null) ?? 0,
+      (row[COLUMN_INDEX.reasoning_tokens] as number | null) ?? 0,
+      cost === null ? 0 : Math.round(cost * 1e9),
+      unpriced ? 1 : 0,
+      cost === null ? (prompt ?? 0) + (completion ?? 0) : 0,
+    ];
+    for (const [dim, index] of DIMENSION_INDEXES) {
+      const name = (row[index] as string | null) ?? '';
+      addTo(daily, day, dim, name, figures);
+      addTo(monthly, month, dim, name, figures);
+    }
+  }
+  return { daily: [...daily.values()], monthly: [...monthly.values()] };
+}
+
 /** What became of a batch: the ids its rows got, in order, or why it could not be written. */
 export type BatchOutcome = { ids: number[] } | { error: Error };
 
@@ -261,7 +319,8 @@ export type BatchOutcome = { ids: number[] } | { error: Error };
  * transaction together with its search index entries.
  */
 export interface LogBatchWriter {
-  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
+  /** Writes the rows, their search entries and their usage (usageOfBatch) in one transaction. */
+  write(rows: RowValues[], usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void;
   /** Rows handed over whose batch is not answered yet. */
   readonly rowsInFlight: number;
   /** Returns once every batch handed over so far is written and its `done` has run. */
@@ -271,27 +330,27 @@ export interface LogBatchWriter {
 
 /** Writes on the caller's thread, at once: for tests, tools, and when no writer thread can be had. */
 export class SameThreadLogWriter implements LogBatchWriter {
-  private readonly writeBatch: (rows: RowValues[]) => number[];
+  private readonly writeBatch: (rows: RowValues[], usage: UsageDeltas) => number[];
   readonly rowsInFlight = 0;
 
   constructor(db: SqliteDatabase) {
     const insert = db.prepare(INSERT_ROW);
     const indexForSearch = db.prepare(INDEX_FOR_SEARCH);
-    const addUsage = USAGE_FOR_BATCH.map((sql) => db.prepare(sql));
-    this.writeBatch = db.transaction((rows: RowValues[]) => {
+    const addDaily = db.prepare(USAGE_UPSERT.daily);
+    const addMonthly = db.prepare(USAGE_UPSERT.monthly);
+    this.writeBatch = db.transaction((rows: RowValues[], usage: UsageDeltas) => {
       const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
-      if (ids.length) {
-        indexForSearch.run(ids[0]);
-        for (const statement of addUsage) statement.run(ids[0]);
-      }
+      if (ids.length) indexForSearch.run(ids[0]);
+      for (const values of usage.daily) addDaily.run(values);
+      for (const values of usage.monthly) addMonthly.run(values);
       return ids;
     });
   }
 
-  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
+  write(rows: RowValues[], usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void {
     let outcome: BatchOutcome;
     try {
-      outcome = { ids: this.writeBatch(rows) };
+      outcome = { ids: this.writeBatch(rows, usage) };
     } catch (error) {
       outcome = { error: error as Error };
     }
@@ -398,7 +457,7 @@ export class RequestLog {
       this.queue = batch === waiting ? [] : waiting.slice(room);
       const keepBodies = this.storeBodies();
       const rows = batch.map((input) => this.toRowValues(input, keepBodies));
-      this.writer.write(rows, (outcome) => this.afterWrite(batch, rows, outcome));
+      this.writer.write(rows, usageOfBatch(rows), (outcome) => this.afterWrite(batch, rows, outcome));
     }
     if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }

@@ -150,9 +150,9 @@ export class AdminClient {
     return this.request('GET', '/usage/keys');
   }
 
-  /** The catalog's figures for a model at a provider (with the user's override applied). */
-  catalogModel(provider: string, model: string): Promise<CatalogModel> {
-    return this.request('GET', `/catalog?${new URLSearchParams({ provider, model })}`);
+  /** The catalog's figures for a model at a provider (with the user's override applied); null when unknown. */
+  async catalogModel(provider: string, model: string): Promise<CatalogModel | null> {
+    return (await this.request<{ model: CatalogModel | null }>('GET', `/catalog?${new URLSearchParams({ provider, model })}`)).model;
   }
 
   modelOverrides(): Promise<ItemList<ModelOverride>> {

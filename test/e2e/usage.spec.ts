@@ -1,6 +1,7 @@
 // The Usage page against the real `gatehouse serve` and a local OpenAI-format double: after a few calls
 // its totals match the calls (spend from the catalog, the unknown-priced call counted apart), the
-// breakdowns switch, the Keys page shows the key's spend, in light and dark mode, with no console errors.
+// breakdowns switch, the Keys page shows the key's spend, in light and dark mode, with no console errors;
+// Settings sets and removes a model override.
 import { expect, test, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
@@ -80,3 +81,34 @@ for (const theme of ['light', 'dark'] as const) {
     expect(problems).toEqual([]);
   });
 }
+
+test('Settings sets a local model to cost 0 (checked before saving, listed, removable); calls already logged keep their cost', async ({ page }) => {
+  const problems = collectProblems(page);
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: 'Settings' }).click();
+  const section = page.getByRole('region', { name: 'Model prices and context windows' });
+  await section.getByLabel('Provider').selectOption('openai');
+  await section.getByLabel('Model').fill('gpt-4o-mini');
+  // The catalog's own figures show as placeholders while the model is typed.
+  await expect(section.getByLabel('Input $/M')).toHaveAttribute('placeholder', '0.15');
+  await section.getByLabel('Model').fill('my-local-model');
+  await section.getByLabel('Input $/M').fill('-1');
+  await section.getByRole('button', { name: 'Save override' }).click();
+  await expect(section.getByText('Input $/M must be a price of 0 or more')).toBeVisible();
+  await section.getByLabel('Input $/M').fill('0');
+  await section.getByLabel('Output $/M').fill('0');
+  await section.getByLabel('Context window').fill('8192');
+  await section.getByRole('button', { name: 'Save override' }).click();
+  const overrides = section.getByRole('table', { name: 'Model overrides' });
+  await expect(overrides.getByRole('row', { name: /my-local-model/ })).toContainText('8,192');
+
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('radiogroup', { name: 'Break down by' }).getByRole('radio', { name: 'Model' }).click();
+  // Calls made before the override keep the cost they were logged with (unknown); new ones are priced.
+  await expect(page.getByTestId('usage-total-unknown')).toContainText('1 call');
+
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await overrides.getByRole('button', { name: 'Remove the override for my-local-model' }).click();
+  await expect(overrides).toHaveCount(0);
+  expect(problems).toEqual([]);
+});

@@ -176,8 +176,8 @@ describe('model overrides', () => {
     const { items } = (await (await gateway.admin('/logs?model=my-finetune-xyz')).json()) as { items: { costUsd: number | null }[] };
     expect(items[0].costUsd).toBeCloseTo((5 * 1 + 3 * 2) / 1e6, 12);
     expect(items[1].costUsd).toBeNull();
-    const catalog = (await (await gateway.admin('/catalog?provider=openai&model=my-finetune-xyz')).json()) as { contextWindow: number; source: string };
-    expect(catalog).toMatchObject({ contextWindow: 32768, source: 'override' });
+    const catalog = (await (await gateway.admin('/catalog?provider=openai&model=my-finetune-xyz')).json()) as { model: { contextWindow: number; source: string } };
+    expect(catalog.model).toMatchObject({ contextWindow: 32768, source: 'override' });
     const bad = await gateway.admin('/model-overrides', { method: 'POST', body: JSON.stringify({ provider: 'openai', model: 'x', input: -1 }) });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('input');
@@ -185,5 +185,9 @@ describe('model overrides', () => {
     expect(listed.items).toHaveLength(1);
     expect((await gateway.admin('/model-overrides?provider=openai&model=my-finetune-xyz', { method: 'DELETE' })).status).toBe(200);
     expect((await gateway.admin('/model-overrides?provider=openai&model=my-finetune-xyz', { method: 'DELETE' })).status).toBe(404);
+    const unknown = (await (await gateway.admin('/catalog?provider=openai&model=my-finetune-xyz')).json()) as { model: unknown };
+    expect(unknown.model).toBeNull();
+    const known = (await (await gateway.admin('/catalog?provider=anthropic&model=claude-sonnet-4-20250514')).json()) as { model: { contextWindow: number; maxOutputTokens: number } };
+    expect(known.model).toMatchObject({ contextWindow: 200_000, maxOutputTokens: 64_000 });
   });
 });

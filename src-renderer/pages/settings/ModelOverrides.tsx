@@ -66,7 +66,7 @@ export function ModelOverrides() {
     const timer = setTimeout(() => {
       requireAdminClient()
         .catalogModel(draft.provider, model)
-        .then((found) => current && setCatalog(found.source === 'override' ? null : found))
+        .then((found) => current && setCatalog(found && found.source !== 'override' ? found : null))
         .catch(() => current && setCatalog(null));
     }, 300);
     return () => {
@@ -78,9 +78,17 @@ export function ModelOverrides() {
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const override: ModelOverride = { provider: draft.provider, model: draft.model.trim() };
+    // A slip is pointed out next to its field before anything is sent.
     for (const field of NUMBER_FIELDS) {
       const text = draft[field.name].trim();
-      if (text !== '') override[field.name] = Number(text);
+      if (text === '') continue;
+      const value = Number(text);
+      const valid = field.integer ? Number.isInteger(value) && value >= 1 : Number.isFinite(value) && value >= 0;
+      if (!valid) {
+        setError(new ApiError(`${field.label} must be ${field.integer ? 'a whole number of 1 or more' : 'a price of 0 or more'}`, 0, null, field.name));
+        return;
+      }
+      override[field.name] = value;
     }
     setSaving(true);
     try {

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
-import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type LogEntryInput, type RowValues } from '../../../src-main/store/request-log.js';
+import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type LogEntryInput, type RowValues, type UsageDeltas } from '../../../src-main/store/request-log.js';
 
 const entry = (traceId: string, overrides: Partial<LogEntryInput> = {}): LogEntryInput => ({
   createdAt: Date.now(), traceId, metadata: { team: 'core' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini', path: '/v1/completions',
@@ -104,7 +104,7 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
     get rowsInFlight(): number {
       return this.batches.reduce((sum, batch) => sum + batch.rows.length, 0);
     }
-    write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
+    write(rows: RowValues[], _usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void {
       this.batches.push({ rows, done });
     }
     answerAll(): void {
