@@ -181,6 +181,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let rawModel: unknown;
   let routeName: string | null = null;
   let routeTarget: string | null = null;
+  /** The model name the provider was sent (a route's target or a key's model map may change it); what is priced. */
+  let servedModel: string | null = null;
   let failureBody: object | undefined;
   let ticket: LimitTicket | undefined;
 
@@ -262,7 +264,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         const retries = headers.retryCount;
         const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
           sendUpstream(await adapter.buildRequest(call), adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
-        const prepared = await prepareGeneration(generation, target, mappedModel(caller, request.model), { signal: abort, secrets }, send);
+        servedModel = mappedModel(caller, request.model);
+        const prepared = await prepareGeneration(generation, target, servedModel, { signal: abort, secrets }, send);
         providerFormat = prepared.providerFormat;
         dropped = prepared.dropped;
         outcome = await prepared.relay(null);
@@ -270,6 +273,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         routeName = matched.name;
         const served = await serveRoute(deps.router!, matched, generation, abort, attemptLog, (attempt) => {
           routeTarget = attempt.label;
+          servedModel = attempt.model;
           providerSlug = attempt.provider;
           credentials = attempt.credentials;
           providerFormat = attempt.providerFormat;
@@ -352,7 +356,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
           reasoningTokens: usage.reasoningTokens ?? null,
         }
       : {}),
-    costUsd: priceCall(providerSlug, model, usage),
+    costUsd: priceCall(providerSlug, servedModel ?? model, usage),
   };
   // Counted as it finishes: its tokens for the minute, its cost for the day and month.
   ticket?.release({ tokens: usage ? usage.inputTokens + usage.outputTokens : 0, costUsd: entry.costUsd ?? null });

@@ -139,6 +139,8 @@ export class TargetTimeout extends Error {
 export interface TriedTarget {
   label: string;
   provider: string;
+  /** The model name sent to the provider (the target's, through its key's model map). */
+  model: string;
   credentials: ProviderCredentials | undefined;
   providerFormat: WireFormat | null;
   dropped: string[];
@@ -188,7 +190,8 @@ export async function serveRoute(
     if (abort.aborted) attemptAbort.abort(abort.reason);
     else abort.addEventListener('abort', () => attemptAbort.abort(abort.reason));
     const timer = target.timeoutMs === undefined ? undefined : setTimeout(() => attemptAbort.abort(new TargetTimeout(target.timeoutMs!)), target.timeoutMs);
-    const tried: TriedTarget = { label: target.label, provider: target.caller.provider, credentials: undefined, providerFormat: null, dropped: [] };
+    const sentModel = mappedModel(target.caller, target.model);
+    const tried: TriedTarget = { label: target.label, provider: target.caller.provider, model: sentModel, credentials: undefined, providerFormat: null, dropped: [] };
     onTarget(tried);
     let called = false;
     try {
@@ -203,7 +206,7 @@ export async function serveRoute(
           retries: headers.retryCount,
           onAttempt: (attempt) => attemptLog.push({ ...attempt, target: target.label }),
         });
-      const prepared = await prepareGeneration(generation, routeTarget, mappedModel(target.caller, target.model), { signal: attemptAbort, secrets: callSecrets(credentials, headers) }, send);
+      const prepared = await prepareGeneration(generation, routeTarget, sentModel, { signal: attemptAbort, secrets: callSecrets(credentials, headers) }, send);
       tried.providerFormat = prepared.providerFormat;
       tried.dropped = prepared.dropped;
       onTarget(tried);

@@ -151,3 +151,22 @@ describe("a virtual key's default model and model map", () => {
     expect(await changed.json()).toMatchObject({ defaultModel: null, modelMap: {} });
   });
 });
+
+describe('what a routed call costs', () => {
+  it('is priced on the model the target was sent, not the name the client asked for', async () => {
+    const { priceCall } = await import('../../src-main/catalog/pricing.js');
+    const client = new OpenAI({ baseURL: `${gateway.baseUrl}/v1`, apiKey: gateway.apiKey });
+    await client.chat.completions.create({ model: 'pro', messages: [{ role: 'user', content: 'hi' }] });
+    gateway.flushLog();
+    const list = (await (await gateway.admin('/logs?route=pro&limit=1')).json()) as {
+      items: { model: string; routeTarget: string; promptTokens: number; completionTokens: number; cacheReadTokens: number | null; reasoningTokens: number | null; costUsd: number | null }[];
+    };
+    const row = list.items[0];
+    expect(row.model).toBe('pro');
+    expect(row.routeTarget).toBe('gemini → gemini-2.5-pro');
+    const usage = { inputTokens: row.promptTokens, outputTokens: row.completionTokens, cacheReadTokens: row.cacheReadTokens ?? 0, reasoningTokens: row.reasoningTokens ?? 0 };
+    const expected = priceCall('google', 'gemini-2.5-pro', usage);
+    expect(expected).toBeGreaterThan(0);
+    expect(row.costUsd).toBe(expected);
+  });
+});
