@@ -20,6 +20,7 @@ import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, mappedModel, prepareGeneration, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
+import { estimatedUsage } from './limits/usage-estimate.js';
 import { dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
 
@@ -358,8 +359,17 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       : {}),
     costUsd: priceCall(providerSlug, servedModel ?? model, usage),
   };
-  // Counted as it finishes: its tokens for the minute, its cost for the day and month.
-  ticket?.release({ tokens: usage ? usage.inputTokens + usage.outputTokens : 0, costUsd: entry.costUsd ?? null });
+  // Counted as it finishes: its tokens for the minute, its cost for the day and month. An answer that
+  // reported no usage is charged an estimate, so a budget holds for it too (the log keeps it unknown).
+  const charged =
+    usage ??
+    (ticket && outcome && outcome.status < 400 && outcome.responseBody !== null && bodyText !== undefined
+      ? estimatedUsage(bodyText.length, outcome.responseBody, routed?.stream === true)
+      : undefined);
+  ticket?.release({
+    tokens: charged ? charged.inputTokens + charged.outputTokens : 0,
+    costUsd: charged === usage ? (entry.costUsd ?? null) : priceCall(providerSlug, servedModel ?? model, charged),
+  });
   deps.log(entry);
 }
 

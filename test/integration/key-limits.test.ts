@@ -201,4 +201,29 @@ describe('limits per key', () => {
     now += 60_000;
     expect((await chat(created.key)).status).toBe(200);
   });
+
+  it('a stream that reports no usage (no stream_options.include_usage) still counts against the budget and the tokens per minute', async () => {
+    now = new Date(2026, 5, 1, 9, 0, 0).getTime();
+    const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'streamer' }) }));
+    await json(await setLimits(created.id, { dailyUsd: 1e-6, tpm: 1_000_000 }));
+    const stream = () =>
+      fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': created.key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi '.repeat(400) }] }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10 && !statuses.includes(429); i++) {
+      const response = await stream();
+      await response.text();
+      statuses.push(response.status);
+    }
+    // An estimate (about 4 characters a token) of a 1.2 kB prompt at gpt-4o-mini's price is over a millionth
+    // of a dollar: the first stream spends the budget, and the next is refused.
+    expect(statuses).toEqual([200, 429]);
+    const view = await json<LimitsView & { tokensLastMinute: number }>(await gateway.admin(`/keys/${created.id}/limits`));
+    expect(view.spentTodayUsd).toBeGreaterThan(1e-6);
+    expect(view.tokensLastMinute).toBeGreaterThan(300);
+    expect(view.blocked?.limit).toBe('dailyUsd');
+  });
 });
