@@ -1,17 +1,26 @@
 // Local models: the model servers running on this machine (Ollama, LM Studio, llama.cpp, vLLM, Jan,
 // LocalAI ...), found on its loopback ports rather than typed in, each a click away from a key.
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { describeError } from '../api/api-error';
 import { formatFullTime, formatRelativeTime } from '../components/format';
 import { Icon } from '../components/Icon';
 import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews';
-import { useKeysStore } from '../stores/keys-store';
-import { useLocalServersStore } from '../stores/local-servers-store';
+import { useKeysStore, type RevealedKey } from '../stores/keys-store';
+import { keyNameFor, useLocalServersStore } from '../stores/local-servers-store';
 import { useRouteStore } from '../stores/route-store';
 import { useToastStore } from '../stores/toast-store';
 import { RevealedKeyDialog } from './keys/KeyDialogs';
+import { AddToRouteDialog } from './local/AddToRouteDialog';
 import { LocalServerCard } from './local/LocalServerCard';
 import '../styles/local-models.css';
+
+/** "Add to a route" for one model, once its server's key is known (or was just made). */
+interface RouteFlow {
+  model: string;
+  serverName: string;
+  keyName: string;
+  made: RevealedKey | null;
+}
 
 /** The list is memory on the server; reading it this often while the page is open costs nothing. */
 const RELOAD_INTERVAL_MS = 30_000;
@@ -25,7 +34,9 @@ export function LocalModelsPage() {
   const refreshing = useLocalServersStore((state) => state.refreshing);
   const refreshError = useLocalServersStore((state) => state.refreshError);
   const creatingKeyFor = useLocalServersStore((state) => state.creatingKeyFor);
-  const { load, refresh, makeKey } = useLocalServersStore.getState();
+  const preparingRouteFor = useLocalServersStore((state) => state.preparingRouteFor);
+  const { load, refresh, makeKey, keyForServer } = useLocalServersStore.getState();
+  const [routeFlow, setRouteFlow] = useState<RouteFlow | null>(null);
   const revealed = useKeysStore((state) => state.revealed);
   const dismissRevealed = useKeysStore((state) => state.dismissRevealed);
   const navigate = useRouteStore((state) => state.navigate);
@@ -49,6 +60,15 @@ export function LocalModelsPage() {
     }
   };
 
+  const onAddToRoute = async (server: (typeof servers)[number], model: string) => {
+    try {
+      const { name, made } = await keyForServer(server, model);
+      setRouteFlow({ model, serverName: keyNameFor(server), keyName: name, made });
+    } catch (error) {
+      showToast(`Could not make a key for the route: ${describeError(error)}`, 'error');
+    }
+  };
+
   const online = servers.filter((server) => server.online).length;
 
   return (
@@ -57,7 +77,7 @@ export function LocalModelsPage() {
         <div>
           <h1>Local models</h1>
           <p className="page-subtitle">
-            Model servers running on this machine, found on its loopback ports. Make a key for one and use it like any provider.
+            Model servers running on this machine, found on its loopback ports. Make a key for one and use it like any provider, or add a model to a route.
             {checkedAt && (
               <>
                 {' '}
@@ -88,7 +108,14 @@ export function LocalModelsPage() {
             </p>
             <div className="local-server-list">
               {servers.map((server) => (
-                <LocalServerCard key={server.url} server={server} creatingKey={creatingKeyFor === server.url} onMakeKey={() => void onMakeKey(server)} />
+                <LocalServerCard
+                  key={server.url}
+                  server={server}
+                  creatingKey={creatingKeyFor === server.url}
+                  onMakeKey={() => void onMakeKey(server)}
+                  preparingRouteFor={preparingRouteFor?.startsWith(`${server.url} `) ? preparingRouteFor.slice(server.url.length + 1) : null}
+                  onAddToRoute={(model) => void onAddToRoute(server, model)}
+                />
               ))}
             </div>
           </>
@@ -110,6 +137,16 @@ export function LocalModelsPage() {
           </section>
         ))}
 
+      {routeFlow && (
+        <AddToRouteDialog
+          {...routeFlow}
+          onClose={() => setRouteFlow(null)}
+          onOpenRoutes={() => {
+            setRouteFlow(null);
+            navigate('routes');
+          }}
+        />
+      )}
       {revealed && <RevealedKeyDialog revealed={revealed} onClose={dismissRevealed} />}
     </div>
   );

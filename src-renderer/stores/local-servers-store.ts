@@ -3,7 +3,8 @@
 import { create } from 'zustand';
 import { describeError } from '../api/api-error';
 import type { LocalServer, LocalServerList } from '../../src-main/discovery/types';
-import type { LoadStatus } from './keys-store';
+import { findServerKey } from '../pages/local/add-to-route';
+import type { LoadStatus, RevealedKey } from './keys-store';
 import { useKeysStore } from './keys-store';
 import { requireAdminClient } from './session-store';
 
@@ -39,6 +40,14 @@ interface LocalServersState {
   refresh(): Promise<void>;
   /** One click: a virtual key for the server (no secret), shown once through the Keys store. */
   makeKey(server: LocalServer): Promise<void>;
+  /** `url model` while the key for "Add to a route" is being found or made. */
+  preparingRouteFor: string | null;
+  /**
+   * The virtual key a route should use for this server: the active one that already reaches it, or a
+   * new one (no secret). A new key comes back as `made`, shown once by the route dialog instead of
+   * the page's key dialog.
+   */
+  keyForServer(server: LocalServer, model: string): Promise<{ name: string; made: RevealedKey | null }>;
 }
 
 export const useLocalServersStore = create<LocalServersState>()((set, get) => {
@@ -52,6 +61,7 @@ export const useLocalServersStore = create<LocalServersState>()((set, get) => {
     refreshing: false,
     refreshError: null,
     creatingKeyFor: null,
+    preparingRouteFor: null,
     async load() {
       if (get().status !== 'ready') set({ status: 'loading', loadError: null });
       try {
@@ -78,6 +88,25 @@ export const useLocalServersStore = create<LocalServersState>()((set, get) => {
         await useKeysStore.getState().createVirtualKey({ name: keyNameFor(server), provider: server.connection.provider, customHost: server.connection.customHost });
       } finally {
         set({ creatingKeyFor: null });
+      }
+    },
+    async keyForServer(server, model) {
+      set({ preparingRouteFor: `${server.url} ${model}` });
+      try {
+        const keys = useKeysStore.getState();
+        // A fresh list: the key may have been made on the Keys page or from the CLI since it was read.
+        await keys.load();
+        const { status, loadError, virtualKeys } = useKeysStore.getState();
+        if (status === 'error') throw new Error(loadError ?? 'The keys could not be read');
+        const name = keyNameFor(server);
+        const existing = findServerKey(virtualKeys, server, name);
+        if (existing) return { name: existing.name, made: null };
+        await keys.createVirtualKey({ name, provider: server.connection.provider, customHost: server.connection.customHost });
+        const made = useKeysStore.getState().revealed;
+        useKeysStore.getState().dismissRevealed();
+        return { name: made?.name ?? name, made };
+      } finally {
+        set({ preparingRouteFor: null });
       }
     },
   };

@@ -1,7 +1,9 @@
 // The Local models page (issue 15) against fakes that answer like Ollama, LM Studio and llama.cpp:
 // the servers are listed with their kind, version and models; one click makes a key that runs a
 // prompt through the gateway; a server that goes away is shown offline; a port added in Settings is
-// probed. Light and dark, with no console errors.
+// probed; a discovered model is added to a new route in one flow (its key made on the way), then to
+// that route again as a fallback, and the route serves a request sent with only a gateway key and the
+// route's name. Light and dark, with no console errors.
 import { expect, test, type Page } from '@playwright/test';
 import { fakeReply, startLocalServerFake, type LocalServerFake } from '../fakes/local-servers';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
@@ -86,6 +88,76 @@ for (const theme of ['light', 'dark'] as const) {
       await page.getByRole('link', { name: 'Keys' }).click();
       await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText(`→ http://127.0.0.1:${ollama.port}/v1`);
       expect(problems).toEqual([]);
+    });
+
+    test(`adds a discovered model to a new route in one flow, and the route serves a gateway key's request (${theme})`, async ({ page }) => {
+      const problems = watchProblems(page);
+      // A server of its own: no key reaches it yet, so the flow makes one.
+      const studio = await startLocalServerFake('lmstudio');
+      const routeName = `local-${theme}`;
+      const serverName = `LM Studio on 127.0.0.1:${studio.port}`;
+      try {
+        expect((await gatehouse.admin('/settings', { method: 'PATCH', body: JSON.stringify({ discoveryPorts: [ollama.port, lmStudio.port, studio.port] }) })).status).toBe(200);
+        await openLocalModels(page);
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        const card = page.getByRole('region', { name: serverName });
+        await expect(card).toContainText('online');
+
+        await card.getByRole('button', { name: 'Add to a route: meta-llama-3.1-8b-instruct' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Add meta-llama-3.1-8b-instruct to a route' });
+        await expect(dialog).toContainText(`${serverName} → meta-llama-3.1-8b-instruct`);
+        // The key made on the way is shown this once, in the same dialog.
+        await expect(dialog).toContainText(`Made the virtual key “${serverName}” for this server.`);
+        await expect(dialog.getByLabel('New key')).toHaveText(/^gh-vk-/);
+        const name = dialog.getByLabel('Route name');
+        await expect(name).toHaveValue('meta-llama-3.1-8b-instruct');
+        await name.fill(routeName);
+        await dialog.getByRole('button', { name: 'Create route' }).click();
+        const created = page.getByRole('dialog', { name: `Route “${routeName}” created` });
+        await expect(created).toContainText(`Send ${routeName} as the model with a gateway key`);
+        await created.getByRole('button', { name: 'Done' }).click();
+        await expect(created).toBeHidden();
+
+        // The second model: the same key is used (nothing made), a taken name is refused beside the field,
+        // and it joins the route just made as its fallback.
+        await card.getByRole('button', { name: 'Add to a route: qwen2-vl-7b-instruct' }).click();
+        const second = page.getByRole('dialog', { name: 'Add qwen2-vl-7b-instruct to a route' });
+        await expect(second).toContainText(`${serverName} → qwen2-vl-7b-instruct`);
+        await expect(second).not.toContainText('Made the virtual key');
+        await second.getByLabel('Route name').fill(routeName);
+        await second.getByRole('button', { name: 'Create route' }).click();
+        await expect(second.getByLabel('Route name')).toHaveAttribute('aria-invalid', 'true');
+        await expect(second.locator('.field-error')).toContainText(`the name '${routeName}' is already used`);
+        await second.getByRole('radio', { name: 'Existing route' }).click();
+        await second.getByLabel('Add to').selectOption({ label: `${routeName} · 1 target` });
+        await second.getByRole('button', { name: 'Add target' }).click();
+        const added = page.getByRole('dialog', { name: `Added to “${routeName}”` });
+        await expect(added).toContainText('target 2 of 2: tried when the ones before it fail');
+        await added.getByRole('button', { name: 'Open Routes' }).click();
+
+        await expect(page.getByRole('heading', { name: 'Routes', level: 1 })).toBeVisible();
+        const row = page.getByRole('list', { name: 'Routes' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: routeName }) });
+        await expect(row).toContainText(`${serverName} → meta-llama-3.1-8b-instruct`);
+        await expect(row).toContainText(`${serverName} → qwen2-vl-7b-instruct`);
+
+        // A client with only a gateway key and the route's name reaches the local server.
+        const gateway = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: `Local route ${theme}` }) });
+        const gatewayKey = ((await gateway.json()) as { key: string }).key;
+        const answer = await fetch(`${gatehouse.origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${gatewayKey}` },
+          body: JSON.stringify({ model: routeName, messages: [{ role: 'user', content: 'Hi' }] }),
+        });
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe(fakeReply('lmstudio', 'meta-llama-3.1-8b-instruct'));
+        expect(studio.requests.filter((request) => request.method === 'POST').map((request) => request.json.model)).toEqual(['meta-llama-3.1-8b-instruct']);
+      } finally {
+        await studio.close();
+        await gatehouse.admin('/settings', { method: 'PATCH', body: JSON.stringify({ discoveryPorts: [ollama.port, lmStudio.port] }) });
+      }
+      // The browser itself logs the refused save (the taken name); nothing else may reach the console.
+      expect(problems.filter((problem) => !problem.includes('status of 400'))).toEqual([]);
+      expect(problems.filter((problem) => problem.includes('status of 400'))).toHaveLength(1);
     });
 
     test(`a port added in Settings is probed, and a server that goes away shows offline (${theme})`, async ({ page }) => {

@@ -9,9 +9,14 @@ interface LocalServerCardProps {
   server: LocalServer;
   creatingKey: boolean;
   onMakeKey(): void;
+  /** The model whose key is being found or made for "Add to a route", if one on this server. */
+  preparingRouteFor?: string | null;
+  /** Absent: the card offers no route action (an offline server has nothing to send to). */
+  onAddToRoute?(model: string): void;
 }
 
-export function LocalServerCard({ server, creatingKey, onMakeKey }: LocalServerCardProps) {
+export function LocalServerCard({ server, creatingKey, onMakeKey, preparingRouteFor = null, onAddToRoute }: LocalServerCardProps) {
+  const routable = server.online && onAddToRoute !== undefined;
   const name = keyNameFor(server);
   return (
     <section className={`card card-flush local-server${server.online ? '' : ' local-server-offline'}`} aria-label={name}>
@@ -56,7 +61,7 @@ export function LocalServerCard({ server, creatingKey, onMakeKey }: LocalServerC
             const size = formatBytes(model.size);
             const context = formatContextLength(model.contextLength);
             return (
-              <li key={model.id} className="local-model">
+              <li key={model.id} className={`local-model${routable ? ' local-model-routable' : ''}`}>
                 <code className="local-model-id truncate" title={model.id}>
                   {model.id}
                 </code>
@@ -65,6 +70,18 @@ export function LocalServerCard({ server, creatingKey, onMakeKey }: LocalServerC
                   {context && <span title={`${model.contextLength?.toLocaleString('en-US')} tokens of context`}>{context} context</span>}
                   {model.loaded === true && <span className="badge badge-accent">loaded</span>}
                 </span>
+                {routable && (
+                  <button
+                    type="button"
+                    className="button button-ghost button-small"
+                    disabled={preparingRouteFor !== null}
+                    aria-label={`Add to a route: ${model.id}`}
+                    onClick={() => onAddToRoute(model.id)}
+                  >
+                    <Icon name="route" />
+                    {preparingRouteFor === model.id ? 'Preparing…' : 'Add to a route'}
+                  </button>
+                )}
                 <CopyButton text={model.id} label="Copy" what={`model name ${model.id}`} variant="ghost" compact />
               </li>
             );
