@@ -4,7 +4,8 @@
 // reads them only when /metrics is scraped. Label values are bounded so a client sending random model
 // names cannot grow the series without limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+// prom-client is loaded on the first scrape: most gateways are never scraped, and it costs some 2 MB of RSS.
+import type { Metric, Registry } from 'prom-client';
 import { errorBody } from './errors.js';
 import { sendJson } from './proxy.js';
 import { tokensMatch, isLoopbackHostHeader } from '../admin/router.js';
@@ -160,17 +161,24 @@ const FAMILIES: Family[] = [
 /** Process metrics are per process: one registry for them, however many gateways a process runs (tests). */
 let processRegistry: Registry | undefined;
 
-function sharedProcessRegistry(): Registry {
+async function sharedProcessRegistry(): Promise<Registry> {
   if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
+    const { Registry, collectDefaultMetrics } = await import('prom-client');
+    // Another scrape may have made it while this one waited for the import.
+    if (!processRegistry) {
+      processRegistry = new Registry();
+      collectDefaultMetrics({ register: processRegistry });
+    }
   }
   return processRegistry;
 }
 
+/** Prometheus text format 0.0.4, prom-client's Registry.PROMETHEUS_CONTENT_TYPE. */
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 export class GatewayMetrics {
-  /** This gateway's own registry, never prom-client's global one (which other code in the process may fill). */
-  readonly registry = new Registry();
+  /** This gateway's own registry, never prom-client's global one (which other code in the process may fill); made on the first scrape. */
+  private registry: Promise<Registry> | null = null;
   private readonly withProcessMetrics: boolean;
   private readonly keyName: (keyId: string) => string | undefined;
   private readonly hasEnvironmentKey: boolean;
@@ -190,18 +198,6 @@ export class GatewayMetrics {
     this.models = new BoundedLabel(limits.models, limits.valueLength);
     this.keys = new BoundedLabel(limits.keys, limits.valueLength);
     this.routes = new BoundedLabel(limits.routes, limits.valueLength);
-    for (const family of FAMILIES) {
-      // prom-client's own metric classes hash the label object on every increment (about 0.5 µs each, six a
-      // call); the registry needs of a metric only its name, help, type and get(), which reads the figures.
-      const metric = {
-        name: family.name,
-        help: family.help,
-        type: family.type,
-        aggregator: 'sum',
-        get: async () => ({ name: family.name, help: family.help, type: family.type, aggregator: 'sum', values: family.samples([...this.series.values()]) }),
-      };
-      this.registry.registerMetric(metric as unknown as Metric);
-    }
   }
 
   /**
@@ -220,12 +216,31 @@ export class GatewayMetrics {
 
   /** Everything counted so far in Prometheus text format, with the process metrics after it. */
   async render(): Promise<string> {
-    const own = await this.registry.metrics();
-    return this.withProcessMetrics ? `${own}\n${await sharedProcessRegistry().metrics()}` : own;
+    this.registry ??= this.makeRegistry();
+    const own = await (await this.registry).metrics();
+    return this.withProcessMetrics ? `${own}\n${await (await sharedProcessRegistry()).metrics()}` : own;
   }
 
   get contentType(): string {
-    return this.registry.contentType;
+    return PROMETHEUS_CONTENT_TYPE;
+  }
+
+  private async makeRegistry(): Promise<Registry> {
+    const { Registry } = await import('prom-client');
+    const registry = new Registry();
+    for (const family of FAMILIES) {
+      // prom-client's own metric classes hash the label object on every increment (about 0.5 µs each, six a
+      // call); the registry needs of a metric only its name, help, type and get(), which reads the figures.
+      const metric = {
+        name: family.name,
+        help: family.help,
+        type: family.type,
+        aggregator: 'sum',
+        get: async () => ({ name: family.name, help: family.help, type: family.type, aggregator: 'sum', values: family.samples([...this.series.values()]) }),
+      };
+      registry.registerMetric(metric as unknown as Metric);
+    }
+    return registry;
   }
 
   private count(entry: LogEntryInput): void {
