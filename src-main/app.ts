@@ -209,7 +209,12 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const server = createGatewayServer({
       trackRequest: (handled) => {
         inFlight.add(handled);
-        void handled.finally(() => inFlight.delete(handled));
+        // then() with both handlers is what finally() does here, with two promises fewer per request.
+        const untrack = () => inFlight.delete(handled);
+        void handled.then(untrack, (error: unknown) => {
+          untrack();
+          throw error;
+        });
       },
       clientTimeouts: options.clientTimeouts,
       ...services.proxy,

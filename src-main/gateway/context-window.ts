@@ -44,33 +44,48 @@ function tooLong(window: number, tokens: number, maxTokens: number) {
   );
 }
 
-/** A text completion at a provider other than OpenAI (or an OpenAI model not in the table above), by the catalog. */
-async function checkCompletionByCatalog(provider: string, body: CompletionRequest): Promise<void> {
-  const window = catalogModel(provider, body.model)?.contextWindow;
-  if (!window) return;
+/**
+ * The prompts of a text completion against a window. Synchronous (undefined) when no prompt needs counting,
+ * as on almost every call: an awaited check costs the request a few promise hops for nothing. Only a
+ * prompt that might not fit is counted, with `countText`, and then a promise is returned.
+ */
+function checkPrompts(window: number, body: CompletionRequest, countText: (text: string) => Promise<number>): Promise<void> | undefined {
   const maxTokens = body.max_tokens ?? COMPLETION_BOUNDS.max_tokens.default;
-  for (const prompt of promptsOf(body.prompt)) {
-    let tokens: number;
-    if (typeof prompt !== 'string') tokens = prompt.length;
-    else if (Buffer.byteLength(prompt) + maxTokens <= window) continue;
-    else tokens = await estimateTextTokens(prompt);
-    if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
+  const prompts = promptsOf(body.prompt);
+  for (let index = 0; index < prompts.length; index++) {
+    const prompt = prompts[index];
+    if (typeof prompt !== 'string') {
+      if (prompt.length + maxTokens > window) throw tooLong(window, prompt.length, maxTokens);
+      continue;
+    }
+    // Every token is at least one byte: a prompt with fewer bytes than the room left always fits.
+    if (Buffer.byteLength(prompt) + maxTokens <= window) continue;
+    // From here on, asynchronously, in the same order as before.
+    return (async () => {
+      for (const rest of prompts.slice(index)) {
+        let tokens: number;
+        if (typeof rest !== 'string') tokens = rest.length;
+        else if (Buffer.byteLength(rest) + maxTokens <= window) continue;
+        else tokens = await countText(rest);
+        if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
+      }
+    })();
   }
+  return undefined;
 }
 
-export async function checkContextWindow(provider: string, body: CompletionRequest): Promise<void> {
-  if (provider !== 'openai') return checkCompletionByCatalog(provider, body);
-  const window = OPENAI_COMPLETION_MODELS[body.model];
-  if (window === undefined) return;
-  const maxTokens = body.max_tokens ?? COMPLETION_BOUNDS.max_tokens.default;
-  for (const prompt of promptsOf(body.prompt)) {
-    let tokens: number;
-    if (typeof prompt !== 'string') tokens = prompt.length;
-    // Every token is at least one byte: a prompt with fewer bytes than the room left always fits.
-    else if (Buffer.byteLength(prompt) + maxTokens <= window) continue;
-    else tokens = (await loadEncoder())(prompt).length;
-    if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
-  }
+const countCl100k = async (text: string): Promise<number> => (await loadEncoder())(text).length;
+
+/**
+ * A text completion's prompt and max_tokens against the model's window: OpenAI's completion models
+ * exactly, others by the catalog (estimated). Throws at once when a token-array prompt does not fit;
+ * returns a promise only when a prompt has to be counted (await it), else undefined.
+ */
+export function checkContextWindow(provider: string, body: CompletionRequest): Promise<void> | undefined {
+  // A text completion at a provider other than OpenAI (or an OpenAI model not in the table above), by the catalog.
+  const window = provider === 'openai' ? OPENAI_COMPLETION_MODELS[body.model] : catalogModel(provider, body.model)?.contextWindow;
+  if (!window) return undefined;
+  return checkPrompts(window, body, provider === 'openai' ? countCl100k : estimateTextTokens);
 }
 
 /** The output budget a request asks for, by dialect; 0 when it names none (the prompt alone must fit). */
@@ -84,15 +99,18 @@ function requestedOutput(dialect: Dialect, body: Record<string, unknown>): numbe
  * fit the catalog's window for the model at this provider. Models the catalog lacks are left to the
  * provider.
  */
-export async function checkPromptFits(provider: string, model: string, dialect: Dialect, body: unknown, bodyBytes: number): Promise<void> {
+export function checkPromptFits(provider: string, model: string, dialect: Dialect, body: unknown, bodyBytes: number): Promise<void> | undefined {
   const window = catalogModel(provider, model)?.contextWindow;
-  if (!window) return;
+  if (!window) return undefined;
   const maxTokens = requestedOutput(dialect, body as Record<string, unknown>);
   // Counting is O(prompt) on the serving thread (tens of ms for a long agent session), so it runs only
   // when the body could plausibly overflow: o200k averages 4+ bytes a token on text and code, so a body
   // under 3 bytes a token of the room left is taken to fit. A rare prompt denser than that goes on to
   // the provider, which refuses it itself: the check may miss, it never refuses wrongly.
-  if (bodyBytes / 3 + maxTokens <= window) return;
-  const tokens = await estimateInputTokens(dialectCodec(dialect).decodeRequest(body));
-  if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
+  // Synchronous (undefined) then: no promise to await on the common path.
+  if (bodyBytes / 3 + maxTokens <= window) return undefined;
+  return (async () => {
+    const tokens = await estimateInputTokens(dialectCodec(dialect).decodeRequest(body));
+    if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
+  })();
 }

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from './spec-bounds.js';
 import { invalidRequest } from './errors.js';
+import { boundedMemo } from './bounded-memo.js';
 import type { ProviderCredentials } from './providers/types.js';
 
 export interface GatewayHeaders {
@@ -150,8 +151,14 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
   };
 }
 
-/** A custom host must be an absolute http(s) URL; anything else would make an unroutable upstream call. */
-export function normalizeCustomHost(raw: string): string {
+/**
+ * A custom host must be an absolute http(s) URL; anything else would make an unroutable upstream call.
+ * Remembered per string: a client sends the same host on every request, and parsing it was a few µs of
+ * each (a refused host throws, and is not remembered).
+ */
+export const normalizeCustomHost = boundedMemo(64, parseCustomHost);
+
+function parseCustomHost(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);

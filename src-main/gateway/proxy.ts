@@ -18,7 +18,7 @@ import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } fr
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
-import { callSecrets, mappedModel, prepareGeneration, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
+import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
 import { estimatedUsage } from './limits/usage-estimate.js';
 import { dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
@@ -150,7 +150,8 @@ function decodeBodyText(raw: Buffer): string {
 /** `application/json`, with any parameters; a missing header is taken as JSON (what many scripts send). */
 function checkContentType(req: IncomingMessage): void {
   const type = req.headers['content-type'];
-  if (type === undefined) return;
+  // The header nearly every client sends, taken without splitting and lower-casing it.
+  if (type === undefined || type === 'application/json') return;
   const essence = type.split(';', 1)[0].trim().toLowerCase();
   if (essence !== 'application/json') {
     throw new GatewayError(415, 'invalid_request_error', `Unsupported Content-Type '${type}': send the body as JSON with 'Content-Type: application/json'`, 'content-type', 'unsupported_media_type');
@@ -186,6 +187,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let servedModel: string | null = null;
   let failureBody: object | undefined;
   let ticket: LimitTicket | undefined;
+  /** The secrets of the call, when worked out on the way (a direct generation); else after it. */
+  let knownSecrets: string[] | undefined;
 
   try {
     headers = readGatewayHeaders(req.headers);
@@ -261,12 +264,13 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         providerSlug = target.provider;
         credentials = target.credentials;
         const adapter = getProvider(target.provider);
-        const secrets = secretValues(target.credentials, headers);
+        // Worked out once: the same list redacts the relay's errors and the log entry (secretsToRedact).
+        const secrets = (knownSecrets = secretValues(target.credentials, headers));
         const retries = headers.retryCount;
-        const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
-          sendUpstream(await adapter.buildRequest(call), adapter.slug, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
+        const send = (call: ProviderCall): Promise<UpstreamResponse> => sendCall(adapter, call, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
         servedModel = mappedModel(caller, request.model);
-        const prepared = await prepareGeneration(generation, target, servedModel, { signal: abort, secrets }, send);
+        const preparing = prepareGeneration(generation, target, servedModel, { signal: abort, secrets }, send);
+        const prepared = isPromise(preparing) ? await preparing : preparing;
         providerFormat = prepared.providerFormat;
         dropped = prepared.dropped;
         outcome = await prepared.relay(null);
@@ -300,7 +304,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   }
 
   const status = outcome?.status ?? failure?.status ?? 500;
-  const secretsToRedact = secretValues(credentials, headers);
+  // Credentials and headers are the same ones a direct generation's secrets were worked out from.
+  const secretsToRedact = knownSecrets ?? secretValues(credentials, headers);
   // A passthrough answer's usage is read from the body here rather than when the row is written (the same
   // work, on the same thread), so the entry carries its tokens and cost for limits and metrics.
   let usage = outcome?.usage;

@@ -9,7 +9,10 @@ export const REDACTED = '[redacted]';
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>, alsoSecret: ReadonlySet<string>): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for…in rather than Object.entries: no array of pairs per call (every request's log row comes through here).
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
     if (value === undefined) continue;
     result[name] = ALWAYS_SECRET.has(name) || alsoSecret.has(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
   }

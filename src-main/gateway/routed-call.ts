@@ -63,24 +63,65 @@ export function callSecrets(credentials: ProviderCredentials | undefined, header
  * Builds the provider call for one target: the client's bytes when it speaks the provider's format (only
  * the model value rewritten when another model is sent), else the body translated.
  */
-export async function prepareGeneration(
+export function prepareGeneration(
   generation: Generation,
   target: RouteTarget,
   model: string,
   context: { signal: AbortLike; secrets: readonly string[] },
   send: (call: ProviderCall) => Promise<UpstreamResponse>,
-): Promise<PreparedGeneration> {
+): PreparedGeneration | Promise<PreparedGeneration> {
+  const { ingress, operation, request } = generation;
+  const dialect = ingress.dialect;
+  const body = model === request.model ? request.body : { ...(request.body as Record<string, unknown>), model };
+  // The window checks return a promise only when they must count tokens; otherwise the call is built on
+  // this turn, with no promise hops (a few µs of every request). Callers take either (see isPromise).
+  const pending =
+    dialect === 'openai-completions'
+      ? checkContextWindow(target.provider, body as CompletionRequest)
+      : operation === 'generate'
+        ? checkPromptFits(target.provider, model, dialect, body, generation.rawBody.length)
+        : undefined;
+  if (pending) return pending.then(() => buildGeneration(generation, target, model, body, context, send));
+  return buildGeneration(generation, target, model, body, context, send);
+}
+
+/** A value or the promise of one: awaited only when it is a promise, so a synchronous result costs no microtask. */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return value instanceof Promise;
+}
+
+/**
+ * Sends a provider call: the request built (synchronously for every adapter but those that sign or fetch
+ * a token), then sent. No async wrapper: a plain call saves a promise per request. A failure to build is a
+ * rejection, as it was when this was an async function.
+ */
+export function sendCall(adapter: ProviderAdapter, call: ProviderCall, options: Parameters<typeof sendUpstream>[2]): Promise<UpstreamResponse> {
+  let built: ReturnType<ProviderAdapter['buildRequest']>;
+  try {
+    built = adapter.buildRequest(call);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return isPromise(built) ? built.then((upstream) => sendUpstream(upstream, adapter.slug, options)) : sendUpstream(built, adapter.slug, options);
+}
+
+function buildGeneration(
+  generation: Generation,
+  target: RouteTarget,
+  model: string,
+  body: unknown,
+  context: { signal: AbortLike; secrets: readonly string[] },
+  send: (call: ProviderCall) => Promise<UpstreamResponse>,
+): PreparedGeneration {
   const { res, ingress, operation, request, headers, started } = generation;
   const adapter = getProvider(target.provider);
   const dialect = ingress.dialect;
-  const body = model === request.model ? request.body : { ...(request.body as Record<string, unknown>), model };
-  if (dialect === 'openai-completions') await checkContextWindow(target.provider, body as CompletionRequest);
-  else if (operation === 'generate') await checkPromptFits(target.provider, model, dialect, body, generation.rawBody.length);
   const formats = adapter.formats(model);
   const providerFormat: WireFormat = formats.includes(dialect) ? dialect : formats[0];
   const relayOptions = { adapter, stream: request.stream, started, signal: context.signal, secrets: context.secrets, ingress };
   const base = { format: providerFormat, operation, model, stream: request.stream, credentials: target.credentials, customHost: target.customHost, forwardHeaders: headers.forwardHeaders };
-  const passthrough = (call: ProviderCall) => async (first: UpstreamResponse | null) => relayPassthrough(res, first ?? (await send(call)), relayOptions, call);
+  const passthrough = (call: ProviderCall) => (first: UpstreamResponse | null) =>
+    first ? relayPassthrough(res, first, relayOptions, call) : send(call).then((upstream) => relayPassthrough(res, upstream, relayOptions, call));
 
   if (operation === 'count_tokens' && !(providerFormat === dialect && adapter.modelInBody)) {
     // Only a provider that takes the Messages body as it is can count it; for the others, an estimate.
@@ -200,8 +241,8 @@ export async function serveRoute(
       onTarget(tried);
       const routeTarget: RouteTarget = { caller: target.caller, provider: target.caller.provider, customHost: target.caller.customHost, credentials };
       const adapter = getProvider(routeTarget.provider);
-      const send = async (call: ProviderCall): Promise<UpstreamResponse> =>
-        sendUpstream(await adapter.buildRequest(call), adapter.slug, {
+      const send = (call: ProviderCall): Promise<UpstreamResponse> =>
+        sendCall(adapter, call, {
           signal: attemptAbort,
           retries: headers.retryCount,
           onAttempt: (attempt) => attemptLog.push({ ...attempt, target: target.label }),

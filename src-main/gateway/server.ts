@@ -98,6 +98,9 @@ const GENERATION_ROUTES: ReadonlyMap<string, GenerationRoute> = new Map([
 /** A response OpenAI stored, by id (and its input items); an id is letters, digits, `_` and `-` only. */
 const STORED_RESPONSE_PATH = /^\/v1\/responses\/[A-Za-z0-9_-]+(?:\/input_items)?$/;
 
+/** The handling of a request answered on the spot (nothing left to wait for). */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** Parsed once and shared: requests on these paths go to the proxy, which reads only the path. */
 const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys()].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
 
@@ -164,13 +167,20 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
         }
         return sendJson(res, 404, errorBody('not_found_error', `Unknown path: ${req.method} ${path}`));
       };
-      const handled = Promise.resolve()
-        .then(route)
-        .catch((error: unknown) => {
-          console.error('Gatehouse: unhandled error', error);
-          if (!res.headersSent) sendJson(res, 500, errorBody('api_error', 'Internal gateway error'));
-          else res.destroy();
-        });
+      const failed = (error: unknown): void => {
+        console.error('Gatehouse: unhandled error', error);
+        if (!res.headersSent) sendJson(res, 500, errorBody('api_error', 'Internal gateway error'));
+        else res.destroy();
+      };
+      // Started on this turn rather than from a promise chain: two promises and a microtask less per request.
+      let handled: Promise<void>;
+      try {
+        const routed = route();
+        handled = routed ? routed.catch(failed) : SETTLED;
+      } catch (error) {
+        // As a rejection, like any other failure (a failing error answer must not throw out of the listener).
+        handled = Promise.reject(error).catch(failed);
+      }
       options.trackRequest?.(handled);
     },
   );
