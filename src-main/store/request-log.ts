@@ -220,6 +220,25 @@ function toEntry(row: Row): LogEntry {
   };
 }
 
+/** The local day last worked out, and the span of times (ms) it covers: [from, until). */
+let knownDay = { from: 0, until: 0, day: '' };
+
+/**
+ * localDay of a time, remembered for the rest of that local day: rows come in time order, and the
+ * calendar fields of a Date cost a time-zone lookup each. The span is read from the local calendar
+ * itself (midnight to midnight), so a DST change is respected.
+ */
+function dayOf(time: number): string {
+  if (time >= knownDay.from && time < knownDay.until) return knownDay.day;
+  const date = new Date(time);
+  const day = localDay(date);
+  const from = new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+  const until = new Date(date.getFullYear(), date.getMonth(), date.getDate() + 1).getTime();
+  // An invalid time (NaN) never matches a span: it is worked out each time, as before.
+  if (time >= from && time < until) knownDay = { from, until, day };
+  return day;
+}
+
 function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n… [${text.length - max} more characters not stored]`;
@@ -268,6 +287,20 @@ export const INSERT_ROW = `INSERT INTO request_log (${ROW_COLUMNS.join(', ')}) V
 
 const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) => [column, index])) as Record<(typeof ROW_COLUMNS)[number], number>;
 const DIMENSION_INDEXES = Object.entries(USAGE_DIMENSION_COLUMNS).map(([dim, column]) => [dim, COLUMN_INDEX[column]] as const);
+
+/** Where usageOfBatch finds its figures in a row: handed to the writer thread, which sums its batches itself. */
+export const USAGE_COLUMNS = {
+  day: COLUMN_INDEX.day,
+  status: COLUMN_INDEX.status,
+  prompt: COLUMN_INDEX.prompt_tokens,
+  completion: COLUMN_INDEX.completion_tokens,
+  cacheRead: COLUMN_INDEX.cache_read_tokens,
+  cacheWrite: COLUMN_INDEX.cache_write_tokens,
+  reasoning: COLUMN_INDEX.reasoning_tokens,
+  cost: COLUMN_INDEX.cost_usd,
+  dimensions: DIMENSION_INDEXES.map(([dim, index]) => [dim, index] as [string, number]),
+};
+export type UsageColumns = typeof USAGE_COLUMNS;
 
 /**
  * A batch's usage, summed in memory per day and month, breakdown and name, with the same figures as the
@@ -319,8 +352,11 @@ export type BatchOutcome = { ids: number[] } | { error: Error };
  * transaction together with its search index entries.
  */
 export interface LogBatchWriter {
-  /** Writes the rows, their search entries and their usage (usageOfBatch) in one transaction. */
-  write(rows: RowValues[], usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void;
+  /**
+   * Writes the rows, their search entries and their usage (usageOfBatch) in one transaction. The writer
+   * sums the usage itself: on the writer thread that work is off the gateway's thread.
+   */
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
   /** Rows handed over whose batch is not answered yet. */
   readonly rowsInFlight: number;
   /** Returns once every batch handed over so far is written and its `done` has run. */
@@ -347,10 +383,10 @@ export class SameThreadLogWriter implements LogBatchWriter {
     });
   }
 
-  write(rows: RowValues[], usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void {
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
     let outcome: BatchOutcome;
     try {
-      outcome = { ids: this.writeBatch(rows, usage) };
+      outcome = { ids: this.writeBatch(rows, usageOfBatch(rows)) };
     } catch (error) {
       outcome = { error: error as Error };
     }
@@ -457,7 +493,7 @@ export class RequestLog {
       this.queue = batch === waiting ? [] : waiting.slice(room);
       const keepBodies = this.storeBodies();
       const rows = batch.map((input) => this.toRowValues(input, keepBodies));
-      this.writer.write(rows, usageOfBatch(rows), (outcome) => this.afterWrite(batch, rows, outcome));
+      this.writer.write(rows, (outcome) => this.afterWrite(batch, rows, outcome));
     }
     if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
@@ -566,7 +602,7 @@ export class RequestLog {
       reasoningTokens,
       costUsd,
       clientOf(input.requestHeaders['user-agent'], dialect),
-      localDay(new Date(input.createdAt)),
+      dayOf(input.createdAt),
       input.route ?? null,
       input.routeTarget ?? null,
     ];

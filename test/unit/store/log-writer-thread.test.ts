@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
-import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type LogEntryInput, type RowValues, type UsageDeltas } from '../../../src-main/store/request-log.js';
+import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type LogEntryInput, type RowValues } from '../../../src-main/store/request-log.js';
 
 const entry = (traceId: string, overrides: Partial<LogEntryInput> = {}): LogEntryInput => ({
   createdAt: Date.now(), traceId, metadata: { team: 'core' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini', path: '/v1/completions',
@@ -49,6 +49,41 @@ describe('the request log on a writer thread', () => {
     expect(log.list({ q: 'trace-42' }).items.map((item) => item.traceId)).toEqual(['trace-42']);
     expect(log.get(items[0].id)?.requestBody).toBe('{"prompt":"hi"}');
     expect(reported).toEqual([]);
+  });
+
+  it('adds each batch to the daily and monthly usage totals exactly as a writer on the caller thread does', () => {
+    // The thread sums its batches itself (its twin of usageOfBatch): every figure must match, to the nano-dollar.
+    const day = Date.UTC(2026, 0, 31, 12);
+    const mixed = (i: number): LogEntryInput =>
+      entry(`usage-${i}`, {
+        createdAt: day + (i % 3) * 86_400_000,
+        keyId: i % 4 === 0 ? null : `key-${i % 3}`,
+        model: i % 5 === 0 ? 'claude-x' : 'gpt-4o-mini',
+        provider: i % 5 === 0 ? 'anthropic' : 'openai',
+        status: i % 7 === 0 ? 500 : 200,
+        requestHeaders: { 'user-agent': i % 2 ? 'curl/8' : 'OpenAI/Python 1.0' },
+        ...(i % 6 === 0 ? { promptTokens: null, completionTokens: null, costUsd: null } : { promptTokens: i * 3, completionTokens: i, cacheReadTokens: i % 2, costUsd: i % 3 === 0 ? null : i * 0.000_001_37 }),
+      });
+    const totals = (database: SqliteDatabase) => ({
+      daily: database.prepare('SELECT * FROM usage_daily ORDER BY day, dim, name').all(),
+      monthly: database.prepare('SELECT * FROM usage_monthly ORDER BY month, dim, name').all(),
+    });
+    log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }), batchSize: 16 });
+    for (let i = 0; i < 100; i++) log.append(mixed(i));
+    log.flush();
+    const otherDir = mkdtempSync(join(tmpdir(), 'gatehouse-log-same-'));
+    const other = openDatabase(otherDir);
+    const sameThread = new RequestLog(other, { batchSize: 16 });
+    for (let i = 0; i < 100; i++) sameThread.append(mixed(i));
+    sameThread.flush();
+    try {
+      expect(totals(db).daily.length).toBeGreaterThan(10);
+      expect(totals(db)).toEqual(totals(other));
+    } finally {
+      sameThread.close();
+      other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 
   it('tells listeners about each row with the id it was stored under, without a flush', async () => {
@@ -104,7 +139,7 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
     get rowsInFlight(): number {
       return this.batches.reduce((sum, batch) => sum + batch.rows.length, 0);
     }
-    write(rows: RowValues[], _usage: UsageDeltas, done: (outcome: BatchOutcome) => void): void {
+    write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
       this.batches.push({ rows, done });
     }
     answerAll(): void {
