@@ -13,6 +13,7 @@ import { describeConnectionError, timeoutFailure } from './upstream.js';
 import { readSseEvents, sseData, SSE_DONE } from './sse.js';
 import { readEventStreamFrames } from './aws-eventstream.js';
 import { redactSecrets } from './redact.js';
+import { boundedMemo } from './bounded-memo.js';
 
 export interface RelayOutcome {
   status: number;
@@ -84,10 +85,17 @@ async function write(res: ServerResponse, data: string | Buffer, signal: AbortLi
   });
 }
 
+/** Whether a header name is relayed, remembered per name: a provider sends the same dozen names on every answer. */
+const isRelayedHeader = boundedMemo(512, (name) => RELAYED_RESPONSE_HEADERS.test(name));
+
 function relayedHeaders(upstream: UpstreamResponse): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(upstream.headers)) {
-    if (value !== undefined && RELAYED_RESPONSE_HEADERS.test(name)) result[name] = Array.isArray(value) ? value.join(', ') : value;
+  const headers = upstream.headers;
+  // for…in rather than Object.entries: no array of pairs per answer.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
+    if (value !== undefined && isRelayedHeader(name)) result[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return result;
 }
