@@ -91,6 +91,27 @@ async function addOllamaContextLengths(origin: string, models: LocalModel[], sig
 
 type HostProbe = { server: DiscoveredServer } | { refused: true } | { none: true };
 
+/**
+ * A signal that aborts after `timeoutMs` (or with `outer`), held by a real timer until `release()`.
+ * Not AbortSignal.any([AbortSignal.timeout()]): its timeout signal can be garbage-collected before it
+ * fires (nodejs/node#57736), and a probe of a hanging server then waits for ever (seen under load: a
+ * sweep that never ended).
+ */
+function deadline(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer!.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException('The probe deadline passed', 'TimeoutError')), timeoutMs);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  return {
+    signal: controller.signal,
+    release() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+}
+
 async function probeHost(host: string, port: number, signal: AbortSignal, timeoutMs: number, outer?: AbortSignal): Promise<HostProbe> {
   const origin = originOf(host, port);
   const outcomes = await Promise.all(IDENTIFYING_PATHS.map(async (path) => [path, await ask(origin, path, signal)] as const));
@@ -100,7 +121,14 @@ async function probeHost(host: string, port: number, signal: AbortSignal, timeou
   const server = identify(host, port, answers);
   if (!server) return { none: true };
   // Its own deadline: a slow /api/show costs the context lengths, never the server it already named.
-  if (server.kind === 'ollama') await addOllamaContextLengths(origin, server.models, outer ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs));
+  if (server.kind === 'ollama') {
+    const showing = deadline(timeoutMs, outer);
+    try {
+      await addOllamaContextLengths(origin, server.models, showing.signal);
+    } finally {
+      showing.release();
+    }
+  }
   return { server };
 }
 
@@ -109,15 +137,19 @@ async function probeHost(host: string, port: number, signal: AbortSignal, timeou
  * whatever the port holds; an Ollama found then gets as long again for its models' context lengths.
  */
 export async function probePort(port: number, timeoutMs = DEFAULT_PROBE_TIMEOUT_MS, outer?: AbortSignal): Promise<DiscoveredServer | undefined> {
-  const signal = outer ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-  for (const host of LOOPBACK_HOSTS) {
-    if (signal.aborted) return undefined;
-    const result = await probeHost(host, port, signal, timeoutMs, outer);
-    if ('server' in result) return result.server;
-    // Something answered on this address (even badly): the other address is the same server or none.
-    if ('none' in result) return undefined;
+  const { signal, release } = deadline(timeoutMs, outer);
+  try {
+    for (const host of LOOPBACK_HOSTS) {
+      if (signal.aborted) return undefined;
+      const result = await probeHost(host, port, signal, timeoutMs, outer);
+      if ('server' in result) return result.server;
+      // Something answered on this address (even badly): the other address is the same server or none.
+      if ('none' in result) return undefined;
+    }
+    return undefined;
+  } finally {
+    release();
   }
-  return undefined;
 }
 
 /** Every port at once; the servers found, in the order of the ports. */
