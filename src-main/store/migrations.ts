@@ -26,6 +26,8 @@ const USAGE_FIGURES = [
  * out by SQLite (whose 'localtime' costs a system call per row: fine once, not for every write).
  */
 const LOCAL_DAY = (row: string) => `coalesce(${row}.day, date(${row}.created_at / 1000, 'unixepoch', 'localtime'))`;
+/** The first day of the month of a row's local day, as the monthly table keys it. */
+const LOCAL_MONTH = (row: string) => `substr(${LOCAL_DAY(row)}, 1, 8) || '01'`;
 
 export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
 
@@ -43,7 +45,7 @@ export const USAGE_ON_CONFLICT = `ON CONFLICT DO UPDATE SET
  * sums its batches in memory instead (request-log.ts usageOfBatch).
  */
 export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string): string {
-  const period = table === 'usage_daily' ? LOCAL_DAY('r') : `substr(${LOCAL_DAY('r')}, 1, 8) || '01'`;
+  const period = table === 'usage_daily' ? LOCAL_DAY('r') : LOCAL_MONTH('r');
   const parts = Object.entries(USAGE_DIMENSION_COLUMNS).map(
     ([dim, column]) => `SELECT period, '${dim}', coalesce(${column}, ''), sum(f1), sum(f2), sum(f3), sum(f4), sum(f5), sum(f6), sum(f7), sum(f8), sum(f9), sum(f10) FROM batch GROUP BY 1, 3`,
   );
@@ -56,21 +58,26 @@ export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: stri
     ${USAGE_ON_CONFLICT}`;
 }
 
-/** Takes one deleted row (`old`) back out of both usage tables, for each breakdown. */
-function usageDelete(): string {
-  const figures = USAGE_FIGURES.map((figure) => figure.replaceAll('r.', 'old.'));
-  const columns = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
-  const set = columns.map((column, index) => `${column} = ${column} - (${figures[index]})`).join(', ');
+/** One UPDATE per usage table and breakdown of the row `old` (in a trigger): `set` says what changes. */
+function updateUsageOfOldRow(set: string): string {
   const statements: string[] = [];
   for (const [table, periodColumn, period] of [
     ['usage_daily', 'day', LOCAL_DAY('old')],
-    ['usage_monthly', 'month', `substr(${LOCAL_DAY('old')}, 1, 8) || '01'`],
+    ['usage_monthly', 'month', LOCAL_MONTH('old')],
   ]) {
     for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
       statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
     }
   }
   return statements.join('\n');
+}
+
+/** Takes one deleted row (`old`) back out of both usage tables, for each breakdown. */
+function usageDelete(): string {
+  const figures = USAGE_FIGURES.map((figure) => figure.replaceAll('r.', 'old.'));
+  const columns = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
+  const set = columns.map((column, index) => `${column} = ${column} - (${figures[index]})`).join(', ');
+  return updateUsageOfOldRow(set);
 }
 
 const USAGE_BACKFILL = `      ${usageUpsert('usage_daily', '0')};\n      ${usageUpsert('usage_monthly', '0')};`;
@@ -88,16 +95,7 @@ function usageReprice(): string {
     `cost_nanos = cost_nanos - ${nanos('old')} + ${nanos('new')}, ` +
     `unpriced_requests = unpriced_requests - ${unpriced('old')} + ${unpriced('new')}, ` +
     `unpriced_tokens = unpriced_tokens - (${unpricedTokens('old')}) + (${unpricedTokens('new')})`;
-  const statements: string[] = [];
-  for (const [table, periodColumn, period] of [
-    ['usage_daily', 'day', LOCAL_DAY('old')],
-    ['usage_monthly', 'month', `substr(${LOCAL_DAY('old')}, 1, 8) || '01'`],
-  ]) {
-    for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
-      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
-    }
-  }
-  return statements.join('\n');
+  return updateUsageOfOldRow(set);
 }
 const USAGE_REPRICE = usageReprice();
 

@@ -120,11 +120,11 @@ function sdkApiKeyEnv(auth: SnippetAuth): string | null {
   return auth.hasProviderToken ? ENV_PROVIDER_TOKEN : null;
 }
 
-/** Messages mode: the anthropic SDK, whose base URL is the gateway's root (it adds /v1/messages). */
-function anthropicPythonSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
+/** The SDK client of a Python snippet: its class, base URL, key from the environment and extra headers. */
+function pythonClient(className: string, baseUrl: string, auth: SnippetInput['auth'], extraHeaders: Record<string, string>): string[] {
   const apiKeyEnv = sdkApiKeyEnv(auth);
   const headers = sdkHeaders(auth, extraHeaders);
-  const client = [`client = Anthropic(`, `    base_url="${origin}",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
+  const client = [`client = ${className}(`, `    base_url="${baseUrl}",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
   if (headers.length) {
     client.push('    default_headers={');
     for (const [name, value] of headers) {
@@ -133,6 +133,28 @@ function anthropicPythonSnippet({ origin, auth, body, extraHeaders = {} }: Snipp
     client.push('    },');
   }
   client.push(')');
+  return client;
+}
+
+/** The same for a JavaScript snippet. */
+function javascriptClient(className: string, baseUrl: string, auth: SnippetInput['auth'], extraHeaders: Record<string, string>): string[] {
+  const apiKeyEnv = sdkApiKeyEnv(auth);
+  const headers = sdkHeaders(auth, extraHeaders);
+  const client = [`const client = new ${className}({`, `  baseURL: "${baseUrl}",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];
+  if (headers.length) {
+    client.push('  defaultHeaders: {');
+    for (const [name, value] of headers) {
+      client.push(`    "${name}": ${value.startsWith('env:') ? `process.env.${value.slice(4)}` : JSON.stringify(value)},`);
+    }
+    client.push('  },');
+  }
+  client.push('});');
+  return client;
+}
+
+/** Messages mode: the anthropic SDK, whose base URL is the gateway's root (it adds /v1/messages). */
+function anthropicPythonSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const client = pythonClient('Anthropic', `${origin}`, auth, extraHeaders);
   const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
   const call = ['response = client.messages.create(', ...kwargs, ')'];
   const output = body.stream === true
@@ -142,17 +164,7 @@ function anthropicPythonSnippet({ origin, auth, body, extraHeaders = {} }: Snipp
 }
 
 function anthropicJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const apiKeyEnv = sdkApiKeyEnv(auth);
-  const headers = sdkHeaders(auth, extraHeaders);
-  const client = [`const client = new Anthropic({`, `  baseURL: "${origin}",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];
-  if (headers.length) {
-    client.push('  defaultHeaders: {');
-    for (const [name, value] of headers) {
-      client.push(`    "${name}": ${value.startsWith('env:') ? `process.env.${value.slice(4)}` : JSON.stringify(value)},`);
-    }
-    client.push('  },');
-  }
-  client.push('});');
+  const client = javascriptClient('Anthropic', `${origin}`, auth, extraHeaders);
   const call = [`const response = await client.messages.create(${javascriptLiteral(body, 0, true)});`];
   const output = body.stream === true
     ? ['for await (const event of response) {', '  if (event.type === "content_block_delta" && event.delta.type === "text_delta") process.stdout.write(event.delta.text);', '}']
@@ -163,17 +175,7 @@ function anthropicJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: S
 export function pythonSnippet(input: SnippetInput): string {
   if (input.endpoint === '/v1/messages') return anthropicPythonSnippet(input);
   const { origin, endpoint, auth, body, extraHeaders = {} } = input;
-  const apiKeyEnv = sdkApiKeyEnv(auth);
-  const headers = sdkHeaders(auth, extraHeaders);
-  const client = [`client = OpenAI(`, `    base_url="${origin}/v1",`, `    api_key=${apiKeyEnv ? `os.environ["${apiKeyEnv}"]` : '"unused"'},`];
-  if (headers.length) {
-    client.push('    default_headers={');
-    for (const [name, value] of headers) {
-      client.push(`        "${name}": ${value.startsWith('env:') ? `os.environ["${value.slice(4)}"]` : JSON.stringify(value)},`);
-    }
-    client.push('    },');
-  }
-  client.push(')');
+  const client = pythonClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
   const isChat = endpoint === '/v1/chat/completions';
   const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
   const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
@@ -188,17 +190,7 @@ export function pythonSnippet(input: SnippetInput): string {
 export function javascriptSnippet(input: SnippetInput): string {
   if (input.endpoint === '/v1/messages') return anthropicJavascriptSnippet(input);
   const { origin, endpoint, auth, body, extraHeaders = {} } = input;
-  const apiKeyEnv = sdkApiKeyEnv(auth);
-  const headers = sdkHeaders(auth, extraHeaders);
-  const client = [`const client = new OpenAI({`, `  baseURL: "${origin}/v1",`, `  apiKey: ${apiKeyEnv ? `process.env.${apiKeyEnv}` : '"unused"'},`];
-  if (headers.length) {
-    client.push('  defaultHeaders: {');
-    for (const [name, value] of headers) {
-      client.push(`    "${name}": ${value.startsWith('env:') ? `process.env.${value.slice(4)}` : JSON.stringify(value)},`);
-    }
-    client.push('  },');
-  }
-  client.push('});');
+  const client = javascriptClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
   const isChat = endpoint === '/v1/chat/completions';
   const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
   const call = [`const response = await ${method}(${javascriptLiteral(body, 0, true)});`];

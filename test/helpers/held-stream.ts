@@ -55,3 +55,45 @@ export function holdStreamTail(head: (string | Buffer)[], tail: (string | Buffer
     },
   };
 }
+
+export const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or TIMED_OUT when it has not settled within `ms`. */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([promise, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Reads a streamed answer while the provider holds its tail back: fails the test unless the client has
+ * `firstText` (as `textOf` reads it from what arrived) within 3 s and before the provider began its tail,
+ * then releases the tail and reads to the end. Returns everything the client received.
+ */
+export async function readPastHeldTail(
+  response: Response,
+  held: HeldStream,
+  textOf: (received: string) => string,
+  whenHeldBack: string,
+  firstText = 'Hello',
+): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let received = '';
+  const firstArrived = (async () => {
+    while (!textOf(received).includes(firstText)) {
+      const part = await reader.read();
+      if (part.done) break;
+      received += decoder.decode(part.value, { stream: true });
+    }
+  })();
+  const outcome = await within(firstArrived, 3_000);
+  const tailStartedEarly = held.tailStarted();
+  held.release();
+  if (outcome === TIMED_OUT) {
+    await within(firstArrived.catch(() => undefined), 2_000);
+    throw new Error(whenHeldBack);
+  }
+  if (tailStartedEarly) throw new Error('the provider had already sent its tail when the client saw its first text');
+  for (let part = await reader.read(); !part.done; part = await reader.read()) received += decoder.decode(part.value, { stream: true });
+  return received;
+}

@@ -11,7 +11,7 @@ import { startAnthropicFake, anthropicError, type AnthropicFake } from '../fakes
 import { startOpenAIFake, openAIError, type OpenAIFake } from '../fakes/openai.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
 import { eventFrame, startBedrockFake, type AwsTestCredentials, type BedrockFake } from '../fakes/bedrock.js';
-import { holdStreamTail, sse } from '../helpers/held-stream.js';
+import { holdStreamTail, readPastHeldTail, sse } from '../helpers/held-stream.js';
 import { anthropicCountTokens, bedrockToolTurn, chatToolTurn } from '../helpers/dialect-doubles.js';
 
 const AWS: AwsTestCredentials = { accessKeyId: 'AKIADIALECTTEST00001', secretAccessKey: 'dialect/test/secret/access/key/000000001' };
@@ -246,11 +246,6 @@ describe('errors in Anthropic’s shape', () => {
 
 // ---- Translated streams arrive as they are made ------------------------------------------------------
 
-const TIMED_OUT = Symbol('timed out');
-function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]).finally(() => clearTimeout(timer));
-}
 
 /** The text of the `text_delta`s among the complete SSE events of `raw`. */
 function messagesText(raw: string): string {
@@ -314,25 +309,7 @@ describe('a translated Messages stream reaches the client while the provider is 
       body: JSON.stringify({ model: testCase.model, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Say hello' }] }),
     });
     expect(response.status, response.status === 200 ? '' : await response.clone().text()).toBe(200);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let received = '';
-    const firstText = (async () => {
-      while (!messagesText(received).includes('Hello')) {
-        const part = await reader.read();
-        if (part.done) break;
-        received += decoder.decode(part.value, { stream: true });
-      }
-    })();
-    const outcome = await within(firstText, 3_000);
-    const tailStartedEarly = held.tailStarted();
-    held.release();
-    if (outcome === TIMED_OUT) {
-      await within(firstText.catch(() => undefined), 2_000);
-      expect.fail(`${testCase.name}: no text_delta within 3 s while the provider held its tail: the gateway holds translated Messages streams back`);
-    }
-    expect(tailStartedEarly, 'the provider had already sent its tail when the client saw its first text').toBe(false);
-    for (let part = await reader.read(); !part.done; part = await reader.read()) received += decoder.decode(part.value, { stream: true });
+    const received = await readPastHeldTail(response, held, messagesText, `${testCase.name}: no text_delta within 3 s while the provider held its tail: the gateway holds translated Messages streams back`);
     expect(messagesText(received)).toBe('Hello world');
     expect(received).toContain('event: message_stop');
   });

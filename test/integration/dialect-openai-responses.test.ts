@@ -10,7 +10,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startAnthropicFake, anthropicError, type AnthropicFake } from '../fakes/anthropic.js';
 import { startOpenAIFake, openAIError, type OpenAIFake } from '../fakes/openai.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
-import { holdStreamTail, sse } from '../helpers/held-stream.js';
+import { holdStreamTail, readPastHeldTail, sse } from '../helpers/held-stream.js';
 import { chatToolTurn } from '../helpers/dialect-doubles.js';
 import { responsesError, startResponsesDouble, type ResponsesDouble } from '../helpers/responses-double.js';
 
@@ -254,11 +254,6 @@ describe('errors in OpenAI’s shape on /v1/responses', () => {
 
 // ---- Translated streams arrive as they are made ------------------------------------------------------
 
-const TIMED_OUT = Symbol('timed out');
-function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]).finally(() => clearTimeout(timer));
-}
 
 /** The text of the `response.output_text.delta` events among the complete SSE events of `raw`. */
 function responsesText(raw: string): string {
@@ -315,25 +310,7 @@ describe('a translated Responses stream reaches the client while the provider is
       body: JSON.stringify({ model: testCase.model, stream: true, store: false, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Say hello' }] }] }),
     });
     expect(response.status, response.status === 200 ? '' : await response.clone().text()).toBe(200);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let received = '';
-    const firstText = (async () => {
-      while (!responsesText(received).includes('Hello')) {
-        const part = await reader.read();
-        if (part.done) break;
-        received += decoder.decode(part.value, { stream: true });
-      }
-    })();
-    const outcome = await within(firstText, 3_000);
-    const tailStartedEarly = held.tailStarted();
-    held.release();
-    if (outcome === TIMED_OUT) {
-      await within(firstText.catch(() => undefined), 2_000);
-      expect.fail(`${testCase.name}: no output_text.delta within 3 s while the provider held its tail: the gateway holds translated Responses streams back`);
-    }
-    expect(tailStartedEarly, 'the provider had already sent its tail when the client saw its first text').toBe(false);
-    for (let part = await reader.read(); !part.done; part = await reader.read()) received += decoder.decode(part.value, { stream: true });
+    const received = await readPastHeldTail(response, held, responsesText, `${testCase.name}: no output_text.delta within 3 s while the provider held its tail: the gateway holds translated Responses streams back`);
     expect(responsesText(received)).toBe('Hello world');
     expect(received).toContain('response.completed');
   });

@@ -5,7 +5,7 @@
 // message that says so — not through a 20 s test timeout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { holdStreamTail, sse, type HeldStream } from '../helpers/held-stream.js';
+import { holdStreamTail, sse, TIMED_OUT, within, type HeldStream } from '../helpers/held-stream.js';
 import { readDataLines, streamedText } from '../helpers/sse.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
@@ -94,15 +94,9 @@ function azureEvents(): { head: string[]; tail: string[] } {
 
 // ---- The check --------------------------------------------------------------------------------------
 
-const TIMED_OUT = Symbol('timed out');
-
 /** The events of an SSE text that are complete (a read may end in the middle of one). */
 const completeEvents = (text: string) => text.slice(0, text.lastIndexOf('\n\n') + 2);
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]).finally(() => clearTimeout(timer));
-}
 
 interface Case {
   name: string;

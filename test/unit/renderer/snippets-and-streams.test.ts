@@ -45,6 +45,23 @@ describe('copy as curl / Python / JavaScript', () => {
     expect(curl).toContain('-H "x-gateway-provider: ollama"');
     expect(curl).not.toContain('Authorization');
   });
+
+  it('builds the anthropic SDK client the same way in Messages mode: the gateway root, the key from the environment, headers', () => {
+    const input: SnippetInput = {
+      ...virtualKeyInput,
+      endpoint: '/v1/messages',
+      auth: { kind: 'provider', provider: 'anthropic', customHost: 'http://localhost:9000/v1', hasGatewayApiKey: true, hasProviderToken: true },
+      body: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
+    };
+    const python = pythonSnippet(input);
+    expect(python).toContain('client = Anthropic(\n    base_url="http://127.0.0.1:8787",');
+    expect(python).toContain('    default_headers={\n');
+    expect(python).toContain('"x-gateway-custom-host": "http://localhost:9000/v1",');
+    const javascript = javascriptSnippet(input);
+    expect(javascript).toContain('const client = new Anthropic({\n  baseURL: "http://127.0.0.1:8787",');
+    expect(javascript).toContain('"x-gateway-api-key": process.env.GATEHOUSE_API_KEY,');
+    expect(javascript).toContain('client.messages.create(');
+  });
 });
 
 describe('assembling a logged stream', () => {
