@@ -4,8 +4,12 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 export interface Target {
-  /** The three proxying targets, the two of the routes phase (Gatehouse with a virtual key, and through a route), and 'Gatehouse with limits': a stored key with a budget and a rate limit (throughput rounds only). */
-  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits';
+  /**
+   * The three proxying targets, the two of the routes phase (Gatehouse with a virtual key, and through a route),
+   * 'Gatehouse with limits': a stored key with a budget and a rate limit (throughput rounds only), and
+   * 'reference': Gatehouse built from an older commit, a fourth proxying target when a run asks for one.
+   */
+  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits' | 'reference';
   /** URL of a completion; `chunks` asks the upstream double for a stream of that many events. */
   url(chunks?: number): string;
   headers(chunks?: number): Record<string, string>;

@@ -1,11 +1,12 @@
 // The benchmark's servers, each in its own process so none shares an event loop with the load
 // generator: the upstream double, the bare proxy and Gatehouse (its CLI bundled from the current
-// sources with esbuild, as the built app would run it — no tsx loader in the measured process).
+// sources with esbuild, as the built app would run it — no tsx loader in the measured process), and
+// optionally Gatehouse as it was at an older commit, bundled the same way.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { basename, join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 
 export const REPO_ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 /** Inside the package, so the bundle resolves node_modules and finds package.json above it. */
@@ -17,28 +18,54 @@ export interface Bundles {
   bareProxy: string;
 }
 
+/** One set of options for the current and the reference bundles, so the two builds differ only in their sources. */
+const NODE_BUNDLE: BuildOptions = {
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'error',
+};
+
 export async function bundleServers(): Promise<Bundles> {
   await build({
+    ...NODE_BUNDLE,
     entryPoints: {
       cli: join(REPO_ROOT, 'src-main/cli.ts'),
       'upstream-double': join(REPO_ROOT, 'bench/upstream-double.ts'),
       'bare-proxy': join(REPO_ROOT, 'bench/bare-proxy.ts'),
     },
     outdir: BUNDLE_DIR,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: true,
-    logLevel: 'error',
   });
   return {
     gatehouseCli: join(BUNDLE_DIR, 'cli.mjs'),
     upstreamDouble: join(BUNDLE_DIR, 'upstream-double.mjs'),
     bareProxy: join(BUNDLE_DIR, 'bare-proxy.mjs'),
   };
+}
+
+/**
+ * Gatehouse's CLI at a git ref, bundled as bundleServers() bundles the current one, so a run can measure
+ * today's sources against an older commit on the same machine at the same time. The sources come from
+ * `git archive` (the working tree, which others may be editing, is not touched) and sit inside
+ * node_modules, so the bundle's package imports resolve to the current node_modules. Kept per commit.
+ */
+export async function bundleReference(ref: string): Promise<{ cli: string; sha: string }> {
+  const sha = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const dir = join(REPO_ROOT, 'node_modules', '.cache', `gatehouse-bench-ref-${sha}`);
+  const cli = join(dir, 'cli.mjs');
+  if (existsSync(cli)) return { cli, sha };
+  const sources = join(dir, 'src');
+  // A half-extracted tree from an interrupted run would mix in stale files.
+  rmSync(sources, { recursive: true, force: true });
+  mkdirSync(sources, { recursive: true });
+  const archive = execFileSync('git', ['archive', sha, 'src-main', 'package.json'], { cwd: REPO_ROOT, maxBuffer: 1024 ** 3 });
+  execFileSync('tar', ['-x', '-C', sources], { input: archive });
+  await build({ ...NODE_BUNDLE, entryPoints: { cli: join(sources, 'src-main/cli.ts') }, outdir: dir });
+  return { cli, sha };
 }
 
 export interface ServerProcess {

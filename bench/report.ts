@@ -1,5 +1,6 @@
-// Turns the benchmark's raw figures into the summary, the ratio line against the targets of issue 6,
-// and docs/performance.md (generated, never typed by hand).
+// Turns the benchmark's raw figures into the summary, the ratio line against the targets of issue 6 (and
+// the line against the reference build, when the run had one), and docs/performance.md (generated, never
+// typed by hand).
 import { renderVariants, type VariantResult } from './variants.js';
 import { cpus, totalmem, type as osType, release, arch } from 'node:os';
 import type { LoadResult, Target } from './load.js';
@@ -7,8 +8,14 @@ import type { LogWriteCost } from './log-cost.js';
 import type { UsageCost } from './usage-cost.js';
 import { median } from './load.js';
 
-type TargetName = Exclude<Target['name'], 'virtual key' | 'route'>;
-const TARGET_NAMES: TargetName[] = ['direct', 'bare proxy', 'Gatehouse'];
+/** The proxying targets every run measured. */
+const TARGET_NAMES = ['direct', 'bare proxy', 'Gatehouse'] as const satisfies readonly Target['name'][];
+type TargetName = (typeof TARGET_NAMES)[number];
+/**
+ * Figures per target: the three above always; 'Gatehouse with limits' (throughput rounds) and 'reference'
+ * only in runs that measured them, so results saved before either existed still render.
+ */
+type PerTargetRecord<T> = Record<TargetName, T> & Partial<Record<'Gatehouse with limits' | 'reference', T>>;
 const MB = 1024 * 1024;
 
 interface QueryTiming {
@@ -23,10 +30,15 @@ export interface BenchResults {
   date: string;
   durationSeconds: number;
   plan: Record<string, number>;
-  throughput: Record<TargetName, LoadResult[]>;
-  single: Record<TargetName, LoadResult[]>;
-  streams: Record<TargetName, { ttfbMs: number; longStreamMs: number }[]>;
+  throughput: PerTargetRecord<LoadResult[]>;
+  single: PerTargetRecord<LoadResult[]>;
+  streams: PerTargetRecord<{ ttfbMs: number; longStreamMs: number }[]>;
   rss: { idle: number; peak: number; after: number; settleSeconds: number };
+  /**
+   * Gatehouse built from an older commit and measured as a fourth proxying target in the same rounds (its
+   * figures are the 'reference' rows above); `why` is bench/reference.json's reason when the run used that ref.
+   */
+  reference?: { ref: string; sha: string; why?: string; rss: { idle: number; peak: number; after: number } };
   log: { rowsLogged: number; requestsAnswered: number; writes: LogWriteCost };
   scale: { rows: number; insertSeconds: number; bytesPerRow: number; admin: QueryTiming[]; list: QueryTiming[] };
   /** Other paths through Gatehouse, against its /v1/completions row (absent in runs from before them). */
@@ -52,8 +64,17 @@ interface PerTarget {
   mainThreadCpuUsPerRequest: number;
 }
 
+/** One figure of the reference build against the same figure now. */
+export interface ReferenceComparison {
+  label: string;
+  reference: string;
+  now: string;
+  /** Now is worse than the reference by no more than the noise tolerance (NOISE_FRACTION, NOISE_MS). */
+  noWorse: boolean;
+}
+
 export interface Summary {
-  perTarget: Record<TargetName, PerTarget>;
+  perTarget: Record<TargetName, PerTarget> & { reference?: PerTarget };
   throughputRatio: number;
   addedLatencyMs: number;
   addedTtfbMs: number;
@@ -67,7 +88,16 @@ export interface Summary {
   ratioLine: string;
   /** Requests/s through the route over requests/s with the virtual key; undefined without a routes phase. */
   routeRatio?: number;
+  /** The current figures against the reference build's; undefined when the run had no reference. */
+  reference?: { sha: string; comparisons: ReferenceComparison[] };
 }
+
+/**
+ * Single rounds are noisy, so "no worse" allows now to be worse than the reference by this fraction of the
+ * reference's figure, and the millisecond rows by at least NOISE_MS.
+ */
+const NOISE_FRACTION = 0.03;
+const NOISE_MS = 0.01;
 
 /**
  * `npm run bench -- --check`: the targets this run missed, one line each (empty when every target was
@@ -77,22 +107,60 @@ export function missedTargets(summary: Pick<Summary, 'checks'>): string[] {
   return summary.checks.filter((check) => !check.met).map((check) => `${check.label}: ${check.value}, target ${check.target}`);
 }
 
+function figuresOf(results: BenchResults, name: TargetName | 'reference'): PerTarget {
+  const throughput = results.throughput[name] ?? [];
+  const single = results.single[name] ?? [];
+  const streams = results.streams[name] ?? [];
+  return {
+    requestsPerSecond: median(throughput.map((r) => r.requestsPerSecond)),
+    p50Ms: median(throughput.map((r) => r.p50Ms)),
+    p99Ms: median(throughput.map((r) => r.p99Ms)),
+    singleMeanMs: median(single.map((r) => r.meanMs)),
+    ttfbMs: median(streams.map((s) => s.ttfbMs)),
+    longStreamMs: median(streams.map((s) => s.longStreamMs)),
+    cpuUsPerRequest: median(throughput.map((r) => r.proxyCpuUsPerRequest ?? NaN)),
+    mainThreadCpuUsPerRequest: median(throughput.map((r) => r.proxyMainThreadCpuUsPerRequest ?? NaN)),
+  };
+}
+
+/** The reference build's figures against the same figures now, each measured against the same direct and bare proxy rounds. */
+function compareWithReference(
+  results: BenchResults,
+  perTarget: Summary['perTarget'],
+  reference: PerTarget,
+  rss: NonNullable<BenchResults['reference']>['rss'],
+): ReferenceComparison[] {
+  const { direct, Gatehouse: now } = perTarget;
+  const bare = perTarget['bare proxy'];
+  const settle = results.rss.settleSeconds;
+  const measures: { label: string; was: number; now: number; show: (value: number) => string; higherIsBetter?: boolean; ms?: boolean }[] = [
+    { label: 'throughput vs bare proxy, 32 connections (ratio, higher is better)', was: reference.requestsPerSecond / bare.requestsPerSecond, now: now.requestsPerSecond / bare.requestsPerSecond, show: (v) => `${fixed(v, 3)}×`, higherIsBetter: true },
+    { label: 'Gatehouse requests/s, 32 connections (higher is better)', was: reference.requestsPerSecond, now: now.requestsPerSecond, show: (v) => fixed(v, 0), higherIsBetter: true },
+    { label: 'Gatehouse CPU per request, 32 connections (lower is better)', was: reference.cpuUsPerRequest, now: now.cpuUsPerRequest, show: (v) => `${fixed(v, 0)} µs` },
+    { label: 'of which the serving thread', was: reference.mainThreadCpuUsPerRequest, now: now.mainThreadCpuUsPerRequest, show: (v) => `${fixed(v, 0)} µs` },
+    { label: 'added latency vs direct, 1 connection (lower is better)', was: reference.singleMeanMs - direct.singleMeanMs, now: now.singleMeanMs - direct.singleMeanMs, show: (v) => `${fixed(v, 3)} ms`, ms: true },
+    { label: 'added stream first byte vs direct (lower is better)', was: reference.ttfbMs - direct.ttfbMs, now: now.ttfbMs - direct.ttfbMs, show: (v) => `${fixed(v, 3)} ms`, ms: true },
+    { label: `added time for ${results.plan.longStreamChunks} chunks vs direct`, was: reference.longStreamMs - direct.longStreamMs, now: now.longStreamMs - direct.longStreamMs, show: (v) => `${fixed(v, 2)} ms`, ms: true },
+    { label: 'RSS under load (peak)', was: rss.peak / MB, now: results.rss.peak / MB, show: (v) => `${fixed(v, 1)} MB` },
+    { label: `RSS ${settle} s after load vs idle`, was: rss.after / rss.idle, now: results.rss.after / results.rss.idle, show: (v) => `${fixed(v, 2)}×` },
+  ];
+  return measures
+    // Figures a platform cannot measure (the serving thread's CPU without /proc) are left out.
+    .filter((measure) => Number.isFinite(measure.was) && Number.isFinite(measure.now))
+    .map((measure) => {
+      const worseBy = measure.higherIsBetter ? measure.was - measure.now : measure.now - measure.was;
+      const tolerance = Math.max(NOISE_FRACTION * Math.abs(measure.was), measure.ms ? NOISE_MS : 0);
+      return { label: measure.label, reference: measure.show(measure.was), now: measure.show(measure.now), noWorse: worseBy <= tolerance };
+    });
+}
+
 export function summarize(results: BenchResults): Summary {
-  const perTarget = Object.fromEntries(
-    TARGET_NAMES.map((name) => [
-      name,
-      {
-        requestsPerSecond: median(results.throughput[name].map((r) => r.requestsPerSecond)),
-        p50Ms: median(results.throughput[name].map((r) => r.p50Ms)),
-        p99Ms: median(results.throughput[name].map((r) => r.p99Ms)),
-        singleMeanMs: median(results.single[name].map((r) => r.meanMs)),
-        ttfbMs: median(results.streams[name].map((s) => s.ttfbMs)),
-        longStreamMs: median(results.streams[name].map((s) => s.longStreamMs)),
-        cpuUsPerRequest: median(results.throughput[name].map((r) => r.proxyCpuUsPerRequest ?? NaN)),
-        mainThreadCpuUsPerRequest: median(results.throughput[name].map((r) => r.proxyMainThreadCpuUsPerRequest ?? NaN)),
-      },
-    ]),
-  ) as Record<TargetName, PerTarget>;
+  const perTarget: Summary['perTarget'] = Object.fromEntries(TARGET_NAMES.map((name) => [name, figuresOf(results, name)])) as Record<TargetName, PerTarget>;
+  let reference: Summary['reference'];
+  if (results.reference) {
+    perTarget.reference = figuresOf(results, 'reference');
+    reference = { sha: results.reference.sha, comparisons: compareWithReference(results, perTarget, perTarget.reference, results.reference.rss) };
+  }
   const gatehouse = perTarget.Gatehouse;
   const direct = perTarget.direct;
   const throughputRatio = gatehouse.requestsPerSecond / perTarget['bare proxy'].requestsPerSecond;
@@ -105,7 +173,7 @@ export function summarize(results: BenchResults): Summary {
   const filtered = results.scale.admin.filter((q) => q !== newest);
   const worst = filtered.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
   // Runs before the limits row existed have no such figures.
-  const limited = results.throughput['Gatehouse with limits'] as LoadResult[] | undefined;
+  const limited = results.throughput['Gatehouse with limits'];
   const limitsRatio = limited?.length ? median(limited.map((r) => r.requestsPerSecond)) / gatehouse.requestsPerSecond : undefined;
   const checks = [
     { label: 'throughput vs bare proxy (32 connections)', value: `${throughputRatio.toFixed(2)}×`, target: '≥ 0.9×', met: throughputRatio >= 0.9 },
@@ -135,7 +203,11 @@ export function summarize(results: BenchResults): Summary {
   }
   const ratioLine =
     'RATIOS vs targets: ' +
-    checks.map((check) => `${check.label.replace(/ \(.*\)$/, '')} ${check.value} (${check.target}) ${check.met ? 'ok' : 'MISSED'}`).join(' | ');
+    checks.map((check) => `${check.label.replace(/ \(.*\)$/, '')} ${check.value} (${check.target}) ${check.met ? 'ok' : 'MISSED'}`).join(' | ') +
+    (reference
+      ? `\nAGAINST ${reference.sha}: ` +
+        reference.comparisons.map((row) => `${row.label.replace(/ \(.*\)$/, '')} ${row.now} (was ${row.reference}) ${row.noWorse ? 'ok' : 'WORSE'}`).join(' | ')
+      : '');
   return {
     perTarget,
     throughputRatio,
@@ -150,6 +222,7 @@ export function summarize(results: BenchResults): Summary {
     checks,
     ratioLine,
     routeRatio,
+    reference,
   };
 }
 
@@ -193,11 +266,27 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   const cpu = (of: Summary) => `${fixed(of.perTarget.Gatehouse.cpuUsPerRequest, 0)} µs (bare proxy ${fixed(of.perTarget['bare proxy'].cpuUsPerRequest, 0)} µs)`;
   lines.push(`| Gatehouse CPU per request, 32 connections (for reference) | ${before ? `${cpu(before)} | ` : ''}${cpu(summary)} | – | – |`);
   lines.push('');
+  if (summary.reference && results.reference) {
+    const { sha, why } = results.reference;
+    lines.push(`## Against the reference build (${sha})`);
+    lines.push('');
+    lines.push(
+      `Gatehouse from the sources at \`${sha}\`, bundled and run the same way (its own process and data directory), was a fourth target in the same alternating rounds ` +
+        `on the same machine, so the machine's speed cancels out${why ? `; that commit is ${why}` : ''}. The rounds are noisy, so a row counts as no worse unless now is worse ` +
+        `than the reference by more than ${NOISE_FRACTION * 100}% (the ms rows: by more than ${NOISE_FRACTION * 100}% or ${NOISE_MS} ms, whichever is larger).`,
+    );
+    lines.push('');
+    lines.push(`| measure | reference (${sha}) | now | no worse? |`);
+    lines.push('|---|---|---|---|');
+    for (const row of summary.reference.comparisons) lines.push(`| ${row.label} | ${row.reference} | ${row.now} | ${row.noWorse ? 'yes' : '**no**'} |`);
+    lines.push('');
+  }
   lines.push('## Proxying');
   lines.push('');
-  lines.push(`| | direct | bare proxy | Gatehouse |`);
-  lines.push('|---|---|---|---|');
-  const row = (label: string, pick: (t: PerTarget) => string) => lines.push(`| ${label} | ${TARGET_NAMES.map((name) => pick(perTarget[name])).join(' | ')} |`);
+  const columns = [...TARGET_NAMES.map((name) => perTarget[name]), ...(perTarget.reference ? [perTarget.reference] : [])];
+  lines.push(`| | direct | bare proxy | Gatehouse |${results.reference ? ` Gatehouse at ${results.reference.sha} (reference) |` : ''}`);
+  lines.push(`|---|---|---|---|${results.reference ? '---|' : ''}`);
+  const row = (label: string, pick: (t: PerTarget) => string) => lines.push(`| ${label} | ${columns.map(pick).join(' | ')} |`);
   row('requests/s, 32 connections', (t) => fixed(t.requestsPerSecond, 0));
   row('p50 / p99 latency, 32 connections (ms)', (t) => `${t.p50Ms} / ${t.p99Ms}`);
   row('proxy CPU per request, 32 connections (µs)', (t) => fixed(t.cpuUsPerRequest, 0));
@@ -214,7 +303,11 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   lines.push('');
   lines.push(
     `Gatehouse memory: ${fixed(results.rss.idle / MB, 1)} MB idle, ${fixed(results.rss.peak / MB, 1)} MB peak under load, ` +
-      `${fixed(results.rss.after / MB, 1)} MB ${results.rss.settleSeconds} s after the load ended.`,
+      `${fixed(results.rss.after / MB, 1)} MB ${results.rss.settleSeconds} s after the load ended.` +
+      (results.reference
+        ? ` The reference (${results.reference.sha}): ${fixed(results.reference.rss.idle / MB, 1)} MB idle, ${fixed(results.reference.rss.peak / MB, 1)} MB peak, ` +
+          `${fixed(results.reference.rss.after / MB, 1)} MB after.`
+        : ''),
   );
   lines.push('');
   if (results.variants?.length) {
@@ -287,7 +380,10 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   }
   lines.push('## Reproduce');
   lines.push('');
-  lines.push('`npm run bench` (about 4 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone).');
+  lines.push(
+    '`npm run bench` (about 4 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
+      '`--against <ref>` measures another commit as the reference build, `--against none` none).',
+  );
   lines.push('');
   lines.push('```');
   lines.push(summary.ratioLine);

@@ -1,6 +1,8 @@
-// `npm run bench [-- --quick] [-- --profile]`: Gatehouse against the floor (a bare node:http proxy) and
-// against no proxy at all, on one machine in one run, in alternating rounds; medians reported. Then the
-// request log's write cost and its queries at a million rows. Writes docs/performance.md (full runs)
+// `npm run bench [-- --quick] [-- --profile] [-- --against <ref>]`: Gatehouse against the floor (a bare
+// node:http proxy), against no proxy at all and against its own build at an older commit (the one in
+// bench/reference.json in full runs; `--against <ref>` picks another, `--against none` none), on one
+// machine in one run, in alternating rounds; medians reported. Then the request log's write cost and its
+// queries at a million rows. Writes docs/performance.md (full runs)
 // and bench/results/<time>.json. `--save-baseline` also keeps the figures as bench/baseline.json, which
 // later reports show as the "before" column. `--profile` writes a CPU profile of Gatehouse under load;
 // `--from bench/results/<time>.json` renders the page again from a saved run. `--check` exits 1 when any
@@ -12,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { DATABASE_FILE } from '../src-main/store/database.js';
-import { bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
+import { bundleReference, bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
 import { dialectVariants, measureVariants } from './variants.js';
@@ -41,8 +43,22 @@ function gatehouseEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = []): Promise<ServerProcess> {
-  return startServer('Gatehouse', cli, { args: ['serve', '--port', '0', '--data-dir', dataDir], env: gatehouseEnv(dataDir), nodeOptions });
+function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = [], name = 'Gatehouse'): Promise<ServerProcess> {
+  return startServer(name, cli, { args: ['serve', '--port', '0', '--data-dir', dataDir], env: gatehouseEnv(dataDir), nodeOptions });
+}
+
+/**
+ * The older commit measured alongside the current sources: absolute figures move between machines and
+ * days, a build measured in the same rounds does not. `--against <ref>`, else bench/reference.json in a
+ * full run; `--against none` (and a quick run without the flag) measures none.
+ */
+function chooseReference(): { ref: string; why?: string } | undefined {
+  const pinned = JSON.parse(readFileSync(join(REPO_ROOT, 'bench', 'reference.json'), 'utf8')) as { ref: string; why: string };
+  const index = process.argv.indexOf('--against');
+  const ref = index === -1 ? (quick ? undefined : pinned.ref) : process.argv[index + 1];
+  if (index !== -1 && (!ref || ref.startsWith('--'))) throw new Error('--against needs a git ref (or none)');
+  if (ref === undefined || ref === 'none') return undefined;
+  return { ref, why: ref === pinned.ref ? pinned.why : undefined };
 }
 
 function directTarget(port: number, name: 'direct' | 'bare proxy'): Target {
@@ -198,6 +214,9 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   say(`Gatehouse benchmark (${quick ? 'quick' : 'full'} run)`);
   const bundles = await bundleServers();
+  const chosenReference = chooseReference();
+  const referenceBuild = chosenReference && { ...chosenReference, ...(await bundleReference(chosenReference.ref)) };
+  if (referenceBuild) say(`Reference: Gatehouse at ${referenceBuild.sha} (${referenceBuild.ref}), bundled from git archive`);
   const workDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const gatehouseDataDir = join(workDir, 'gatehouse');
   const profileDir = join(REPO_ROOT, 'bench', 'results', 'profiles');
@@ -209,6 +228,8 @@ async function main(): Promise<void> {
     servers.push(bare);
     const gatehouse = await startGatehouse(bundles.gatehouseCli, gatehouseDataDir, args.has('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     servers.push(gatehouse);
+    const reference = referenceBuild && (await startGatehouse(referenceBuild.cli, join(workDir, 'reference'), [], 'reference'));
+    if (reference) servers.push(reference);
 
     const targets: Target[] = [
       directTarget(upstream.port, 'direct'),
@@ -219,6 +240,13 @@ async function main(): Promise<void> {
         headers: (chunks) => gatehouseHeaders(upstream.port, chunks),
       },
     ];
+    const referenceTarget: Target | undefined = reference && {
+      name: 'reference',
+      url: () => `http://127.0.0.1:${reference.port}/v1/completions`,
+      headers: (chunks) => gatehouseHeaders(upstream.port, chunks),
+    };
+    // A fourth proxying target, in the same rounds as the others.
+    if (referenceTarget) targets.push(referenceTarget);
     const limitedKey = await createLimitedKey(gatehouse.port);
     const withLimits: Target = {
       name: 'Gatehouse with limits',
@@ -229,15 +257,18 @@ async function main(): Promise<void> {
     for (const target of [...targets, withLimits]) await checkAnswers(target);
     gatehouseRequests++;
 
-    // Idle: started and served a few requests (code loaded), then left alone.
+    // Idle: started and served a few requests (code loaded), then left alone; the reference likewise.
     for (let i = 0; i < 50; i++) await checkAnswers(targets[2]);
     gatehouseRequests += 50;
+    if (referenceTarget) for (let i = 0; i < 50; i++) await checkAnswers(referenceTarget);
     await sleep(2000);
     const idleRss = gatehouse.rss();
-    say(`Gatehouse idle RSS: ${(idleRss / MB).toFixed(1)} MB`);
+    const referenceIdleRss = reference?.rss();
+    say(`Gatehouse idle RSS: ${(idleRss / MB).toFixed(1)} MB${referenceIdleRss === undefined ? '' : `; reference ${(referenceIdleRss / MB).toFixed(1)} MB`}`);
 
     // The peak covers every load phase: 32 connections, 1 connection and the streams.
     const rssUnderLoad = sampleRss(gatehouse);
+    const referenceRssUnderLoad = reference && sampleRss(reference);
     say(`Warming up (${plan.warmSeconds} s at 32 connections each)…`);
     for (const target of targets) {
       const warm = await loadWithAutocannon(target, 32, plan.warmSeconds);
@@ -245,7 +276,7 @@ async function main(): Promise<void> {
     }
 
     say(`Throughput: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
-    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = { 'bare proxy': bare, Gatehouse: gatehouse, 'Gatehouse with limits': gatehouse };
+    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = { 'bare proxy': bare, Gatehouse: gatehouse, 'Gatehouse with limits': gatehouse, reference };
     const throughput = await inRounds([...targets, withLimits], plan.rounds, async (target) => {
       const proxy = proxyProcess[target.name];
       const cpuBefore = proxy?.cpuMs() ?? 0;
@@ -291,9 +322,20 @@ async function main(): Promise<void> {
     for (const variant of variants) gatehouseRequests += variant.sent;
 
     const peakRss = rssUnderLoad.stop();
+    const referencePeakRss = referenceRssUnderLoad?.stop();
     await sleep(plan.settleSeconds * 1000);
     const afterRss = gatehouse.rss();
     say(`Gatehouse RSS: idle ${(idleRss / MB).toFixed(1)} MB, peak under load ${(peakRss / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(afterRss / MB).toFixed(1)} MB`);
+    let referenceResults: BenchResults['reference'];
+    if (referenceBuild && reference) {
+      const { ref, sha, why } = referenceBuild;
+      referenceResults = { ref, sha, why, rss: { idle: referenceIdleRss!, peak: referencePeakRss!, after: reference.rss() } };
+      const { rss } = referenceResults;
+      say(`Reference RSS: idle ${(rss.idle / MB).toFixed(1)} MB, peak under load ${(rss.peak / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(rss.after / MB).toFixed(1)} MB`);
+      // Nothing after this measures the reference: it leaves the machine to the phases that follow.
+      await reference.stop();
+      servers.splice(servers.indexOf(reference), 1);
+    }
 
     say(`Routes: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections, virtual key vs a two-target fallback route…`);
     const routeTargets = await setUpRoutes(gatehouse.port, upstream.port);
@@ -348,10 +390,11 @@ async function main(): Promise<void> {
       date: new Date(startedAt).toISOString(),
       durationSeconds: (Date.now() - startedAt) / 1000,
       plan: { ...plan, longStreamChunks: LONG_STREAM_CHUNKS },
-      throughput: Object.fromEntries(throughput) as Record<Target['name'], LoadResult[]>,
-      single: Object.fromEntries(single) as Record<Target['name'], LoadResult[]>,
+      throughput: Object.fromEntries(throughput) as BenchResults['throughput'],
+      single: Object.fromEntries(single) as BenchResults['single'],
       streams: Object.fromEntries(streams) as BenchResults['streams'],
       rss: { idle: idleRss, peak: peakRss, after: afterRss, settleSeconds: plan.settleSeconds },
+      reference: referenceResults,
       log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },
       scale: { rows: plan.logRows, insertSeconds: large.insertSeconds, bytesPerRow: large.bytesPerRow, admin: adminCalls, list: listCalls },
       variants,
