@@ -313,7 +313,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   if (results.variants?.length) {
     lines.push('## Other paths through Gatehouse');
     lines.push('');
-    lines.push('Measured in their own alternating rounds against Gatehouse\'s `/v1/completions` row (the reference), same upstream double.');
+    lines.push('Measured in their own alternating rounds against Gatehouse\'s `/v1/completions` row, same upstream double.');
     lines.push('');
     lines.push(...renderVariants(results.variants));
     lines.push('');

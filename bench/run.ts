@@ -317,10 +317,8 @@ async function main(): Promise<void> {
       return result;
     });
 
-    say(`Other paths: ${plan.rounds} round(s) each, against Gatehouse's /v1/completions…`);
-    const variants = await measureVariants(dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), plan, say);
-    for (const variant of variants) gatehouseRequests += variant.sent;
-
+    // Memory over the three proxying phases only, the same for both builds (the reference has no other
+    // paths to load) and the same phases as on the page before the other paths were measured.
     const peakRss = rssUnderLoad.stop();
     const referencePeakRss = referenceRssUnderLoad?.stop();
     await sleep(plan.settleSeconds * 1000);
@@ -336,6 +334,10 @@ async function main(): Promise<void> {
       await reference.stop();
       servers.splice(servers.indexOf(reference), 1);
     }
+
+    say(`Other paths: ${plan.rounds} round(s) each, against Gatehouse's /v1/completions…`);
+    const variants = await measureVariants(dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), plan, say);
+    for (const variant of variants) gatehouseRequests += variant.sent;
 
     say(`Routes: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections, virtual key vs a two-target fallback route…`);
     const routeTargets = await setUpRoutes(gatehouse.port, upstream.port);
