@@ -122,12 +122,21 @@ function fromAnthropic(counts: AnthropicCounts): NormalisedUsage {
   };
 }
 
-/** The JSON payloads of an SSE body's data lines that can carry usage; others are not parsed at all. */
+/**
+ * The JSON payloads of an SSE body's data lines that can carry usage; others are not parsed at all. The
+ * lines are found by searching for `"usage"` rather than by splitting the body: a long stream is
+ * thousands of lines, and usage is on one or two of them.
+ */
 function* usageEvents(body: string): Generator<Json> {
-  for (const line of body.split('\n')) {
-    if (!line.startsWith('data:') || !line.includes('"usage"')) continue;
-    const event = parse(line.slice(5).trim());
-    if (event) yield event;
+  for (let at = body.indexOf('"usage"'); at !== -1; ) {
+    const start = body.lastIndexOf('\n', at) + 1;
+    const newline = body.indexOf('\n', at);
+    const end = newline === -1 ? body.length : newline;
+    if (body.startsWith('data:', start)) {
+      const event = parse(body.slice(start + 5, end).trim());
+      if (event) yield event;
+    }
+    at = newline === -1 ? -1 : body.indexOf('"usage"', end);
   }
 }
 

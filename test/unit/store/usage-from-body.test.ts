@@ -85,6 +85,16 @@ const cases: Array<{ name: string; dialect: string | null; stream: boolean; body
     ),
     expected: usage(5, 3),
   },
+  {
+    name: 'OpenAI stream of 5,000 chunks ending without a newline; "usage" in a comment and an event name is not data',
+    dialect: 'openai-chat',
+    stream: true,
+    body:
+      ': the "usage" comes last\n\n' +
+      'event: "usage"\ndata: {"choices":[{"delta":{"content":"a"}}]}\n\n'.repeat(5_000) +
+      'data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5000}}',
+    expected: usage(9, 5000),
+  },
   { name: 'Completions JSON, no dialect known: read as OpenAI', dialect: null, stream: false, body: JSON.stringify({ usage: { prompt_tokens: 2, completion_tokens: 1 } }), expected: usage(2, 1) },
   { name: 'A body that is not JSON', dialect: 'openai-completions', stream: false, body: '{"usage": {"prompt_tok', expected: NO_USAGE },
   { name: 'Anthropic body read as the wrong dialect finds nothing', dialect: 'openai-chat', stream: false, body: JSON.stringify({ usage: { input_tokens: 7, output_tokens: 3 } }), expected: NO_USAGE },
