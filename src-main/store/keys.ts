@@ -1,7 +1,7 @@
 // Virtual keys and gateway API keys: stored as hashes, their provider secrets sealed (secret-box.ts),
 // resolved from memory on every request and refreshed when any process (the CLI too) changes them.
 import { randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { hashKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../gateway/auth.js';
+import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../gateway/auth.js';
 import { GatewayError, invalidRequest } from '../gateway/errors.js';
 import { normalizeCustomHost } from '../gateway/gateway-headers.js';
 import { getProvider } from '../gateway/providers/registry.js';
@@ -426,7 +426,7 @@ export class KeyStore implements KeyDirectory {
 
   resolve(presentedKey: string, keyHash?: Buffer): Caller | undefined {
     if (this.closed) return undefined;
-    const hash = keyHash ?? hashKey(presentedKey);
+    const hash = keyHash ?? hashPresentedKey(presentedKey);
     const map = presentedKey.startsWith(VIRTUAL_KEY_PREFIX) ? this.virtualKeys : this.gatewayKeys;
     const found = map.get(hash.toString('hex'));
     // The map is keyed by the hash, so timing reveals nothing about the key; compare anyway.
