@@ -309,20 +309,33 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   // A passthrough answer's usage is read from the body here rather than when the row is written (the same
   // work, on the same thread), so the entry carries its tokens and cost for limits and metrics.
   let usage = outcome?.usage;
-  // Read from the body: handed over as read (nulls included), so the log writer does not read it again.
-  let counted: NormalisedUsage | undefined;
-  if (!usage && outcome && outcome.status < 400 && outcome.responseBody !== null) {
-    counted = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
-    if (counted.promptTokens !== null) {
+  // The entry's five token counts: read from the body and handed over as read (nulls included), so the
+  // log writer does not read it again; undefined (the writer reads the body) only when there is no answer.
+  let tokens: NormalisedUsage | undefined;
+  if (usage) {
+    tokens = {
+      promptTokens: usage.inputTokens,
+      completionTokens: usage.outputTokens,
+      cacheReadTokens: usage.cacheReadTokens ?? null,
+      cacheWriteTokens: usage.cacheWriteTokens ?? null,
+      reasoningTokens: usage.reasoningTokens ?? null,
+    };
+  } else if (outcome && outcome.status < 400 && outcome.responseBody !== null) {
+    tokens = usageFromBody(outcome.responseBody, routed?.stream === true, ingress?.dialect ?? dialectOfPath(path));
+    if (tokens.promptTokens !== null) {
+      // One shape whichever counts are known (undefined for the others): every entry reads the same way.
       usage = {
-        inputTokens: counted.promptTokens,
-        outputTokens: counted.completionTokens ?? 0,
-        ...(counted.cacheReadTokens !== null ? { cacheReadTokens: counted.cacheReadTokens } : {}),
-        ...(counted.cacheWriteTokens !== null ? { cacheWriteTokens: counted.cacheWriteTokens } : {}),
-        ...(counted.reasoningTokens !== null ? { reasoningTokens: counted.reasoningTokens } : {}),
+        inputTokens: tokens.promptTokens,
+        outputTokens: tokens.completionTokens ?? 0,
+        cacheReadTokens: tokens.cacheReadTokens ?? undefined,
+        cacheWriteTokens: tokens.cacheWriteTokens ?? undefined,
+        reasoningTokens: tokens.reasoningTokens ?? undefined,
       };
     }
   }
+  // A target skipped without a call (cooling down) is in the attempt log but was no attempt.
+  let attempts = 0;
+  for (const attempt of attemptLog) if (attempt.status !== null || attempt.error !== null) attempts++;
   const model = routed?.model ?? null;
   const entry: LogEntryInput = {
     createdAt: startedAt,
@@ -337,8 +350,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     ttfbMs: outcome?.ttfbMs ?? null,
     stream: routed?.stream === true,
     error: outcome?.error ?? (failure ? redactSecrets(failure.message, secretsToRedact) : null),
-    // A target skipped without a call (cooling down) is in the attempt log but was no attempt.
-    attempts: Math.max(attemptLog.filter((attempt) => attempt.status !== null || attempt.error !== null).length, 1),
+    attempts: Math.max(attempts, 1),
     attemptLog,
     requestHeaders: redactHeaders(req.headers, headers?.sensitiveHeaderNames ?? new Set()),
     // Both bodies are redacted (a provider may echo the caller's key in an answer too) when the row is
@@ -351,17 +363,11 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     dropped,
     route: routeName,
     routeTarget,
-    ...(counted
-      ? { ...counted }
-      : usage
-      ? {
-          promptTokens: usage.inputTokens,
-          completionTokens: usage.outputTokens,
-          cacheReadTokens: usage.cacheReadTokens ?? null,
-          cacheWriteTokens: usage.cacheWriteTokens ?? null,
-          reasoningTokens: usage.reasoningTokens ?? null,
-        }
-      : {}),
+    promptTokens: tokens?.promptTokens,
+    completionTokens: tokens?.completionTokens,
+    cacheReadTokens: tokens?.cacheReadTokens,
+    cacheWriteTokens: tokens?.cacheWriteTokens,
+    reasoningTokens: tokens?.reasoningTokens,
     costUsd: priceCall(providerSlug, servedModel ?? model, usage),
   };
   // Counted as it finishes: its tokens for the minute, its cost for the day and month. An answer that

@@ -119,7 +119,17 @@ function buildGeneration(
   const formats = adapter.formats(model);
   const providerFormat: WireFormat = formats.includes(dialect) ? dialect : formats[0];
   const relayOptions = { adapter, stream: request.stream, started, signal: context.signal, secrets: context.secrets, ingress };
-  const base = { format: providerFormat, operation, model, stream: request.stream, credentials: target.credentials, customHost: target.customHost, forwardHeaders: headers.forwardHeaders };
+  // Every call of this generation, one shape: a literal per call rather than a spread of a shared base.
+  const callWith = (body: ProviderCall['body']): ProviderCall => ({
+    format: providerFormat,
+    operation,
+    model,
+    stream: request.stream,
+    credentials: target.credentials,
+    customHost: target.customHost,
+    forwardHeaders: headers.forwardHeaders,
+    body,
+  });
   const passthrough = (call: ProviderCall) => (first: UpstreamResponse | null) =>
     first ? relayPassthrough(res, first, relayOptions, call) : send(call).then((upstream) => relayPassthrough(res, upstream, relayOptions, call));
 
@@ -130,7 +140,7 @@ function buildGeneration(
   if (providerFormat === dialect && adapter.modelInBody) {
     // The client speaks the provider's format: its bytes go up unchanged (the model value aside), the answer comes back unchanged.
     const bytes = model === generation.rawModel ? generation.rawBody : Buffer.from(withModelField(generation.bodyText, model), 'utf8');
-    const call: ProviderCall = { ...base, body: bytes };
+    const call = callWith(bytes);
     return { adapter, providerFormat, dropped: [], call, relay: passthrough(call) };
   }
   if (dialect === 'openai-responses' && providerFormat !== dialect) {
@@ -143,7 +153,7 @@ function buildGeneration(
   const copies = !adapter.supportsN && (canonical.n ?? 1) > 1 ? canonical.n! : 1;
   const single = copies > 1 ? { ...canonical, n: 1 } : canonical;
   const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
-  const call: ProviderCall = { ...base, body: JSON.stringify(encoded.body) };
+  const call = callWith(JSON.stringify(encoded.body));
   if (providerFormat === dialect) return { adapter, providerFormat, dropped: encoded.dropped, call, relay: passthrough(call) };
   return {
     adapter,
