@@ -255,9 +255,10 @@ export async function serveRoute(
         sendCall(adapter, call, {
           signal: attemptAbort,
           retries: headers.retryCount,
-          onAttempt: (attempt) => attemptLog.push({ ...attempt, target: target.label }),
+          onAttempt: (attempt) => attemptLog.push({ status: attempt.status, error: attempt.error, durationMs: attempt.durationMs, target: target.label }),
         });
-      const prepared = await prepareGeneration(generation, routeTarget, sentModel, { signal: attemptAbort, secrets: callSecrets(credentials, headers) }, send);
+      const preparing = prepareGeneration(generation, routeTarget, sentModel, { signal: attemptAbort, secrets: callSecrets(credentials, headers) }, send);
+      const prepared = isPromise(preparing) ? await preparing : preparing;
       tried.providerFormat = prepared.providerFormat;
       tried.dropped = prepared.dropped;
       onTarget(tried);
