@@ -88,8 +88,8 @@ async function write(res: ServerResponse, data: string | Buffer, signal: AbortLi
 /** Whether a header name is relayed, remembered per name: a provider sends the same dozen names on every answer. */
 const isRelayedHeader = boundedMemo(512, (name) => RELAYED_RESPONSE_HEADERS.test(name));
 
-function relayedHeaders(upstream: UpstreamResponse): Record<string, string> {
-  const result: Record<string, string> = {};
+/** The provider's headers a client may see (added to `result` when given). */
+function relayedHeaders(upstream: UpstreamResponse, result: Record<string, string> = {}): Record<string, string> {
   const headers = upstream.headers;
   // for…in rather than Object.entries: no array of pairs per answer.
   for (const name in headers) {
@@ -104,10 +104,10 @@ function relayedHeaders(upstream: UpstreamResponse): Record<string, string> {
  * The provider's content-length, for a JSON answer relayed unchanged: the client then gets the body in
  * one write, with no chunked framing and no extra write for the closing chunk.
  */
-function passedLength(upstream: UpstreamResponse, isEventStream: boolean): Record<string, string> {
+function passedLength(upstream: UpstreamResponse, isEventStream: boolean): string | undefined {
   const length = upstream.headers['content-length'];
-  if (isEventStream || typeof length !== 'string' || upstream.headers['content-encoding'] !== undefined) return {};
-  return { 'content-length': length };
+  if (isEventStream || typeof length !== 'string' || upstream.headers['content-encoding'] !== undefined) return undefined;
+  return length;
 }
 
 const streamHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -225,7 +225,11 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   if (call && options.adapter.createChunkFilter) return relayFiltered(res, upstream, options, call);
   const contentType = String(upstream.headers['content-type'] ?? (options.stream ? 'text/event-stream' : 'application/json'));
   const isEventStream = contentType.startsWith('text/event-stream');
-  res.writeHead(upstream.status, { ...(isEventStream ? streamHeaders : {}), 'content-type': contentType, ...passedLength(upstream, isEventStream), ...relayedHeaders(upstream) });
+  // One object filled in place: spreading three header objects into one was a µs of every answer.
+  const head: Record<string, string> = isEventStream ? { ...streamHeaders, 'content-type': contentType } : { 'content-type': contentType };
+  const length = passedLength(upstream, isEventStream);
+  if (length !== undefined) head['content-length'] = length;
+  res.writeHead(upstream.status, relayedHeaders(upstream, head));
   const capture = new BodyCapture();
   let ttfbMs: number | null = null;
   let endsOnEventBoundary = true;
