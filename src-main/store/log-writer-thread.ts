@@ -52,17 +52,16 @@ const addMonthly = db.prepare(workerData.usageSql.monthly);
 // figures in the same order (the tests compare this thread's totals with the same-thread writer's).
 const columns = workerData.usageColumns;
 function usageOfBatch(rows) {
-  const daily = new Map();
-  const monthly = new Map();
-  const addTo = (table, period, dim, name, figures) => {
-    const key = period + '\u0000' + dim + '\u0000' + name;
-    const existing = table.get(key);
-    if (!existing) table.set(key, [period, dim, name, ...figures]);
-    else for (let index = 0; index < figures.length; index++) existing[index + 3] += figures[index];
-  };
+  // The rows of a batch mostly share their day, key, model, provider and client: summed per distinct
+  // such row first, then spread over the breakdowns (a map key per row rather than one per breakdown).
+  const groups = new Map();
   for (const row of rows) {
-    const day = row[columns.day];
-    const month = day.slice(0, 8) + '01';
+    let group = row[columns.day];
+    // Each name with its length: no name (a model may be any string) can run into the next.
+    for (const [, index] of columns.dimensions) {
+      const name = row[index] ?? '';
+      group += '\u0000' + name.length + ':' + name;
+    }
     const prompt = row[columns.prompt];
     const completion = row[columns.completion];
     const cost = row[columns.cost];
@@ -79,6 +78,21 @@ function usageOfBatch(rows) {
       unpriced ? 1 : 0,
       cost === null ? (prompt ?? 0) + (completion ?? 0) : 0,
     ];
+    const existing = groups.get(group);
+    if (!existing) groups.set(group, { row, figures });
+    else for (let index = 0; index < figures.length; index++) existing.figures[index] += figures[index];
+  }
+  const daily = new Map();
+  const monthly = new Map();
+  const addTo = (table, period, dim, name, figures) => {
+    const key = period + '\u0000' + dim + '\u0000' + name;
+    const existing = table.get(key);
+    if (!existing) table.set(key, [period, dim, name, ...figures]);
+    else for (let index = 0; index < figures.length; index++) existing[index + 3] += figures[index];
+  };
+  for (const { row, figures } of groups.values()) {
+    const day = row[columns.day];
+    const month = day.slice(0, 8) + '01';
     for (const [dim, index] of columns.dimensions) {
       const name = row[index] ?? '';
       addTo(daily, day, dim, name, figures);

@@ -316,17 +316,16 @@ export type UsageColumns = typeof USAGE_COLUMNS;
  * than grouping queries over the rows it just wrote.
  */
 export function usageOfBatch(rows: RowValues[]): UsageDeltas {
-  const daily = new Map<string, RowValues>();
-  const monthly = new Map<string, RowValues>();
-  const addTo = (table: Map<string, RowValues>, period: string, dim: string, name: string, figures: number[]) => {
-    const key = `${period}\u0000${dim}\u0000${name}`;
-    const existing = table.get(key);
-    if (!existing) table.set(key, [period, dim, name, ...figures]);
-    else for (let index = 0; index < figures.length; index++) (existing[index + 3] as number) += figures[index];
-  };
+  // The rows of a batch mostly share their day, key, model, provider and client: summed per distinct
+  // such row first, then spread over the breakdowns (a map key per row rather than one per breakdown).
+  const groups = new Map<string, { row: RowValues; figures: number[] }>();
   for (const row of rows) {
-    const day = row[COLUMN_INDEX.day] as string;
-    const month = `${day.slice(0, 8)}01`;
+    let group = row[COLUMN_INDEX.day] as string;
+    // Each name with its length: no name (a model may be any string) can run into the next.
+    for (const [, index] of DIMENSION_INDEXES) {
+      const name = (row[index] as string | null) ?? '';
+      group += `\u0000${name.length}:${name}`;
+    }
     const prompt = row[COLUMN_INDEX.prompt_tokens] as number | null;
     const completion = row[COLUMN_INDEX.completion_tokens] as number | null;
     const cost = row[COLUMN_INDEX.cost_usd] as number | null;
@@ -343,6 +342,21 @@ export function usageOfBatch(rows: RowValues[]): UsageDeltas {
       unpriced ? 1 : 0,
       cost === null ? (prompt ?? 0) + (completion ?? 0) : 0,
     ];
+    const existing = groups.get(group);
+    if (!existing) groups.set(group, { row, figures });
+    else for (let index = 0; index < figures.length; index++) existing.figures[index] += figures[index];
+  }
+  const daily = new Map<string, RowValues>();
+  const monthly = new Map<string, RowValues>();
+  const addTo = (table: Map<string, RowValues>, period: string, dim: string, name: string, figures: number[]) => {
+    const key = `${period}\u0000${dim}\u0000${name}`;
+    const existing = table.get(key);
+    if (!existing) table.set(key, [period, dim, name, ...figures]);
+    else for (let index = 0; index < figures.length; index++) (existing[index + 3] as number) += figures[index];
+  };
+  for (const { row, figures } of groups.values()) {
+    const day = row[COLUMN_INDEX.day] as string;
+    const month = `${day.slice(0, 8)}01`;
     for (const [dim, index] of DIMENSION_INDEXES) {
       const name = (row[index] as string | null) ?? '';
       addTo(daily, day, dim, name, figures);

@@ -86,6 +86,24 @@ describe('the request log on a writer thread', () => {
     }
   });
 
+  it('keeps calls apart in the usage totals whatever characters their names hold', () => {
+    // Joined naively, model 'x\u0000y' at provider 'p' and model 'x' at provider 'y\u0000p' read alike.
+    log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }) });
+    log.append(entry('odd-1', { model: 'x\u0000y', provider: 'p', promptTokens: 1, completionTokens: 1, costUsd: null }));
+    log.append(entry('odd-2', { model: 'x', provider: 'y\u0000p', promptTokens: 2, completionTokens: 2, costUsd: null }));
+    log.flush();
+    const models = db.prepare("SELECT name, requests, prompt_tokens FROM usage_daily WHERE dim = 'model' ORDER BY name").all();
+    const providers = db.prepare("SELECT name, requests, prompt_tokens FROM usage_daily WHERE dim = 'provider' ORDER BY name").all();
+    expect(models).toEqual([
+      { name: 'x', requests: 1, prompt_tokens: 2 },
+      { name: 'x\u0000y', requests: 1, prompt_tokens: 1 },
+    ]);
+    expect(providers).toEqual([
+      { name: 'p', requests: 1, prompt_tokens: 1 },
+      { name: 'y\u0000p', requests: 1, prompt_tokens: 2 },
+    ]);
+  });
+
   it('tells listeners about each row with the id it was stored under, without a flush', async () => {
     log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }), flushIntervalMs: 5 });
     const heard: LogEntry[] = [];
