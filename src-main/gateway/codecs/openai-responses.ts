@@ -663,7 +663,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private ended = false;
   private toolCount = 0;
   private refusal = false;
-  /** output_index → the tool call's canonical index, whether arguments arrived as deltas, and whether it ended. */
+  /** output_index to the tool call's canonical index, whether arguments arrived as deltas, and whether it ended. */
   private readonly calls = new Map<number, { index: number; deltas: boolean; ended: boolean }>();
   /** output_index of message and reasoning items whose text arrived as deltas. */
   private readonly streamed = new Set<number>();
