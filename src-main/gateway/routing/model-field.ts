@@ -2,6 +2,26 @@
 // value of the top-level "model" key is replaced (or the key added, when the body had none and a
 // default model stands in). Nested "model" keys (tool schemas, metadata) are left alone.
 
+/**
+ * Where the JSON string starting at `start` (its opening quote) ends, just past its closing quote. Found
+ * with indexOf rather than a character at a time: most of a long agent session's body is inside strings.
+ */
+function stringEnd(text: string, start: number): number {
+  for (let quote = text.indexOf('"', start + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    // A quote is escaped when an odd number of backslashes stands right before it.
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+  }
+  return text.length;
+}
+
+/** A key's JSON text is "model": as written plainly, or spelled with escapes (decoded then). */
+function isModelKey(raw: string): boolean {
+  if (raw === '"model"') return true;
+  return raw.includes('\\') && JSON.parse(raw) === 'model';
+}
+
 /** The spans of every top-level "model" string value in a JSON object's text (a duplicate key included). */
 function modelValueSpans(text: string): [number, number][] {
   const spans: [number, number][] = [];
@@ -13,11 +33,10 @@ function modelValueSpans(text: string): [number, number][] {
   while (i < text.length) {
     const char = text[i];
     if (char === '"') {
-      const start = i++;
-      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-      i++;
+      const start = i;
+      i = stringEnd(text, i);
       if (depth === 1 && (previous === '{' || previous === ',')) {
-        keyIsModel = JSON.parse(text.slice(start, i)) === 'model';
+        keyIsModel = isModelKey(text.slice(start, i));
         previous = 'k';
       } else {
         if (depth === 1 && previous === ':' && keyIsModel) spans.push([start, i]);

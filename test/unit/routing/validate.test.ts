@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRoutesFile, validateRouteTable, type KeyNameLookup } from '../../../src-main/gateway/routing/validate.js';
 import { covers } from '../../../src-main/gateway/routing/match.js';
+import fc from 'fast-check';
 import { withModelField } from '../../../src-main/gateway/routing/model-field.js';
 import { estimatePromptTokens } from '../../../src-main/gateway/routing/conditions.js';
 import { GatewayError } from '../../../src-main/gateway/errors.js';
@@ -86,6 +87,26 @@ describe('the model field', () => {
   it('replaces only the top-level model value, keeping every other byte', () => {
     const text = '{ "model" : "a", "metadata": {"model": "b"}, "x": "\\"model\\": \\"c\\"" }';
     expect(withModelField(text, 'z')).toBe('{ "model" : "z", "metadata": {"model": "b"}, "x": "\\"model\\": \\"c\\"" }');
+  });
+
+  it('finds the model past strings that end in backslashes, and under a key spelled with escapes', () => {
+    const text = '{"a":"x\\\\","b":"\\"","mod\\u0065l":"old","c":["\\\\\\""]}';
+    expect(JSON.parse(withModelField(text, 'new'))).toEqual({ ...JSON.parse(text), model: 'new' });
+  });
+
+  it('parses as the body with only its top-level model changed, for any JSON object with a string model', () => {
+    // Members in any order, a model (even twice) among them or none: what a validated body can hold.
+    const member = fc.oneof(
+      fc.tuple(fc.constant('model'), fc.string()),
+      fc.tuple(fc.string().filter((key) => key !== 'model'), fc.jsonValue({ maxDepth: 3 })),
+    );
+    fc.assert(
+      fc.property(fc.array(member, { maxLength: 6 }), fc.string(), (members, model) => {
+        const text = `{${members.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',')}}`;
+        expect(JSON.parse(withModelField(text, model))).toEqual({ ...JSON.parse(text), model });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('adds the model first when the body has none (a default model)', () => {
