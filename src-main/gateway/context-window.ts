@@ -77,13 +77,14 @@ function checkPrompts(window: number, body: CompletionRequest, countText: (text:
 const countCl100k = async (text: string): Promise<number> => (await loadEncoder())(text).length;
 
 /**
- * A text completion's prompt and max_tokens against the model's window: OpenAI's completion models
+ * A text completion's prompt and max_tokens against the window of `model` (the one sent, which a route
+ * or model map may have changed from the body's): OpenAI's completion models
  * exactly, others by the catalog (estimated). Throws at once when a token-array prompt does not fit;
  * returns a promise only when a prompt has to be counted (await it), else undefined.
  */
-export function checkContextWindow(provider: string, body: CompletionRequest): Promise<void> | undefined {
+export function checkContextWindow(provider: string, model: string, body: CompletionRequest): Promise<void> | undefined {
   // A text completion at a provider other than OpenAI (or an OpenAI model not in the table above), by the catalog.
-  const window = provider === 'openai' ? OPENAI_COMPLETION_MODELS[body.model] : catalogModel(provider, body.model)?.contextWindow;
+  const window = provider === 'openai' ? OPENAI_COMPLETION_MODELS[model] : catalogModel(provider, model)?.contextWindow;
   if (!window) return undefined;
   return checkPrompts(window, body, provider === 'openai' ? countCl100k : estimateTextTokens);
 }

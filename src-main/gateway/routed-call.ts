@@ -72,17 +72,17 @@ export function prepareGeneration(
 ): PreparedGeneration | Promise<PreparedGeneration> {
   const { ingress, operation, request } = generation;
   const dialect = ingress.dialect;
-  const body = model === request.model ? request.body : { ...(request.body as Record<string, unknown>), model };
-  // The window checks return a promise only when they must count tokens; otherwise the call is built on
-  // this turn, with no promise hops (a few µs of every request). Callers take either (see isPromise).
+  // The window checks read the prompt and output budget, which a route's model does not change: they are
+  // given the body as sent and the model apart. Returns a promise only when tokens must be counted;
+  // otherwise the call is built on this turn, with no promise hops (a few µs of every request).
   const pending =
     dialect === 'openai-completions'
-      ? checkContextWindow(target.provider, body as CompletionRequest)
+      ? checkContextWindow(target.provider, model, request.body as CompletionRequest)
       : operation === 'generate'
-        ? checkPromptFits(target.provider, model, dialect, body, generation.rawBody.length)
+        ? checkPromptFits(target.provider, model, dialect, request.body, generation.rawBody.length)
         : undefined;
-  if (pending) return pending.then(() => buildGeneration(generation, target, model, body, context, send));
-  return buildGeneration(generation, target, model, body, context, send);
+  if (pending) return pending.then(() => buildGeneration(generation, target, model, context, send));
+  return buildGeneration(generation, target, model, context, send);
 }
 
 /** A value or the promise of one: awaited only when it is a promise, so a synchronous result costs no microtask. */
@@ -109,7 +109,6 @@ function buildGeneration(
   generation: Generation,
   target: RouteTarget,
   model: string,
-  body: unknown,
   context: { signal: AbortLike; secrets: readonly string[] },
   send: (call: ProviderCall) => Promise<UpstreamResponse>,
 ): PreparedGeneration {
@@ -132,10 +131,12 @@ function buildGeneration(
   });
   const passthrough = (call: ProviderCall) => (first: UpstreamResponse | null) =>
     first ? relayPassthrough(res, first, relayOptions, call) : send(call).then((upstream) => relayPassthrough(res, upstream, relayOptions, call));
+  // The parsed body with the model sent, made only on the paths that decode it (a passthrough rewrites bytes).
+  const bodyWithModel = (): unknown => (model === request.model ? request.body : { ...(request.body as Record<string, unknown>), model });
 
   if (operation === 'count_tokens' && !(providerFormat === dialect && adapter.modelInBody)) {
     // Only a provider that takes the Messages body as it is can count it; for the others, an estimate.
-    return { adapter, providerFormat, dropped: [], call: null, relay: () => sendTokenEstimate(res, dialectCodec(dialect).decodeRequest(body), started) };
+    return { adapter, providerFormat, dropped: [], call: null, relay: () => sendTokenEstimate(res, dialectCodec(dialect).decodeRequest(bodyWithModel()), started) };
   }
   if (providerFormat === dialect && adapter.modelInBody) {
     // The client speaks the provider's format: its bytes go up unchanged (the model value aside), the answer comes back unchanged.
@@ -144,10 +145,10 @@ function buildGeneration(
     return { adapter, providerFormat, dropped: [], call, relay: passthrough(call) };
   }
   if (dialect === 'openai-responses' && providerFormat !== dialect) {
-    const stateful = refusesStatefulFields(body);
+    const stateful = refusesStatefulFields(request.body);
     if (stateful) throw stateful;
   }
-  const canonical = dialectCodec(dialect).decodeRequest(body);
+  const canonical = dialectCodec(dialect).decodeRequest(bodyWithModel());
   const codec = providerCodec(providerFormat);
   // Formats without `n` get n calls of one choice each, merged back into one answer.
   const copies = !adapter.supportsN && (canonical.n ?? 1) > 1 ? canonical.n! : 1;
