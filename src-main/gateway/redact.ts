@@ -27,5 +27,8 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
     // includes() first: split/join copies the whole text (a stream's log can be a megabyte) even when the secret is absent.
     if (secret && secret.length >= 8 && result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
-  return result.replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,})/g, REDACTED);
+  // Shapes of keys and tokens wherever they turn up, named or not: OpenAI/Anthropic keys, our virtual
+  // keys, AWS access key ids, Google API keys, and Google OAuth access tokens (`ya29.`, what a Vertex
+  // service account is exchanged for: minted per hour, so in no list of stored secrets).
+  return result.replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|ya29\.[A-Za-z0-9_.-]{8,})/g, REDACTED);
 }

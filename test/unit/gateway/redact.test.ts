@@ -1,0 +1,25 @@
+// What the log and error messages must never show, whether the gateway knew the value or only its shape.
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactSecrets } from '../../../src-main/gateway/redact.js';
+
+describe('redactSecrets', () => {
+  it('blanks the listed secrets and every key or token of a known shape', () => {
+    const text = [
+      'listed: my-own-secret-value',
+      'openai: sk-abcdefghijklmnop',
+      'virtual: gh-vk-abcdefgh1234',
+      'aws: AKIAABCDEFGHIJKLMNOP',
+      'google key: AIzaSyA-abcdefghijklmnopqrstu',
+      // An access token minted from a Vertex service account: in no stored list, known by its shape.
+      'vertex: Bearer ya29.a0AfB_byC-minted.token_value',
+    ].join('\n');
+    const redacted = redactSecrets(text, ['my-own-secret-value']);
+    expect(redacted).toBe(
+      [`listed: ${REDACTED}`, `openai: ${REDACTED}`, `virtual: ${REDACTED}`, `aws: ${REDACTED}`, `google key: ${REDACTED}`, `vertex: Bearer ${REDACTED}`].join('\n'),
+    );
+  });
+
+  it('leaves ordinary words that merely start alike', () => {
+    expect(redactSecrets('ya29 is a word; sk-short; ya29.ab', [])).toBe('ya29 is a word; sk-short; ya29.ab');
+  });
+});
