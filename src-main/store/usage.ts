@@ -65,22 +65,10 @@ const PERIOD_OF_DAY: Record<Exclude<UsageRange, 'month'>, string> = {
   week: "date(day, '-6 days', 'weekday 1')",
 };
 
-interface SumRow {
-  requests: number;
-  errors: number;
-  promptTokens: number;
-  completionTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  costNanos: number;
-  unpricedRequests: number;
-  unpricedTokens: number;
-}
+/** A summed row: UsageFigures with the cost still in nano-dollars. */
+type SumRow = Omit<UsageFigures, 'costUsd'> & { costNanos: number };
 
-type Sums = SumRow;
-
-const zero = (): Sums => ({
+const zero = (): SumRow => ({
   requests: 0,
   errors: 0,
   promptTokens: 0,
@@ -93,20 +81,11 @@ const zero = (): Sums => ({
   unpricedTokens: 0,
 });
 
-function add(into: Sums, row: SumRow): void {
-  into.requests += row.requests;
-  into.errors += row.errors;
-  into.promptTokens += row.promptTokens;
-  into.completionTokens += row.completionTokens;
-  into.cacheReadTokens += row.cacheReadTokens;
-  into.cacheWriteTokens += row.cacheWriteTokens;
-  into.reasoningTokens += row.reasoningTokens;
-  into.costNanos += row.costNanos;
-  into.unpricedRequests += row.unpricedRequests;
-  into.unpricedTokens += row.unpricedTokens;
+function add(into: SumRow, row: SumRow): void {
+  for (const figure of Object.keys(into) as (keyof SumRow)[]) into[figure] += row[figure];
 }
 
-function figures(sums: Sums): UsageFigures {
+function figures(sums: SumRow): UsageFigures {
   const { costNanos, ...rest } = sums;
   return { ...rest, costUsd: costNanos / 1e9 };
 }
@@ -179,8 +158,8 @@ export class UsageStore {
         .all({ dim, from, to }) as (SumRow & { period: string; name: string })[];
     }
     const totals = zero();
-    const byPeriod = new Map<string, Sums>();
-    const byName = new Map<string, Sums>();
+    const byPeriod = new Map<string, SumRow>();
+    const byName = new Map<string, SumRow>();
     for (const row of rows) {
       add(totals, row);
       let period = byPeriod.get(row.period);

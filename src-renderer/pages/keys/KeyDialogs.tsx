@@ -1,21 +1,17 @@
 // The dialogs of the Keys page: create, show once, rotate, revoke.
 import { useState, type FormEvent } from 'react';
-import { ApiError, describeError } from '../../api/api-error';
+import { describeError } from '../../api/api-error';
 import type { ProviderField, ProviderInfo, VirtualKey } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { ErrorNotice } from '../../components/StatusViews';
+import { toFormError, useSubmission, type FormError } from '../../components/use-submission';
 import { buildKeyModels, emptyModelMapRow, rowsFromModelMap, type ModelMapRow } from '../../keys/model-map';
 import { buildNewVirtualKey, buildRotation, credentialFields, exampleModelFor, isFieldRequired, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
 import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
 import { KeyUsage } from './KeyUsage';
-
-interface FormError {
-  message: string;
-  param: string | null;
-}
 
 /** Cancel and the form's submit button, which says what it is doing while the request runs. */
 function FormActions({ onCancel, submitting, label, busyLabel }: { onCancel(): void; submitting: boolean; label: string; busyLabel: string }) {
@@ -29,10 +25,6 @@ function FormActions({ onCancel, submitting, label, busyLabel }: { onCancel(): v
       </button>
     </div>
   );
-}
-
-function toFormError(error: unknown): FormError {
-  return { message: describeError(error), param: error instanceof ApiError ? error.param : null };
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
@@ -118,8 +110,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   const [customHost, setCustomHost] = useState('');
   const [defaultModel, setDefaultModel] = useState('');
   const [modelRows, setModelRows] = useState<ModelMapRow[]>([]);
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<FormError | null>(null);
+  const { submitting, error, setError, submit } = useSubmission(toFormError);
   const provider = providers.find((item) => item.slug === providerSlug);
 
   const onSubmit = async (event: FormEvent) => {
@@ -138,19 +129,14 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
       setError(modelsError);
       return;
     }
-    setSubmitting(true);
-    setError(null);
-    try {
+    await submit(async () => {
       const body = buildNewVirtualKey(name, provider, providerSlug, values, customHost);
       // Only set fields are sent, so a server without model settings still creates the key.
       if (models.defaultModel) body.defaultModel = models.defaultModel;
       if (Object.keys(models.modelMap).length) body.modelMap = models.modelMap;
       await createVirtualKey(body);
       onClose();
-    } catch (caught) {
-      setError(toFormError(caught));
-      setSubmitting(false);
-    }
+    });
   };
 
   const fieldError = (param: string) => (error?.param === param ? error.message : null);
@@ -197,23 +183,17 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
 export function NewGatewayKeyDialog({ onClose }: { onClose(): void }) {
   const createGatewayKey = useKeysStore((state) => state.createGatewayKey);
   const [name, setName] = useState('');
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<FormError | null>(null);
+  const { submitting, error, setError, submit } = useSubmission(toFormError);
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) {
       setError({ message: 'Give the key a name you will recognise', param: 'name' });
       return;
     }
-    setSubmitting(true);
-    setError(null);
-    try {
+    await submit(async () => {
       await createGatewayKey(name.trim());
       onClose();
-    } catch (caught) {
-      setError(toFormError(caught));
-      setSubmitting(false);
-    }
+    });
   };
   return (
     <Dialog title="New gateway API key" description="Clients send this key in x-gateway-api-key together with their own provider token." onClose={onClose} size="small">
@@ -261,20 +241,13 @@ export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey
   const rotateVirtualKey = useKeysStore((state) => state.rotateVirtualKey);
   const regenerateVirtualKey = useKeysStore((state) => state.regenerateVirtualKey);
   const provider = providers.find((item) => item.slug === virtualKey.provider);
-  const regenerate = async () => {
-    setSubmitting(true);
-    setError(null);
-    try {
+  const [values, setValues] = useState<FieldValues>({});
+  const { submitting, error, setError, submit } = useSubmission(toFormError);
+  const regenerate = () =>
+    submit(async () => {
       await regenerateVirtualKey(virtualKey.id);
       onClose();
-    } catch (caught) {
-      setError(toFormError(caught));
-      setSubmitting(false);
-    }
-  };
-  const [values, setValues] = useState<FieldValues>({});
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<FormError | null>(null);
+    });
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const rotation = buildRotation(provider, values);
@@ -282,15 +255,10 @@ export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey
       setError({ message: 'Enter the new credential', param: null });
       return;
     }
-    setSubmitting(true);
-    setError(null);
-    try {
+    await submit(async () => {
       await rotateVirtualKey(virtualKey.id, rotation);
       onRotated();
-    } catch (caught) {
-      setError(toFormError(caught));
-      setSubmitting(false);
-    }
+    });
   };
   return (
     <Dialog
@@ -318,18 +286,12 @@ export function RotateKeyDialog({ virtualKey, onClose, onRotated }: { virtualKey
 }
 
 export function ConfirmRevokeDialog({ kind, name, onConfirm, onClose }: { kind: 'virtual' | 'gateway'; name: string; onConfirm(): Promise<void>; onClose(): void }) {
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const confirm = async () => {
-    setSubmitting(true);
-    try {
+  const { submitting, error, submit } = useSubmission(describeError);
+  const confirm = () =>
+    submit(async () => {
       await onConfirm();
       onClose();
-    } catch (caught) {
-      setError(describeError(caught));
-      setSubmitting(false);
-    }
-  };
+    });
   return (
     <Dialog title={`Revoke “${name}”?`} onClose={onClose} size="small">
       <div className="stack">
@@ -358,8 +320,7 @@ export function KeyModelsDialog({ virtualKey, onClose, onSaved }: { virtualKey: 
     const existing = rowsFromModelMap(virtualKey.modelMap);
     return existing.length ? existing : [emptyModelMapRow()];
   });
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<FormError | null>(null);
+  const { submitting, error, setError, submit } = useSubmission(toFormError);
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const { models, error: modelsError } = buildKeyModels(defaultModel, rows);
@@ -367,15 +328,10 @@ export function KeyModelsDialog({ virtualKey, onClose, onSaved }: { virtualKey: 
       setError(modelsError);
       return;
     }
-    setSubmitting(true);
-    setError(null);
-    try {
+    await submit(async () => {
       await updateVirtualKeyModels(virtualKey.id, models);
       onSaved();
-    } catch (caught) {
-      setError(toFormError(caught));
-      setSubmitting(false);
-    }
+    });
   };
   const isFieldError = error?.param === 'defaultModel' || error?.param === 'modelMap' || Boolean(error?.param?.startsWith('modelMap.'));
   return (

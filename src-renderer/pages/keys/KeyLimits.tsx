@@ -2,12 +2,12 @@
 // last minute, spend today and this month) and the editor to set or remove them. A key over a limit
 // gets 429 with Retry-After from the gateway; the meter says which limit and until when.
 import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError, describeError } from '../../api/api-error';
 import type { KeyLimits, KeyLimitsView } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { formatCount, formatFullTime } from '../../components/format';
 import { Icon } from '../../components/Icon';
+import { toFormError, useSubmission } from '../../components/use-submission';
 import { useKeyLimitsStore } from '../../stores/key-limits-store';
 import { useToastStore } from '../../stores/toast-store';
 import './key-limits.css';
@@ -129,21 +129,14 @@ export function KeyLimitsDialog({ keyId, keyName, view, onClose }: { keyId: stri
     dailyUsd: asText(current.dailyUsd),
     monthlyUsd: asText(current.monthlyUsd),
   });
-  const [error, setError] = useState<{ message: string; param: string | null } | null>(null);
-  const [submitting, setSubmitting] = useState(false);
+  const { submitting, error, setError, submit } = useSubmission(toFormError);
 
-  const run = async (action: () => Promise<unknown>, done: string) => {
-    setSubmitting(true);
-    setError(null);
-    try {
+  const run = (action: () => Promise<unknown>, done: string) =>
+    submit(async () => {
       await action();
       showToast(done);
       onClose();
-    } catch (caught) {
-      setError({ message: describeError(caught), param: caught instanceof ApiError ? (caught.param ?? null) : null });
-      setSubmitting(false);
-    }
-  };
+    });
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();

@@ -5,6 +5,7 @@ import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { formatRelativeTime } from '../../components/format';
+import { useSubmission } from '../../components/use-submission';
 import { useSavedPromptsStore } from '../../stores/saved-prompts-store';
 import { useToastStore } from '../../stores/toast-store';
 import { useKeysStore } from '../../stores/keys-store';
@@ -22,8 +23,7 @@ export function SavePromptDialog({ onClose, as }: { onClose(): void; as?: { keyI
   const items = useSavedPromptsStore((state) => state.items);
   const showToast = useToastStore((state) => state.show);
   const [name, setName] = useState('');
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { submitting, error, setError, submit } = useSubmission((caught) => (caught instanceof ApiError || caught instanceof Error ? describeError(caught) : String(caught)));
   const replaces = items.some((item) => item.name === name.trim());
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -31,16 +31,11 @@ export function SavePromptDialog({ onClose, as }: { onClose(): void; as?: { keyI
       setError('Give the prompt a name you will recognise');
       return;
     }
-    setSubmitting(true);
-    setError(null);
-    try {
+    await submit(async () => {
       const saved = await saveCurrent(name.trim(), as);
       showToast(`Saved “${saved.name}”`);
       onClose();
-    } catch (caught) {
-      setError(caught instanceof ApiError || caught instanceof Error ? describeError(caught) : String(caught));
-      setSubmitting(false);
-    }
+    });
   };
   return (
     <Dialog

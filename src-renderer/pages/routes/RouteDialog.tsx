@@ -31,6 +31,19 @@ const CONDITION_CHOICES: Array<{ value: Tristate; label: string }> = [
   { value: 'no', label: 'Only when absent' },
 ];
 
+/** Any / yes / no for one condition of a target. */
+function ConditionSelect({ value, onChange }: { value: Tristate; onChange(value: Tristate): void }) {
+  return (
+    <select className="input" value={value} onChange={(event) => onChange(event.target.value as Tristate)}>
+      {CONDITION_CHOICES.map((choice) => (
+        <option key={choice.value} value={choice.value}>
+          {choice.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 function TargetEditor({
   target,
   index,
@@ -107,22 +120,10 @@ function TargetEditor({
               <input className="input" type="number" min={0} step={1000} placeholder="60000" value={target.minPromptTokens} onChange={(event) => onChange({ minPromptTokens: event.target.value })} />
             </Field>
             <Field label="Thinking" error={errors[`targets[${index}].when.thinking`]} hint="Reasoning requested.">
-              <select className="input" value={target.thinking} onChange={(event) => onChange({ thinking: event.target.value as Tristate })}>
-                {CONDITION_CHOICES.map((choice) => (
-                  <option key={choice.value} value={choice.value}>
-                    {choice.label}
-                  </option>
-                ))}
-              </select>
+              <ConditionSelect value={target.thinking} onChange={(thinking) => onChange({ thinking })} />
             </Field>
             <Field label="Tools" error={errors[`targets[${index}].when.tools`]} hint="The request offers tools.">
-              <select className="input" value={target.tools} onChange={(event) => onChange({ tools: event.target.value as Tristate })}>
-                {CONDITION_CHOICES.map((choice) => (
-                  <option key={choice.value} value={choice.value}>
-                    {choice.label}
-                  </option>
-                ))}
-              </select>
+              <ConditionSelect value={target.tools} onChange={(tools) => onChange({ tools })} />
             </Field>
           </div>
         </div>

@@ -1,27 +1,21 @@
 // Confirmations around routes: deleting one, and replacing all of them with an imported file (all or
 // nothing, as on the command line), whose refusal names the file's line.
-import { useState } from 'react';
 import { ApiError, describeError } from '../../api/api-error';
 import type { Route } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice } from '../../components/StatusViews';
+import { useSubmission } from '../../components/use-submission';
 import type { ParsedRoutesFile } from '../../routes/routes-file';
 import { useRoutesStore } from '../../stores/routes-store';
 
 export function ConfirmDeleteRouteDialog({ route, onClose, onDeleted }: { route: Route; onClose(): void; onDeleted(): void }) {
   const remove = useRoutesStore((state) => state.remove);
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const confirm = async () => {
-    setSubmitting(true);
-    try {
+  const { submitting, error, submit } = useSubmission(describeError);
+  const confirm = () =>
+    submit(async () => {
       await remove(route.id);
       onDeleted();
-    } catch (caught) {
-      setError(describeError(caught));
-      setSubmitting(false);
-    }
-  };
+    });
   return (
     <Dialog title={`Delete route “${route.name}”?`} onClose={onClose} size="small">
       <div className="stack">
@@ -52,20 +46,13 @@ export function describeImportError(error: unknown, parsed: ParsedRoutesFile): s
 
 export function ImportRoutesDialog({ fileName, parsed, currentCount, onClose, onImported }: { fileName: string; parsed: ParsedRoutesFile; currentCount: number; onClose(): void; onImported(count: number): void }) {
   const importFile = useRoutesStore((state) => state.importFile);
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { submitting, error, submit } = useSubmission((caught) => describeImportError(caught, parsed));
   const incoming = parsed.file.routes;
-  const confirm = async () => {
-    setSubmitting(true);
-    setError(null);
-    try {
+  const confirm = () =>
+    submit(async () => {
       await importFile(parsed.file);
       onImported(incoming.length);
-    } catch (caught) {
-      setError(describeImportError(caught, parsed));
-      setSubmitting(false);
-    }
-  };
+    });
   const names = incoming.map((route) => (typeof route?.name === 'string' ? route.name : '(no name)'));
   return (
     <Dialog title={`Import ${fileName}?`} description="The file replaces every route, all or nothing: if any route in it is refused, nothing changes." onClose={onClose}>
