@@ -48,3 +48,20 @@ export function Dialog({ title, description, onClose, children, size = 'medium' 
     </dialog>
   );
 }
+
+/**
+ * Cancel and the one action of a confirmation, which says what it is doing while it runs. Cancel has the
+ * focus: Enter on an open confirmation must not do the irreversible thing.
+ */
+export function ConfirmActions({ onCancel, onConfirm, submitting, label, busyLabel, tone }: { onCancel(): void; onConfirm(): void; submitting: boolean; label: string; busyLabel: string; tone: 'danger' | 'primary' }) {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="button button-secondary" onClick={onCancel} autoFocus>
+        Cancel
+      </button>
+      <button type="button" className={`button button-${tone}`} onClick={onConfirm} disabled={submitting}>
+        {submitting ? busyLabel : label}
+      </button>
+    </div>
+  );
+}

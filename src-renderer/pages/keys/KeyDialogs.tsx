@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { describeError } from '../../api/api-error';
 import type { ProviderField, ProviderInfo, VirtualKey } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmActions, Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { ErrorNotice } from '../../components/StatusViews';
@@ -300,14 +300,7 @@ export function ConfirmRevokeDialog({ kind, name, onConfirm, onClose }: { kind: 
           {kind === 'virtual' ? ' The stored provider credential is deleted.' : ''} This cannot be undone.
         </p>
         {error && <ErrorNotice message={error} />}
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="button button-danger" onClick={() => void confirm()} disabled={submitting}>
-            {submitting ? 'Revoking…' : 'Revoke key'}
-          </button>
-        </div>
+        <ConfirmActions onCancel={onClose} onConfirm={() => void confirm()} submitting={submitting} label="Revoke key" busyLabel="Revoking…" tone="danger" />
       </div>
     </Dialog>
   );

@@ -2,7 +2,7 @@
 // nothing, as on the command line), whose refusal names the file's line.
 import { ApiError, describeError } from '../../api/api-error';
 import type { Route } from '../../api/types';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmActions, Dialog } from '../../components/Dialog';
 import { ErrorNotice } from '../../components/StatusViews';
 import { useSubmission } from '../../components/use-submission';
 import type { ParsedRoutesFile } from '../../routes/routes-file';
@@ -23,14 +23,7 @@ export function ConfirmDeleteRouteDialog({ route, onClose, onDeleted }: { route:
           Requests for <code>{route.match}</code> no longer go to its targets: the next route that matches serves them, or the key the client sends. The virtual keys stay as they are.
         </p>
         {error && <ErrorNotice message={error} />}
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="button button-danger" onClick={() => void confirm()} disabled={submitting}>
-            {submitting ? 'Deleting…' : 'Delete route'}
-          </button>
-        </div>
+        <ConfirmActions onCancel={onClose} onConfirm={() => void confirm()} submitting={submitting} label="Delete route" busyLabel="Deleting…" tone="danger" />
       </div>
     </Dialog>
   );
@@ -69,14 +62,7 @@ export function ImportRoutesDialog({ fileName, parsed, currentCount, onClose, on
           .
         </p>
         {error && <ErrorNotice title="Nothing was imported" message={error} />}
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="button button-primary" onClick={() => void confirm()} disabled={submitting}>
-            {submitting ? 'Importing…' : 'Replace routes'}
-          </button>
-        </div>
+        <ConfirmActions onCancel={onClose} onConfirm={() => void confirm()} submitting={submitting} label="Replace routes" busyLabel="Importing…" tone="primary" />
       </div>
     </Dialog>
   );
