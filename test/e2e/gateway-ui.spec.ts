@@ -100,7 +100,7 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   expect(runs).toHaveLength(2);
   expect(runs[0].headers.authorization).toBe(`Bearer ${PROVIDER_SECRET}`);
   expect(runs[0].json.stream).toBe(true);
-  expect(fake.requests[1].json.stream).toBeUndefined();
+  expect(runs[1].json.stream).toBeUndefined();
 
   // Logs: both runs, newest first; the detail opens on selection.
   await page.getByRole('link', { name: 'Logs' }).click();

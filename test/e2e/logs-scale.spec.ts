@@ -109,6 +109,12 @@ test('100,000 log rows render only what is in view and scroll end to end', async
   await page.keyboard.press('ArrowDown');
   await expect(body.locator('[role="row"][aria-selected="true"]')).toContainText(`model-${ROW_COUNT - 2}`);
   await expect(page.getByRole('region', { name: 'Request detail' })).toContainText(`model-${ROW_COUNT - 2}`);
+  // Keys pressed faster than focus can follow (a held arrow key) each still move the selection.
+  await body.evaluate((element) => {
+    const focused = element.querySelector('[role="row"][aria-selected="true"]');
+    for (let press = 0; press < 3; press++) focused?.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+  });
+  await expect(body.locator('[role="row"][aria-selected="true"]')).toContainText(`model-${ROW_COUNT - 5}`);
   await page.keyboard.press('End');
   await expect(body.locator('[role="row"][aria-selected="true"]')).toContainText('model-1');
   await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('model-1');

@@ -20,17 +20,23 @@ const logKey = (entry: LogEntry) => entry.id;
 
 export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTableProps) {
   const listRef = useRef<VirtualListHandle>(null);
+  // The row the keyboard last moved to. Focus follows a frame later, so a key pressed in between
+  // (a held arrow key, fast typing) must move on from here, not from the row that still has focus.
+  const movedTo = useRef<number | null>(null);
   const now = new Date();
 
   const focusRow = useCallback((index: number) => {
+    movedTo.current = index;
     listRef.current?.scrollToIndex(index);
     // The row may only exist after the list re-renders at its new scroll position.
     requestAnimationFrame(() => {
       listRef.current?.element()?.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus();
+      if (movedTo.current === index) movedTo.current = null;
     });
   }, []);
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>, index: number) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>, focusedIndex: number) => {
+    const index = Math.min(rows.length - 1, movedTo.current ?? focusedIndex);
     let target = index;
     if (event.key === 'ArrowDown') target = Math.min(rows.length - 1, index + 1);
     else if (event.key === 'ArrowUp') target = Math.max(0, index - 1);
@@ -64,7 +70,10 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
         tabIndex={index === tabStop ? 0 : -1}
         className={`log-row${isSelected ? ' log-row-selected' : ''}${entry.error || entry.status >= 400 ? ' log-row-failed' : ''}`}
         style={style}
-        onClick={() => onSelect(entry.id)}
+        onClick={() => {
+          movedTo.current = null;
+          onSelect(entry.id);
+        }}
         onKeyDown={(event) => onKeyDown(event, index)}
       >
         <div role="cell" className="col-time">
