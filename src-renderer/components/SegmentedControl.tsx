@@ -16,10 +16,14 @@ export function SegmentedControl<T extends string>({ label, options, value, onCh
     const step = event.key === 'ArrowRight' || event.key === 'ArrowDown' ? 1 : event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? -1 : 0;
     if (!step) return;
     event.preventDefault();
-    const index = options.findIndex((option) => option.value === value);
+    // Move on from the focused option, which follows each key at once, rather than from `value`,
+    // which is a render behind when keys come faster than React re-renders.
+    const buttons = [...(groupRef.current?.querySelectorAll<HTMLButtonElement>('[role="radio"]') ?? [])];
+    const focused = buttons.indexOf(event.target as HTMLButtonElement);
+    const index = focused >= 0 ? focused : options.findIndex((option) => option.value === value);
     const next = (index + step + options.length) % options.length;
     onChange(options[next].value);
-    groupRef.current?.querySelectorAll<HTMLButtonElement>('[role="radio"]')[next]?.focus();
+    buttons[next]?.focus();
   };
   return (
     <div ref={groupRef} className={`segmented${size === 'large' ? ' segmented-large' : ''}`} role="radiogroup" aria-label={label} onKeyDown={onKeyDown}>
