@@ -193,8 +193,12 @@ function fromModelsDev(provider: string, model: string, alsoId: string | null): 
   return null;
 }
 
-function lookUp(provider: string, model: string): CatalogModel | null {
-  const priced = fromGenaiPrices(provider, model);
+/** Azure spells GPT-3.5 without the dot (gpt-35-turbo, gpt-35-turbo-instruct-0914); no other provider does. */
+const azureSpelling = (model: string) => model.replace(/^gpt-35-/, 'gpt-3.5-');
+
+function lookUp(provider: string, asked: string): CatalogModel | null {
+  const model = azureSpelling(asked);
+  const priced = fromGenaiPrices(provider, model) ?? (model === asked ? null : fromGenaiPrices(provider, model.replace(/-\d{4}$/, '')));
   const dev = fromModelsDev(provider, model, priced?.id ?? null);
   if (!priced && !dev) return null;
   let prices: CatalogPrices | null = priced?.prices ?? null;
@@ -206,7 +210,7 @@ function lookUp(provider: string, model: string): CatalogModel | null {
   }
   return {
     provider,
-    model,
+    model: asked,
     catalogId: priced?.id ?? dev?.id ?? null,
     contextWindow: priced?.contextWindow ?? dev?.context ?? null,
     maxOutputTokens: dev?.output ?? null,

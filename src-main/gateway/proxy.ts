@@ -21,8 +21,9 @@ import type { Router } from './routing/router.js';
 import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
 import { estimatedUsage } from './limits/usage-estimate.js';
-import { dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
+import { answeredModel, dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
+import { catalogModel } from '../catalog/catalog.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
@@ -337,6 +338,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let attempts = 0;
   for (const attempt of attemptLog) if (attempt.status !== null || attempt.error !== null) attempts++;
   const model = routed?.model ?? null;
+  const pricedModel = pricedModelOf(providerSlug, servedModel ?? model, credentials, outcome, routed?.stream === true, ingress?.dialect ?? null);
   const entry: LogEntryInput = {
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
@@ -368,7 +370,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     cacheReadTokens: tokens?.cacheReadTokens,
     cacheWriteTokens: tokens?.cacheWriteTokens,
     reasoningTokens: tokens?.reasoningTokens,
-    costUsd: priceCall(providerSlug, servedModel ?? model, usage),
+    costUsd: priceCall(providerSlug, pricedModel, usage),
   };
   // Counted as it finishes: its tokens for the minute, its cost for the day and month. An answer that
   // reported no usage is charged an estimate, so a budget holds for it too (the log keeps it unknown).
@@ -379,9 +381,31 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       : undefined);
   ticket?.release({
     tokens: charged ? charged.inputTokens + charged.outputTokens : 0,
-    costUsd: charged === usage ? (entry.costUsd ?? null) : priceCall(providerSlug, servedModel ?? model, charged),
+    costUsd: charged === usage ? (entry.costUsd ?? null) : priceCall(providerSlug, pricedModel, charged),
   });
   deps.log(entry);
+}
+
+/**
+ * The model a call is priced by: the model the provider was sent; for a provider whose model names are
+ * the user's own (an Azure deployment), the model stored with the key, else, when that has no price,
+ * the model an OpenAI-format answer says served it.
+ */
+function pricedModelOf(
+  providerSlug: string | null,
+  model: string | null,
+  credentials: ProviderCredentials | undefined,
+  outcome: RelayOutcome | undefined,
+  stream: boolean,
+  dialect: string | null,
+): string | null {
+  if (!providerSlug || !model) return model;
+  const pricing = getProvider(providerSlug).pricedModel;
+  if (!pricing) return model;
+  const named = pricing(credentials ?? {}, model);
+  const answerIsOpenAI = dialect === 'openai-chat' || dialect === 'openai-completions';
+  if (catalogModel(providerSlug, named)?.prices || !answerIsOpenAI || !outcome || outcome.status >= 400 || outcome.responseBody === null) return named;
+  return answeredModel(outcome.responseBody, stream) ?? named;
 }
 
 /** A model list asked for by the admin Playground answers within this, whatever the request's own timeout. */

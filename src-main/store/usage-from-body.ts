@@ -195,3 +195,14 @@ export function usageFromBody(body: string, stream: boolean, dialect: string | n
   if (dialect === 'openai-responses') return readResponses(body, stream);
   return readOpenAI(body, stream);
 }
+
+/**
+ * The model an OpenAI-format answer says served it: the whole answer's `model`, or in a stream the
+ * model of the chunk that carries the usage (the one chunk that is read anyway). null when none.
+ */
+export function answeredModel(body: string, stream: boolean): string | null {
+  let model: unknown = null;
+  if (!stream) model = parse(body)?.model;
+  else for (const event of usageEvents(body)) if (record(event.usage)) model = event.model;
+  return typeof model === 'string' && model !== '' ? model : null;
+}

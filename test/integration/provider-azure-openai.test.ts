@@ -233,3 +233,34 @@ describe('azure-openai: errors', () => {
     expect(body.error.provider).toBe('azure-openai');
   });
 });
+
+describe('azure-openai: what a call costs', () => {
+  // The fake reports 6 prompt and 4 completion tokens.
+  type Row = { model: string; costUsd: number | null };
+  async function lastRow(): Promise<Row> {
+    gateway.flushLog();
+    const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: Row[] };
+    return items[0];
+  }
+  // gpt-3.5-turbo-instruct (Azure: gpt-35-turbo-instruct-0914, what the fake answers with): $1.50 / $2.
+  const instructCost = (6 * 1.5 + 4 * 2) / 1e6;
+
+  it('prices a call named by its deployment by the model Azure says served it, streamed or not', async () => {
+    expect((await post('/v1/completions', { model: 'prod-instruct', prompt: 'hi' })).status).toBe(200);
+    const whole = await lastRow();
+    expect(whole.model).toBe('prod-instruct');
+    expect(whole.costUsd).toBeCloseTo(instructCost, 12);
+
+    const streamed = await post('/v1/chat/completions', { model: 'prod-chat', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+    await streamed.text();
+    const row = await lastRow();
+    expect(row.model).toBe('prod-chat');
+    expect(row.costUsd).toBeCloseTo(instructCost, 12);
+  });
+
+  it('prices by the model name stored with the deployment when there is one', async () => {
+    // gpt-4o-mini: $0.15 / $0.60 per million.
+    expect((await post('/v1/completions', { model: 'prod-instruct', prompt: 'hi' }, { 'x-gateway-cloud-a-model-name': 'gpt-4o-mini' })).status).toBe(200);
+    expect((await lastRow()).costUsd).toBeCloseTo((6 * 0.15 + 4 * 0.6) / 1e6, 12);
+  });
+});

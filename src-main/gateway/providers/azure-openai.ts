@@ -198,6 +198,8 @@ export const azureOpenAI: ProviderAdapter = {
   credentialFields,
   formats: () => ['openai-chat', 'openai-completions'],
   modelInBody: true,
+  // A deployment is named by its owner ("prod-chat"); the model name stored with it is what it serves.
+  pricedModel: (credentials, model) => credentials.azure?.modelName || model,
   // Azure generates n choices itself (same API as OpenAI).
   supportsN: true,
   buildRequest,

@@ -104,6 +104,11 @@ export interface ProviderAdapter {
   formats(model: string): readonly WireFormat[];
   /** false when the model is part of the URL (Gemini, Vertex, Bedrock): a body then never carries it. */
   readonly modelInBody: boolean;
+  /**
+   * For a provider whose "model" is a name the user chose (an Azure deployment): the name prices are
+   * looked up by, from the stored settings. Without it, a call is priced by the model it was sent.
+   */
+  pricedModel?(credentials: ProviderCredentials, model: string): string;
   /** Whether the provider generates `n` choices itself; if not, the gateway makes n calls and merges them. */
   readonly supportsN: boolean;
   /** Checks stored credential values when a virtual key is created or rotated; throws GatewayError (400). */

@@ -26,6 +26,17 @@ describe('priceCall', () => {
     expect(large).toBeCloseTo((250_000 * 2.5 + 1_000 * 15) / 1e6, 12);
   });
 
+  it("knows Azure's dotless GPT-3.5 names, with or without Azure's version number", () => {
+    // gpt-3.5-turbo-instruct: $1.50 input, $2 output per million tokens.
+    const usage = { inputTokens: 1000, outputTokens: 100 };
+    const expected = (1000 * 1.5 + 100 * 2) / 1e6;
+    expect(priceCall('azure-openai', 'gpt-35-turbo-instruct', usage)).toBeCloseTo(expected, 12);
+    expect(priceCall('azure-openai', 'gpt-35-turbo-instruct-0914', usage)).toBeCloseTo(expected, 12);
+    expect(catalogModel('azure-openai', 'gpt-35-turbo')?.catalogId).toBe('gpt-3.5-turbo');
+    // The row keeps the name it was asked by.
+    expect(catalogModel('azure-openai', 'gpt-35-turbo')?.model).toBe('gpt-35-turbo');
+  });
+
   it('is unknown (null), never 0, for a model the catalog lacks, a local model, or a call without usage', () => {
     expect(priceCall('openai', 'no-such-model-xyz', { inputTokens: 10, outputTokens: 10 })).toBeNull();
     expect(priceCall('ollama', 'llama3.2', { inputTokens: 10, outputTokens: 10 })).toBeNull();
