@@ -3,7 +3,7 @@
 import { apiErrorFromBody, ApiError } from './api-error';
 import { readServerSentEvents } from './sse';
 
-export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages';
+export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages' | '/v1/responses';
 
 export type GatewayAuth =
   /** A stored virtual key named by its id: the admin API runs it, so no key is sent from the page. */
@@ -141,7 +141,7 @@ export interface GatewayCall {
   headers: Record<string, string>;
   bodyText: string;
   stream: boolean;
-  /** Reads one answer object or event (OpenAI's shapes by default; Messages mode reads Anthropic's). */
+  /** Reads one answer object or event (OpenAI's Chat/Completions shapes by default; Messages and Responses modes read theirs). */
   readPiece?: (value: unknown) => CompletionPiece;
 }
 

@@ -128,6 +128,7 @@ export function PlaygroundPage() {
               { value: 'completion', label: 'Completion' },
               { value: 'chat', label: 'Chat' },
               { value: 'messages', label: 'Messages' },
+              { value: 'responses', label: 'Responses' },
             ]}
           />
         </div>
@@ -144,6 +145,11 @@ export function PlaygroundPage() {
                 {mode === 'messages' && (
                   <p className="muted small">
                     An Anthropic Messages request, as Claude Code sends it: system messages go in <code>system</code>, the key in <code>x-api-key</code>.
+                  </p>
+                )}
+                {mode === 'responses' && (
+                  <p className="muted small">
+                    An OpenAI Responses request, as Codex sends it: system messages go in <code>instructions</code>, the conversation in <code>input</code>, whole each run (<code>store: false</code>).
                   </p>
                 )}
                 <ConversationEditor />

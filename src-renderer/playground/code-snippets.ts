@@ -47,8 +47,10 @@ export function curlSnippet({ origin, endpoint, auth, body, extraHeaders = {} }:
   const isMessages = endpoint === '/v1/messages';
   if (isMessages) lines.push(`  -H "anthropic-version: ${ANTHROPIC_VERSION}"`);
   if (auth.kind === 'virtual-key') {
-    // Messages clients (Claude Code, the anthropic SDK) send their key as x-api-key.
-    lines.push(isMessages ? `  -H "x-api-key: $${ENV_VIRTUAL_KEY}"` : `  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
+    // Messages clients (Claude Code, the anthropic SDK) send their key as x-api-key, Responses clients (Codex) as a bearer token.
+    if (isMessages) lines.push(`  -H "x-api-key: $${ENV_VIRTUAL_KEY}"`);
+    else if (endpoint === '/v1/responses') lines.push(`  -H "Authorization: Bearer $${ENV_VIRTUAL_KEY}"`);
+    else lines.push(`  -H "x-gateway-api-key: $${ENV_VIRTUAL_KEY}"`);
   } else {
     if (auth.hasGatewayApiKey) lines.push(`  -H "x-gateway-api-key: $${ENV_GATEWAY_KEY}"`);
     if (auth.provider) lines.push(`  -H "x-gateway-provider: ${auth.provider}"`);
@@ -172,8 +174,29 @@ function anthropicJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: S
   return ['import Anthropic from "@anthropic-ai/sdk";', '', ...client, '', ...call, ...output].join('\n');
 }
 
+/** Responses mode: the openai SDK's `responses.create`, as Codex calls the same endpoint. */
+function responsesPythonSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const client = pythonClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
+  const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
+  const call = ['response = client.responses.create(', ...kwargs, ')'];
+  const output = body.stream === true
+    ? ['for event in response:', '    if event.type == "response.output_text.delta":', '        print(event.delta, end="", flush=True)', 'print()']
+    : ['print(response.output_text)'];
+  return ['import os', 'from openai import OpenAI', '', ...client, '', ...call, ...output].join('\n');
+}
+
+function responsesJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const client = javascriptClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
+  const call = [`const response = await client.responses.create(${javascriptLiteral(body, 0, true)});`];
+  const output = body.stream === true
+    ? ['for await (const event of response) {', '  if (event.type === "response.output_text.delta") process.stdout.write(event.delta);', '}']
+    : ['console.log(response.output_text);'];
+  return ['import OpenAI from "openai";', '', ...client, '', ...call, ...output].join('\n');
+}
+
 export function pythonSnippet(input: SnippetInput): string {
   if (input.endpoint === '/v1/messages') return anthropicPythonSnippet(input);
+  if (input.endpoint === '/v1/responses') return responsesPythonSnippet(input);
   const { origin, endpoint, auth, body, extraHeaders = {} } = input;
   const client = pythonClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
   const isChat = endpoint === '/v1/chat/completions';
@@ -189,6 +212,7 @@ export function pythonSnippet(input: SnippetInput): string {
 
 export function javascriptSnippet(input: SnippetInput): string {
   if (input.endpoint === '/v1/messages') return anthropicJavascriptSnippet(input);
+  if (input.endpoint === '/v1/responses') return responsesJavascriptSnippet(input);
   const { origin, endpoint, auth, body, extraHeaders = {} } = input;
   const client = javascriptClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
   const isChat = endpoint === '/v1/chat/completions';

@@ -17,22 +17,50 @@ function asRecord(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
+/** A developer message (Chat, Responses) is the system prompt under its newer name. */
 function chatRole(value: unknown): 'system' | 'user' | 'assistant' | null {
-  return value === 'system' || value === 'user' || value === 'assistant' ? value : null;
+  return value === 'developer' ? 'system' : value === 'system' || value === 'user' || value === 'assistant' ? value : null;
 }
 
-/** A message's text: a string, or (Messages) the text blocks of a block list; null when it has none. */
+/** The text parts of a content list: Messages' `text` blocks, Responses' `input_text` and `output_text`. */
+const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text']);
+
+/** A message's text: a string, or the text parts of a content list; null when it has none. */
 function textOf(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return null;
-  const texts = content.map((block) => asRecord(block)).filter((block) => block?.type === 'text' && typeof block.text === 'string').map((block) => block!.text as string);
+  const texts = content
+    .map((block) => asRecord(block))
+    .filter((block) => TEXT_PART_TYPES.has(String(block?.type)) && typeof block?.text === 'string')
+    .map((block) => block!.text as string);
   return texts.length ? texts.join('\n\n') : null;
 }
+
+/** The conversation of a logged body: Chat's and Messages' `messages`, or Responses' `input` (a string, or items). */
+function loggedConversation(mode: PlaygroundMode, body: Record<string, unknown>): RequestDraft['messages'] {
+  const list = mode === 'responses' ? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) : body.messages;
+  // Function calls, their outputs and reasoning items are no message: the Playground shows text turns.
+  return (Array.isArray(list) ? list : [])
+    .map((message) => asRecord(message))
+    .flatMap((message) => {
+      if (message?.type !== undefined && message.type !== 'message') return [];
+      const role = chatRole(message?.role);
+      const content = textOf(message?.content);
+      return role && content !== null ? [{ role, content }] : [];
+    });
+}
+
+const MODE_OF_PATH: Array<[suffix: string, mode: PlaygroundMode]> = [
+  ['/chat/completions', 'chat'],
+  ['/completions', 'completion'],
+  ['/messages', 'messages'],
+  ['/responses', 'responses'],
+];
 
 /** Null when the path is not a completion endpoint or the body is not a JSON object. */
 export function draftFromLoggedRequest(path: string, bodyText: string | null): RequestDraft | null {
   const bare = path.split('?')[0];
-  const mode: PlaygroundMode | null = bare.endsWith('/chat/completions') ? 'chat' : bare.endsWith('/completions') ? 'completion' : bare.endsWith('/messages') ? 'messages' : null;
+  const mode = MODE_OF_PATH.find(([suffix]) => bare.endsWith(suffix))?.[1] ?? null;
   if (!mode || !bodyText) return null;
   let body: Record<string, unknown> | null;
   try {
@@ -47,6 +75,7 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
     const value = body[control.name];
     if (typeof value === 'number') numbers[control.name] = String(value);
   }
+  if (mode === 'responses' && typeof body.max_output_tokens === 'number') numbers.max_tokens = String(body.max_output_tokens);
   const stopField = mode === 'messages' ? body.stop_sequences : body.stop;
   const stop = typeof stopField === 'string' ? [stopField] : Array.isArray(stopField) ? stopField.filter((item): item is string => typeof item === 'string') : [];
   const streamOptions = asRecord(body.stream_options);
@@ -68,15 +97,9 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
     if (Array.isArray(body.prompt)) return { mode, model, prompt: JSON.stringify(body.prompt), promptIsJson: true, messages: [], parameters };
     return { mode, model, prompt: typeof body.prompt === 'string' ? body.prompt : '', promptIsJson: false, messages: [], parameters };
   }
-  const logged = (Array.isArray(body.messages) ? body.messages : [])
-    .map((message) => asRecord(message))
-    .flatMap((message) => {
-      const role = chatRole(message?.role);
-      const content = textOf(message?.content);
-      return role && content !== null ? [{ role, content }] : [];
-    });
-  // Messages carry the system prompt beside the conversation (a string or text blocks).
-  const system = mode === 'messages' ? textOf(body.system) : null;
+  const logged = loggedConversation(mode, body);
+  // Messages carry the system prompt beside the conversation (a string or text blocks), Responses as `instructions`.
+  const system = mode === 'messages' ? textOf(body.system) : mode === 'responses' ? textOf(body.instructions) : null;
   const messages = system ? [{ role: 'system' as const, content: system }, ...logged] : logged;
   const last = messages.at(-1);
   const prompt = last?.role === 'user' ? last.content : '';

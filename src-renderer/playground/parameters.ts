@@ -9,8 +9,11 @@ import {
   type NumericBound,
 } from '../../src-main/gateway/spec-bounds';
 
-/** Completion and Chat speak OpenAI's APIs; Messages speaks Anthropic's (POST /v1/messages), as Claude Code does. */
-export type PlaygroundMode = 'completion' | 'chat' | 'messages';
+/**
+ * Completion and Chat speak OpenAI's older APIs; Messages speaks Anthropic's (POST /v1/messages), as Claude
+ * Code does; Responses speaks OpenAI's Responses API (POST /v1/responses), as Codex does.
+ */
+export type PlaygroundMode = 'completion' | 'chat' | 'messages' | 'responses';
 export type NumericParamName = keyof typeof COMPLETION_BOUNDS;
 
 export interface NumericControl {
@@ -25,8 +28,11 @@ export interface NumericControl {
 }
 
 const bothModes: PlaygroundMode[] = ['completion', 'chat'];
-/** The sampling controls Anthropic's Messages API has too. */
-const allModes: PlaygroundMode[] = ['completion', 'chat', 'messages'];
+/** The sampling controls Anthropic's Messages API and OpenAI's Responses API have too. */
+const allModes: PlaygroundMode[] = ['completion', 'chat', 'messages', 'responses'];
+
+/** OpenAI's Responses API refuses a smaller max_output_tokens ("Expected a value >= 16"). */
+const RESPONSES_MIN_OUTPUT_TOKENS = 16;
 
 export const NUMERIC_CONTROLS: NumericControl[] = [
   { name: 'max_tokens', label: 'Max tokens', help: 'Most tokens to generate. Prompt plus this must fit the model’s context.', bound: COMPLETION_BOUNDS.max_tokens, step: 1, slider: false, modes: allModes },
@@ -39,6 +45,13 @@ export const NUMERIC_CONTROLS: NumericControl[] = [
   { name: 'logprobs', label: 'Logprobs', help: 'Return log probabilities of this many most likely tokens.', bound: COMPLETION_BOUNDS.logprobs, step: 1, slider: false, modes: ['completion'] },
   { name: 'seed', label: 'Seed', help: 'Best-effort deterministic sampling.', bound: COMPLETION_BOUNDS.seed, step: 1, slider: false, modes: bothModes },
 ];
+
+/** The numeric controls a mode shows and checks, with that API's own bounds where they differ. */
+export function numericControlsFor(mode: PlaygroundMode): NumericControl[] {
+  return NUMERIC_CONTROLS.filter((control) => control.modes.includes(mode)).map((control) =>
+    mode === 'responses' && control.name === 'max_tokens' ? { ...control, bound: { ...control.bound, min: RESPONSES_MIN_OUTPUT_TOKENS } } : control,
+  );
+}
 
 /** Chat's logprobs are a switch plus `top_logprobs`; the Playground shows one control for both. */
 export const CHAT_TOP_LOGPROBS_CONTROL = {
@@ -170,20 +183,35 @@ function buildMessagesFields(fields: RequestBody, errors: Partial<Record<string,
 }
 
 /**
+ * Responses: the limit is `max_output_tokens` (16 or more), there are no stop sequences or logit bias, a
+ * stream reports usage by itself, and nothing is stored upstream (`store: false`, as Codex sends it):
+ * Gatehouse keeps no conversation state, so each run sends the whole conversation.
+ */
+function buildResponsesFields(fields: RequestBody, errors: Partial<Record<string, string>>, values: ParameterValues): BuiltParameters {
+  const { max_tokens: maxTokens, ...rest } = fields;
+  const built: RequestBody = rest;
+  if (maxTokens !== undefined) built.max_output_tokens = maxTokens;
+  if (values.user.trim()) built.user = values.user.trim();
+  if (values.stream) built.stream = true;
+  built.store = false;
+  return { fields: built, errors };
+}
+
+/**
  * Checks every value against the spec's bounds and cross-field rules, and builds the body fields
  * to send. Fields left empty are not sent, so the provider's defaults apply.
  */
 export function buildParameterFields(mode: PlaygroundMode, values: ParameterValues): BuiltParameters {
   const fields: RequestBody = {};
   const errors: Partial<Record<string, string>> = {};
-  for (const control of NUMERIC_CONTROLS) {
-    if (!control.modes.includes(mode)) continue;
+  for (const control of numericControlsFor(mode)) {
     const parsed = parseNumeric(control, values.numbers[control.name] ?? '');
     if (parsed.error) errors[control.name] = parsed.error;
     else if (parsed.value !== undefined) fields[control.name] = parsed.value;
   }
 
   if (mode === 'messages') return buildMessagesFields(fields, errors, values);
+  if (mode === 'responses') return buildResponsesFields(fields, errors, values);
 
   if (mode === 'chat' && values.topLogprobs.trim()) {
     const value = Number(values.topLogprobs);

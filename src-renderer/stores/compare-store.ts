@@ -6,9 +6,9 @@ import { ApiError, describeError, isAbortError } from '../api/api-error';
 import { callGateway, type Usage } from '../api/gateway-client';
 import type { LogEntry } from '../api/types';
 import { buildGatewayOptionHeaders } from '../playground/gateway-options';
-import { mergeUsage, readMessagesPiece } from '../playground/messages';
+import { mergeUsage } from '../playground/messages';
 import { stringifyJson } from '../playground/json-text';
-import { draftRequest, endpointFor, requestHeadersFor, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
+import { draftRequest, endpointFor, pieceReaderFor, requestHeadersFor, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
 import { requireAdminClient } from './session-store';
 
 export interface CompareSide {
@@ -101,7 +101,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     patchSide(index, { phase: 'running', output: '', latencyMs: null, firstTokenMs: null, usage: null, costUsd: null, status: null, traceId, error: null });
     try {
       const outcome = await callGateway(
-        { endpoint, url: target.url, headers, bodyText: stringifyJson(body), stream: body.stream === true, readPiece: isMessages ? readMessagesPiece : undefined },
+        { endpoint, url: target.url, headers, bodyText: stringifyJson(body), stream: body.stream === true, readPiece: pieceReaderFor(playground.mode) },
         {
           onResponseStart(status) {
             patchSide(index, { status });

@@ -9,6 +9,7 @@ import {
   callGateway,
   maskHeaders,
   type GatewayAuth,
+  type CompletionPiece,
   type GatewayEndpoint,
   type TokenLogprob,
   type Usage,
@@ -16,6 +17,7 @@ import {
 import type { RequestDraft } from '../playground/draft-from-log';
 import { requireAdminClient } from './session-store';
 import { ANTHROPIC_VERSION, mergeUsage, readMessagesPiece } from '../playground/messages';
+import { readResponsesPiece } from '../playground/responses';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
 import {
@@ -135,24 +137,38 @@ interface PlaygroundState {
 let nextMessageId = 1;
 let activeRun: AbortController | null = null;
 
+const ENDPOINTS: Record<PlaygroundMode, GatewayEndpoint> = {
+  completion: '/v1/completions',
+  chat: '/v1/chat/completions',
+  messages: '/v1/messages',
+  responses: '/v1/responses',
+};
+
 export function endpointFor(mode: PlaygroundMode): GatewayEndpoint {
-  return mode === 'messages' ? '/v1/messages' : mode === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+  return ENDPOINTS[mode];
+}
+
+/** How a mode's answers are read: OpenAI's Chat/Completions shapes by default, else the mode's own. */
+export function pieceReaderFor(mode: PlaygroundMode): ((value: unknown) => CompletionPiece) | undefined {
+  return mode === 'messages' ? readMessagesPiece : mode === 'responses' ? readResponsesPiece : undefined;
 }
 
 /**
  * The headers of a run. Messages mode sends what Claude Code sends: `anthropic-version`, and a virtual
- * key as `x-api-key` (ANTHROPIC_API_KEY's header); with a gateway key and provider headers it sends
- * those as the other modes do.
+ * key as `x-api-key` (ANTHROPIC_API_KEY's header). Responses mode sends a virtual key the way Codex and
+ * the openai SDK do, as `Authorization: Bearer`. With a gateway key and provider headers every mode sends
+ * those as Completion and Chat do.
  */
 export function requestHeadersFor(mode: PlaygroundMode, auth: GatewayAuth): Record<string, string> {
   // A key picked by name is added by the admin API, on the server.
   const headers = buildGatewayHeaders(auth);
-  if (mode !== 'messages') return headers;
+  if (mode !== 'messages' && mode !== 'responses') return headers;
   if (auth.kind === 'virtual-key') {
     delete headers['x-gateway-api-key'];
-    headers['x-api-key'] = auth.virtualKey.trim();
+    if (mode === 'messages') headers['x-api-key'] = auth.virtualKey.trim();
+    else headers.authorization = `Bearer ${auth.virtualKey.trim()}`;
   }
-  headers['anthropic-version'] = ANTHROPIC_VERSION;
+  if (mode === 'messages') headers['anthropic-version'] = ANTHROPIC_VERSION;
   return headers;
 }
 
@@ -178,6 +194,14 @@ export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'pr
     const turns = written.filter((message) => message.role !== 'system').map((message) => ({ role: message.role, content: message.content }));
     body.messages = state.prompt ? [...turns, { role: 'user', content: state.prompt }] : turns;
     if (!(body.messages as unknown[]).length) errors.prompt = 'Write a prompt (or a user message)';
+  } else if (state.mode === 'responses') {
+    // System messages become `instructions`; the rest of the conversation is the input, whole each time.
+    const written = state.messages.filter((message) => message.content.trim());
+    const instructions = written.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
+    if (instructions) body.instructions = instructions;
+    const turns = written.filter((message) => message.role !== 'system').map((message) => ({ role: message.role, content: message.content }));
+    body.input = state.prompt ? [...turns, { role: 'user', content: state.prompt }] : turns;
+    if (!(body.input as unknown[]).length) errors.prompt = 'Write a prompt (or a user message)';
   } else if (state.promptIsJson) {
     const parsed = parseJsonPrompt(state.prompt);
     if (parsed.error) errors.prompt = parsed.error;
@@ -373,7 +397,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
 
     try {
       const outcome = await callGateway(
-        { endpoint, url: target.url, headers, bodyText, stream, readPiece: isMessages ? readMessagesPiece : undefined },
+        { endpoint, url: target.url, headers, bodyText, stream, readPiece: pieceReaderFor(state.mode) },
         {
           onResponseStart(status, responseHeaders) {
             stats = { ...stats, status, traceId: responseHeaders['x-gateway-trace-id'] ?? null };

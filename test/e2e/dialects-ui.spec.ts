@@ -1,8 +1,8 @@
 // The app's side of issue 12, against the real `gatehouse serve` and local provider doubles: the
 // Connect a tool page and the Keys "Use it" panel show set-ups with this gateway's address and the key
-// written in; the Logs name each request's dialect and filter by it; the Playground's Messages mode
-// sends an Anthropic Messages request and streams the answer. Every page in light and dark, with no
-// console errors.
+// written in; the Logs name each request's dialect and filter by it; the Playground's Messages and
+// Responses modes send what Claude Code and Codex send and stream the answer. Every page in light and
+// dark, with no console errors.
 import { expect, test, type Page } from '@playwright/test';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
@@ -175,8 +175,6 @@ test('Logs badge each request with its dialect and filter by it, on the server a
   expect(problems).toEqual([]);
 });
 
-// Needs the gateway's POST /v1/messages (issue 12, the core's part): until that is in main this test
-// fails with the gateway's 404.
 test('the Playground Messages mode sends an Anthropic Messages request and streams the answer', async ({ page }) => {
   const problems = watchForProblems(page);
   const key = await createVirtualKey('messages', 'anthropic', anthropic.baseUrl);
@@ -222,5 +220,52 @@ test('the Playground Messages mode sends an Anthropic Messages request and strea
   await expect(rows.first().locator('.tag-dialect')).toHaveText('Messages');
   await rows.first().click();
   await expect(page.getByRole('region', { name: 'Request detail' })).toContainText('Anthropic Messages');
+  expect(problems).toEqual([]);
+});
+
+test('the Playground Responses mode sends what Codex sends, here to an Anthropic-format provider, and streams the answer', async ({ page }) => {
+  const problems = watchForProblems(page);
+  const key = await createVirtualKey('responses', 'anthropic', anthropic.baseUrl);
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByRole('radio', { name: 'Responses' }).click();
+  await expect(page.getByText('POST /v1/responses')).toBeVisible();
+  await page.getByRole('radio', { name: 'Paste a key' }).click();
+  await page.getByLabel('Virtual key').fill(key);
+  await page.getByLabel('Model').fill('claude-sonnet-4-5');
+  await page.getByLabel('Prompt').fill('hello from codex mode');
+  await page.getByRole('button', { name: 'Run' }).click();
+  const output = page.getByRole('region', { name: 'Output' });
+  await expect(output).toContainText('Claude heard: hello from codex mode');
+  await expect(page.getByRole('button', { name: 'Run' })).toBeEnabled();
+  await expect(page.getByLabel('Run statistics')).toContainText('completed');
+  // The text once: the deltas, not the deltas and the completed response's copy of them.
+  expect((await output.innerText()).split('Claude heard: hello from codex mode')).toHaveLength(2);
+
+  // Translated for the Anthropic-format provider: instructions became the system prompt.
+  const received = anthropic.requests.filter((request) => request.method === 'POST').at(-1);
+  expect(received?.url).toBe('/v1/messages');
+  expect(received?.json).toMatchObject({ model: 'claude-sonnet-4-5', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'hello from codex mode' }] });
+  expect(JSON.stringify(received?.json.system)).toContain('You are a helpful assistant.');
+
+  await page.getByRole('tab', { name: 'Response', exact: true }).click();
+  await expect(page.getByLabel('response events', { exact: true })).toContainText('event: response.completed');
+  await page.getByRole('tab', { name: 'Request', exact: true }).click();
+  await expect(page.locator('body')).not.toContainText(key);
+  await page.getByRole('tab', { name: 'Python', exact: true }).click();
+  await expect(page.getByLabel('Python snippet', { exact: true })).toContainText('client.responses.create(');
+  await screenshotBothThemes(page, 'playground-responses');
+
+  // The log names the dialect and the provider's format, and reopens the request in Responses mode.
+  await page.getByRole('link', { name: 'Logs' }).click();
+  const rows = page.getByRole('table', { name: 'Requests' }).locator('.log-body [role="row"]');
+  await expect(rows.first().locator('.tag-dialect')).toHaveText('Responses');
+  await rows.first().click();
+  const detail = page.getByRole('region', { name: 'Request detail' });
+  await expect(detail).toContainText('OpenAI Responses');
+  await expect(detail).toContainText('Anthropic Messages');
+  await detail.getByRole('button', { name: 'Open in Playground' }).click();
+  await expect(page.getByRole('radio', { name: 'Responses' })).toHaveAttribute('aria-checked', 'true');
+  await expect(page.getByLabel('Prompt')).toHaveValue('hello from codex mode');
   expect(problems).toEqual([]);
 });

@@ -7,7 +7,7 @@ import {
   escapeStopSequence,
   LOGIT_BIAS_BOUND,
   MAX_STOP_SEQUENCES,
-  NUMERIC_CONTROLS,
+  numericControlsFor,
   unescapeStopSequence,
   type NumericControl,
 } from '../../playground/parameters';
@@ -193,7 +193,7 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
   const parameters = usePlaygroundStore((state) => state.parameters);
   const update = usePlaygroundStore((state) => state.update);
   const updateParameters = usePlaygroundStore((state) => state.updateParameters);
-  const controls = NUMERIC_CONTROLS.filter((control) => control.modes.includes(mode));
+  const controls = numericControlsFor(mode);
   const [primary, advanced] = [controls.filter((control) => control.slider || control.name === 'max_tokens'), controls.filter((control) => !control.slider && control.name !== 'max_tokens')];
 
   return (
@@ -209,7 +209,8 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
           <input type="checkbox" checked={parameters.stream} onChange={(event) => updateParameters({ stream: event.target.checked })} />
           <span>Stream</span>
         </label>
-        {mode !== 'messages' && (
+        {/* Messages and Responses streams report usage by themselves. */}
+        {(mode === 'completion' || mode === 'chat') && (
           <label className={`checkbox${parameters.stream ? '' : ' checkbox-disabled'}`}>
             <input type="checkbox" disabled={!parameters.stream} checked={parameters.stream && parameters.includeUsage} onChange={(event) => updateParameters({ includeUsage: event.target.checked })} />
             <span>Include usage</span>
@@ -238,8 +239,8 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
               <input className="input input-number-wide" type="number" min={CHAT_TOP_LOGPROBS_CONTROL.bound.min} max={CHAT_TOP_LOGPROBS_CONTROL.bound.max} step={1} placeholder="not sent" value={parameters.topLogprobs} onChange={(event) => updateParameters({ topLogprobs: event.target.value })} />
             </Field>
           )}
-          <StopSequences error={errors.stop} />
-          {mode !== 'messages' && (
+          {mode !== 'responses' && <StopSequences error={errors.stop} />}
+          {(mode === 'completion' || mode === 'chat') && (
             <Field label="Logit bias" error={errors.logit_bias} hint={`JSON of token id to bias, ${LOGIT_BIAS_BOUND.min} to ${LOGIT_BIAS_BOUND.max}.`}>
               <textarea className="input input-mono" rows={2} spellCheck={false} placeholder='{"50256": -100}' value={parameters.logitBias} onChange={(event) => updateParameters({ logitBias: event.target.value })} />
             </Field>
