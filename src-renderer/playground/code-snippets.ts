@@ -154,75 +154,71 @@ function javascriptClient(className: string, baseUrl: string, auth: SnippetInput
   return client;
 }
 
-/** Messages mode: the anthropic SDK, whose base URL is the gateway's root (it adds /v1/messages). */
-function anthropicPythonSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const client = pythonClient('Anthropic', `${origin}`, auth, extraHeaders);
+/** How an SDK calls one endpoint: its client, at which base URL, the method, and how the answer's text is printed. */
+interface SdkCall {
+  sdk: 'openai' | 'anthropic';
+  /** The anthropic SDK's base URL is the gateway's root (it adds /v1/messages); the openai SDK's ends in /v1. */
+  basePath: '' | '/v1';
+  method: string;
+  python: { stream: string[]; whole: string[] };
+  javascript: { stream: string[]; whole: string[] };
+}
+
+const SDK_CALLS: Record<GatewayEndpoint, SdkCall> = {
+  '/v1/completions': {
+    sdk: 'openai',
+    basePath: '/v1',
+    method: 'completions.create',
+    python: { stream: ['for chunk in response:', '    if chunk.choices:', '        print(chunk.choices[0].text, end="", flush=True)', 'print()'], whole: ['print(response.choices[0].text)'] },
+    javascript: { stream: ['for await (const chunk of response) {', '  process.stdout.write(chunk.choices[0]?.text ?? "");', '}'], whole: ['console.log(response.choices[0].text);'] },
+  },
+  '/v1/chat/completions': {
+    sdk: 'openai',
+    basePath: '/v1',
+    method: 'chat.completions.create',
+    python: { stream: ['for chunk in response:', '    if chunk.choices:', '        print(chunk.choices[0].delta.content or "", end="", flush=True)', 'print()'], whole: ['print(response.choices[0].message.content)'] },
+    javascript: { stream: ['for await (const chunk of response) {', '  process.stdout.write(chunk.choices[0]?.delta?.content ?? "");', '}'], whole: ['console.log(response.choices[0].message.content);'] },
+  },
+  '/v1/messages': {
+    sdk: 'anthropic',
+    basePath: '',
+    method: 'messages.create',
+    python: {
+      stream: ['for event in response:', '    if event.type == "content_block_delta" and event.delta.type == "text_delta":', '        print(event.delta.text, end="", flush=True)', 'print()'],
+      whole: ['print("".join(block.text for block in response.content if block.type == "text"))'],
+    },
+    javascript: {
+      stream: ['for await (const event of response) {', '  if (event.type === "content_block_delta" && event.delta.type === "text_delta") process.stdout.write(event.delta.text);', '}'],
+      whole: ['console.log(response.content.map((block) => (block.type === "text" ? block.text : "")).join(""));'],
+    },
+  },
+  // As Codex calls the same endpoint.
+  '/v1/responses': {
+    sdk: 'openai',
+    basePath: '/v1',
+    method: 'responses.create',
+    python: { stream: ['for event in response:', '    if event.type == "response.output_text.delta":', '        print(event.delta, end="", flush=True)', 'print()'], whole: ['print(response.output_text)'] },
+    javascript: { stream: ['for await (const event of response) {', '  if (event.type === "response.output_text.delta") process.stdout.write(event.delta);', '}'], whole: ['console.log(response.output_text);'] },
+  },
+};
+
+export function pythonSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const call = SDK_CALLS[endpoint];
+  const anthropic = call.sdk === 'anthropic';
+  const client = pythonClient(anthropic ? 'Anthropic' : 'OpenAI', `${origin}${call.basePath}`, auth, extraHeaders);
   const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
-  const call = ['response = client.messages.create(', ...kwargs, ')'];
-  const output = body.stream === true
-    ? ['for event in response:', '    if event.type == "content_block_delta" and event.delta.type == "text_delta":', '        print(event.delta.text, end="", flush=True)', 'print()']
-    : ['print("".join(block.text for block in response.content if block.type == "text"))'];
-  return ['import os', 'from anthropic import Anthropic', '', ...client, '', ...call, ...output].join('\n');
+  const output = body.stream === true ? call.python.stream : call.python.whole;
+  const sdkImport = anthropic ? 'from anthropic import Anthropic' : 'from openai import OpenAI';
+  return ['import os', sdkImport, '', ...client, '', `response = client.${call.method}(`, ...kwargs, ')', ...output].join('\n');
 }
 
-function anthropicJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const client = javascriptClient('Anthropic', `${origin}`, auth, extraHeaders);
-  const call = [`const response = await client.messages.create(${javascriptLiteral(body, 0, true)});`];
-  const output = body.stream === true
-    ? ['for await (const event of response) {', '  if (event.type === "content_block_delta" && event.delta.type === "text_delta") process.stdout.write(event.delta.text);', '}']
-    : ['console.log(response.content.map((block) => (block.type === "text" ? block.text : "")).join(""));'];
-  return ['import Anthropic from "@anthropic-ai/sdk";', '', ...client, '', ...call, ...output].join('\n');
-}
-
-/** Responses mode: the openai SDK's `responses.create`, as Codex calls the same endpoint. */
-function responsesPythonSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const client = pythonClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
-  const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
-  const call = ['response = client.responses.create(', ...kwargs, ')'];
-  const output = body.stream === true
-    ? ['for event in response:', '    if event.type == "response.output_text.delta":', '        print(event.delta, end="", flush=True)', 'print()']
-    : ['print(response.output_text)'];
-  return ['import os', 'from openai import OpenAI', '', ...client, '', ...call, ...output].join('\n');
-}
-
-function responsesJavascriptSnippet({ origin, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const client = javascriptClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
-  const call = [`const response = await client.responses.create(${javascriptLiteral(body, 0, true)});`];
-  const output = body.stream === true
-    ? ['for await (const event of response) {', '  if (event.type === "response.output_text.delta") process.stdout.write(event.delta);', '}']
-    : ['console.log(response.output_text);'];
-  return ['import OpenAI from "openai";', '', ...client, '', ...call, ...output].join('\n');
-}
-
-export function pythonSnippet(input: SnippetInput): string {
-  if (input.endpoint === '/v1/messages') return anthropicPythonSnippet(input);
-  if (input.endpoint === '/v1/responses') return responsesPythonSnippet(input);
-  const { origin, endpoint, auth, body, extraHeaders = {} } = input;
-  const client = pythonClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
-  const isChat = endpoint === '/v1/chat/completions';
-  const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
-  const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
-  const call = [`response = ${method}(`, ...kwargs, ')'];
-  const textOf = isChat ? 'chunk.choices[0].delta.content or ""' : 'chunk.choices[0].text';
-  const output = body.stream === true
-    ? ['for chunk in response:', '    if chunk.choices:', `        print(${textOf}, end="", flush=True)`, 'print()']
-    : [isChat ? 'print(response.choices[0].message.content)' : 'print(response.choices[0].text)'];
-  return ['import os', 'from openai import OpenAI', '', ...client, '', ...call, ...output].join('\n');
-}
-
-export function javascriptSnippet(input: SnippetInput): string {
-  if (input.endpoint === '/v1/messages') return anthropicJavascriptSnippet(input);
-  if (input.endpoint === '/v1/responses') return responsesJavascriptSnippet(input);
-  const { origin, endpoint, auth, body, extraHeaders = {} } = input;
-  const client = javascriptClient('OpenAI', `${origin}/v1`, auth, extraHeaders);
-  const isChat = endpoint === '/v1/chat/completions';
-  const method = isChat ? 'client.chat.completions.create' : 'client.completions.create';
-  const call = [`const response = await ${method}(${javascriptLiteral(body, 0, true)});`];
-  const textOf = isChat ? 'chunk.choices[0]?.delta?.content ?? ""' : 'chunk.choices[0]?.text ?? ""';
-  const output = body.stream === true
-    ? ['for await (const chunk of response) {', `  process.stdout.write(${textOf});`, '}']
-    : [isChat ? 'console.log(response.choices[0].message.content);' : 'console.log(response.choices[0].text);'];
-  return ['import OpenAI from "openai";', '', ...client, '', ...call, ...output].join('\n');
+export function javascriptSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
+  const call = SDK_CALLS[endpoint];
+  const anthropic = call.sdk === 'anthropic';
+  const client = javascriptClient(anthropic ? 'Anthropic' : 'OpenAI', `${origin}${call.basePath}`, auth, extraHeaders);
+  const output = body.stream === true ? call.javascript.stream : call.javascript.whole;
+  const sdkImport = anthropic ? 'import Anthropic from "@anthropic-ai/sdk";' : 'import OpenAI from "openai";';
+  return [sdkImport, '', ...client, '', `const response = await client.${call.method}(${javascriptLiteral(body, 0, true)});`, ...output].join('\n');
 }
 
 export function codeSnippet(language: SnippetLanguage, input: SnippetInput): string {

@@ -2,19 +2,11 @@
 // Claude Code sends it, and its answer (JSON message or typed SSE events) read into the same pieces the
 // other modes show.
 import type { CompletionPiece, Usage } from '../api/gateway-client';
+import { count, record } from './json-fields';
 
 /** The version Claude Code sends; the gateway forwards the client's version to Anthropic-format providers. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-function count(value: unknown): number | null {
-  return typeof value === 'number' ? value : null;
-}
 
 /**
  * Anthropic's usage in the Playground's terms: the prompt counts every input token, cache writes and

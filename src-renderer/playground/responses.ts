@@ -2,16 +2,7 @@
 // sends it, and its answer (a whole `response` object or typed SSE events) read into the same pieces the
 // other modes show.
 import type { CompletionPiece, Usage } from '../api/gateway-client';
-
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-function count(value: unknown): number | null {
-  return typeof value === 'number' ? value : null;
-}
+import { count, record, type JsonObject as Json } from './json-fields';
 
 /** Responses usage in the Playground's terms: input_tokens already include the cached ones. */
 export function usageOfResponses(value: unknown): Usage | null {

@@ -186,22 +186,16 @@ export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'pr
   if (state.mode === 'chat') {
     const history = state.messages.filter((message) => message.content.trim()).map((message) => ({ role: message.role, content: message.content }));
     body.messages = state.prompt ? [...history, { role: 'user', content: state.prompt }] : history;
-  } else if (state.mode === 'messages') {
-    // Anthropic takes the system prompt beside the conversation, not as a message in it.
+  } else if (state.mode === 'messages' || state.mode === 'responses') {
+    // Both take the system prompt beside the conversation (Messages' `system`, Responses' `instructions`);
+    // Responses gets the whole conversation as its `input` each time, since nothing is stored upstream.
     const written = state.messages.filter((message) => message.content.trim());
     const system = written.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
-    if (system) body.system = system;
     const turns = written.filter((message) => message.role !== 'system').map((message) => ({ role: message.role, content: message.content }));
-    body.messages = state.prompt ? [...turns, { role: 'user', content: state.prompt }] : turns;
-    if (!(body.messages as unknown[]).length) errors.prompt = 'Write a prompt (or a user message)';
-  } else if (state.mode === 'responses') {
-    // System messages become `instructions`; the rest of the conversation is the input, whole each time.
-    const written = state.messages.filter((message) => message.content.trim());
-    const instructions = written.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
-    if (instructions) body.instructions = instructions;
-    const turns = written.filter((message) => message.role !== 'system').map((message) => ({ role: message.role, content: message.content }));
-    body.input = state.prompt ? [...turns, { role: 'user', content: state.prompt }] : turns;
-    if (!(body.input as unknown[]).length) errors.prompt = 'Write a prompt (or a user message)';
+    const conversation = state.prompt ? [...turns, { role: 'user', content: state.prompt }] : turns;
+    if (system) body[state.mode === 'messages' ? 'system' : 'instructions'] = system;
+    body[state.mode === 'messages' ? 'messages' : 'input'] = conversation;
+    if (!conversation.length) errors.prompt = 'Write a prompt (or a user message)';
   } else if (state.promptIsJson) {
     const parsed = parseJsonPrompt(state.prompt);
     if (parsed.error) errors.prompt = parsed.error;
