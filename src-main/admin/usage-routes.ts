@@ -43,7 +43,7 @@ export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): A
         const from = day(query, 'from');
         const to = day(query, 'to');
         if (from && to && from > to) throw invalidRequest(`'from' (${from}) is after 'to' (${to})`, 'from');
-        const report = usage.report({ range, by, from, to });
+        const report = usage.report({ range, by, from, to, logRetentionDays: services.settings.get().retentionDays });
         // Keys are shown by name (never the key itself); a deleted key's id stays as it is.
         const breakdown = report.breakdown.map((group) => ({
           ...group,

@@ -41,6 +41,13 @@ export interface UsageReport {
   totals: UsageFigures;
   series: UsagePeriod[];
   breakdown: UsageGroup[];
+  /**
+   * The local day the log's retention starts on, when it falls after `from`: the figures are sums over
+   * the log, so calls from before it are no longer in them. null when the log still covers the range.
+   */
+  countedFrom: string | null;
+  /** How many days the log keeps its rows (Settings), when the caller said. */
+  logRetentionDays: number | null;
 }
 
 export interface KeySpend {
@@ -133,7 +140,7 @@ export class UsageStore {
    * (inclusive). One pass over the rows of one breakdown: days for days and weeks; for months, the monthly
    * totals of whole months and the daily ones of a month cut by from or to.
    */
-  report(options: { range: UsageRange; by: UsageDimension; from?: string; to?: string }): UsageReport {
+  report(options: { range: UsageRange; by: UsageDimension; from?: string; to?: string; logRetentionDays?: number }): UsageReport {
     const today = localDay(this.now());
     const to = options.to ?? today;
     const from = options.from ?? defaultFrom(options.range, this.now());
@@ -178,7 +185,9 @@ export class UsageStore {
       .filter(([, sums]) => sums.requests > 0)
       .sort(([nameA, a], [nameB, b]) => b.costNanos - a.costNanos || b.requests - a.requests || (nameA < nameB ? -1 : 1))
       .map(([name, sums]) => ({ name, ...figures(sums) }));
-    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown };
+    const retainedFrom = options.logRetentionDays === undefined ? null : localDay(new Date(this.now().getTime() - options.logRetentionDays * 86_400_000));
+    const countedFrom = retainedFrom !== null && retainedFrom > from ? retainedFrom : null;
+    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown, countedFrom, logRetentionDays: options.logRetentionDays ?? null };
   }
 
   /** Each key's spend today and this month (local days), for the Keys page. */

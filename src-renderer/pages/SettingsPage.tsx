@@ -164,7 +164,7 @@ export function SettingsPage() {
             Request log
           </h2>
           <div className="form-grid">
-            <Field label="Keep logs for (days)" error={fieldError('retentionDays')} hint="Older entries are deleted automatically.">
+            <Field label="Keep logs for (days)" error={fieldError('retentionDays')} hint="Older entries are deleted automatically, and leave the Usage figures with them (key budgets keep their own count).">
               <input className="input" type="number" min={1} value={draft.retentionDays} onChange={(event) => setDraft({ ...draft, retentionDays: event.target.value })} />
             </Field>
             <Field label="Keep at most (rows)" error={fieldError('maxLogRows')} hint="The oldest rows go first once the log is this long.">

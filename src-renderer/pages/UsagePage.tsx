@@ -7,7 +7,8 @@ import { SegmentedControl } from '../components/SegmentedControl';
 import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews';
 import { useUsageStore } from '../stores/usage-store';
 import { SpendBreakdown, SpendOverTime, TokensOverTime } from './usage/UsageCharts';
-import { formatTokens, formatUsd } from './usage/usage-format';
+import { formatDay, formatTokens, formatUsd } from './usage/usage-format';
+import { useRouteStore } from '../stores/route-store';
 import './usage/usage.css';
 
 const RANGES: Array<{ value: UsageRange; label: string }> = [
@@ -116,6 +117,7 @@ export function UsagePage() {
     void load();
   }, [load]);
 
+  const navigate = useRouteStore((state) => state.navigate);
   const dimensionLabel = DIMENSIONS.find((item) => item.value === by)?.label ?? by;
 
   return (
@@ -124,6 +126,16 @@ export function UsagePage() {
         <div>
           <h1>Usage</h1>
           <p className="page-subtitle">What your tools and keys spent, priced from the model catalog. {SPAN[range]}, by local day.</p>
+          {report?.countedFrom && (
+            <p className="muted small usage-retention">
+              Counted from {formatDay(report.countedFrom)}: these figures are sums over the request log, which keeps{' '}
+              {report.logRetentionDays === 1 ? '1 day' : `${report.logRetentionDays} days`} of calls (
+              <button type="button" className="link-button" onClick={() => navigate('settings')}>
+                Settings
+              </button>
+              ).
+            </p>
+          )}
         </div>
         <div className="page-actions">
           <SegmentedControl label="Period" options={RANGES} value={range} onChange={setRange} />

@@ -71,6 +71,8 @@ for (const theme of ['light', 'dark'] as const) {
     await page.getByRole('radiogroup', { name: 'Period' }).getByRole('radio', { name: 'Months' }).click();
     await expect(page.getByRole('img', { name: 'Spend per month' })).toBeVisible();
     await expect(page.getByTestId('usage-total-requests')).toHaveText('3');
+    // Twelve months reach back past the log's 30 days: the page says from when it counts.
+    await expect(page.locator('.usage-retention')).toContainText(/Counted from \w{3} \d{1,2}, \d{4}: .*keeps 30 days of calls \(Settings\)\./);
     await screenshotWholePage(page, `usage-${theme}`);
 
     // The Keys page shows the same spend for the key, today and this month.

@@ -25,3 +25,9 @@ export function formatPeriod(period: string, range: UsageRange): string {
   if (range === 'month') return `${monthName} ${year}`;
   return range === 'week' ? `Wk ${monthName} ${day}` : `${monthName} ${day}`;
 }
+
+/** A local day (YYYY-MM-DD) as "Nov 24, 2026". */
+export function formatDay(day: string): string {
+  const [year, month, date] = day.split('-').map(Number);
+  return `${MONTHS[month - 1] ?? day} ${date}, ${year}`;
+}

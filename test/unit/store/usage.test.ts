@@ -91,6 +91,20 @@ describe('UsageStore', () => {
     expect(report.breakdown.map((group) => group.name)).not.toContain('unknown-model');
   });
 
+  it("says from which day the log's retention counts, when that cuts into the range asked for", () => {
+    const usage = new UsageStore(db, () => NOW);
+    const retainedFrom = (days: number) => {
+      const day = new Date(NOW.getTime() - days * 86_400_000);
+      return `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+    };
+    const months = usage.report({ range: 'month', by: 'model', logRetentionDays: 30 });
+    expect(months.countedFrom).toBe(retainedFrom(30));
+    expect(months.logRetentionDays).toBe(30);
+    // The default 30 days of the day view start after a 90-day log's first day: nothing is cut.
+    expect(usage.report({ range: 'day', by: 'model', logRetentionDays: 90 }).countedFrom).toBeNull();
+    expect(usage.report({ range: 'day', by: 'model' }).countedFrom).toBeNull();
+  });
+
   it('prices the rows logged before costs were, once, and moves them out of the unknown count', async () => {
     // Rows as an older Gatehouse wrote them: no cost, no local day; counted in the totals as unpriced.
     const firstOld = (db.prepare('SELECT max(id) AS id FROM request_log').get() as { id: number }).id + 1;
