@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
-import { getProvider } from './providers/registry.js';
+import { findProvider, getProvider } from './providers/registry.js';
 import type { ModelList, Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
 import type { WireFormat } from './codecs/canonical.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
@@ -400,7 +400,8 @@ function pricedModelOf(
   dialect: string | null,
 ): string | null {
   if (!providerSlug || !model) return model;
-  const pricing = getProvider(providerSlug).pricedModel;
+  // The slug may be one the request was refused for: this runs after every request, answered or not.
+  const pricing = findProvider(providerSlug)?.pricedModel;
   if (!pricing) return model;
   const named = pricing(credentials ?? {}, model);
   const answerIsOpenAI = dialect === 'openai-chat' || dialect === 'openai-completions';

@@ -1,5 +1,6 @@
 // The gateway in front of an OpenAI-format provider: what the provider receives, what the client gets.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, request } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { openAIError, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -309,6 +310,31 @@ describe('errors of the gateway itself', () => {
     const response = await post('/v1/completions', { model: 'm', prompt: 'x' }, extra as Record<string, string>);
     expect(response.status).toBe(status);
     expect((await response.json()).error.type).toBe(type);
+  });
+
+  it('keeps the connection open after a refusal, with nothing left unhandled once it is answered', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const problems: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void problems.push(args));
+    const send = (extra: Record<string, string>) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = request(`${gateway.baseUrl}/v1/completions`, { method: 'POST', headers: headers(extra), agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'm', prompt: 'x' }));
+      });
+    try {
+      // A keep-alive client (every SDK) sends its next request on the socket of the refused one.
+      expect(await send({ 'x-gateway-provider': 'nope' })).toEqual({ status: 400, reused: false });
+      expect(await send({ 'x-gateway-provider': 'nope' })).toEqual({ status: 400, reused: true });
+      expect(await send({})).toEqual({ status: 200, reused: true });
+      expect(problems).toEqual([]);
+    } finally {
+      spy.mockRestore();
+      agent.destroy();
+    }
   });
 
   it('names the known providers when the slug is unknown', async () => {

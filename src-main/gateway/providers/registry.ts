@@ -16,6 +16,11 @@ export function listProviders(): readonly ProviderAdapter[] {
   return providers;
 }
 
+/** The provider of a slug, or undefined: for code that runs after a request was refused for naming an unknown one. */
+export function findProvider(slug: string): ProviderAdapter | undefined {
+  return bySlug.get(slug);
+}
+
 export function getProvider(slug: string): ProviderAdapter {
   const provider = bySlug.get(slug);
   if (!provider) {
