@@ -313,6 +313,27 @@ describe('the compare view', () => {
     expect(formatCost(1.5)).toBe('$1.5000');
   });
 
+  it('compares in Responses mode too: each side sends a Responses body and reads its answer', async () => {
+    usePlaygroundStore.setState({ mode: 'responses' });
+    const runs: { url: string; body: Record<string, unknown> }[] = [];
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
+      if (url.startsWith('/admin/api/logs?')) return jsonResponse({ items: [], next: null });
+      const body = JSON.parse(String(init.body)) as Record<string, unknown>;
+      runs.push({ url, body });
+      const text = `${String(body.model)} says hi`;
+      return jsonResponse({ object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }], usage: { input_tokens: 4, output_tokens: 3, total_tokens: 7 } });
+    });
+    const compare = useCompareStore.getState();
+    compare.updateSide(0, { keyId: 'vk_left', model: 'gpt-5' });
+    compare.updateSide(1, { keyId: 'vk_right', model: 'claude-sonnet-4-5' });
+    await useCompareStore.getState().run();
+    expect(runs.map((run) => run.url)).toEqual(['/admin/api/playground/vk_left/responses', '/admin/api/playground/vk_right/responses']);
+    expect(runs[0].body).toMatchObject({ model: 'gpt-5', input: [{ role: 'user', content: 'Same prompt' }], store: false });
+    const [left, right] = useCompareStore.getState().sides;
+    expect(left).toMatchObject({ phase: 'done', output: 'gpt-5 says hi', usage: { promptTokens: 4, completionTokens: 3 } });
+    expect(right).toMatchObject({ phase: 'done', output: 'claude-sonnet-4-5 says hi' });
+  }, 10_000);
+
   it('names the side that is missing its key, without sending anything for it', async () => {
     const sent: string[] = [];
     vi.stubGlobal('fetch', async (url: string) => {
