@@ -1,6 +1,6 @@
 // Turns a logged request back into a Playground draft ("Open in Playground"), so a request seen
 // in the Logs can be re-run and tweaked. Only the body comes back: keys are never in the log.
-import { INITIAL_PARAMETERS, NUMERIC_CONTROLS, type ParameterValues, type PlaygroundMode } from './parameters';
+import { INITIAL_PARAMETERS, isReasoningEffort, NUMERIC_CONTROLS, type ParameterValues, type PlaygroundMode } from './parameters';
 
 export interface RequestDraft {
   mode: PlaygroundMode;
@@ -50,6 +50,12 @@ function loggedConversation(mode: PlaygroundMode, body: Record<string, unknown>)
     });
 }
 
+/** Chat's `reasoning_effort` or Responses' `reasoning.effort`, when it is one the Playground offers. */
+function loggedEffort(mode: PlaygroundMode, body: Record<string, unknown>): ParameterValues['reasoningEffort'] {
+  const effort = mode === 'chat' ? body.reasoning_effort : mode === 'responses' ? asRecord(body.reasoning)?.effort : undefined;
+  return isReasoningEffort(effort) ? effort : '';
+}
+
 const MODE_OF_PATH: Array<[suffix: string, mode: PlaygroundMode]> = [
   ['/chat/completions', 'chat'],
   ['/completions', 'completion'],
@@ -88,6 +94,7 @@ export function draftFromLoggedRequest(path: string, bodyText: string | null): R
     stop,
     suffix: typeof body.suffix === 'string' ? body.suffix : '',
     user: typeof body.user === 'string' ? body.user : '',
+    reasoningEffort: loggedEffort(mode, body),
     logitBias: asRecord(body.logit_bias) ? JSON.stringify(body.logit_bias) : '',
     topLogprobs: typeof body.top_logprobs === 'number' ? String(body.top_logprobs) : '',
   };

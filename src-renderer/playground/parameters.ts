@@ -73,6 +73,16 @@ export interface ParameterValues {
   suffix: string;
   user: string;
   logitBias: string;
+  /** Chat's `reasoning_effort`, Responses' `reasoning.effort`; '' is not sent. */
+  reasoningEffort: ReasoningEffortChoice;
+}
+
+/** The effort levels OpenAI's reasoning models take ('' = not sent: the model's default). */
+export const REASONING_EFFORTS = ['', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffortChoice = (typeof REASONING_EFFORTS)[number];
+
+export function isReasoningEffort(value: unknown): value is ReasoningEffortChoice {
+  return typeof value === 'string' && (REASONING_EFFORTS as readonly string[]).includes(value);
 }
 
 export const INITIAL_PARAMETERS: ParameterValues = {
@@ -85,6 +95,7 @@ export const INITIAL_PARAMETERS: ParameterValues = {
   suffix: '',
   user: '',
   logitBias: '',
+  reasoningEffort: '',
 };
 
 /** A JSON value that may hold a bigint, for seeds beyond 2^53 that must reach the server exactly. */
@@ -192,6 +203,7 @@ function buildResponsesFields(fields: RequestBody, errors: Partial<Record<string
   const built: RequestBody = rest;
   if (maxTokens !== undefined) built.max_output_tokens = maxTokens;
   if (values.user.trim()) built.user = values.user.trim();
+  if (values.reasoningEffort) built.reasoning = { effort: values.reasoningEffort };
   if (values.stream) built.stream = true;
   built.store = false;
   return { fields: built, errors };
@@ -231,6 +243,7 @@ export function buildParameterFields(mode: PlaygroundMode, values: ParameterValu
   else if (logitBias.value && Object.keys(logitBias.value).length) fields.logit_bias = logitBias.value;
 
   if (values.user.trim()) fields.user = values.user.trim();
+  if (mode === 'chat' && values.reasoningEffort) fields.reasoning_effort = values.reasoningEffort;
 
   if (mode === 'completion') {
     if (values.echo) fields.echo = true;

@@ -267,5 +267,15 @@ test('the Playground Responses mode sends what Codex sends, here to an Anthropic
   await detail.getByRole('button', { name: 'Open in Playground' }).click();
   await expect(page.getByRole('radio', { name: 'Responses' })).toHaveAttribute('aria-checked', 'true');
   await expect(page.getByLabel('Prompt')).toHaveValue('hello from codex mode');
+
+  // A reasoning effort becomes a thinking budget for the Anthropic-format provider.
+  await page.getByRole('radio', { name: 'Paste a key' }).click();
+  await page.getByLabel('Virtual key').fill(key);
+  await page.getByLabel('Max tokens', { exact: true }).fill('4096');
+  await page.getByLabel('Reasoning effort').selectOption('low');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByLabel('Run statistics')).toContainText('completed');
+  const thought = anthropic.requests.filter((request) => request.method === 'POST').at(-1);
+  expect(thought?.json).toMatchObject({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } });
   expect(problems).toEqual([]);
 });

@@ -8,8 +8,10 @@ import {
   LOGIT_BIAS_BOUND,
   MAX_STOP_SEQUENCES,
   numericControlsFor,
+  REASONING_EFFORTS,
   unescapeStopSequence,
   type NumericControl,
+  type ReasoningEffortChoice,
 } from '../../playground/parameters';
 import { usePlaygroundStore } from '../../stores/playground-store';
 import { useKeysStore } from '../../stores/keys-store';
@@ -227,6 +229,18 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
       {primary.map((control) => (
         <NumericParameter key={control.name} control={control} error={errors[control.name]} />
       ))}
+
+      {(mode === 'chat' || mode === 'responses') && (
+        <Field label="Reasoning effort" hint={`Sent as ${mode === 'chat' ? 'reasoning_effort' : 'reasoning.effort'}; Gatehouse turns it into a thinking budget for Claude and Gemini.`}>
+          <select className="input" value={parameters.reasoningEffort} onChange={(event) => updateParameters({ reasoningEffort: event.target.value as ReasoningEffortChoice })}>
+            {REASONING_EFFORTS.map((effort) => (
+              <option key={effort} value={effort}>
+                {effort || 'not sent'}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
 
       <details className="disclosure" open={Boolean(advanced.some((control) => errors[control.name]) || errors.stop || errors.logit_bias || errors.top_logprobs) || undefined}>
         <summary>Advanced</summary>

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { codeSnippet } from '../../../src-renderer/playground/code-snippets';
 import { draftFromLoggedRequest } from '../../../src-renderer/playground/draft-from-log';
 import { readResponsesPiece } from '../../../src-renderer/playground/responses';
-import { usePlaygroundStore } from '../../../src-renderer/stores/playground-store';
+import { draftRequest, usePlaygroundStore } from '../../../src-renderer/stores/playground-store';
 import { responsesRequestProblem } from '../../helpers/responses-double';
 
 interface Sent {
@@ -117,6 +117,24 @@ describe('the Playground in Responses mode', () => {
       { role: 'assistant', content: 'Whole answer' },
       { role: 'user', content: 'Again' },
     ]);
+  });
+
+  it('sends a reasoning effort as reasoning.effort, and Chat mode as reasoning_effort', async () => {
+    const store = usePlaygroundStore.getState();
+    store.update({ mode: 'responses', virtualKey: 'gh-vk-x', model: 'gpt-5', prompt: 'Think' });
+    store.updateParameters({ reasoningEffort: 'high' });
+    await usePlaygroundStore.getState().run();
+    expect(usePlaygroundStore.getState().error).toBeNull();
+    expect(sent[0].body.reasoning).toEqual({ effort: 'high' });
+    expect(sent[0].body.reasoning_effort).toBeUndefined();
+    const { body } = draftRequest({ ...usePlaygroundStore.getState(), mode: 'chat' });
+    expect(body.reasoning_effort).toBe('high');
+    expect(body.reasoning).toBeUndefined();
+    expect(draftRequest({ ...usePlaygroundStore.getState(), mode: 'completion' }).body.reasoning_effort).toBeUndefined();
+    // And a logged request brings its effort back.
+    expect(draftFromLoggedRequest('/v1/responses', JSON.stringify({ model: 'm', input: 'x', reasoning: { effort: 'minimal', summary: 'auto' } }))?.parameters.reasoningEffort).toBe('minimal');
+    expect(draftFromLoggedRequest('/v1/chat/completions', JSON.stringify({ model: 'm', messages: [], reasoning_effort: 'low' }))?.parameters.reasoningEffort).toBe('low');
+    expect(draftFromLoggedRequest('/v1/chat/completions', JSON.stringify({ model: 'm', messages: [], reasoning_effort: 'extreme' }))?.parameters.reasoningEffort).toBe('');
   });
 
   it('blocks a max tokens below the 16 the Responses API takes, before sending anything', async () => {
