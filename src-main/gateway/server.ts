@@ -170,7 +170,9 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       const failed = (error: unknown): void => {
         console.error('Gatehouse: unhandled error', error);
         if (!res.headersSent) sendJson(res, 500, errorBody('api_error', 'Internal gateway error'));
-        else res.destroy();
+        // A half-sent answer must not pass for a whole one; a finished one stays, and so does the
+        // keep-alive connection the client sends its next request on.
+        else if (!res.writableEnded) res.destroy();
       };
       // Started on this turn rather than from a promise chain: two promises and a microtask less per request.
       let handled: Promise<void>;

@@ -337,6 +337,42 @@ describe('errors of the gateway itself', () => {
     }
   });
 
+  it('a failure after an answer is complete (here: the log) leaves the answer and the connection alone', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const requestLog = gateway.running.services.requestLog;
+    const append = requestLog.append.bind(requestLog);
+    let failOnce = true;
+    requestLog.append = (entry) => {
+      if (!failOnce) return append(entry);
+      failOnce = false;
+      throw new Error('disk on fire');
+    };
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const send = () =>
+      new Promise<{ status: number; reused: boolean; text: string }>((resolve, reject) => {
+        const req = request(`${gateway.baseUrl}/v1/completions`, { method: 'POST', headers: headers(), agent }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, text }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'm', prompt: 'x' }));
+      });
+    try {
+      const first = await send();
+      expect(first.status).toBe(200);
+      expect(JSON.parse(first.text).choices).toHaveLength(1);
+      // Let the failure after the answer happen before the next request goes out on the same socket.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(spy).toHaveBeenCalledWith('Gatehouse: unhandled error', expect.objectContaining({ message: 'disk on fire' }));
+      expect(await send()).toMatchObject({ status: 200, reused: true });
+    } finally {
+      requestLog.append = append;
+      spy.mockRestore();
+      agent.destroy();
+    }
+  });
+
   it('names the known providers when the slug is unknown', async () => {
     const body = await (await post('/v1/completions', { model: 'm', prompt: 'x' }, { 'x-gateway-provider': 'nope' })).json();
     expect(body.error.message).toContain("'nope'");
