@@ -198,7 +198,8 @@ export function usageFromBody(body: string, stream: boolean, dialect: string | n
 
 /**
  * The model an OpenAI-format answer says served it: the whole answer's `model`, or in a stream the
- * model of the chunk that carries the usage (the one chunk that is read anyway). null when none.
+ * model of the chunk that carries the usage (found as usageFromBody finds it, without reading the
+ * other chunks). null when none. A second read of the answer: only for a call that has no price otherwise.
  */
 export function answeredModel(body: string, stream: boolean): string | null {
   let model: unknown = null;

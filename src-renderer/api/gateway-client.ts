@@ -51,6 +51,18 @@ export interface Usage {
   totalTokens: number | null;
 }
 
+/**
+ * A run's usage so far with a newer report merged in: later counts win field by field, and a field the
+ * newer report does not carry keeps its earlier value (Anthropic streams report input and output apart).
+ */
+export function mergeUsage(earlier: Usage | null, later: Usage | null): Usage | null {
+  if (!later) return earlier;
+  if (!earlier) return later;
+  const promptTokens = later.promptTokens ?? earlier.promptTokens;
+  const completionTokens = later.completionTokens ?? earlier.completionTokens;
+  return { promptTokens, completionTokens, totalTokens: promptTokens !== null && completionTokens !== null ? promptTokens + completionTokens : (later.totalTokens ?? earlier.totalTokens) };
+}
+
 /** One generated token with its log probability, when the request asked for logprobs. */
 export interface TokenLogprob {
   token: string;

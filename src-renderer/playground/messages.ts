@@ -22,15 +22,6 @@ export function usageOfAnthropic(value: unknown): Usage | null {
   return { promptTokens, completionTokens, totalTokens: promptTokens !== null && completionTokens !== null ? promptTokens + completionTokens : null };
 }
 
-/** Later counts win field by field; a field the newer object does not know keeps its earlier value. */
-export function mergeUsage(earlier: Usage | null, later: Usage | null): Usage | null {
-  if (!later) return earlier;
-  if (!earlier) return later;
-  const promptTokens = later.promptTokens ?? earlier.promptTokens;
-  const completionTokens = later.completionTokens ?? earlier.completionTokens;
-  return { promptTokens, completionTokens, totalTokens: promptTokens !== null && completionTokens !== null ? promptTokens + completionTokens : (later.totalTokens ?? earlier.totalTokens) };
-}
-
 const NOTHING: CompletionPiece = { choices: [], usage: null, error: null };
 
 function textPiece(text: string, finishReason: string | null = null): CompletionPiece {

@@ -3,10 +3,9 @@
 // entry carries one, cost. Both runs go through the admin API as keys picked by name.
 import { create } from 'zustand';
 import { ApiError, describeError, isAbortError } from '../api/api-error';
-import { callGateway, type Usage } from '../api/gateway-client';
+import { callGateway, mergeUsage, type Usage } from '../api/gateway-client';
 import type { LogEntry } from '../api/types';
 import { buildGatewayOptionHeaders } from '../playground/gateway-options';
-import { mergeUsage } from '../playground/messages';
 import { stringifyJson } from '../playground/json-text';
 import { draftRequest, endpointFor, pieceReaderFor, requestHeadersFor, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
 import { requireAdminClient } from './session-store';
@@ -93,7 +92,6 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     // Each side its own trace id, so each finds its own log entry.
     const traceId = `${traceBase}-${index === 0 ? 'a' : 'b'}`;
     const headers = { ...requestHeadersFor(playground.mode, auth), ...target.headers, ...options.headers, 'x-gateway-trace-id': traceId };
-    const isMessages = playground.mode === 'messages';
     const started = performance.now();
     let output = '';
     let usage: Usage | null = null;
@@ -111,7 +109,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
             const text = piece.choices.filter((choice) => choice.index === 0).map((choice) => choice.text).join('');
             if (text && firstTokenMs === null) firstTokenMs = Math.round(performance.now() - started);
             output += text;
-            usage = isMessages ? mergeUsage(usage, piece.usage) : (piece.usage ?? usage);
+            usage = mergeUsage(usage, piece.usage);
             patchSide(index, { output, usage, firstTokenMs });
           },
         },

@@ -8,6 +8,7 @@ import {
   buildGatewayHeaders,
   callGateway,
   maskHeaders,
+  mergeUsage,
   type GatewayAuth,
   type CompletionPiece,
   type GatewayEndpoint,
@@ -16,7 +17,7 @@ import {
 } from '../api/gateway-client';
 import type { RequestDraft } from '../playground/draft-from-log';
 import { requireAdminClient } from './session-store';
-import { ANTHROPIC_VERSION, mergeUsage, readMessagesPiece } from '../playground/messages';
+import { ANTHROPIC_VERSION, readMessagesPiece } from '../playground/messages';
 import { readResponsesPiece } from '../playground/responses';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
@@ -372,7 +373,6 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       return;
     }
     const headers = { ...requestHeadersFor(state.mode, auth), ...target.headers, ...options.headers };
-    const isMessages = state.mode === 'messages';
     const bodyText = stringifyJson(body);
     const stream = body.stream === true;
     const controller = new AbortController();
@@ -412,8 +412,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
             stats = {
               ...stats,
               eventCount: stats.eventCount + 1,
-              // Anthropic streams report input and output usage in separate events.
-              usage: isMessages ? mergeUsage(stats.usage, piece.usage) : (piece.usage ?? stats.usage),
+              usage: mergeUsage(stats.usage, piece.usage),
               finishReasons: [...finishReasons],
               firstTokenMs: stats.firstTokenMs ?? (sawText ? Math.round(performance.now() - startedAt) : null),
             };

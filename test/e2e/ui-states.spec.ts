@@ -83,6 +83,13 @@ test('provider mode sends the provider, token and custom host, with presets for 
   await page.getByLabel('Custom host').fill(fake.baseUrl);
   await page.getByLabel('Gateway API key').fill(gatewayKey);
   await page.getByLabel('Provider token').fill('sk-direct-token');
+  // Keys faster than React re-renders (a held arrow key) each move the choice: two in one task, two steps.
+  await page.getByRole('radiogroup', { name: 'Mode' }).evaluate((group) => {
+    const focused = group.querySelector('[role="radio"][aria-checked="true"]') as HTMLElement;
+    focused.focus();
+    for (let press = 0; press < 2; press++) document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+  });
+  await expect(page.getByRole('radio', { name: 'Messages' })).toHaveAttribute('aria-checked', 'true');
   await page.getByRole('radio', { name: 'Completion' }).focus();
   await page.keyboard.press('ArrowRight');
   await expect(page.getByRole('radio', { name: 'Chat' })).toHaveAttribute('aria-checked', 'true');
