@@ -14,7 +14,8 @@ import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-prote
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
 import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
-import { createAdminHandler, isLoopbackHostname } from './admin/router.js';
+import { createAdminHandler } from './admin/router.js';
+import { isLoopbackHostname } from './core/loopback.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
 import { routeRoutes } from './admin/route-routes.js';

@@ -11,7 +11,7 @@ import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { KeyLimitsTable, validLimits, type LimitedKey } from './store/key-limits.js';
 import { periodAt } from './gateway/limits/calendar.js';
 import { NO_LIMITS, type KeyLimits } from './gateway/limits/limiter.js';
-import { GatewayError } from './gateway/errors.js';
+import { GatewayError } from './core/errors.js';
 
 export interface LimitsCommandIO {
   stdout: NodeJS.WritableStream;

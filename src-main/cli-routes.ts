@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { RouteStore, type Route } from './store/routes.js';
-import { GatewayError } from './gateway/errors.js';
+import { GatewayError } from './core/errors.js';
 import type { TargetInput } from './gateway/routing/types.js';
 
 export interface RoutesCommandIO {

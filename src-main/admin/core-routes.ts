@@ -1,6 +1,6 @@
 // Admin endpoints of the core: health, the request log (list, one entry, live events) and settings.
 import { ZodError } from 'zod';
-import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 import { STREAMED, type AdminRoute } from './router.js';
 import { CLIENT_DIALECTS, type LogQuery } from '../store/request-log.js';
 

@@ -1,7 +1,7 @@
 // Admin endpoints for virtual keys, gateway API keys and the provider list the UI builds its key
 // forms from (CONTRACT §5). Input is checked here once; the key store does the rest.
 import { z } from 'zod';
-import { invalidRequest } from '../gateway/errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { listProviders } from '../gateway/providers/registry.js';
 import type { AdminRoute } from './router.js';
 

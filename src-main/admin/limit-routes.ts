@@ -2,7 +2,7 @@
 // each key is to them (the Keys page meters). A change applies to this server at once and is stored for
 // the next start; a change made by the CLI reaches it within a second.
 import { z } from 'zod';
-import { invalidRequest } from '../gateway/errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { validLimits } from '../store/key-limits.js';
 import type { AdminRoute } from './router.js';
 

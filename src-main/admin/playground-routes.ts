@@ -4,8 +4,9 @@
 // the main process: neither ever reaches the page. Saved prompts live here too.
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { GatewayError, invalidRequest } from '../gateway/errors.js';
-import { fetchModelList, handleProxy, toGatewayError, type ProxyDependencies, type ProxyRoute } from '../gateway/proxy.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
+import { fetchModelList, handleProxy, type ProxyDependencies, type ProxyRoute } from '../gateway/proxy.js';
+import { toGatewayError } from '../core/http-io.js';
 import { openaiChatIngress, openaiCompletionsIngress } from '../gateway/ingress/openai.js';
 import { anthropicMessagesIngress } from '../gateway/ingress/anthropic-messages.js';
 import { openaiResponsesIngress } from '../gateway/ingress/openai-responses.js';

@@ -1,7 +1,7 @@
 // Admin endpoints for routes (CONTRACT §5, routes): list, create, change, delete, reorder, replace all
 // from a routes file, export, and explain (what the router would do for a request, for the UI's Test).
 import { z } from 'zod';
-import { invalidRequest } from '../gateway/errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { fixedTraits } from '../gateway/routing/conditions.js';
 import type { AdminRoute } from './router.js';
 

@@ -1,11 +1,12 @@
 // The admin API under /admin/api/ (CONTRACT §5): loopback Host only, same-origin only, admin token
 // required, JSON in and out. Routes are a plain table; each module contributes its rows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError, errorBody } from '../gateway/errors.js';
-import { readBody, sendJson, toGatewayError } from '../gateway/proxy.js';
+import { GatewayError, errorBody } from '../core/errors.js';
+import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
 import type { AppServices } from '../app-services.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../gateway/json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../core/json-depth.js';
+import { isAllowedOrigin, isLoopbackHostHeader } from '../core/loopback.js';
+import { tokensMatch } from '../core/token-match.js';
 
 export interface AdminRequest {
   params: Record<string, string>;
@@ -37,55 +38,6 @@ interface CompiledRoute {
   route: AdminRoute;
   pattern: RegExp;
   names: string[];
-}
-
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '[::1]', '::1']);
-
-/** Exactly a loopback name or address: `127.0.0.1.evil.com` and `localhost.evil.com` are not. */
-export function isLoopbackHostname(hostname: string): boolean {
-  const lower = hostname.toLowerCase();
-  if (LOOPBACK_HOSTNAMES.has(lower)) return true;
-  const parts = lower.split('.');
-  return parts.length === 4 && parts[0] === '127' && parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255);
-}
-
-/** The hostname of a Host header value (`127.0.0.1:8787`, `[::1]:8787`, `localhost`). */
-export function hostnameOf(hostHeader: string): string | null {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
-  return match ? match[1] : null;
-}
-
-export function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
-  if (!hostHeader) return false;
-  const hostname = hostnameOf(hostHeader);
-  return hostname !== null && isLoopbackHostname(hostname);
-}
-
-/** A browser page of another origin must not use the admin API, even on loopback. */
-export function isAllowedOrigin(origin: string | undefined, hostHeader: string | undefined): boolean {
-  if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  return url.protocol === 'http:' && url.host === hostHeader && isLoopbackHostHeader(url.host);
-}
-
-/** Percent-decodes a path or path part; a malformed escape (`%zz`) is the client's error, not ours. */
-export function decodePath(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw new GatewayError(400, 'invalid_request_error', 'The path holds a malformed percent-escape');
-  }
-}
-
-export function tokensMatch(presented: string, expected: string): boolean {
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
 }
 
 export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices) {

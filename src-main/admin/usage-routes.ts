@@ -1,7 +1,7 @@
 // Admin endpoints for spend and usage (the Usage and Keys pages), the model catalog and the user's
 // per-model overrides (Settings → Models). CONTRACT §5.
 import { ZodError } from 'zod';
-import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 import { CATALOG_PROVIDERS, catalogModel, catalogModelIds } from '../catalog/catalog.js';
 import type { ModelOverrideStore } from '../catalog/overrides.js';
 import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageStore } from '../store/usage.js';

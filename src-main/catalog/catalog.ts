@@ -11,7 +11,7 @@
 // some 7 MB of the gateway's memory (genai-prices' whole data set and its source text). The table is
 // parsed on the first lookup; matching follows genai-prices' own rules (test/unit/catalog/catalog-data.test.ts
 // checks the two agree for every model).
-import { boundedMemo } from '../gateway/bounded-memo.js';
+import { boundedMemo } from '../core/bounded-memo.js';
 import { catalogData } from './catalog-data.js';
 import type { CatalogData, GenaiMatch, GenaiModel, GenaiPrice, GenaiPriceSet, GenaiProvider, ModelsDevModel } from './catalog-data-types.js';
 import { GENAI_PRICES_PROVIDER, MODELS_DEV_PROVIDERS } from './catalog-providers.js';

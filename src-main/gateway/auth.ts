@@ -1,9 +1,9 @@
 // Who is calling, and with which provider credentials. A gateway API key lets the request name its
 // provider and bring its own token; a virtual key fixes both, and nothing in the request can change them.
 import { hash, timingSafeEqual } from 'node:crypto';
-import { GatewayError, invalidRequest, unauthorized } from './errors.js';
+import { GatewayError, invalidRequest, unauthorized } from '../core/errors.js';
 import { normalizeCustomHost, type GatewayHeaders } from './gateway-headers.js';
-import { boundedMemo } from './bounded-memo.js';
+import { boundedMemo } from '../core/bounded-memo.js';
 import type { ProviderCredentials } from './providers/types.js';
 
 export const VIRTUAL_KEY_PREFIX = 'gh-vk-';

@@ -3,7 +3,7 @@
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
-import { invalidRequest } from './errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { COMPLETION_BOUNDS } from './spec-bounds.js';
 import type { CompletionRequest } from './validate.js';
 import { catalogModel } from '../catalog/catalog.js';

@@ -2,8 +2,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from './spec-bounds.js';
-import { invalidRequest } from './errors.js';
-import { boundedMemo } from './bounded-memo.js';
+import { invalidRequest } from '../core/errors.js';
+import { boundedMemo } from '../core/bounded-memo.js';
 import type { ProviderCredentials } from './providers/types.js';
 
 export interface GatewayHeaders {

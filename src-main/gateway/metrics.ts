@@ -6,9 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // prom-client is loaded on the first scrape: most gateways are never scraped, and it costs some 2 MB of RSS.
 import type { Metric, Registry } from 'prom-client';
-import { errorBody } from './errors.js';
-import { sendJson } from './proxy.js';
-import { tokensMatch, isLoopbackHostHeader } from '../admin/router.js';
+import { errorBody } from '../core/errors.js';
+import { sendJson } from '../core/http-io.js';
+import { isLoopbackHostHeader } from '../core/loopback.js';
+import { tokensMatch } from '../core/token-match.js';
 import type { LogEntryInput } from '../store/request-log.js';
 
 /** Latency buckets in seconds: a local gateway answers a token count in milliseconds, a long generation in minutes. */

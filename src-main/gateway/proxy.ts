@@ -3,7 +3,7 @@
 // Every call, failed ones included, leaves one entry for the request log.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { isUtf8 } from 'node:buffer';
-import { GatewayError, invalidRequest } from './errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
 import { findProvider, getProvider } from './providers/registry.js';
@@ -12,10 +12,11 @@ import type { WireFormat } from './codecs/canonical.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from './upstream.js';
-import { redactHeaders, redactSecrets } from './redact.js';
+import { redactHeaders, redactSecrets } from '../core/redact.js';
 import { RequestAbort } from './request-abort.js';
 import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../core/json-depth.js';
+import { readBody, sendJson, toGatewayError } from '../core/http-io.js';
 import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
@@ -55,62 +56,6 @@ export class ClientGone extends Error {
   constructor() {
     super('The client closed the connection');
   }
-}
-
-/** How long a refused body may go on arriving while the 413 is read; then the connection is cut. */
-const REFUSED_BODY_DRAIN_MS = 1_000;
-
-/**
- * Stops taking a body over the limit without cutting the connection at once: a client still sending
- * would get a reset instead of the 413. What arrives is discarded, and the socket is closed soon after.
- */
-function refuseRemainingBody(req: IncomingMessage): void {
-  req.resume();
-  const cut = setTimeout(() => req.socket.destroy(), REFUSED_BODY_DRAIN_MS);
-  cut.unref();
-  req.socket.once('close', () => clearTimeout(cut));
-}
-
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () => new GatewayError(413, 'invalid_request_error', `The request body is larger than the limit of ${maxBytes} bytes`);
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    refuseRemainingBody(req);
-    return Promise.reject(tooLarge());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        refuseRemainingBody(req);
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    // A client that hangs up mid-body is an ordinary event, not a gateway fault to report with a stack.
-    req.on('error', () => reject(new GatewayError(499, 'invalid_request_error', 'The client closed the connection before its body arrived')));
-  });
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  // After a refused body the connection cannot be reused: the rest of that body is still on the wire.
-  const connection: Record<string, string> = status === 413 ? { connection: 'close' } : {};
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...connection, ...extraHeaders });
-  res.end(text);
-}
-
-export function toGatewayError(error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error;
-  return new GatewayError(500, 'api_error', 'Internal gateway error');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

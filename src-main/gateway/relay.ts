@@ -3,7 +3,7 @@
 import type { AbortLike } from './request-abort.js';
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ModelList, ModelListing, ProviderAdapter, ProviderCall } from './providers/types.js';
 import { ProviderStreamError } from './providers/types.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from './codecs/canonical.js';
@@ -12,8 +12,8 @@ import type { UpstreamResponse } from './upstream.js';
 import { describeConnectionError, timeoutFailure } from './upstream.js';
 import { readSseEvents, sseData, SSE_DONE } from './sse.js';
 import { readEventStreamFrames } from './aws-eventstream.js';
-import { redactSecrets } from './redact.js';
-import { boundedMemo } from './bounded-memo.js';
+import { redactSecrets } from '../core/redact.js';
+import { boundedMemo } from '../core/bounded-memo.js';
 
 export interface RelayOutcome {
   status: number;

@@ -3,7 +3,7 @@
 // on 429, 5xx, its own timeout or a connection error while waiting for the provider's answer. Once the
 // answer is being relayed, it is that target's, whatever happens.
 import type { ServerResponse } from 'node:http';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { GatewayHeaders } from './gateway-headers.js';
 import type { Caller, RouteTarget } from './auth.js';
 import type { CompletionRequest } from './validate.js';

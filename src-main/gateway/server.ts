@@ -3,12 +3,13 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { GatewayError, errorBody, invalidRequest } from './errors.js';
-import { handleProxy, sendJson, type GenerationRoute, type ProxyDependencies } from './proxy.js';
+import { GatewayError, errorBody, invalidRequest } from '../core/errors.js';
+import { handleProxy, type GenerationRoute, type ProxyDependencies } from './proxy.js';
+import { decodePath, sendJson } from '../core/http-io.js';
 import { openaiChatIngress, openaiCompletionsIngress } from './ingress/openai.js';
 import { anthropicCountTokensIngress, anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
-import { decodePath, isLoopbackHostHeader } from '../admin/router.js';
+import { isLoopbackHostHeader } from '../core/loopback.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;

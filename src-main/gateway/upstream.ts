@@ -1,9 +1,9 @@
 // Calls to providers: one keep-alive connection pool per origin (undici Agent), aborts when the client
 // leaves or the timeout passes, and retries with backoff for failures that happen before any byte went out.
-import { boundedMemo } from './bounded-memo.js';
+import { boundedMemo } from '../core/bounded-memo.js';
 import type { AbortLike } from './request-abort.js';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { UpstreamRequest } from './providers/types.js';
 
 export const upstreamAgent = new Agent({

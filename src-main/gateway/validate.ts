@@ -1,7 +1,7 @@
 // Request schemas for /v1/completions and /v1/chat/completions with the spec's bounds (spec §2.1, §7, §8).
 // Parsed once at the edge; fields the spec does not list are kept, since providers have extras people use.
 import { z } from 'zod';
-import { invalidRequest } from './errors.js';
+import { invalidRequest } from '../core/errors.js';
 import {
   CHAT_TOP_LOGPROBS_BOUND,
   COMPLETION_BOUNDS,

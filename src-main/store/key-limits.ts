@@ -4,7 +4,7 @@
 // The minute windows live in memory; at start they are refilled from the last minute of the request
 // log, so a restart does not hand a key a fresh minute.
 import type { SqliteDatabase } from './database.js';
-import { invalidRequest, GatewayError } from '../gateway/errors.js';
+import { invalidRequest, GatewayError } from '../core/errors.js';
 import { InMemoryKeyLimiter, MAX_RPM, MAX_TPM, MAX_USD, type KeyLimits, type KeyUsage, type SpendDelta } from '../gateway/limits/limiter.js';
 
 interface LimitsRow {

@@ -2,7 +2,7 @@
 // resolved from memory on every request and refreshed when any process (the CLI too) changes them.
 import { randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../gateway/auth.js';
-import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 import { normalizeCustomHost } from '../gateway/gateway-headers.js';
 import { getProvider } from '../gateway/providers/registry.js';
 import type { CredentialField, ProviderAdapter, ProviderCredentials } from '../gateway/providers/types.js';

@@ -1,7 +1,7 @@
 // The request log: rows are queued by the gateway and written in one transaction per batch, off the
 // request path; listeners (the admin event stream) hear about each row once it is stored.
 import type { SqliteDatabase } from './database.js';
-import { redactSecrets } from '../gateway/redact.js';
+import { redactSecrets } from '../core/redact.js';
 import { dialectOfPath, usageFromBody } from './usage-from-body.js';
 import { clientOf } from './usage-client.js';
 import { priceCall } from '../catalog/pricing.js';

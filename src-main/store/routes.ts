@@ -2,7 +2,7 @@
 // written in one transaction, so a refused change leaves the table as it was. A running server hears
 // of changes made by any process (the CLI too) within a second, as it does for keys.
 import { randomBytes } from 'node:crypto';
-import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 import { parseRoute, parseRoutesFile, validateRouteTable, type KeyNameLookup, type KeyNameStatus, MAX_ROUTES } from '../gateway/routing/validate.js';
 import type { RouteDefinition, RouteInput, RoutesFile } from '../gateway/routing/types.js';
 import type { SqliteDatabase } from './database.js';

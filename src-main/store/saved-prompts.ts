@@ -2,7 +2,7 @@
 // saved prompt re-opens exactly as a log row does. Saving under a name that exists replaces it.
 import { randomBytes } from 'node:crypto';
 import type { SqliteDatabase } from './database.js';
-import { GatewayError, invalidRequest } from '../gateway/errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 
 /** The gateway paths a Playground run can be sent to. */
 export const SAVED_PROMPT_ENDPOINTS = ['/v1/chat/completions', '/v1/completions', '/v1/messages', '/v1/responses'] as const;

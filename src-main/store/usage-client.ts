@@ -1,7 +1,7 @@
 // The client tool a call came from, for the Usage page's breakdown: known tools by their user-agent,
 // other programs by the product name their user-agent starts with, and calls without one by the dialect
 // they spoke. Kept to short lowercase names so a stray user-agent cannot flood the usage tables.
-import { boundedMemo } from '../gateway/bounded-memo.js';
+import { boundedMemo } from '../core/bounded-memo.js';
 
 /** Known user-agents, first match wins: agents before the SDKs they are built on. */
 const KNOWN_CLIENTS: readonly [RegExp, string][] = [

@@ -1,7 +1,7 @@
 // Amazon Bedrock's Converse API: a canonical request becomes a Converse / ConverseStream body (the model
 // goes in the URL), and an answer or a ConverseStream of AWS event-stream frames becomes canonical events.
 import { randomUUID } from 'node:crypto';
-import { invalidRequest, unsupportedField, type ErrorType } from '../errors.js';
+import { invalidRequest, unsupportedField, type ErrorType } from '../../core/errors.js';
 import { ProviderStreamError } from '../providers/types.js';
 import { COMPLETION_BOUNDS } from '../spec-bounds.js';
 import {

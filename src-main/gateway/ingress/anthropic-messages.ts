@@ -1,7 +1,7 @@
 // `POST /v1/messages` (Claude Code, the anthropic SDKs): routed after a light check, so that a body for an
 // Anthropic-format provider goes up byte for byte with whatever fields the next release adds; errors in
 // Anthropic's `{"type":"error","error":{type,message}}` shape.
-import { invalidRequest, type GatewayError } from '../errors.js';
+import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { anthropicErrorType } from '../codecs/anthropic-messages.js';
 import { readStreamFlag, requireModel, requireObject } from './openai.js';
 import type { Ingress } from './types.js';

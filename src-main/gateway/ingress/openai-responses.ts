@@ -1,7 +1,7 @@
 // `POST /v1/responses` (Codex CLI, the openai SDKs' responses.create): routed after a light check, so that
 // a body for a Responses-native provider goes up byte for byte; errors in OpenAI's shape, and a failure
 // inside a stream as the `error` event Codex reads.
-import { invalidRequest, type GatewayError } from '../errors.js';
+import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { readStreamFlag, requireModel, requireObject } from './openai.js';
 import type { Ingress } from './types.js';
 

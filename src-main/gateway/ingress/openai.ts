@@ -1,6 +1,6 @@
 // The OpenAI dialects the gateway served first: `/v1/chat/completions` and `/v1/completions`, validated
 // against the spec's schema (validate.ts) before anything else happens; errors in the contract's shape.
-import { invalidRequest, type GatewayError } from '../errors.js';
+import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { sseData } from '../sse.js';
 import { validateChat, validateCompletion } from '../validate.js';
 import type { Ingress } from './types.js';

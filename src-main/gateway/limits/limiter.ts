@@ -4,7 +4,7 @@
 // tokens and cost are counted when they finish (release), so a budget can be overshot only by what was
 // in flight when it ran out. Spend is kept for every key, limited or not (a budget set at noon counts the
 // morning), and handed to the store in batches (takePending), never written per request.
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { localIsoTime, periodAt, type Period } from './calendar.js';
 
 export interface KeyLimits {

@@ -7,7 +7,7 @@ import {
   createMessagesStreamEncoder,
 } from '../../../src-main/gateway/codecs/anthropic-messages.js';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
 import { decodeChatRequest } from '../../../src-main/gateway/codecs/openai-chat.js';
 import { decodeCompletionRequest } from '../../../src-main/gateway/codecs/openai-completions.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bedrockConverseProvider } from '../../../src-main/gateway/codecs/bedrock-converse.js';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type Turn, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
 import { converseRequestProblem } from '../../fakes/bedrock.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
 import { geminiProvider, SKIP_THOUGHT_SIGNATURE } from '../../../src-main/gateway/codecs/gemini.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
 import { geminiRequestProblem } from '../../fakes/gemini.js';
 

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
 import { openaiResponsesDialect, openaiResponsesProvider, refusesStatefulFields } from '../../../src-main/gateway/codecs/openai-responses.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
 
 const decode = (body: object) => openaiResponsesDialect.decodeRequest(body);

@@ -1,6 +1,6 @@
 // What the log and error messages must never show, whether the gateway knew the value or only its shape.
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets } from '../../../src-main/gateway/redact.js';
+import { REDACTED, redactSecrets } from '../../../src-main/core/redact.js';
 
 describe('redactSecrets', () => {
   it('blanks the listed secrets and every key or token of a known shape', () => {

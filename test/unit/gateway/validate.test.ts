@@ -1,7 +1,7 @@
 // Spec §2.1, §7, §8: every bound, on both sides, for /v1/completions and the fields chat shares.
 import { describe, expect, it } from 'vitest';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 
 const base = { model: 'gpt-3.5-turbo-instruct', prompt: 'Say hi' };
 const chatBase = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 import { DatabaseOpenError, openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { KEY_FILE_NAME, keyFileProtector, masterKeyProtector, type KeyProtector } from '../../../src-main/store/key-protection.js';
 import { headlessProtectionUpgrade, KeyStore, KeyStoreLockedError } from '../../../src-main/store/keys.js';

@@ -2,7 +2,8 @@
 // admin token compared in constant time.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isAllowedOrigin, isLoopbackHostHeader, tokensMatch } from '../../../src-main/admin/router.js';
+import { isAllowedOrigin, isLoopbackHostHeader } from '../../../src-main/core/loopback.js';
+import { tokensMatch } from '../../../src-main/core/token-match.js';
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '127.1.2.3', 'LOCALHOST'];
 function isGenuineLoopbackAddress(host: string): boolean {

@@ -1,7 +1,7 @@
 // The nesting scan that runs before JSON.parse must agree with the real depth of any JSON text.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../src-main/gateway/json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../src-main/core/json-depth.js';
 
 function depthOf(value: unknown): number {
   if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));

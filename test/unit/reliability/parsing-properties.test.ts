@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readGatewayHeaders } from '../../../src-main/gateway/gateway-headers.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 
 function expectReturnsOr400(run: () => unknown): void {
   try {

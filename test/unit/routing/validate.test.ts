@@ -6,7 +6,7 @@ import { covers } from '../../../src-main/gateway/routing/match.js';
 import fc from 'fast-check';
 import { withModelField } from '../../../src-main/gateway/routing/model-field.js';
 import { estimatePromptTokens } from '../../../src-main/gateway/routing/conditions.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 
 const keys: KeyNameLookup = (name) => (name === 'old' ? 'revoked' : name === 'twin' ? 'ambiguous' : ['a', 'b'].includes(name) ? 'active' : 'unknown');
 

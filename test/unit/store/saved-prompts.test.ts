@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/database.js';
 import { MAX_SAVED_PROMPT_BODY_BYTES, SavedPromptStore } from '../../../src-main/store/saved-prompts.js';
-import { GatewayError } from '../../../src-main/gateway/errors.js';
+import { GatewayError } from '../../../src-main/core/errors.js';
 
 const dirs: string[] = [];
 function freshDir(): string {
