@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_FILE, openDatabase } from '../src-main/store/database.js';
-import { INDEX_FOR_SEARCH, RequestLog, type LogEntryInput, type LogQuery } from '../src-main/store/request-log.js';
+import { INDEX_FOR_SEARCH, RequestLog, type LogQuery } from '../src-main/store/request-log.js';
+import type { CallRecord } from '../src-main/core/call-record.js';
 import { COMPLETION_BODY, median } from './load.js';
 
 const SAMPLE_RESPONSE = JSON.stringify({
@@ -16,7 +17,7 @@ const SAMPLE_RESPONSE = JSON.stringify({
   usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 },
 });
 
-function sampleEntry(index: number): LogEntryInput {
+function sampleEntry(index: number): CallRecord {
   return {
     createdAt: Date.now(),
     traceId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,

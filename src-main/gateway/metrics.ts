@@ -10,7 +10,7 @@ import { errorBody } from '../core/errors.js';
 import { sendJson } from '../core/http-io.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
 import { tokensMatch } from '../core/token-match.js';
-import type { LogEntryInput } from '../store/request-log.js';
+import type { CallRecord } from '../core/call-record.js';
 
 /** Latency buckets in seconds: a local gateway answers a token count in milliseconds, a long generation in minutes. */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -205,7 +205,7 @@ export class GatewayMetrics {
    * Counts one finished call. O(1): labels are resolved from memory, and the tokens and cost are the
    * entry's (the proxy has read a relayed body's usage before handing the entry over).
    */
-  observe(entry: LogEntryInput): void {
+  observe(entry: CallRecord): void {
     try {
       this.count(entry);
     } catch (error) {
@@ -244,7 +244,7 @@ export class GatewayMetrics {
     return registry;
   }
 
-  private count(entry: LogEntryInput): void {
+  private count(entry: CallRecord): void {
     if (!Number.isInteger(entry.status)) return;
     const series = this.seriesFor(entry);
     const statusClass = STATUS_CLASSES[Math.floor(entry.status / 100)] ?? `${Math.floor(entry.status / 100)}xx`;
@@ -266,7 +266,7 @@ export class GatewayMetrics {
     else if (cost === null && ((entry.promptTokens ?? 0) > 0 || (entry.completionTokens ?? 0) > 0)) series.unpriced++;
   }
 
-  private seriesFor(entry: LogEntryInput): Series {
+  private seriesFor(entry: CallRecord): Series {
     const provider = entry.provider === null ? UNKNOWN_LABEL : this.providers.value(entry.provider);
     const model = entry.model === null ? UNKNOWN_LABEL : this.models.value(entry.model);
     const key = this.keys.value(this.keyLabel(entry));
@@ -291,7 +291,7 @@ export class GatewayMetrics {
     return series;
   }
 
-  private keyLabel(entry: LogEntryInput): string {
+  private keyLabel(entry: CallRecord): string {
     if (entry.keyId !== null) return this.keyName(entry.keyId) ?? entry.keyId;
     // No key id: the environment key, unless no key was accepted at all (401), or there is none.
     return this.hasEnvironmentKey && entry.status !== 401 ? ENVIRONMENT_KEY_LABEL : NO_KEY_LABEL;

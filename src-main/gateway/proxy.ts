@@ -17,7 +17,7 @@ import { RequestAbort } from './request-abort.js';
 import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../core/json-depth.js';
 import { readBody, sendJson, toGatewayError } from '../core/http-io.js';
-import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
+import type { CallRecord, AttemptRecord } from '../core/call-record.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
@@ -28,7 +28,7 @@ import { catalogModel } from '../catalog/catalog.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
-  log: (entry: LogEntryInput) => void;
+  log: (entry: CallRecord) => void;
   maxBodyBytes: number;
   /** The route table of the running gateway; absent or empty: every call goes where its key says. */
   router?: Router;
@@ -122,7 +122,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let bodyText: string | undefined;
   let credentials: ProviderCredentials | undefined;
   let dropped: string[] = [];
-  const attemptLog: LoggedAttempt[] = [];
+  const attemptLog: AttemptRecord[] = [];
   let outcome: RelayOutcome | undefined;
   let failure: GatewayError | undefined;
   /** The model as the client's bytes name it (a default model may stand in for none). */
@@ -284,7 +284,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   for (const attempt of attemptLog) if (attempt.status !== null || attempt.error !== null) attempts++;
   const model = routed?.model ?? null;
   const pricedModel = pricedModelOf(providerSlug, servedModel ?? model, credentials, outcome, routed?.stream === true, ingress?.dialect ?? null);
-  const entry: LogEntryInput = {
+  const entry: CallRecord = {
     createdAt: startedAt,
     traceId: headers?.traceId ?? '',
     metadata: headers?.metadata ?? {},

@@ -21,7 +21,7 @@ import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js
 import { withModelField } from './routing/model-field.js';
 import { traitsOf } from './routing/conditions.js';
 import type { CompiledRoute, Router } from './routing/router.js';
-import type { LoggedAttempt } from '../store/request-log.js';
+import type { AttemptRecord } from '../core/call-record.js';
 
 /** What one generation request brings to any target it may be sent to. */
 export interface Generation {
@@ -213,7 +213,7 @@ function reasonToMoveOn(error: unknown, attemptAbort: RequestAbort, beforeCall: 
 }
 
 /** Sets the reason on this target's last attempt record, or adds a record when no call was made. */
-function noteReason(attemptLog: LoggedAttempt[], label: string, reason: string, error: string | null): void {
+function noteReason(attemptLog: AttemptRecord[], label: string, reason: string, error: string | null): void {
   const last = attemptLog.at(-1);
   if (last && last.target === label && last.reason === undefined) last.reason = reason;
   else attemptLog.push({ status: null, error, durationMs: 0, target: label, reason });
@@ -225,7 +225,7 @@ export async function serveRoute(
   route: CompiledRoute,
   generation: Generation,
   abort: RequestAbort,
-  attemptLog: LoggedAttempt[],
+  attemptLog: AttemptRecord[],
   onTarget: (tried: TriedTarget) => void,
 ): Promise<RelayOutcome> {
   const { request, ingress, headers } = generation;

@@ -2,6 +2,7 @@
 // request path; listeners (the admin event stream) hear about each row once it is stored.
 import type { SqliteDatabase } from './database.js';
 import { redactSecrets } from '../core/redact.js';
+import type { AttemptRecord, CallFacts, CallRecord } from '../core/call-record.js';
 import { dialectOfPath, usageFromBody } from './usage-from-body.js';
 import { clientOf } from './usage-client.js';
 import { priceCall } from '../catalog/pricing.js';
@@ -10,84 +11,7 @@ import { localDay } from './usage.js';
 
 export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from './usage-from-body.js';
 
-/** What every log row says about a call, as handed over and as read back. */
-interface LoggedCall {
-  traceId: string;
-  metadata: Record<string, string>;
-  provider: string | null;
-  model: string | null;
-  path: string;
-  status: number;
-  latencyMs: number;
-  ttfbMs: number | null;
-  stream: boolean;
-  error: string | null;
-  attempts: number;
-  /**
-   * The dialect the client spoke: 'openai-chat' | 'openai-completions' | 'anthropic-messages' |
-   * 'openai-responses' (CLIENT_DIALECTS); null for model lists and failures before it was known. Left
-   * out or null on the way in, it is taken from the path (/v1/chat/completions → 'openai-chat' …).
-   */
-  dialect: string | null;
-  /**
-   * The wire format of the provider call: 'openai-chat' | 'openai-completions' | 'openai-responses' |
-   * 'anthropic-messages' | 'gemini' | 'bedrock-converse' (PROVIDER_FORMATS); null when no call was made.
-   */
-  providerFormat: string | null;
-  /** Request fields dropped in translation to the provider's format; empty when nothing was. */
-  dropped: string[];
-  /** The name of the route the requested model matched; null when none did (always set on rows read back). */
-  route?: string | null;
-  /** "key name → model" of the route target that served the call (or was tried last); null without a route. */
-  routeTarget?: string | null;
-}
-
-/** The fields of LoggedCall the gateway may leave out (older callers): they default at write time. */
-type DefaultedOnInput = 'dialect' | 'providerFormat' | 'dropped';
-
-/** What the gateway hands over for one finished request. Derived figures are computed at write time. */
-export interface LogEntryInput extends Omit<LoggedCall, DefaultedOnInput>, Partial<Pick<LoggedCall, DefaultedOnInput>> {
-  createdAt: number;
-  keyId: string | null;
-  /** Each call to the provider, retries included. */
-  attemptLog?: LoggedAttempt[];
-  requestHeaders: Record<string, string>;
-  requestBody: string | null;
-  /** What the client received, in the client's dialect (JSON or SSE text). */
-  responseBody: string | null;
-  /** The caller's secrets, blanked out of both bodies when the row is written (redact.ts). */
-  secrets?: readonly string[];
-  /**
-   * Usage, known exactly by the gateway (translated streams); when `promptTokens` is left out, all
-   * five are read from `responseBody` in the client's dialect (usage-from-body.ts). `promptTokens` counts ALL input tokens, cached ones included.
-   */
-  promptTokens?: number | null;
-  completionTokens?: number | null;
-  /** Input tokens read from the provider's prompt cache (part of `promptTokens`). */
-  cacheReadTokens?: number | null;
-  /** Input tokens written to the provider's prompt cache (part of `promptTokens`). */
-  cacheWriteTokens?: number | null;
-  /** Output tokens spent on reasoning (part of `completionTokens`). */
-  reasoningTokens?: number | null;
-  /**
-   * What the call cost in USD (catalog/pricing.ts `priceCall`); null when the model or its usage is
-   * unknown — never 0 for unknown. Left out, it is priced at write time from the usage counted then.
-   */
-  costUsd?: number | null;
-}
-
-export interface LoggedAttempt {
-  /** The provider's status, or null when the attempt failed before an answer (connection error, abort). */
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  /** On a routed call: "key name → model" of the target this attempt went to. */
-  target?: string;
-  /** On a routed call: why the router moved on from this attempt ("429", "timeout", "connection error", "cooling down" …). */
-  reason?: string;
-}
-
-export interface LogEntry extends LoggedCall {
+export interface LogEntry extends CallFacts {
   id: string;
   createdAt: string;
   promptTokens: number | null;
@@ -103,7 +27,7 @@ export interface LogEntry extends LoggedCall {
 
 export interface LogEntryDetail extends LogEntry {
   keyId: string | null;
-  attemptLog: LoggedAttempt[];
+  attemptLog: AttemptRecord[];
   requestHeaders: Record<string, string>;
   requestBody: string | null;
   responseBody: string | null;
@@ -240,8 +164,8 @@ function dayOf(time: number): string {
 }
 
 /** An attempt as the row keeps it: whole milliseconds. Field by field, in the order written, rather than a spread (µs a row). */
-function storedAttempt(attempt: LoggedAttempt): LoggedAttempt {
-  const stored: LoggedAttempt = { status: attempt.status, error: attempt.error, durationMs: Math.round(attempt.durationMs) };
+function storedAttempt(attempt: AttemptRecord): AttemptRecord {
+  const stored: AttemptRecord = { status: attempt.status, error: attempt.error, durationMs: Math.round(attempt.durationMs) };
   if (attempt.target !== undefined) stored.target = attempt.target;
   if (attempt.reason !== undefined) stored.reason = attempt.reason;
   return stored;
@@ -440,9 +364,9 @@ const DROP_REPORT_INTERVAL_MS = 10_000;
 const RETRY_FLUSH_MS = 1_000;
 
 export class RequestLog {
-  private queue: LogEntryInput[] = [];
+  private queue: CallRecord[] = [];
   /** Rows of batches the database refused, oldest first, written again before the queue. */
-  private refused: LogEntryInput[] = [];
+  private refused: CallRecord[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** A full batch is handed over on the next turn of the event loop: one such turn at a time. */
   private handOverSoon = false;
@@ -470,7 +394,7 @@ export class RequestLog {
   }
 
   /** Queues a row; costs no disk work on the caller's path. */
-  append(entry: LogEntryInput): void {
+  append(entry: CallRecord): void {
     if (this.closed) return;
     this.queue.push(entry);
     if (this.pendingCount > MAX_PENDING_ROWS) this.dropOldest();
@@ -520,7 +444,7 @@ export class RequestLog {
     if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
-  private afterWrite(batch: LogEntryInput[], rows: RowValues[], outcome: BatchOutcome): void {
+  private afterWrite(batch: CallRecord[], rows: RowValues[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       this.keepForRetry(batch, outcome.error);
       return;
@@ -541,7 +465,7 @@ export class RequestLog {
    * A database that refuses the write (locked by another program past the busy timeout, disk full) must
    * neither take the gateway down nor lose the rows: they wait, ahead of newer ones, for a later try.
    */
-  private keepForRetry(batch: LogEntryInput[], error: Error): void {
+  private keepForRetry(batch: CallRecord[], error: Error): void {
     this.refused = this.refused.concat(batch);
     if (this.failingSince === null) {
       this.failingSince = Date.now();
@@ -574,7 +498,7 @@ export class RequestLog {
     return text === null ? null : cut(redactSecrets(text, secrets), this.maxStoredBodyChars);
   }
 
-  private toRowValues(input: LogEntryInput, keepBodies: boolean): RowValues {
+  private toRowValues(input: CallRecord, keepBodies: boolean): RowValues {
     // A row the gateway did not name a dialect for is known by its path (a model list has none).
     const dialect = input.dialect ?? dialectOfPath(input.path);
     const counted =
@@ -691,7 +615,7 @@ export class RequestLog {
     return {
       ...toEntry(row),
       keyId: row.key_id,
-      attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as LoggedAttempt[]) : [],
+      attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
       requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
       requestBody: row.request_body,
       responseBody: row.response_body,

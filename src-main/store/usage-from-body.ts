@@ -21,11 +21,11 @@ export const NO_USAGE: NormalisedUsage = Object.freeze({
   reasoningTokens: null,
 });
 
-/** The client dialects a log row can name (LoggedCall.dialect). */
+/** The client dialects a log row can name (CallFacts.dialect). */
 export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses'] as const;
 export type ClientDialect = (typeof CLIENT_DIALECTS)[number];
 
-/** The provider wire formats a log row can name (LoggedCall.providerFormat). */
+/** The provider wire formats a log row can name (CallFacts.providerFormat). */
 export const PROVIDER_FORMATS = ['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'gemini', 'bedrock-converse'] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 

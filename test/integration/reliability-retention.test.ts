@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
-import type { LogEntryInput } from '../../src-main/store/request-log.js';
+import type { CallRecord } from '../../src-main/core/call-record.js';
 
 const DAY = 86_400_000;
 let gateway: TestGateway;
@@ -20,7 +20,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-function entry(createdAt: number, traceId: string): LogEntryInput {
+function entry(createdAt: number, traceId: string): CallRecord {
   return {
     createdAt, traceId, metadata: {}, keyId: null, provider: 'openai', model: 'm', path: '/v1/completions', status: 200,
     latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: null, responseBody: null,

@@ -1,10 +1,10 @@
 // The /metrics counters from log entries, the label caps, and who may read them.
 import { describe, expect, it } from 'vitest';
 import { GatewayMetrics, isLoopbackPeer, mayReadMetrics, type GatewayMetricsOptions } from '../../../src-main/gateway/metrics.js';
-import type { LogEntryInput } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 import { parseMetrics, total } from '../../helpers/prometheus.js';
 
-function entry(overrides: Partial<LogEntryInput> & Record<string, unknown> = {}): LogEntryInput {
+function entry(overrides: Partial<CallRecord> & Record<string, unknown> = {}): CallRecord {
   return {
     createdAt: Date.now(),
     traceId: 't',
@@ -25,7 +25,7 @@ function entry(overrides: Partial<LogEntryInput> & Record<string, unknown> = {})
     promptTokens: 10,
     completionTokens: 4,
     ...overrides,
-  } as LogEntryInput;
+  } as CallRecord;
 }
 
 function metrics(options: Partial<GatewayMetricsOptions> = {}): GatewayMetrics {

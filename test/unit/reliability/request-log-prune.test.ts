@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 
 const DAY = 86_400_000;
 let dir: string;
@@ -24,7 +25,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function entry(createdAt: number, traceId: string): LogEntryInput {
+function entry(createdAt: number, traceId: string): CallRecord {
   return {
     createdAt, traceId, metadata: {}, keyId: null, provider: 'openai', model: 'm', path: '/v1/completions', status: 200,
     latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: '{"prompt":"x"}', responseBody: null,

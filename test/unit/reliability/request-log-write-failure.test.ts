@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -32,7 +33,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const entry = (traceId: string): LogEntryInput => ({
+const entry = (traceId: string): CallRecord => ({
   createdAt: Date.now(), traceId, metadata: {}, keyId: null, provider: 'openai', model: 'm', path: '/v1/completions', status: 200,
   latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: null, responseBody: null,
 });

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, type LogEntry, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog, type LogEntry } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 import { EMPTY_FILTERS, matchesFilters } from '../../../src-renderer/stores/logs-store';
 import { searchedFields } from '../../../src-renderer/logs/search-text';
 
-const ROWS: Partial<LogEntryInput>[] = [
+const ROWS: Partial<CallRecord>[] = [
   { traceId: 'checkout-7f3a', model: 'gpt-4o-mini', metadata: { team: 'payments' } },
   { traceId: 'search-91bc', model: 'claude-3-5-haiku', provider: 'anthropic', status: 429, error: 'Rate limit reached for requests' },
   { traceId: 'checkout-0d2e', model: 'llama-3.1-8b', provider: 'groq', path: '/v1/chat/completions', metadata: { team: 'say "hi"' } },

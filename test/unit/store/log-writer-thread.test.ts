@@ -8,9 +8,10 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
-import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type LogEntryInput, type RowValues } from '../../../src-main/store/request-log.js';
+import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type RowValues } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 
-const entry = (traceId: string, overrides: Partial<LogEntryInput> = {}): LogEntryInput => ({
+const entry = (traceId: string, overrides: Partial<CallRecord> = {}): CallRecord => ({
   createdAt: Date.now(), traceId, metadata: { team: 'core' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini', path: '/v1/completions',
   status: 200, latencyMs: 1.5, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: { 'content-type': 'application/json' },
   requestBody: '{"prompt":"hi"}', responseBody: '{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}', ...overrides,
@@ -54,7 +55,7 @@ describe('the request log on a writer thread', () => {
   it('adds each batch to the daily and monthly usage totals exactly as a writer on the caller thread does', () => {
     // The thread sums its batches itself (its twin of usageOfBatch): every figure must match, to the nano-dollar.
     const day = Date.UTC(2026, 0, 31, 12);
-    const mixed = (i: number): LogEntryInput =>
+    const mixed = (i: number): CallRecord =>
       entry(`usage-${i}`, {
         createdAt: day + (i % 3) * 86_400_000,
         keyId: i % 4 === 0 ? null : `key-${i % 3}`,

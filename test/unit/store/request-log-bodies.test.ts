@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 
 const SECRET = 'provider-secret-0123456789';
-const entry = (requestBody: string): LogEntryInput => ({
+const entry = (requestBody: string): CallRecord => ({
   createdAt: Date.now(), traceId: 'bodies', metadata: {}, keyId: null, provider: 'openai', model: 'm', path: '/v1/completions', status: 200,
   latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody, responseBody: `{"echo":"${SECRET}"}`, secrets: [SECRET],
 });

@@ -10,9 +10,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
 import { migrations } from '../../../src-main/store/migrations.js';
-import { RequestLog, type LogEntry, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog, type LogEntry } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 
-const entry = (traceId: string, overrides: Partial<LogEntryInput> = {}): LogEntryInput => ({
+const entry = (traceId: string, overrides: Partial<CallRecord> = {}): CallRecord => ({
   createdAt: Date.now(), traceId, metadata: {}, keyId: null, provider: 'anthropic', model: 'claude-sonnet-4-5', path: '/v1/messages',
   status: 200, latencyMs: 2, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: '{}', responseBody: null, ...overrides,
 });

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 
-function entry(overrides: Partial<LogEntryInput>): LogEntryInput {
+function entry(overrides: Partial<CallRecord>): CallRecord {
   return {
     createdAt: Date.now(),
     traceId: 'trace-0',

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, USAGE_FOR_BATCH, type LogEntryInput } from '../../../src-main/store/request-log.js';
+import { RequestLog, USAGE_FOR_BATCH } from '../../../src-main/store/request-log.js';
+import type { CallRecord } from '../../../src-main/core/call-record.js';
 import { backfillCosts } from '../../../src-main/store/usage-backfill.js';
 import { priceCall } from '../../../src-main/catalog/pricing.js';
 import { localDay, UsageStore } from '../../../src-main/store/usage.js';
@@ -16,7 +17,7 @@ let db: SqliteDatabase;
 let log: RequestLog;
 const NOW = new Date(2026, 2, 20, 15, 0, 0); // 20 March 2026, local time
 
-const entry = (createdAt: number, index: number): LogEntryInput => ({
+const entry = (createdAt: number, index: number): CallRecord => ({
   createdAt, traceId: `t${index}`, metadata: {}, keyId: index % 3 === 0 ? null : `key-${index % 3}`, provider: index % 2 ? 'openai' : 'anthropic',
   model: index % 5 === 0 ? 'unknown-model' : index % 2 ? 'gpt-4o' : 'claude-sonnet-4-20250514', path: '/v1/chat/completions', status: index % 7 === 0 ? 500 : 200,
   latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: { 'user-agent': index % 4 ? 'curl/8' : 'claude-cli/1.0' }, requestBody: null, responseBody: null,

@@ -1,0 +1,82 @@
+// The record of one finished call, as the gateway hands it to whoever keeps or counts calls (the request
+// log, metrics, limits). It lives below the gateway and the store so that neither imports the other.
+
+/** What every log row says about a call, as handed over and as read back. */
+export interface CallFacts {
+  traceId: string;
+  metadata: Record<string, string>;
+  provider: string | null;
+  model: string | null;
+  path: string;
+  status: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+  stream: boolean;
+  error: string | null;
+  attempts: number;
+  /**
+   * The dialect the client spoke: 'openai-chat' | 'openai-completions' | 'anthropic-messages' |
+   * 'openai-responses' (CLIENT_DIALECTS); null for model lists and failures before it was known. Left
+   * out or null on the way in, it is taken from the path (/v1/chat/completions → 'openai-chat' …).
+   */
+  dialect: string | null;
+  /**
+   * The wire format of the provider call: 'openai-chat' | 'openai-completions' | 'openai-responses' |
+   * 'anthropic-messages' | 'gemini' | 'bedrock-converse' (PROVIDER_FORMATS); null when no call was made.
+   */
+  providerFormat: string | null;
+  /** Request fields dropped in translation to the provider's format; empty when nothing was. */
+  dropped: string[];
+  /** The name of the route the requested model matched; null when none did (always set on rows read back). */
+  route?: string | null;
+  /** "key name → model" of the route target that served the call (or was tried last); null without a route. */
+  routeTarget?: string | null;
+}
+
+/** The fields of CallFacts the gateway may leave out (older callers): they default at write time. */
+type DefaultedOnInput = 'dialect' | 'providerFormat' | 'dropped';
+
+/**
+ * What the gateway hands over for one finished request: what the log, metrics, limits and pricing read.
+ * Derived figures are computed at write time.
+ */
+export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<Pick<CallFacts, DefaultedOnInput>> {
+  createdAt: number;
+  keyId: string | null;
+  /** Each call to the provider, retries included. */
+  attemptLog?: AttemptRecord[];
+  requestHeaders: Record<string, string>;
+  requestBody: string | null;
+  /** What the client received, in the client's dialect (JSON or SSE text). */
+  responseBody: string | null;
+  /** The caller's secrets, blanked out of both bodies when the row is written (redact.ts). */
+  secrets?: readonly string[];
+  /**
+   * Usage, known exactly by the gateway (translated streams); when `promptTokens` is left out, all
+   * five are read from `responseBody` in the client's dialect (usage-from-body.ts). `promptTokens` counts ALL input tokens, cached ones included.
+   */
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  /** Input tokens read from the provider's prompt cache (part of `promptTokens`). */
+  cacheReadTokens?: number | null;
+  /** Input tokens written to the provider's prompt cache (part of `promptTokens`). */
+  cacheWriteTokens?: number | null;
+  /** Output tokens spent on reasoning (part of `completionTokens`). */
+  reasoningTokens?: number | null;
+  /**
+   * What the call cost in USD (catalog/pricing.ts `priceCall`); null when the model or its usage is
+   * unknown — never 0 for unknown. Left out, it is priced at write time from the usage counted then.
+   */
+  costUsd?: number | null;
+}
+
+export interface AttemptRecord {
+  /** The provider's status, or null when the attempt failed before an answer (connection error, abort). */
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  /** On a routed call: "key name → model" of the target this attempt went to. */
+  target?: string;
+  /** On a routed call: why the router moved on from this attempt ("429", "timeout", "connection error", "cooling down" …). */
+  reason?: string;
+}
