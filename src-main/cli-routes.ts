@@ -9,7 +9,7 @@ import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { RouteStore, type Route } from './store/routes.js';
 import { GatewayError } from './core/errors.js';
-import type { TargetInput } from './gateway/routing/types.js';
+import type { TargetInput } from './core/routes/types.js';
 
 export interface RoutesCommandIO {
   stdout: NodeJS.WritableStream;

@@ -3,8 +3,8 @@
 // of changes made by any process (the CLI too) within a second, as it does for keys.
 import { randomBytes } from 'node:crypto';
 import { GatewayError, invalidRequest } from '../core/errors.js';
-import { parseRoute, parseRoutesFile, validateRouteTable, type KeyNameLookup, type KeyNameStatus, MAX_ROUTES } from '../gateway/routing/validate.js';
-import type { RouteDefinition, RouteInput, RoutesFile } from '../gateway/routing/types.js';
+import { parseRoute, parseRoutesFile, validateRouteTable, type KeyNameLookup, type KeyNameStatus, MAX_ROUTES } from '../core/routes/validate.js';
+import type { RouteDefinition, RouteInput, RoutesFile } from '../core/routes/types.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface Route extends RouteInput {

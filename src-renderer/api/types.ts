@@ -4,7 +4,7 @@
 import type { CredentialField } from '../../src-main/gateway/providers/types';
 import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/store/keys';
 import type { ExplainedTarget as RouterExplainedTarget, Explanation } from '../../src-main/gateway/routing/router';
-import type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInput } from '../../src-main/gateway/routing/types';
+import type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInput } from '../../src-main/core/routes/types';
 import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/store/request-log';
 import type { Route as StoredRoute } from '../../src-main/store/routes';
 import type { Settings as StoredSettings } from '../../src-main/store/settings';

@@ -3,10 +3,10 @@
 // strategy, the targets' conditions and which targets failed recently. It knows no store and no
 // Electron: keys are looked up by name through the function it is given.
 import type { Caller } from '../auth.js';
-import { compileMatcher } from './match.js';
+import { compileMatcher } from '../../core/routes/match.js';
 import { conditionFailure, type RequestTraits } from './conditions.js';
 import type { RandomSource } from './random.js';
-import { targetLabel, type RouteDefinition, type RouteStrategy, type TargetInput } from './types.js';
+import { targetLabel, type RouteDefinition, type RouteStrategy, type TargetInput } from '../../core/routes/types.js';
 
 /** How long a target that failed is left out before it is tried again. */
 export const DEFAULT_COOLDOWN_MS = 30_000;

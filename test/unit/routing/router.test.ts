@@ -5,7 +5,7 @@ import { Router } from '../../../src-main/gateway/routing/router.js';
 import { fixedTraits } from '../../../src-main/gateway/routing/conditions.js';
 import { seededRandom } from '../../../src-main/gateway/routing/random.js';
 import type { Caller } from '../../../src-main/gateway/auth.js';
-import type { RouteDefinition } from '../../../src-main/gateway/routing/types.js';
+import type { RouteDefinition } from '../../../src-main/core/routes/types.js';
 
 function key(name: string): Caller {
   return { kind: 'virtual-key', keyId: `vk_${name}`, name, provider: 'openai', loadCredentials: async () => ({ token: `sk-${name}` }) };

@@ -1,8 +1,8 @@
 // What is refused on save, naming the field: shadowed routes, revoked or unknown keys, chains of routes,
 // empty target lists, duplicate names, bad weights and timeouts. And what a route's glob overlap means.
 import { describe, expect, it } from 'vitest';
-import { parseRoutesFile, validateRouteTable, type KeyNameLookup } from '../../../src-main/gateway/routing/validate.js';
-import { covers } from '../../../src-main/gateway/routing/match.js';
+import { parseRoutesFile, validateRouteTable, type KeyNameLookup } from '../../../src-main/core/routes/validate.js';
+import { covers } from '../../../src-main/core/routes/match.js';
 import fc from 'fast-check';
 import { withModelField } from '../../../src-main/gateway/routing/model-field.js';
 import { estimatePromptTokens } from '../../../src-main/gateway/routing/conditions.js';

@@ -1,7 +1,7 @@
 // Checks a whole route table before it is saved: the shape of every field, and the mistakes that would
 // only show at run time — a route no model can reach, a target whose key is gone, a target model that
 // another route would catch again, duplicate names. Errors name the field (`routes[1].targets[0].key`).
-import { invalidRequest, type GatewayError } from '../../core/errors.js';
+import { invalidRequest, type GatewayError } from '../errors.js';
 import { compileMatcher, covers } from './match.js';
 import { ROUTE_STRATEGIES, type RouteInput, type TargetConditions, type TargetInput } from './types.js';
 

@@ -1,0 +1,60 @@
+// The layering of docs/architecture.md, checked on every import of src-main: the gateway and the store
+// never import each other, and neither imports the admin API. A new import across a line fails here
+// with the file and the import that crossed it.
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..', '..', '..');
+const sources = join(root, 'src-main');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+/** Every relative module a file imports or re-exports (`import … from`, `export … from`, `import(…)`), as paths under src-main. */
+export function importsOf(file: string, text: string): string[] {
+  const found: string[] = [];
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  for (const match of text.matchAll(pattern)) found.push(relative(sources, resolve(dirname(file), match[1])).replace(/\\/g, '/'));
+  return found;
+}
+
+/** The top-level folder of a path under src-main ('gateway', 'store', 'core' …), or '' for a file at the top. */
+const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '');
+
+/** Which layers each layer must not import. */
+const FORBIDDEN: Record<string, readonly string[]> = {
+  core: ['gateway', 'store', 'admin', 'catalog', 'discovery', 'electron'],
+  gateway: ['store', 'admin'],
+  store: ['gateway', 'admin'],
+};
+
+function crossings(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(sources)) {
+    const from = relative(sources, file).replace(/\\/g, '/');
+    const forbidden = FORBIDDEN[layerOf(from)];
+    if (!forbidden) continue;
+    for (const imported of importsOf(file, readFileSync(file, 'utf8'))) {
+      if (forbidden.includes(layerOf(imported))) found.push(`${from} imports ${imported}`);
+    }
+  }
+  return found;
+}
+
+describe('layering of src-main', () => {
+  it('has no import across a forbidden line (gateway ↛ store/admin, store ↛ gateway/admin, core ↛ anything above it)', () => {
+    expect(crossings()).toEqual([]);
+  });
+
+  it('sees the imports it checks: a made-up crossing is found', () => {
+    const file = join(sources, 'gateway', 'example.ts');
+    expect(importsOf(file, "import { x } from '../store/keys.js';\nexport { y } from '../admin/router.js';\nconst z = await import('../store/usage.js');"))
+      .toEqual(['store/keys.js', 'admin/router.js', 'store/usage.js']);
+  });
+});
