@@ -10,8 +10,8 @@ import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './store/key-protection.js';
 import { CLOUD_PARAMETERS, KeyStore, mainSecretField, type GatewayKeySummary, type VirtualKeySummary } from './store/keys.js';
-import { getProvider } from './gateway/providers/registry.js';
-import type { ProviderAdapter } from './gateway/providers/types.js';
+import { getProvider } from './providers/registry.js';
+import type { ProviderAdapter } from './providers/types.js';
 import { LimitsUsageError, runLimitsCommand } from './cli-limits.js';
 
 export interface KeysCommandIO {

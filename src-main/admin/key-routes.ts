@@ -2,7 +2,7 @@
 // forms from (CONTRACT §5). Input is checked here once; the key store does the rest.
 import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
-import { listProviders } from '../gateway/providers/registry.js';
+import { listProviders } from '../providers/registry.js';
 import type { AdminRoute } from './router.js';
 
 const name = z.string().trim().min(1).max(100);

@@ -4,7 +4,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { GatewayError, invalidRequest, unauthorized } from '../core/errors.js';
 import { normalizeCustomHost, type GatewayHeaders } from './gateway-headers.js';
 import { boundedMemo } from '../core/bounded-memo.js';
-import type { ProviderCredentials } from './providers/types.js';
+import type { ProviderCredentials } from '../providers/types.js';
 
 export const VIRTUAL_KEY_PREFIX = 'gh-vk-';
 

@@ -1,7 +1,7 @@
 // Bedrock streams `application/vnd.amazon.eventstream`: binary frames, each prefixed by its total length.
 // The Smithy codec decodes one whole frame (and checks both CRCs); this module only cuts frames out.
 import type { EventStreamCodec } from '@smithy/eventstream-codec';
-import type { UpstreamEvent } from './providers/types.js';
+import type { UpstreamEvent } from '../providers/types.js';
 
 let codecLoaded: Promise<EventStreamCodec> | undefined;
 

@@ -4,11 +4,11 @@
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
 import { invalidRequest } from '../core/errors.js';
-import { COMPLETION_BOUNDS } from './spec-bounds.js';
+import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import type { CompletionRequest } from './validate.js';
 import { catalogModel } from '../catalog/catalog.js';
-import { dialectCodec } from './codecs/registry.js';
-import type { Dialect } from './codecs/canonical.js';
+import { dialectCodec } from '../codecs/registry.js';
+import type { Dialect } from '../codecs/canonical.js';
 import { estimateInputTokens, estimateTextTokens } from './token-estimate.js';
 
 /** OpenAI's models served by /v1/completions, with their context windows (tokens). */

@@ -1,10 +1,10 @@
 // Reads the `x-gateway-*` headers of a request once (CONTRACT §3, spec §5) into plain typed data.
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from './spec-bounds.js';
+import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../core/spec-bounds.js';
 import { invalidRequest } from '../core/errors.js';
 import { boundedMemo } from '../core/bounded-memo.js';
-import type { ProviderCredentials } from './providers/types.js';
+import type { ProviderCredentials } from '../providers/types.js';
 
 export interface GatewayHeaders {
   apiKey?: string;

@@ -1,15 +1,15 @@
 // Sends the provider's answer on to the client: OpenAI-format providers byte for byte, others through
 // their adapter's mapping. Streams are written event by event, the moment each arrives.
-import type { AbortLike } from './request-abort.js';
+import type { AbortLike } from '../core/request-abort.js';
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../core/errors.js';
-import type { ModelList, ModelListing, ProviderAdapter, ProviderCall } from './providers/types.js';
-import { ProviderStreamError } from './providers/types.js';
-import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from './codecs/canonical.js';
+import type { ModelList, ModelListing, ProviderAdapter, ProviderCall } from '../providers/types.js';
+import { ProviderStreamError } from '../providers/types.js';
+import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from '../codecs/canonical.js';
 import type { Ingress } from './ingress/types.js';
-import type { UpstreamResponse } from './upstream.js';
-import { describeConnectionError, timeoutFailure } from './upstream.js';
+import type { UpstreamResponse } from '../providers/upstream.js';
+import { describeConnectionError, timeoutFailure } from '../providers/upstream.js';
 import { readSseEvents, sseData, SSE_DONE } from './sse.js';
 import { readEventStreamFrames } from './aws-eventstream.js';
 import { redactSecrets } from '../core/redact.js';

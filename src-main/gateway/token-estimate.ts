@@ -2,8 +2,8 @@
 // prompt is counted with OpenAI's o200k tokenizer (shipped in the package, no network), which is close to
 // but not the target model's own count, so the answer says it is an estimate.
 import type { ServerResponse } from 'node:http';
-import type { CanonicalRequest, ContentPart } from './codecs/canonical.js';
-import { toolResultText } from './codecs/canonical.js';
+import type { CanonicalRequest, ContentPart } from '../codecs/canonical.js';
+import { toolResultText } from '../codecs/canonical.js';
 import type { RelayOutcome } from './relay.js';
 
 type Encode = (text: string) => number[];

@@ -8,7 +8,7 @@ import {
   LOGIT_BIAS_BOUND,
   MAX_STOP_SEQUENCES,
   type NumericBound,
-} from './spec-bounds.js';
+} from '../core/spec-bounds.js';
 
 function bounded(field: keyof typeof COMPLETION_BOUNDS | string, bound: NumericBound) {
   // Not z.int(): that also demands a *safe* integer, and a seed may be as large as 2^63.

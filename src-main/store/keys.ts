@@ -4,8 +4,8 @@ import { randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../gateway/auth.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { normalizeCustomHost } from '../gateway/gateway-headers.js';
-import { getProvider } from '../gateway/providers/registry.js';
-import type { CredentialField, ProviderAdapter, ProviderCredentials } from '../gateway/providers/types.js';
+import { getProvider } from '../providers/registry.js';
+import type { CredentialField, ProviderAdapter, ProviderCredentials } from '../providers/types.js';
 import type { SqliteDatabase } from './database.js';
 import {
   describeProtectorMode,

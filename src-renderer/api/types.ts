@@ -1,7 +1,7 @@
 // The shapes of the admin API (CONTRACT §5) as the UI reads them.
 // Shapes owned by the main process are taken with `import type` so the UI and the server share one
 // source of truth (STYLE: types at the edges).
-import type { CredentialField } from '../../src-main/gateway/providers/types';
+import type { CredentialField } from '../../src-main/providers/types';
 import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/store/keys';
 import type { ExplainedTarget as RouterExplainedTarget, Explanation } from '../../src-main/gateway/routing/router';
 import type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInput } from '../../src-main/core/routes/types';

@@ -1,7 +1,7 @@
 // The gateway's own per-request headers (CONTRACT §3) as Playground fields: trace id, metadata,
 // retries and timeout. They carry no secret, so snippets include them as they are.
 
-import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../../src-main/gateway/spec-bounds';
+import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../../src-main/core/spec-bounds';
 
 export { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND };
 

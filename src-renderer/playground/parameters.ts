@@ -7,7 +7,7 @@ import {
   LOGIT_BIAS_BOUND,
   MAX_STOP_SEQUENCES,
   type NumericBound,
-} from '../../src-main/gateway/spec-bounds';
+} from '../../src-main/core/spec-bounds';
 
 /**
  * Completion and Chat speak OpenAI's older APIs; Messages speaks Anthropic's (POST /v1/messages), as Claude

@@ -1,6 +1,6 @@
 // What the front door knows about each dialect: which body it takes, how little must be checked to route
 // it, and how its errors look. The full decoding (codecs/) happens only when a request is translated.
-import type { Dialect } from '../codecs/canonical.js';
+import type { Dialect } from '../../codecs/canonical.js';
 import type { GatewayError } from '../../core/errors.js';
 
 /** What routing needs from a body, read without decoding it whole. */

@@ -1,7 +1,7 @@
 // Target conditions (`when`), read from the request only when a route has any: the prompt's size
 // (estimated at ~4 characters a token: a routing threshold needs no tokenizer), reasoning asked for,
 // tools offered.
-import { toolResultText, type CanonicalRequest, type ContentPart } from '../codecs/canonical.js';
+import { toolResultText, type CanonicalRequest, type ContentPart } from '../../codecs/canonical.js';
 import type { TargetConditions } from '../../core/routes/types.js';
 
 /** What conditions look at. Lazy: a route without conditions never decodes the body. */

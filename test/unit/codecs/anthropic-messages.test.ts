@@ -5,13 +5,13 @@ import {
   anthropicMessagesDialect,
   anthropicMessagesProvider,
   createMessagesStreamEncoder,
-} from '../../../src-main/gateway/codecs/anthropic-messages.js';
-import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
+} from '../../../src-main/codecs/anthropic-messages.js';
+import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
-import { decodeChatRequest } from '../../../src-main/gateway/codecs/openai-chat.js';
-import { decodeCompletionRequest } from '../../../src-main/gateway/codecs/openai-completions.js';
-import { decodeResponsesRequest } from '../../../src-main/gateway/codecs/openai-responses.js';
+import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { decodeChatRequest } from '../../../src-main/codecs/openai-chat.js';
+import { decodeCompletionRequest } from '../../../src-main/codecs/openai-completions.js';
+import { decodeResponsesRequest } from '../../../src-main/codecs/openai-responses.js';
 import { anthropicRequestProblem } from '../../fakes/anthropic.js';
 
 const ANTHROPIC: EncodeTarget = { provider: 'anthropic', modelInBody: true };

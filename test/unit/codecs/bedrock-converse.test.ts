@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bedrockConverseProvider } from '../../../src-main/gateway/codecs/bedrock-converse.js';
-import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type Turn, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
+import { bedrockConverseProvider } from '../../../src-main/codecs/bedrock-converse.js';
+import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type Turn, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/providers/types.js';
 import { converseRequestProblem } from '../../fakes/bedrock.js';
 
 const BEDROCK: EncodeTarget = { provider: 'bedrock', modelInBody: false };

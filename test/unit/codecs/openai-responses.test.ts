@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type UpstreamEvent } from '../../../src-main/gateway/codecs/canonical.js';
-import { openaiResponsesDialect, openaiResponsesProvider, refusesStatefulFields } from '../../../src-main/gateway/codecs/openai-responses.js';
+import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
+import { openaiResponsesDialect, openaiResponsesProvider, refusesStatefulFields } from '../../../src-main/codecs/openai-responses.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/providers/types.js';
 
 const decode = (body: object) => openaiResponsesDialect.decodeRequest(body);
 const target = { provider: 'openai', modelInBody: true };

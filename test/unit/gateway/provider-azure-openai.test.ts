@@ -1,9 +1,9 @@
 // Azure OpenAI's pure parts: the deployment URL, which bearer tokens stay bearer, the stream clean-up
 // of filter annotations, and content-filter errors.
 import { describe, expect, it } from 'vitest';
-import { azureOpenAI, azureUrl, isEntraToken, mapAzureError } from '../../../src-main/gateway/providers/azure-openai.js';
-import type { ProviderCall } from '../../../src-main/gateway/providers/types.js';
-import { ProviderStreamError } from '../../../src-main/gateway/providers/types.js';
+import { azureOpenAI, azureUrl, isEntraToken, mapAzureError } from '../../../src-main/providers/azure-openai.js';
+import type { ProviderCall } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/providers/types.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
 
 const azure = { resourceName: 'contoso', deploymentId: 'gpt 4o/mini', apiVersion: '2024-10-21' };

@@ -3,11 +3,11 @@
 // independent encoder, its frames read by the Converse codec.
 import { describe, expect, it } from 'vitest';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
-import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-main/gateway/codecs/bedrock-converse.js';
-import type { CanonicalEvent, CanonicalRequest, Dialect } from '../../../src-main/gateway/codecs/canonical.js';
-import { dialectCodec } from '../../../src-main/gateway/codecs/registry.js';
-import { bedrock, encodeModelId, mapBedrockError } from '../../../src-main/gateway/providers/bedrock.js';
-import type { ProviderCall, UpstreamEvent } from '../../../src-main/gateway/providers/types.js';
+import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-main/codecs/bedrock-converse.js';
+import type { CanonicalEvent, CanonicalRequest, Dialect } from '../../../src-main/codecs/canonical.js';
+import { dialectCodec } from '../../../src-main/codecs/registry.js';
+import { bedrock, encodeModelId, mapBedrockError } from '../../../src-main/providers/bedrock.js';
+import type { ProviderCall, UpstreamEvent } from '../../../src-main/providers/types.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
 import { encodeFrame, eventFrame, exceptionFrame, verifySigV4 } from '../../fakes/bedrock.js';
 

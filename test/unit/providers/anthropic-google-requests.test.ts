@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { anthropic } from '../../../src-main/gateway/providers/anthropic.js';
-import { google } from '../../../src-main/gateway/providers/google.js';
+import { anthropic } from '../../../src-main/providers/anthropic.js';
+import { google } from '../../../src-main/providers/google.js';
 import { completionCall } from './call.js';
 
 describe('default URLs and auth headers of anthropic and google', () => {

@@ -1,9 +1,9 @@
 // Builds a ProviderCall from a request body the way the proxy does (validate, decode the client's dialect,
 // encode the provider's format), for unit tests of provider requests.
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
-import { dialectCodec, providerCodec } from '../../../src-main/gateway/codecs/registry.js';
-import type { Dialect } from '../../../src-main/gateway/codecs/canonical.js';
-import type { ProviderAdapter, ProviderCall, ProviderCredentials } from '../../../src-main/gateway/providers/types.js';
+import { dialectCodec, providerCodec } from '../../../src-main/codecs/registry.js';
+import type { Dialect } from '../../../src-main/codecs/canonical.js';
+import type { ProviderAdapter, ProviderCall, ProviderCredentials } from '../../../src-main/providers/types.js';
 
 function encodedCall(provider: ProviderAdapter, dialect: Dialect, validated: { model: string; stream?: boolean | null }, credentials: ProviderCredentials, customHost?: string): ProviderCall {
   const format = provider.formats(validated.model)[0];

@@ -1,7 +1,7 @@
 // Service account tokens for Vertex AI: a signed JWT exchanged once, the token kept and shared until
 // five minutes before it expires, then renewed; a key file that cannot work is refused by name.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseServiceAccount, serviceAccountToken } from '../../../src-main/gateway/providers/google-service-account.js';
+import { parseServiceAccount, serviceAccountToken } from '../../../src-main/providers/google-service-account.js';
 import { startGoogleOAuthFake, type GoogleOAuthFake } from '../../fakes/google-oauth.js';
 
 let oauth: GoogleOAuthFake;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildVertexRequest, mapVertexError, vertexAi } from '../../../src-main/gateway/providers/vertex-ai.js';
+import { buildVertexRequest, mapVertexError, vertexAi } from '../../../src-main/providers/vertex-ai.js';
 import { chatCall, completionCall } from './call.js';
 
 const vertex = (projectId = 'proj', region = 'us-central1') => ({ token: 'ya29.t', vertex: { projectId, region } });

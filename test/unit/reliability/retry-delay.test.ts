@@ -1,7 +1,7 @@
 // Back-off between retries: exponential with full jitter, capped, and the provider's Retry-After first.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { retryDelayMs } from '../../../src-main/gateway/upstream.js';
+import { retryDelayMs } from '../../../src-main/providers/upstream.js';
 
 describe('retryDelayMs', () => {
   it('without Retry-After waits between half and all of 250 ms × 2^attempt, capped at 8 s', () => {

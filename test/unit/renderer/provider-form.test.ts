@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderInfo } from '../../../src-renderer/api/types';
 import { missingRequiredFields } from '../../../src-renderer/keys/provider-form';
-import { vertexAi } from '../../../src-main/gateway/providers/vertex-ai';
+import { vertexAi } from '../../../src-main/providers/vertex-ai';
 
 // The fields exactly as GET /admin/api/providers lists them (admin/key-routes.ts).
 const vertex: ProviderInfo = {

@@ -5,8 +5,8 @@
 // short-lived token is kept in memory (under a hash of the key file); the key file itself is decrypted
 // per request like every stored secret, and the private key never leaves this process.
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import { GatewayError, invalidRequest } from '../../core/errors.js';
-import { upstreamAgent, describeConnectionError } from '../upstream.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
+import { upstreamAgent, describeConnectionError } from './upstream.js';
 
 /** The fields of a service account key the flow needs. */
 export interface ServiceAccount {

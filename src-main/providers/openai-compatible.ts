@@ -1,7 +1,7 @@
 // Providers that speak OpenAI's own format. Nothing is translated: the client's bytes go up and the
 // provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
-import { boundedMemo } from '../../core/bounded-memo.js';
-import { errorTypeForStatus, missingProviderToken } from '../../core/errors.js';
+import { boundedMemo } from '../core/bounded-memo.js';
+import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import type { WireFormat } from '../codecs/canonical.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 

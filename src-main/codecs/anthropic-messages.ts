@@ -2,8 +2,8 @@
 // upstream (Anthropic, Claude on Vertex): a Messages body ↔ canonical request, and a Messages answer or
 // typed SSE stream (message_start … message_stop) ↔ canonical events. The error body is Anthropic's
 // `{"type":"error","error":{"type","message"}}`.
-import { COMPLETION_BOUNDS } from '../spec-bounds.js';
-import { invalidRequest, unsupportedField, type GatewayError } from '../../core/errors.js';
+import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
+import { invalidRequest, unsupportedField, type GatewayError } from '../core/errors.js';
 import { ProviderStreamError } from '../providers/types.js';
 import { isDefaultValue, REFUSAL_REASONS } from './openai-chat.js';
 import {

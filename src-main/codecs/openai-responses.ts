@@ -6,7 +6,7 @@
 // Responses' `namespace` tools (Codex's MCP tools) are flattened to `<namespace>__<tool>` for formats that
 // have no namespaces (the name Codex itself gave MCP tools before namespaces); the answer names them back.
 import { randomUUID } from 'node:crypto';
-import { invalidRequest, type GatewayError } from '../../core/errors.js';
+import { invalidRequest, type GatewayError } from '../core/errors.js';
 import { ProviderStreamError } from '../providers/types.js';
 import {
   answerEvents,

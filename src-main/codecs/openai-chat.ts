@@ -4,7 +4,7 @@
 // canonical request → a Chat body, and the provider's answer or chunk stream → canonical events.
 // The answer and chunk builders are shared with openai-completions.ts (`text_completion` has the same frame).
 import { randomUUID } from 'node:crypto';
-import { errorTypeForStatus, invalidRequest, unsupportedField, type GatewayError } from '../../core/errors.js';
+import { errorTypeForStatus, invalidRequest, unsupportedField, type GatewayError } from '../core/errors.js';
 import { ProviderStreamError } from '../providers/types.js';
 import {
   asArray,

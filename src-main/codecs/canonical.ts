@@ -1,7 +1,7 @@
 // The one place where dialects meet: a typed request and a typed event stream that every codec reads or
 // writes. N client dialects and M provider wire formats need N + M codecs through this, not N × M
 // translators. Usage, finish reasons and folding a stream into a whole answer live here once.
-import { invalidRequest, unsupportedField, type GatewayError } from '../../core/errors.js';
+import { invalidRequest, unsupportedField, type GatewayError } from '../core/errors.js';
 
 /** What a client speaks at the front door. */
 export type Dialect = 'openai-chat' | 'openai-completions' | 'openai-responses' | 'anthropic-messages';

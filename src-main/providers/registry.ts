@@ -1,5 +1,5 @@
 // Every provider Gatehouse can reach, by slug (CONTRACT §3). Adding a provider adds one line here.
-import { invalidRequest } from '../../core/errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { deepseek, groq, mistralAi, ollama, openai, openrouter, togetherAi } from './openai-compatible.js';
 import { azureOpenAI } from './azure-openai.js';
 import { anthropic } from './anthropic.js';

@@ -6,7 +6,7 @@ import { openaiCompletionsDialect } from './openai-completions.js';
 import { openaiResponsesDialect, openaiResponsesProvider } from './openai-responses.js';
 import { geminiProvider } from './gemini.js';
 import { bedrockConverseProvider } from './bedrock-converse.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 
 const providerCodecs: Partial<Record<WireFormat, ProviderCodec>> = {
   'openai-chat': openaiChatProvider,

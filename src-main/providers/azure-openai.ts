@@ -2,7 +2,7 @@
 // The client's body goes up byte for byte (a seed beyond 2^53 must arrive exact); answers come back
 // through a light translator, because Azure streams chunks no OpenAI client expects: a leading chunk
 // whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
-import { GatewayError, invalidRequest, missingProviderToken } from '../../core/errors.js';
+import { GatewayError, invalidRequest, missingProviderToken } from '../core/errors.js';
 import { joinUrl, mapOpenAIStyleError } from './openai-compatible.js';
 import type {
   CredentialField,

@@ -2,7 +2,7 @@
 // both under `/v1/projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`,
 // with the OAuth access token as a bearer and the project and region from the Cloud B headers.
 import { parseServiceAccount, serviceAccountToken } from './google-service-account.js';
-import { GatewayError, missingProviderToken } from '../../core/errors.js';
+import { GatewayError, missingProviderToken } from '../core/errors.js';
 import { mapMessagesError } from './anthropic.js';
 import { googleMethodUrl, mapGoogleError } from './google.js';
 import { bearerHeaders } from './openai-compatible.js';

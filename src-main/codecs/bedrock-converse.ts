@@ -1,9 +1,9 @@
 // Amazon Bedrock's Converse API: a canonical request becomes a Converse / ConverseStream body (the model
 // goes in the URL), and an answer or a ConverseStream of AWS event-stream frames becomes canonical events.
 import { randomUUID } from 'node:crypto';
-import { invalidRequest, unsupportedField, type ErrorType } from '../../core/errors.js';
+import { invalidRequest, unsupportedField, type ErrorType } from '../core/errors.js';
 import { ProviderStreamError } from '../providers/types.js';
-import { COMPLETION_BOUNDS } from '../spec-bounds.js';
+import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import {
   asArray,
   asNumber,

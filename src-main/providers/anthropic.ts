@@ -1,6 +1,6 @@
 // Anthropic's Messages API (`POST {base}/messages`): the client's bearer token moves to `x-api-key` and
 // `anthropic-version` is set unless the client sent its own; bodies are Messages (codecs/anthropic-messages.ts).
-import { errorTypeForStatus, missingProviderToken } from '../../core/errors.js';
+import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';

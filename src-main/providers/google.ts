@@ -1,6 +1,6 @@
 // The Gemini API of Google AI Studio (`{base}/v1beta/models/{m}:generateContent`, streams with
 // `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
-import { errorTypeForStatus, missingProviderToken } from '../../core/errors.js';
+import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';

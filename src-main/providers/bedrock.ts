@@ -2,7 +2,7 @@
 // with a Bedrock API key as a bearer token). Bodies and streams are codecs/bedrock-converse.ts's business.
 import type { Sha256 } from '@aws-crypto/sha256-js';
 import type { SignatureV4 } from '@smithy/signature-v4';
-import { GatewayError, errorTypeForStatus, invalidRequest } from '../../core/errors.js';
+import { GatewayError, errorTypeForStatus, invalidRequest } from '../core/errors.js';
 import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl } from './openai-compatible.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';

@@ -1,10 +1,10 @@
 // Calls to providers: one keep-alive connection pool per origin (undici Agent), aborts when the client
 // leaves or the timeout passes, and retries with backoff for failures that happen before any byte went out.
 import { boundedMemo } from '../core/bounded-memo.js';
-import type { AbortLike } from './request-abort.js';
+import type { AbortLike } from '../core/request-abort.js';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../core/errors.js';
-import type { UpstreamRequest } from './providers/types.js';
+import type { UpstreamRequest } from './types.js';
 
 export const upstreamAgent = new Agent({
   keepAliveTimeout: 30_000,

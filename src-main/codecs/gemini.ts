@@ -1,7 +1,7 @@
 // Google's generateContent format, spoken by `google` (Gemini API) and by Gemini models on `vertex-ai`:
 // a canonical request becomes a GenerateContentRequest (the model goes in the URL), and an answer or an
 // `alt=sse` stream of GenerateContentResponse fragments (no [DONE]) becomes canonical events.
-import { errorTypeForStatus, invalidRequest, unsupportedField } from '../../core/errors.js';
+import { errorTypeForStatus, invalidRequest, unsupportedField } from '../core/errors.js';
 import { ProviderStreamError } from '../providers/types.js';
 import { newToolCallId } from './openai-chat.js';
 import {
