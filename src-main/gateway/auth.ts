@@ -1,38 +1,10 @@
 // Who is calling, and with which provider credentials. A gateway API key lets the request name its
 // provider and bring its own token; a virtual key fixes both, and nothing in the request can change them.
-import { hash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { GatewayError, invalidRequest, unauthorized } from '../core/errors.js';
 import { normalizeCustomHost, type GatewayHeaders } from './gateway-headers.js';
-import { boundedMemo } from '../core/bounded-memo.js';
+import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../core/keys.js';
 import type { ProviderCredentials } from '../providers/types.js';
-
-export const VIRTUAL_KEY_PREFIX = 'gh-vk-';
-
-export type Caller =
-  | { kind: 'gateway-key'; keyId: string | null }
-  | {
-      kind: 'virtual-key';
-      keyId: string;
-      /** The key's name: what route targets call it by. */
-      name?: string;
-      provider: string;
-      /** Sent as the model when a request names none. */
-      defaultModel?: string;
-      /** Requested model name → the name sent to the provider. */
-      modelMap?: Readonly<Record<string, string>>;
-      /** The host the key is bound to, normalised; undefined means the provider's own default. */
-      customHost?: string;
-      /** Decrypts the stored secret for this one request. */
-      loadCredentials(): Promise<ProviderCredentials>;
-    };
-
-/** Resolves presented keys from memory (no disk read per request); implemented by the key store. */
-export interface KeyDirectory {
-  /** `keyHash` is `hashKey(presentedKey)` when the caller has it already (a chain hashes once for all). */
-  resolve(presentedKey: string, keyHash?: Buffer): Caller | undefined;
-  /** The active virtual key of a name (route targets name their key); absent where no key store is. */
-  virtualKeyByName?(name: string): Caller | undefined;
-}
 
 export interface RouteTarget {
   caller: Caller;
@@ -40,19 +12,6 @@ export interface RouteTarget {
   customHost?: string;
   credentials: ProviderCredentials;
 }
-
-export function hashKey(key: string): Buffer {
-  // The one-shot form: about half the cost of createHash().update().digest(), and this runs on every request.
-  return hash('sha256', key, 'buffer');
-}
-
-/**
- * hashKey of a key presented with a request, remembered for the next requests that present it: a tool
- * sends the same key on every call, and hashing it was some 3 µs of each. A hash never goes stale, so a
- * revoked key needs nothing here; bounded (cleared when full), so made-up keys cannot grow it. Held in
- * memory only, as the request's own headers are.
- */
-export const hashPresentedKey = boundedMemo(256, hashKey);
 
 /** Accepts the `GATEWAY_API_KEY` of the server's environment, compared in constant time. */
 export function environmentKeyDirectory(environmentKey: string | undefined): KeyDirectory {

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../core/spec-bounds.js';
 import { invalidRequest } from '../core/errors.js';
+import { parseCustomHost } from '../core/custom-host.js';
 import { boundedMemo } from '../core/bounded-memo.js';
 import type { ProviderCredentials } from '../providers/types.js';
 
@@ -152,21 +153,7 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
 }
 
 /**
- * A custom host must be an absolute http(s) URL; anything else would make an unroutable upstream call.
- * Remembered per string: a client sends the same host on every request, and parsing it was a few µs of
- * each (a refused host throws, and is not remembered).
+ * `x-gateway-custom-host`, normalised. Remembered per string: a client sends the same host on every
+ * request, and parsing it was a few µs of each (a refused host throws, and is not remembered).
  */
-export const normalizeCustomHost = boundedMemo(64, parseCustomHost);
-
-function parseCustomHost(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalidRequest(`'x-gateway-custom-host' is not a valid URL: ${raw}`, 'x-gateway-custom-host');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidRequest("'x-gateway-custom-host' must be an http or https URL", 'x-gateway-custom-host');
-  }
-  return url.toString().replace(/\/+$/, '');
-}
+export const normalizeCustomHost = boundedMemo(64, (raw: string) => parseCustomHost(raw, 'x-gateway-custom-host'));

@@ -5,7 +5,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
-import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
+import { authenticate, resolveTarget } from './auth.js';
+import type { Caller, KeyDirectory } from '../core/keys.js';
 import { findProvider, getProvider } from '../providers/registry.js';
 import type { ModelList, Operation, ProviderCall, ProviderCredentials } from '../providers/types.js';
 import type { WireFormat } from '../codecs/canonical.js';

@@ -5,7 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.js';
 import type { GatewayHeaders } from './gateway-headers.js';
-import type { Caller, RouteTarget } from './auth.js';
+import type { RouteTarget } from './auth.js';
+import type { Caller } from '../core/keys.js';
 import type { CompletionRequest } from './validate.js';
 import { getProvider, secretCredentialValues } from '../providers/registry.js';
 import type { Operation, ProviderAdapter, ProviderCall, ProviderCredentials } from '../providers/types.js';

@@ -3,15 +3,8 @@
 import type { UpstreamEvent, WireFormat } from '../codecs/canonical.js';
 
 export type { UpstreamEvent } from '../codecs/canonical.js';
-
-/** Credentials for one call, from request headers or a virtual key; decrypted only for this request. */
-export interface ProviderCredentials {
-  /** The provider token: `Authorization: Bearer <token>` from the client, or a stored secret. */
-  token?: string;
-  azure?: { resourceName?: string; deploymentId?: string; apiVersion?: string; modelName?: string };
-  vertex?: { projectId?: string; region?: string; requestType?: string; serviceAccountJson?: string };
-  bedrock?: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string };
-}
+import type { CredentialField, ProviderCredentials } from '../core/credentials.js';
+export type { CredentialField, ProviderCredentials } from '../core/credentials.js';
 
 /** What a call asks of the provider: a generation, or (Messages only) a count of the prompt's tokens. */
 export type Operation = 'generate' | 'count_tokens';
@@ -76,19 +69,6 @@ export interface MappedProviderError {
   type: string;
   code: string | number | null;
   param?: string | null;
-}
-
-export interface CredentialField {
-  /** Key in `ProviderCredentials` terms: `token`, or `azure.resourceName`, `bedrock.region` ... */
-  name: string;
-  label: string;
-  secret: boolean;
-  required: boolean;
-  placeholder?: string;
-  /** The request header that carries it (spec §5.3), for docs and the UI. */
-  header?: string;
-  /** Another field that stands in for this required one when given (a service account key for a token). */
-  alternative?: string;
 }
 
 export interface ProviderAdapter {

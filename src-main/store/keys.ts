@@ -1,9 +1,9 @@
 // Virtual keys and gateway API keys: stored as hashes, their provider secrets sealed (secret-box.ts),
 // resolved from memory on every request and refreshed when any process (the CLI too) changes them.
 import { randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../gateway/auth.js';
+import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../core/keys.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
-import { normalizeCustomHost } from '../gateway/gateway-headers.js';
+import { parseCustomHost } from '../core/custom-host.js';
 import { getProvider } from '../providers/registry.js';
 import type { CredentialField, ProviderAdapter, ProviderCredentials } from '../providers/types.js';
 import type { SqliteDatabase } from './database.js';
@@ -242,12 +242,7 @@ function validModelMap(map: Record<string, string> | undefined): string | null {
 
 function validCustomHost(customHost: string | null | undefined): string | null {
   if (customHost === undefined || customHost === null || customHost.trim() === '') return null;
-  try {
-    return normalizeCustomHost(customHost.trim());
-  } catch (error) {
-    if (error instanceof GatewayError) throw invalidRequest(error.message.replace("'x-gateway-custom-host'", "'customHost'"), 'customHost');
-    throw error;
-  }
+  return parseCustomHost(customHost.trim(), 'customHost');
 }
 
 /** The field a bare "secret" fills: the token, or the first secret field (Bedrock's secret access key). */

@@ -2,7 +2,7 @@
 // change), finds the route of a requested model, and orders its targets for one request — by the
 // strategy, the targets' conditions and which targets failed recently. It knows no store and no
 // Electron: keys are looked up by name through the function it is given.
-import type { Caller } from '../auth.js';
+import type { Caller } from '../../core/keys.js';
 import { compileMatcher } from '../../core/routes/match.js';
 import { conditionFailure, type RequestTraits } from './conditions.js';
 import type { RandomSource } from './random.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Router } from '../../../src-main/gateway/routing/router.js';
 import { fixedTraits } from '../../../src-main/gateway/routing/conditions.js';
 import { seededRandom } from '../../../src-main/gateway/routing/random.js';
-import type { Caller } from '../../../src-main/gateway/auth.js';
+import type { Caller } from '../../../src-main/core/keys.js';
 import type { RouteDefinition } from '../../../src-main/core/routes/types.js';
 
 function key(name: string): Caller {
