@@ -5,6 +5,7 @@ import type { AbortLike } from './request-abort.js';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from './errors.js';
 import type { UpstreamRequest } from './providers/types.js';
+import type { ProviderAttempts } from './limits/provider-attempts.js';
 
 export const upstreamAgent = new Agent({
   keepAliveTimeout: 30_000,
@@ -33,6 +34,8 @@ export interface SendOptions {
   retries: number;
   /** Called after each attempt, the last one included: the log records every attempt. */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /** The request's count of provider calls: each attempt takes one, and no retry is made past its cap. */
+  attempts?: ProviderAttempts;
 }
 
 /** Provider URLs split into origin and path once: parsing a URL on every call was 1% of a proxied request. */
@@ -109,7 +112,10 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
     sleep(retryDelayMs(attempt, retryAfter), options.signal).catch((reason: unknown) => {
       throw upstreamFailure(reason, options.signal, provider);
     });
+  // A retry is made only while the request may still make calls; else the last failure is the answer.
+  const mayRetry = (attempt: number) => attempt < options.retries && (options.attempts?.available ?? true);
   for (let attempt = 0; ; attempt++) {
+    options.attempts?.take(provider);
     const started = performance.now();
     let response: Dispatcher.ResponseData;
     try {
@@ -129,14 +135,14 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
       }
       if (error instanceof GatewayError) throw error;
       options.onAttempt?.({ status: null, error: describeConnectionError(error), durationMs: performance.now() - started });
-      if (attempt < options.retries) {
+      if (mayRetry(attempt)) {
         await backOff(attempt, undefined);
         continue;
       }
       throw upstreamFailure(error, options.signal, provider);
     }
     options.onAttempt?.({ status: response.statusCode, error: null, durationMs: performance.now() - started });
-    if (attempt < options.retries && RETRYABLE(response.statusCode)) {
+    if (mayRetry(attempt) && RETRYABLE(response.statusCode)) {
       const retryAfter = response.headers['retry-after'];
       await response.body.dump().catch(() => undefined);
       await backOff(attempt, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
