@@ -9,7 +9,7 @@ export interface Target {
    * 'Gatehouse with limits': a stored key with a budget and a rate limit (throughput rounds only), and
    * 'reference': Gatehouse built from an older commit, a fourth proxying target when a run asks for one.
    */
-  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits' | 'reference';
+  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits' | 'key without limits' | 'key with a budget' | 'reference';
   /** URL of a completion; `chunks` asks the upstream double for a stream of that many events. */
   url(chunks?: number): string;
   headers(chunks?: number): Record<string, string>;

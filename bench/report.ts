@@ -15,7 +15,7 @@ type TargetName = (typeof TARGET_NAMES)[number];
  * Figures per target: the three above always; 'Gatehouse with limits' (throughput rounds) and 'reference'
  * only in runs that measured them, so results saved before either existed still render.
  */
-type PerTargetRecord<T> = Record<TargetName, T> & Partial<Record<'Gatehouse with limits' | 'reference', T>>;
+type PerTargetRecord<T> = Record<TargetName, T> & Partial<Record<'Gatehouse with limits' | 'key without limits' | 'key with a budget' | 'reference', T>>;
 const MB = 1024 * 1024;
 
 interface QueryTiming {
@@ -175,11 +175,18 @@ export function summarize(results: BenchResults): Summary {
   // Runs before the limits row existed have no such figures.
   const limited = results.throughput['Gatehouse with limits'];
   const limitsRatio = limited?.length ? median(limited.map((r) => r.requestsPerSecond)) / gatehouse.requestsPerSecond : undefined;
+  // Runs before budgets held reservations have no such figures.
+  const budgeted = results.throughput['key with a budget'];
+  const unbudgeted = results.throughput['key without limits'];
+  const budgetRatio = budgeted?.length && unbudgeted?.length ? median(budgeted.map((r) => r.requestsPerSecond)) / median(unbudgeted.map((r) => r.requestsPerSecond)) : undefined;
   const checks = [
     { label: 'throughput vs bare proxy (32 connections)', value: `${throughputRatio.toFixed(2)}×`, target: '≥ 0.9×', met: throughputRatio >= 0.9 },
     ...(limitsRatio === undefined
       ? []
       : [{ label: 'throughput with a budget and a rate limit on the key vs without (32 connections)', value: `${limitsRatio.toFixed(2)}×`, target: '≥ 0.95×', met: limitsRatio >= 0.95 }]),
+    ...(budgetRatio === undefined
+      ? []
+      : [{ label: 'throughput of a key with a budget (reservations on) vs the same key without limits (32 connections)', value: `${budgetRatio.toFixed(2)}×`, target: '≥ 0.95×', met: budgetRatio >= 0.95 }]),
     { label: 'added latency, 1 connection (mean)', value: `${addedLatencyMs.toFixed(3)} ms`, target: '≤ 0.3 ms', met: addedLatencyMs <= 0.3 },
     { label: 'added stream first byte (median)', value: `${addedTtfbMs.toFixed(3)} ms`, target: '≤ 1 ms', met: addedTtfbMs <= 1 },
     { label: 'RSS under load (peak)', value: `${peakRssMb.toFixed(0)} MB`, target: '≤ 150 MB', met: peakRssMb <= 150 },

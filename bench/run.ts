@@ -92,6 +92,17 @@ async function createLimitedKey(port: number): Promise<string> {
   return created.key;
 }
 
+/**
+ * Two stored gateway keys alike but for a daily budget far above what the run spends: every call of the
+ * budgeted one works out and holds its worst-case cost (a priced model) and gives it back, the other not.
+ */
+async function createBudgetPair(port: number): Promise<{ withBudget: string; without: string }> {
+  const without = (await adminCall(port, 'POST', '/gateway-keys', { name: 'bench without limits' })) as { key: string };
+  const budgeted = (await adminCall(port, 'POST', '/gateway-keys', { name: 'bench with a budget' })) as { id: string; key: string };
+  await adminCall(port, 'PUT', `/keys/${budgeted.id}/limits`, { dailyUsd: 1_000_000 });
+  return { withBudget: budgeted.key, without: without.key };
+}
+
 async function checkAnswers(target: Target): Promise<void> {
   const response = await fetch(target.url(), { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers() }, body: target.body ?? COMPLETION_BODY });
   const text = await response.text();
@@ -253,8 +264,15 @@ async function main(): Promise<void> {
       url: targets[2].url,
       headers: (chunks) => ({ ...gatehouseHeaders(upstream.port, chunks), 'x-gateway-api-key': limitedKey }),
     };
+    const budgetPair = await createBudgetPair(gatehouse.port);
+    const keyTarget = (name: 'key without limits' | 'key with a budget', key: string): Target => ({
+      name,
+      url: targets[2].url,
+      headers: (chunks) => ({ ...gatehouseHeaders(upstream.port, chunks), 'x-gateway-api-key': key }),
+    });
+    const budgetTargets = [keyTarget('key without limits', budgetPair.without), keyTarget('key with a budget', budgetPair.withBudget)];
     let gatehouseRequests = 0;
-    for (const target of [...targets, withLimits]) await checkAnswers(target);
+    for (const target of [...targets, withLimits, ...budgetTargets]) await checkAnswers(target);
     gatehouseRequests++;
 
     // Idle: started and served a few requests (code loaded), then left alone; the reference likewise.
@@ -276,8 +294,15 @@ async function main(): Promise<void> {
     }
 
     say(`Throughput: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
-    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = { 'bare proxy': bare, Gatehouse: gatehouse, 'Gatehouse with limits': gatehouse, reference };
-    const throughput = await inRounds([...targets, withLimits], plan.rounds, async (target) => {
+    const proxyProcess: Partial<Record<Target['name'], ServerProcess>> = {
+      'bare proxy': bare,
+      Gatehouse: gatehouse,
+      'Gatehouse with limits': gatehouse,
+      'key without limits': gatehouse,
+      'key with a budget': gatehouse,
+      reference,
+    };
+    const throughput = await inRounds([...targets, withLimits, ...budgetTargets], plan.rounds, async (target) => {
       const proxy = proxyProcess[target.name];
       const cpuBefore = proxy?.cpuMs() ?? 0;
       const mainThreadBefore = proxy?.mainThreadCpuMs() ?? 0;
@@ -298,6 +323,10 @@ async function main(): Promise<void> {
     const cpuWith = medianOf('Gatehouse with limits', (r) => r.proxyCpuUsPerRequest ?? NaN);
     const cpuWithout = medianOf('Gatehouse', (r) => r.proxyCpuUsPerRequest ?? NaN);
     say(`  A budget and a rate limit on the key: ${limitsRatio.toFixed(3)}× the throughput without (target ≥ 0.95×); CPU ${cpuWith.toFixed(0)} vs ${cpuWithout.toFixed(0)} µs/request`);
+    const budgetRatio = medianOf('key with a budget', (r) => r.requestsPerSecond) / medianOf('key without limits', (r) => r.requestsPerSecond);
+    say(
+      `  A budget on a stored key (reservations on): ${budgetRatio.toFixed(3)}× the same key without limits (target ≥ 0.95×); CPU ${medianOf('key with a budget', (r) => r.proxyCpuUsPerRequest ?? NaN).toFixed(0)} vs ${medianOf('key without limits', (r) => r.proxyCpuUsPerRequest ?? NaN).toFixed(0)} µs/request`,
+    );
 
     say(`Latency: ${plan.rounds} round(s) × ${plan.singleSeconds} s at 1 connection…`);
     const single = await inRounds(targets, plan.rounds, async (target) => {

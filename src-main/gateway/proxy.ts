@@ -22,6 +22,7 @@ import type { CallRecord, AttemptRecord } from '../core/call-record.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
+import { CallAdmission } from './limits/call-admission.js';
 import { estimatedUsage } from './limits/usage-estimate.js';
 import { answeredModel, dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
@@ -141,8 +142,10 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = deps.caller ?? authenticate(headers, deps.keys);
-    // Before any body is read or provider called: a key over its limit costs nothing more.
+    // Before any body is read or provider called: a key over its limit costs nothing more. What the call
+    // may cost is held against its budgets once the body is read and its target known (CallAdmission).
     ticket = deps.limits?.admit(caller.keyId);
+    const admission = new CallAdmission(ticket);
     let rawBody: Buffer | undefined;
     if (route !== 'models' && 'ingress' in route) {
       rawBody = await readBody(req, deps.maxBodyBytes);
@@ -172,6 +175,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       const upstream = await sendUpstream(adapter.storedResponses.request(method, responsePath, search, target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
         signal: abort,
         retries: headers.retryCount,
+        attempts: admission.attempts,
         onAttempt: (attempt) => attemptLog.push(attempt),
       });
       // A background response can be read back as a stream (`?stream=true`): relayed as it comes.
@@ -195,6 +199,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, {
           signal: abort,
           retries: headers.retryCount,
+          attempts: admission.attempts,
           onAttempt: (attempt) => attemptLog.push(attempt),
         });
         const secrets = secretValues(target.credentials, headers);
@@ -205,7 +210,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
       timeout = setTimeout(() => abort.abort(new UpstreamTimeout(headers!.timeoutMs)), headers.timeoutMs);
       // A gateway key that names its provider calls it directly; otherwise a matching route decides.
       const matched = deps.router && !deps.router.isEmpty && !(caller.kind === 'gateway-key' && headers.provider) ? deps.router.match(request.model) : undefined;
-      const generation: Generation = { res, ingress: route.ingress, operation: route.operation, request, rawBody: rawBody!, rawModel, bodyText: bodyText!, headers, started };
+      const generation: Generation = { res, ingress: route.ingress, operation: route.operation, request, rawBody: rawBody!, rawModel, bodyText: bodyText!, headers, started, admission };
       if (!matched) {
         const target = await resolveTarget(headers, caller);
         providerSlug = target.provider;
@@ -214,7 +219,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         // Worked out once: the same list redacts the relay's errors and the log entry (secretsToRedact).
         const secrets = (knownSecrets = secretValues(target.credentials, headers));
         const retries = headers.retryCount;
-        const send = (call: ProviderCall): Promise<UpstreamResponse> => sendCall(adapter, call, { signal: abort, retries, onAttempt: (attempt) => attemptLog.push(attempt) });
+        const send = (call: ProviderCall): Promise<UpstreamResponse> =>
+          sendCall(adapter, call, { signal: abort, retries, attempts: admission.attempts, onAttempt: (attempt) => attemptLog.push(attempt) });
         servedModel = mappedModel(caller, request.model);
         const preparing = prepareGeneration(generation, target, servedModel, { signal: abort, secrets }, send);
         const prepared = isPromise(preparing) ? await preparing : preparing;
@@ -239,8 +245,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
     const redacted = new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secretValues(credentials, headers)), failure.param, failure.code, failure.provider);
     failureBody = ingress ? ingress.errorBody(redacted) : redacted.toBody();
-    const retryAfter: Record<string, string> = failure instanceof LimitExceeded ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
-    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody, retryAfter);
+    const limitHeaders: Record<string, string> = failure instanceof LimitExceeded ? failure.headers() : {};
+    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody, limitHeaders);
   } finally {
     clearTimeout(timeout);
     // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.

@@ -23,6 +23,7 @@ import { withModelField } from './routing/model-field.js';
 import { traitsOf } from './routing/conditions.js';
 import type { CompiledRoute, Router } from './routing/router.js';
 import type { AttemptRecord } from '../core/call-record.js';
+import type { CallAdmission } from './limits/call-admission.js';
 
 /** What one generation request brings to any target it may be sent to. */
 export interface Generation {
@@ -36,6 +37,8 @@ export interface Generation {
   bodyText: string;
   headers: GatewayHeaders;
   started: number;
+  /** The request's limit ticket and provider-call count: each target is reserved for before it is called. */
+  admission: CallAdmission;
 }
 
 export interface PreparedGeneration {
@@ -139,6 +142,8 @@ function buildGeneration(
     // Only a provider that takes the Messages body as it is can count it; for the others, an estimate.
     return { adapter, providerFormat, dropped: [], call: null, relay: () => sendTokenEstimate(res, dialectCodec(dialect).decodeRequest(bodyWithModel()), started) };
   }
+  // Before anything is sent to this target: the fan-out within the cap, the worst case within the budgets.
+  generation.admission.reserve({ adapter, credentials: target.credentials, model, ingress, operation, request, bodyBytes: generation.rawBody.length });
   if (providerFormat === dialect && adapter.modelInBody) {
     // The client speaks the provider's format: its bytes go up unchanged (the model value aside), the answer comes back unchanged.
     const bytes = model === generation.rawModel ? generation.rawBody : Buffer.from(withModelField(generation.bodyText, model), 'utf8');
@@ -257,6 +262,7 @@ export async function serveRoute(
         sendCall(adapter, call, {
           signal: attemptAbort,
           retries: headers.retryCount,
+          attempts: generation.admission.attempts,
           onAttempt: (attempt) => attemptLog.push({ status: attempt.status, error: attempt.error, durationMs: attempt.durationMs, target: target.label }),
         });
       const preparing = prepareGeneration(generation, routeTarget, sentModel, { signal: attemptAbort, secrets: callSecrets(credentials, headers) }, send);
@@ -272,7 +278,8 @@ export async function serveRoute(
       const first = await send(prepared.call);
       // The provider answered: the target's time limit is met. The rest is the request's own time limit.
       clearTimeout(timer);
-      if (!isLast && fallsBack(first.status)) {
+      // With no provider call left to the request (its cap), this target's failure is the answer.
+      if (!isLast && fallsBack(first.status) && generation.admission.attempts.available) {
         await first.body.dump().catch(() => undefined);
         noteReason(attemptLog, target.label, String(first.status), null);
         router.recordFailure(target);

@@ -6,6 +6,12 @@ import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../core/errors.js';
 import type { UpstreamRequest } from './types.js';
 
+/** The provider calls a request may still make (the gateway's ProviderAttempts); retries ask it before each call. */
+export interface AttemptAllowance {
+  readonly available: boolean;
+  take(provider: string): void;
+}
+
 export const upstreamAgent = new Agent({
   keepAliveTimeout: 30_000,
   keepAliveMaxTimeout: 120_000,
@@ -33,6 +39,8 @@ export interface SendOptions {
   retries: number;
   /** Called after each attempt, the last one included: the log records every attempt. */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /** The request's count of provider calls: each attempt takes one, and no retry is made past its cap. */
+  attempts?: AttemptAllowance;
 }
 
 /** Provider URLs split into origin and path once: parsing a URL on every call was 1% of a proxied request. */
@@ -109,7 +117,10 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
     sleep(retryDelayMs(attempt, retryAfter), options.signal).catch((reason: unknown) => {
       throw upstreamFailure(reason, options.signal, provider);
     });
+  // A retry is made only while the request may still make calls; else the last failure is the answer.
+  const mayRetry = (attempt: number) => attempt < options.retries && (options.attempts?.available ?? true);
   for (let attempt = 0; ; attempt++) {
+    options.attempts?.take(provider);
     const started = performance.now();
     let response: Dispatcher.ResponseData;
     try {
@@ -129,14 +140,14 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
       }
       if (error instanceof GatewayError) throw error;
       options.onAttempt?.({ status: null, error: describeConnectionError(error), durationMs: performance.now() - started });
-      if (attempt < options.retries) {
+      if (mayRetry(attempt)) {
         await backOff(attempt, undefined);
         continue;
       }
       throw upstreamFailure(error, options.signal, provider);
     }
     options.onAttempt?.({ status: response.statusCode, error: null, durationMs: performance.now() - started });
-    if (attempt < options.retries && RETRYABLE(response.statusCode)) {
+    if (mayRetry(attempt) && RETRYABLE(response.statusCode)) {
       const retryAfter = response.headers['retry-after'];
       await response.body.dump().catch(() => undefined);
       await backOff(attempt, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);

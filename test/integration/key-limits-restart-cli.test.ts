@@ -77,8 +77,11 @@ describe('limits per key across a restart and from the CLI', () => {
     gateway = await startGateway({ dataDir });
     const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'night-agent' }) })).json()) as { id: string; key: string };
     const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: 5, outputTokens: 3 })!;
-    await gateway.admin(`/keys/${created.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 4, dailyUsd: perCall * 2.5 }) });
+    // The budget is lowered under what was spent once the calls are made: a budget too small to hold one
+    // call's worst case (its maximum output) would refuse them before they reach the provider.
+    await gateway.admin(`/keys/${created.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 4, dailyUsd: 1 }) });
     for (let i = 0; i < 3; i++) expect((await chat(created.key)).status).toBe(200);
+    await gateway.admin(`/keys/${created.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 4, dailyUsd: perCall * 2.5 }) });
     expect(await chat(created.key)).toEqual({ status: 429, code: 'budget_exceeded' });
     await gateway.close();
 

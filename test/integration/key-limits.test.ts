@@ -56,7 +56,8 @@ function chat(key: string): Promise<Answer> {
   return fetch(`${gateway.baseUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-gateway-api-key': key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    // A small output maximum: a call's worst case stays a few millionths of a dollar.
+    body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] }),
   }).then(answer);
 }
 
@@ -75,9 +76,8 @@ describe('limits per key', () => {
     const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'ci-bot' }) }));
     const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: 5, outputTokens: 3 });
     expect(perCall).toBeGreaterThan(0);
-    // Just under 50 calls' worth: the 50 admitted all run (in flight), and once they are counted the key is spent.
-    const budget = perCall! * 49.5;
-    await json(await setLimits(created.id, { rpm: 50, dailyUsd: budget }));
+    // A budget that holds the worst case of all 50 at once: the requests per minute decide the burst.
+    await json(await setLimits(created.id, { rpm: 50, dailyUsd: 1 }));
     const before = openai.requests.length;
 
     const first = await Promise.all(Array.from({ length: 200 }, () => chat(created.key)));
@@ -87,16 +87,13 @@ describe('limits per key', () => {
       const error = refused.body.error as Record<string, unknown>;
       expect(error.type).toBe('rate_limit_error');
       expect(error.param).toBeNull();
-      // Mostly the rpm limit; a request that arrives after the 50 have finished meets the spent budget.
-      if (error.code === 'rate_limit_exceeded') {
-        expect(refused.retryAfter).toBe('60');
-        expect(error.message).toContain("Key 'ci-bot' is over its limit of 50 requests per minute");
-      } else {
-        expect(error.code).toBe('budget_exceeded');
-        expect(refused.retryAfter).toBe('3600');
-      }
+      expect(error.code).toBe('rate_limit_exceeded');
+      expect(refused.retryAfter).toBe('60');
+      expect(error.message).toContain("Key 'ci-bot' is over its limit of 50 requests per minute");
     }
 
+    // The budget lowered under what the 50 spent: the key is spent.
+    await json(await setLimits(created.id, { rpm: 50, dailyUsd: perCall! * 49.5 }));
     const usage = await json<LimitsView>(await gateway.admin(`/keys/${created.id}/limits`));
     expect(usage.spentTodayUsd).toBeCloseTo(perCall! * 50, 12);
     expect(usage.requestsLastMinute).toBe(50);
@@ -136,7 +133,7 @@ describe('limits per key', () => {
       cacheWriteTokens: FAKE_USAGE.cache_creation_input_tokens,
     });
     expect(perCall).toBeGreaterThan(0);
-    await json(await setLimits(created.id, { rpm: 20, monthlyUsd: perCall! * 19.5 }));
+    await json(await setLimits(created.id, { rpm: 20, monthlyUsd: 1 }));
 
     const first = await Promise.all(Array.from({ length: 200 }, () => messages(created.key)));
     expect(tally(first)).toEqual({ passed: 20, refused: 180 });
@@ -145,8 +142,10 @@ describe('limits per key', () => {
       const error = refused.body.error as Record<string, unknown>;
       expect(error.type).toBe('rate_limit_error');
       expect(Number(refused.retryAfter)).toBeGreaterThan(0);
-      expect(error.message).toMatch(/requests per minute|monthly budget/);
+      expect(error.message).toMatch(/requests per minute/);
     }
+    // The budget lowered under what the 20 spent: the key is spent for the month.
+    await json(await setLimits(created.id, { rpm: 20, monthlyUsd: perCall! * 19.5 }));
     const usage = await json<LimitsView>(await gateway.admin(`/keys/${created.id}/limits`));
     expect(usage.spentThisMonthUsd).toBeGreaterThan(perCall! * 19.5);
 
@@ -162,6 +161,11 @@ describe('limits per key', () => {
     });
     expect((refused.body.error as { message: string }).message).toContain(`it resets on the 1st, ${localIsoTime(firstOfMonth)}`);
 
+    // Exact at its boundary, like the daily budget: the last millisecond of the month is refused, its end admits.
+    now = firstOfMonth - 1;
+    const lastMoment = await messages(created.key);
+    expect(lastMoment.status).toBe(429);
+    expect(lastMoment.retryAfter).toBe('1');
     now = firstOfMonth;
     expect((await messages(created.key)).status).toBe(200);
   });
@@ -205,22 +209,22 @@ describe('limits per key', () => {
   it('a stream that reports no usage (no stream_options.include_usage) still counts against the budget and the tokens per minute', async () => {
     now = new Date(2026, 5, 1, 9, 0, 0).getTime();
     const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'streamer' }) }));
-    await json(await setLimits(created.id, { dailyUsd: 1e-6, tpm: 1_000_000 }));
+    await json(await setLimits(created.id, { dailyUsd: 1, tpm: 1_000_000 }));
     const stream = () =>
       fetch(`${gateway.baseUrl}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-gateway-api-key': created.key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
-        body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi '.repeat(400) }] }),
+        body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, max_tokens: 16, messages: [{ role: 'user', content: 'hi '.repeat(400) }] }),
       });
-    const statuses: number[] = [];
-    for (let i = 0; i < 10 && !statuses.includes(429); i++) {
-      const response = await stream();
-      await response.text();
-      statuses.push(response.status);
-    }
+    const first = await stream();
+    await first.text();
+    expect(first.status).toBe(200);
     // An estimate (about 4 characters a token) of a 1.2 kB prompt at gpt-4o-mini's price is over a millionth
-    // of a dollar: the first stream spends the budget, and the next is refused.
-    expect(statuses).toEqual([200, 429]);
+    // of a dollar: with the budget lowered to a millionth, the first stream has spent it, and the next is refused.
+    await json(await setLimits(created.id, { dailyUsd: 1e-6, tpm: 1_000_000 }));
+    const second = await stream();
+    expect(second.status).toBe(429);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('budget_exceeded');
     const view = await json<LimitsView & { tokensLastMinute: number }>(await gateway.admin(`/keys/${created.id}/limits`));
     expect(view.spentTodayUsd).toBeGreaterThan(1e-6);
     expect(view.tokensLastMinute).toBeGreaterThan(300);

@@ -1,8 +1,11 @@
 // Limits per key, checked in memory on every request: requests per minute, tokens per minute, and USD
-// budgets per day and per month. admit() is synchronous, so under any number of concurrent requests the
-// counts are exact (Node runs one admit at a time). Requests already admitted are never stopped: their
-// tokens and cost are counted when they finish (release), so a budget can be overshot only by what was
-// in flight when it ran out. Spend is kept for every key, limited or not (a budget set at noon counts the
+// budgets per day and per month. admit() and reserve() are synchronous, so under any number of concurrent
+// requests the counts are exact (Node runs one at a time). admit() is the cheap check made before a body
+// is read (a key already over a limit costs nothing more); once the body says what the call may cost,
+// reserve() holds its worst case against the budgets, and release() replaces that with what it did cost.
+// A budget is then overshot only by what a call's estimate missed, never by the calls in flight. Each
+// provider call a request makes beyond its first (fan-out, retries, fallbacks) counts one more request
+// per minute (countCall). Spend is kept for every key, limited or not (a budget set at noon counts the
 // morning), and handed to the store in batches (takePending), never written per request.
 import { GatewayError } from '../../core/errors.js';
 import { localIsoTime, periodAt, type Period } from './calendar.js';
@@ -33,6 +36,16 @@ export interface CallOutcome {
 }
 
 export interface LimitTicket {
+  /** Whether the key has a USD budget: only then is a call's worst-case cost worth working out. */
+  readonly hasBudget: boolean;
+  /**
+   * Holds `worstCaseUsd` of every budget covering the key until release (a second reserve replaces the
+   * amount: a route's next target); throws LimitExceeded, holding nothing new, when it would not fit.
+   */
+  reserve(worstCaseUsd: number | null): void;
+  /** One more provider call of this request (fan-out, a retry, a fallback): one more request this minute. */
+  countCall(): void;
+  /** The call is over: its reservation goes, its tokens and real cost are counted. */
   release(outcome: CallOutcome): void;
 }
 
@@ -42,6 +55,9 @@ export interface KeyLimiter {
 }
 
 export type LimitName = 'rpm' | 'tpm' | 'dailyUsd' | 'monthlyUsd';
+
+/** A rate limit's Retry-After never says more than this: its windows are a minute long. */
+export const MAX_RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
 
 /** A 429 that says which limit, until when, and how long to wait (proxy.ts sends it as Retry-After). */
 export class LimitExceeded extends GatewayError {
@@ -53,6 +69,16 @@ export class LimitExceeded extends GatewayError {
     readonly resetsAt: number,
   ) {
     super(429, 'rate_limit_error', message, null, code);
+  }
+
+  /**
+   * The answer's headers. A spent budget will not admit a retry before it resets (hours away): the
+   * official SDKs sleep for whatever Retry-After says unless `x-should-retry: false` tells them not to
+   * retry, so a client shows the error at once instead of hanging until midnight.
+   */
+  headers(): Record<string, string> {
+    const retryAfter = { 'retry-after': String(this.retryAfterSeconds) };
+    return this.code === 'budget_exceeded' ? { ...retryAfter, 'x-should-retry': 'false' } : retryAfter;
   }
 }
 
@@ -74,6 +100,10 @@ export interface KeyUsage {
   tokensLastMinute: number;
   spentTodayUsd: number;
   spentThisMonthUsd: number;
+  /** The worst-case cost held by calls in flight (reservations), counted against both budgets. */
+  reservedUsd: number;
+  /** Calls of this key holding a reservation now. */
+  callsInFlight: number;
   requestsToday: number;
   tokensToday: number;
   /** Local ISO times the day and month budgets reset. */
@@ -148,28 +178,50 @@ interface KeyState {
   monthUsd: number;
   dayTokens: number;
   dayRequests: number;
+  /** What calls in flight hold of the budgets (their worst-case costs), and how many calls hold some. */
+  reservedUsd: number;
+  reservations: number;
   /** This key's entry in the current batch of unwritten spend, while it is for the key's current day. */
   pending: SpendDelta | undefined;
 }
 
 class Ticket implements LimitTicket {
   private released = false;
+  /** What this call holds of its key's budgets. */
+  reservedUsd = 0;
   constructor(
     private readonly limiter: InMemoryKeyLimiter,
     private readonly state: KeyState,
   ) {}
 
+  get hasBudget(): boolean {
+    const limits = this.state.limits;
+    return limits !== undefined && (limits.dailyUsd !== null || limits.monthlyUsd !== null);
+  }
+
+  reserve(worstCaseUsd: number | null): void {
+    if (this.released) return;
+    this.limiter.reserve(this.state, this, worstCaseUsd);
+  }
+
+  countCall(): void {
+    if (!this.released) this.state.requests?.add(this.limiter.clock(), 1);
+  }
+
   release(outcome: CallOutcome): void {
     if (this.released) return;
     this.released = true;
+    this.limiter.unreserve(this.state, this);
     this.limiter.record(this.state, outcome);
   }
 }
 
-const NO_TICKET: LimitTicket = { release: () => undefined };
+const NO_TICKET: LimitTicket = { hasBudget: false, reserve: () => undefined, countCall: () => undefined, release: () => undefined };
 
 const usd = (value: number) => `$${value < 1 ? value.toFixed(4).replace(/0{1,2}$/, '') : value.toFixed(2)}`;
 const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000));
+/** A minute window admits again within its minute: never more than that, whatever the clock did. */
+const windowSecondsUntil = (at: number, now: number) => Math.min(MAX_RATE_LIMIT_RETRY_AFTER_SECONDS, secondsUntil(at, now));
 
 export interface LimiterOptions {
   /** The clock (ms since the epoch); tests pass a fake one. */
@@ -202,6 +254,45 @@ export class InMemoryKeyLimiter implements KeyLimiter {
       state.requests?.add(now, 1);
     }
     return new Ticket(this, state);
+  }
+
+  clock(): number {
+    return this.now();
+  }
+
+  /**
+   * Holds a call's worst-case cost (replacing what the ticket held) when spent + held by others + this
+   * stays within every budget of the key; else refuses, and the ticket keeps what it held. A call whose
+   * cost is unknown (a model without a price) holds nothing: it counts towards no budget.
+   */
+  reserve(state: KeyState, ticket: Ticket, worstCaseUsd: number | null): void {
+    const amount = worstCaseUsd !== null && Number.isFinite(worstCaseUsd) && worstCaseUsd > 0 ? worstCaseUsd : 0;
+    if (amount === 0 && ticket.reservedUsd === 0) return;
+    const limits = state.limits;
+    const othersUsd = state.reservedUsd - ticket.reservedUsd;
+    const othersCalls = state.reservations - (ticket.reservedUsd > 0 ? 1 : 0);
+    if (limits !== undefined && amount > 0) {
+      const now = this.now();
+      this.align(state, now);
+      const refusal = this.checkReservation(state, limits, now, amount, othersUsd, othersCalls);
+      if (refusal) throw refusal;
+    }
+    state.reservedUsd = othersUsd + amount;
+    state.reservations = othersCalls + (amount > 0 ? 1 : 0);
+    ticket.reservedUsd = amount;
+    // Sums of fractions drift: with nothing in flight, nothing is held.
+    if (state.reservations === 0) state.reservedUsd = 0;
+  }
+
+  unreserve(state: KeyState, ticket: Ticket): void {
+    if (ticket.reservedUsd === 0) return;
+    state.reservedUsd -= ticket.reservedUsd;
+    state.reservations -= 1;
+    ticket.reservedUsd = 0;
+    if (state.reservations <= 0) {
+      state.reservations = 0;
+      state.reservedUsd = 0;
+    }
   }
 
   /** Counts a finished call: its tokens for the minute window, its cost for the day and month. */
@@ -297,6 +388,8 @@ export class InMemoryKeyLimiter implements KeyLimiter {
       tokensLastMinute: state.tokens?.sum(now) ?? 0,
       spentTodayUsd: state.dayUsd,
       spentThisMonthUsd: state.monthUsd,
+      reservedUsd: state.reservedUsd,
+      callsInFlight: state.reservations,
       requestsToday: state.dayRequests,
       tokensToday: state.dayTokens,
       dayResetsAt: localIsoTime(this.period.dayEnd),
@@ -337,10 +430,10 @@ export class InMemoryKeyLimiter implements KeyLimiter {
     if (state.requests && limits.rpm !== null && state.requests.sum(now) >= limits.rpm) {
       const at = state.requests.belowAt(now, limits.rpm);
       return new LimitExceeded(
-        `${who} is over its limit of ${limits.rpm} requests per minute; a request is allowed again at ${localIsoTime(at)} (in ${secondsUntil(at, now)} s)`,
+        `${who} is over its limit of ${limits.rpm} requests per minute; a request is allowed again at ${localIsoTime(at)} (in ${windowSecondsUntil(at, now)} s)`,
         'rate_limit_exceeded',
         'rpm',
-        secondsUntil(at, now),
+        windowSecondsUntil(at, now),
         at,
       );
     }
@@ -349,13 +442,35 @@ export class InMemoryKeyLimiter implements KeyLimiter {
       if (used >= limits.tpm) {
         const at = state.tokens.belowAt(now, limits.tpm);
         return new LimitExceeded(
-          `${who} is over its limit of ${limits.tpm} tokens per minute (${used} used in the last minute); requests are allowed again at ${localIsoTime(at)} (in ${secondsUntil(at, now)} s)`,
+          `${who} is over its limit of ${limits.tpm} tokens per minute (${used} used in the last minute); requests are allowed again at ${localIsoTime(at)} (in ${windowSecondsUntil(at, now)} s)`,
           'rate_limit_exceeded',
           'tpm',
-          secondsUntil(at, now),
+          windowSecondsUntil(at, now),
           at,
         );
       }
+    }
+    return undefined;
+  }
+
+  /** A reservation that would take a budget past its amount, counting what calls in flight hold. */
+  private checkReservation(state: KeyState, limits: KeyLimits, now: number, amount: number, heldUsd: number, heldCalls: number): LimitExceeded | undefined {
+    const who = state.name !== undefined ? `Key '${state.name}'` : `Key ${state.keyId}`;
+    const budgets = [
+      { limit: 'dailyUsd' as const, budget: limits.dailyUsd, spent: state.dayUsd, period: 'daily', at: this.period.dayEnd, resets: 'it resets at local midnight' },
+      { limit: 'monthlyUsd' as const, budget: limits.monthlyUsd, spent: state.monthUsd, period: 'monthly', at: this.period.monthEnd, resets: 'it resets on the 1st' },
+    ];
+    for (const { limit, budget, spent, period, at, resets } of budgets) {
+      if (budget === null || spent + heldUsd + amount <= budget) continue;
+      const left = Math.max(0, budget - spent - heldUsd);
+      const held = heldUsd > 0 ? ` (${usd(heldUsd)} of it held by ${heldCalls} call${heldCalls === 1 ? '' : 's'} in flight until they finish)` : '';
+      return new LimitExceeded(
+        `${who} has ${usd(left)} left of its ${period} budget of ${usd(budget)}${held}, and this call could cost up to ${usd(amount)} (its prompt and its maximum output tokens); ask for fewer output tokens, or wait: ${resets}, ${localIsoTime(at)}`,
+        'budget_exceeded',
+        limit,
+        secondsUntil(at, now),
+        at,
+      );
     }
     return undefined;
   }
@@ -374,7 +489,22 @@ export class InMemoryKeyLimiter implements KeyLimiter {
     let state = this.states.get(keyId);
     if (!state) {
       const period = this.refreshPeriod(this.now());
-      state = { keyId, name: undefined, limits: undefined, requests: undefined, tokens: undefined, day: period.day, month: period.month, dayUsd: 0, monthUsd: 0, dayTokens: 0, dayRequests: 0, pending: undefined };
+      state = {
+        keyId,
+        name: undefined,
+        limits: undefined,
+        requests: undefined,
+        tokens: undefined,
+        day: period.day,
+        month: period.month,
+        dayUsd: 0,
+        monthUsd: 0,
+        dayTokens: 0,
+        dayRequests: 0,
+        reservedUsd: 0,
+        reservations: 0,
+        pending: undefined,
+      };
       this.states.set(keyId, state);
     }
     return state;

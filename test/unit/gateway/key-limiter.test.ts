@@ -118,6 +118,65 @@ describe('key limiter', () => {
     expect(() => limiter.admit('vk_m')).not.toThrow();
   });
 
+  it('a monthly budget is exact at its boundary, like the daily one: refused in the last millisecond of the month, admitted at its end', () => {
+    const firstOfMonth = new Date(2026, 2, 1, 0, 0, 0).getTime();
+    const time = clock(firstOfMonth - 60_000);
+    const limiter = new InMemoryKeyLimiter({ now: time.now });
+    limiter.setLimits('vk_edge', { ...none, monthlyUsd: 1 });
+    limiter.admit('vk_edge').release({ tokens: 1, costUsd: 1 });
+    time.set(firstOfMonth - 1);
+    const over = refusal(() => limiter.admit('vk_edge'));
+    expect(over.limit).toBe('monthlyUsd');
+    expect(over.retryAfterSeconds).toBe(1);
+    time.set(firstOfMonth);
+    expect(() => limiter.admit('vk_edge')).not.toThrow();
+    expect(limiter.usage('vk_edge').spentThisMonthUsd).toBe(0);
+  });
+
+  it('a reservation holds its worst case against the budget until release, which counts the real cost instead', () => {
+    const time = clock(new Date(2026, 2, 10, 12, 0, 0).getTime());
+    const limiter = new InMemoryKeyLimiter({ now: time.now });
+    limiter.setLimits('gk_res', { ...none, dailyUsd: 1, monthlyUsd: 10 }, 'burst');
+    const a = limiter.admit('gk_res');
+    expect(a.hasBudget).toBe(true);
+    a.reserve(0.4);
+    const b = limiter.admit('gk_res');
+    b.reserve(0.4);
+    const c = limiter.admit('gk_res');
+    const over = refusal(() => c.reserve(0.4));
+    expect(over.code).toBe('budget_exceeded');
+    expect(over.headers()).toMatchObject({ 'x-should-retry': 'false' });
+    expect(over.message).toContain("Key 'burst' has $0.20 left of its daily budget of $1.00 ($0.80 of it held by 2 calls in flight until they finish)");
+    expect(limiter.usage('gk_res')).toMatchObject({ reservedUsd: 0.8, callsInFlight: 2 });
+    // A smaller worst case fits; reserving again replaces a ticket's amount (a route's next target).
+    c.reserve(0.1);
+    c.reserve(0.2);
+    expect(limiter.usage('gk_res').reservedUsd).toBeCloseTo(1, 10);
+    a.release({ tokens: 10, costUsd: 0.05 });
+    b.release({ tokens: 10, costUsd: 0.05 });
+    c.release({ tokens: 10, costUsd: 0.05 });
+    expect(limiter.usage('gk_res')).toMatchObject({ reservedUsd: 0, callsInFlight: 0 });
+    expect(limiter.usage('gk_res').spentTodayUsd).toBeCloseTo(0.15, 10);
+    // A call without a price holds nothing; a key without a budget is not asked to work one out.
+    const unpriced = limiter.admit('gk_res');
+    unpriced.reserve(null);
+    expect(limiter.usage('gk_res').callsInFlight).toBe(0);
+    expect(limiter.admit('gk_nobudget').hasBudget).toBe(false);
+  });
+
+  it('counts each further provider call of a request against rpm, and says a rate limit admits within 60 s', () => {
+    const time = clock(new Date(2026, 2, 10, 12, 0, 0).getTime());
+    const limiter = new InMemoryKeyLimiter({ now: time.now });
+    limiter.setLimits('gk_fan', { ...none, rpm: 5 });
+    const ticket = limiter.admit('gk_fan');
+    for (let i = 0; i < 3; i++) ticket.countCall();
+    expect(limiter.usage('gk_fan').requestsLastMinute).toBe(4);
+    limiter.admit('gk_fan');
+    const over = refusal(() => limiter.admit('gk_fan'));
+    expect(over.retryAfterSeconds).toBe(60);
+    expect(over.headers()).toEqual({ 'retry-after': '60' });
+  });
+
   it('counts no budget for a call whose cost is unknown, and limits nothing for a key without limits', () => {
     const time = clock(Date.now());
     const limiter = new InMemoryKeyLimiter({ now: time.now });
