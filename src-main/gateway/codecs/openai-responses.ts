@@ -538,6 +538,9 @@ function encodeResponsesRequest(request: CanonicalRequest, target: EncodeTarget)
   if (request.reasoning?.enabled) {
     const effort = request.reasoning.effort ?? (request.reasoning.budgetTokens !== undefined ? budgetEffort(request.reasoning.budgetTokens) : undefined);
     if (effort) body.reasoning = { effort };
+  } else if (request.reasoning?.enabled === false && request.dialect === 'openai-responses') {
+    // A Responses client's own `reasoning.effort: "none"` goes back as it came (other dialects' "off" stays unsaid).
+    body.reasoning = { effort: 'none' };
   }
   if (request.responseFormat) {
     const format = request.responseFormat;
