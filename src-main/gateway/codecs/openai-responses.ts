@@ -912,7 +912,8 @@ class ResponsesWriter {
         break;
       case 'reasoning': {
         if (event.text === '') break;
-        const { reasoning, text } = this.openReasoning();
+        // Text after an item's encrypted content starts a new item: the decoder reads an item's summary before its blob.
+        const { reasoning, text } = this.openReasoning(this.open?.kind === 'reasoning' && this.open.item.encrypted_content !== undefined);
         out += text;
         if (!reasoning.summary) {
           reasoning.summary = { index: asArray(reasoning.item.summary).length, text: '' };
