@@ -286,7 +286,7 @@ export function foldEvents(events: Iterable<CanonicalEvent>, fallback: { id: str
         else answer.content.push({ type: 'text', text: event.text });
         break;
       case 'reasoning':
-        if (last?.type === 'reasoning' && last.signature === undefined) last.text += event.text;
+        if (last?.type === 'reasoning' && last.signature === undefined && last.encrypted === undefined) last.text += event.text;
         else answer.content.push({ type: 'reasoning', text: event.text });
         break;
       case 'reasoning_signature':

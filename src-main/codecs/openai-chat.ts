@@ -501,6 +501,9 @@ export function encodeChatRequest(request: CanonicalRequest, target: EncodeTarge
   if (reasoning?.enabled) {
     const effort = reasoning.effort ?? (reasoning.budgetTokens !== undefined ? effortForBudget(reasoning.budgetTokens) : undefined);
     if (effort) body.reasoning_effort = effort;
+  } else if (reasoning?.enabled === false && request.dialect === 'openai-chat') {
+    // A Chat client's own `reasoning_effort: "none"` goes back as it came (other dialects' "off" stays unsaid).
+    body.reasoning_effort = 'none';
   }
   const responseFormat = request.responseFormat && encodeResponseFormat(request.responseFormat);
   if (responseFormat) body.response_format = responseFormat;

@@ -538,6 +538,9 @@ function encodeResponsesRequest(request: CanonicalRequest, target: EncodeTarget)
   if (request.reasoning?.enabled) {
     const effort = request.reasoning.effort ?? (request.reasoning.budgetTokens !== undefined ? budgetEffort(request.reasoning.budgetTokens) : undefined);
     if (effort) body.reasoning = { effort };
+  } else if (request.reasoning?.enabled === false && request.dialect === 'openai-responses') {
+    // A Responses client's own `reasoning.effort: "none"` goes back as it came (other dialects' "off" stays unsaid).
+    body.reasoning = { effort: 'none' };
   }
   if (request.responseFormat) {
     const format = request.responseFormat;
@@ -909,7 +912,8 @@ class ResponsesWriter {
         break;
       case 'reasoning': {
         if (event.text === '') break;
-        const { reasoning, text } = this.openReasoning();
+        // Text after an item's encrypted content starts a new item: the decoder reads an item's summary before its blob.
+        const { reasoning, text } = this.openReasoning(this.open?.kind === 'reasoning' && this.open.item.encrypted_content !== undefined);
         out += text;
         if (!reasoning.summary) {
           reasoning.summary = { index: asArray(reasoning.item.summary).length, text: '' };
