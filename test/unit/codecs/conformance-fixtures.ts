@@ -4,7 +4,7 @@
 // from the provider's documentation, so its decoders face the same properties.
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type ContentPart, type FinishReason, type Turn, type UpstreamEvent, type Usage, type WireFormat } from '../../../src-main/gateway/codecs/canonical.js';
+import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type ContentPart, type FinishReason, type Turn, type UpstreamEvent, type Usage, type WireFormat } from '../../../src-main/codecs/canonical.js';
 
 // ---- Generators -------------------------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@
 //  3. An answer round-trips: encode → decode gives it back.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalRequest, type Dialect, type DialectCodec, type EncodeTarget, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type WireFormat } from '../../../src-main/gateway/codecs/canonical.js';
-import { dialectCodec, providerCodec } from '../../../src-main/gateway/codecs/registry.js';
+import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalRequest, type Dialect, type DialectCodec, type EncodeTarget, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type WireFormat } from '../../../src-main/codecs/canonical.js';
+import { dialectCodec, providerCodec } from '../../../src-main/codecs/registry.js';
 import { answers, canonicalAnswer, normalAnswer, PROFILES, requests, type FormatProfile } from './conformance-fixtures.js';
 
 const RUNS = { seed: 22, numRuns: 60 } as const;
