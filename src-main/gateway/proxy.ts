@@ -24,7 +24,7 @@ import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendR
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
 import { CallAdmission } from './limits/call-admission.js';
 import { estimatedUsage } from './limits/usage-estimate.js';
-import { answeredModel, dialectOfPath, usageFromBody, type NormalisedUsage } from '../store/usage-from-body.js';
+import { answeredModel, dialectOfPath, usageFromBody, type NormalisedUsage } from '../codecs/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
 import { catalogModel } from '../catalog/catalog.js';
 

@@ -3,13 +3,13 @@
 import type { SqliteDatabase } from './database.js';
 import { redactSecrets } from '../core/redact.js';
 import type { AttemptRecord, CallFacts, CallRecord } from '../core/call-record.js';
-import { dialectOfPath, usageFromBody } from './usage-from-body.js';
+import { dialectOfPath, usageFromBody } from '../codecs/usage-from-body.js';
 import { clientOf } from './usage-client.js';
 import { priceCall } from '../catalog/pricing.js';
 import { USAGE_DIMENSION_COLUMNS, USAGE_ON_CONFLICT, usageUpsert } from './migrations.js';
 import { localDay } from './usage.js';
 
-export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from './usage-from-body.js';
+export { CLIENT_DIALECTS, PROVIDER_FORMATS, type ClientDialect, type ProviderFormat } from '../codecs/usage-from-body.js';
 
 export interface LogEntry extends CallFacts {
   id: string;

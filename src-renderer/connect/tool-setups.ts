@@ -5,7 +5,7 @@
 // Each tool speaks one dialect: Claude Code and the anthropic SDKs Anthropic Messages (base URL = the
 // gateway's root, they add /v1/messages themselves), Codex OpenAI Responses (base URL …/v1, wire_api
 // "responses"), OpenCode and the openai SDKs Chat Completions (base URL …/v1).
-import type { ClientDialect } from '../../src-main/store/usage-from-body';
+import type { ClientDialect } from '../../src-main/codecs/usage-from-body';
 import { ANTHROPIC_VERSION } from '../playground/messages';
 
 export type ToolId =

@@ -1,6 +1,6 @@
 // Names a person reads for the dialects a client spoke and the wire formats a provider was called in
 // (the log row's `dialect` and `providerFormat`).
-import { CLIENT_DIALECTS, type ClientDialect } from '../../src-main/store/usage-from-body';
+import { CLIENT_DIALECTS, type ClientDialect } from '../../src-main/codecs/usage-from-body';
 
 export { CLIENT_DIALECTS, type ClientDialect };
 

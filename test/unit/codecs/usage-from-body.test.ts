@@ -1,7 +1,7 @@
 // Usage read back out of a logged response body, in each client dialect's own shape, into one
 // normalised form: prompt tokens count every input token (cached ones included).
 import { describe, expect, it } from 'vitest';
-import { dialectOfPath, NO_USAGE, usageFromBody, type NormalisedUsage } from '../../../src-main/store/usage-from-body.js';
+import { dialectOfPath, NO_USAGE, usageFromBody, type NormalisedUsage } from '../../../src-main/codecs/usage-from-body.js';
 
 const sse = (...events: Array<[string | null, unknown]>) =>
   events.map(([name, data]) => `${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
