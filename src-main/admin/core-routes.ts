@@ -1,5 +1,5 @@
 // Admin endpoints of the core: health, the request log (list, one entry, live events) and settings.
-import { ZodError } from 'zod';
+import { refusingZodErrors } from '../core/zod-invalid.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { STREAMED, type AdminRoute } from './router.js';
 import { CLIENT_DIALECTS, type LogQuery } from '../store/request-log.js';
@@ -82,15 +82,7 @@ export const coreRoutes: AdminRoute[] = [
     method: 'PATCH',
     path: '/settings',
     handle: ({ services, body }) => {
-      try {
-        services.settings.update(body ?? {});
-      } catch (error) {
-        if (error instanceof ZodError) {
-          const issue = error.issues[0];
-          throw invalidRequest(`'${issue.path.join('.')}': ${issue.message}`, String(issue.path[0] ?? ''));
-        }
-        throw error;
-      }
+      refusingZodErrors(() => services.settings.update(body ?? {}));
       return { status: 200, body: describeSettings(services) };
     },
   },

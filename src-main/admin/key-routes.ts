@@ -1,7 +1,7 @@
 // Admin endpoints for virtual keys, gateway API keys and the provider list the UI builds its key
 // forms from (CONTRACT §5). Input is checked here once; the key store does the rest.
+import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
-import { invalidRequest } from '../core/errors.js';
 import { listProviders } from '../providers/registry.js';
 import type { AdminRoute } from './router.js';
 
@@ -38,15 +38,6 @@ const updateVirtualKeyBody = z.object({
 const createGatewayKeyBody = z.object({ name });
 const updateGatewayKeyBody = z.object({ name });
 
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue.path.map(String).join('.');
-    throw invalidRequest(`'${field || 'body'}': ${issue.message}`, field || null);
-  }
-  return result.data;
-}
 
 const includeRevoked = (query: URLSearchParams) => query.get('includeRevoked') === 'true';
 
@@ -71,7 +62,7 @@ export const keyRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/virtual-keys',
     handle: ({ services, body }) => {
-      const input = parseBody(createVirtualKeyBody, body);
+      const input = parseOrRefuse(createVirtualKeyBody, body);
       const created = services.keys.createVirtualKey({
         name: input.name,
         provider: input.provider,
@@ -98,7 +89,7 @@ export const keyRoutes: AdminRoute[] = [
     method: 'PATCH',
     path: '/virtual-keys/:id',
     handle: ({ services, params, body }) => {
-      const change = parseBody(updateVirtualKeyBody, body);
+      const change = parseOrRefuse(updateVirtualKeyBody, body);
       const updated = services.keys.updateVirtualKey(params.id, {
         name: change.name,
         secret: change.secret,
@@ -120,7 +111,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'POST',
     path: '/gateway-keys',
-    handle: ({ services, body }) => ({ status: 201, body: services.keys.createGatewayKey(parseBody(createGatewayKeyBody, body)) }),
+    handle: ({ services, body }) => ({ status: 201, body: services.keys.createGatewayKey(parseOrRefuse(createGatewayKeyBody, body)) }),
   },
   {
     method: 'GET',
@@ -135,7 +126,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/gateway-keys/:id',
-    handle: ({ services, params, body }) => ({ status: 200, body: services.keys.renameGatewayKey(params.id, parseBody(updateGatewayKeyBody, body).name) }),
+    handle: ({ services, params, body }) => ({ status: 200, body: services.keys.renameGatewayKey(params.id, parseOrRefuse(updateGatewayKeyBody, body).name) }),
   },
   {
     method: 'DELETE',

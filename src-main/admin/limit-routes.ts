@@ -1,6 +1,7 @@
 // Admin endpoints for limits per key (CONTRACT §5): read, set and clear a key's limits, and how close
 // each key is to them (the Keys page meters). A change applies to this server at once and is stored for
 // the next start; a change made by the CLI reaches it within a second.
+import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
 import { validLimits } from '../store/key-limits.js';
@@ -20,13 +21,7 @@ function parseLimits(body: unknown) {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest('The body must be a JSON object: {"rpm", "tpm", "dailyUsd", "monthlyUsd"}, each a number or null');
   }
-  const result = limitsBody.safeParse(body);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.');
-    throw invalidRequest(`'${field}' is not a limit; the limits are rpm, tpm, dailyUsd and monthlyUsd`, field || null);
-  }
-  return validLimits(result.data);
+  return validLimits(parseOrRefuse(limitsBody, body, (_issue, field) => `'${field}' is not a limit; the limits are rpm, tpm, dailyUsd and monthlyUsd`));
 }
 
 export const limitRoutes: AdminRoute[] = [

@@ -2,6 +2,7 @@
 // goes through the gateway's own pipeline as that key (same validation, translation, streaming and
 // log row as a client's call). The key itself is stored only hashed and its secret stays sealed in
 // the main process: neither ever reaches the page. Saved prompts live here too.
+import { parseOrRefuse } from '../core/zod-invalid.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { GatewayError, invalidRequest } from '../core/errors.js';
@@ -131,13 +132,8 @@ export const playgroundRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/playground/models',
     handle: async ({ services, body, raw }) => {
-      const parsed = modelLookupBody.safeParse(body ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue.path.map(String).join('.') || 'body';
-        throw invalidRequest(`'${field}': ${issue.message}`, field);
-      }
-      return { status: 200, body: await offerModels(modelLookupHeaders(parsed.data, raw.req.headers.host), services.proxy) };
+      const lookup = parseOrRefuse(modelLookupBody, body);
+      return { status: 200, body: await offerModels(modelLookupHeaders(lookup, raw.req.headers.host), services.proxy) };
     },
   },
 
@@ -150,17 +146,12 @@ export const playgroundRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/saved-prompts',
     handle: ({ services, body }) => {
-      const parsed = savedPromptBody.safeParse(body ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue.path.map(String).join('.') || 'body';
-        throw invalidRequest(`'${field}': ${issue.message}`, field);
+      const prompt = parseOrRefuse(savedPromptBody, body);
+      if (prompt.keyId && !services.keys.callerForVirtualKeyId(prompt.keyId)) {
+        throw invalidRequest(`No active virtual key with id '${prompt.keyId}'`, 'keyId');
       }
-      if (parsed.data.keyId && !services.keys.callerForVirtualKeyId(parsed.data.keyId)) {
-        throw invalidRequest(`No active virtual key with id '${parsed.data.keyId}'`, 'keyId');
-      }
-      const { prompt, created } = services.savedPrompts.save(parsed.data);
-      return { status: created ? 201 : 200, body: prompt };
+      const { prompt: saved, created } = services.savedPrompts.save(prompt);
+      return { status: created ? 201 : 200, body: saved };
     },
   },
   {

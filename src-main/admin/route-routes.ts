@@ -1,7 +1,7 @@
 // Admin endpoints for routes (CONTRACT §5, routes): list, create, change, delete, reorder, replace all
 // from a routes file, export, and explain (what the router would do for a request, for the UI's Test).
+import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
-import { invalidRequest } from '../core/errors.js';
 import { fixedTraits } from '../gateway/routing/conditions.js';
 import type { AdminRoute } from './router.js';
 
@@ -13,13 +13,7 @@ const explainBody = z.object({
 });
 
 function parseExplain(body: unknown): z.infer<typeof explainBody> {
-  const result = explainBody.safeParse(body ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue.path.map(String).join('.');
-    throw invalidRequest(`'${field || 'body'}': ${issue.message}`, field || null);
-  }
-  return result.data;
+  return parseOrRefuse(explainBody, body);
 }
 
 export const routeRoutes: AdminRoute[] = [

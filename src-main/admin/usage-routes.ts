@@ -1,6 +1,6 @@
 // Admin endpoints for spend and usage (the Usage and Keys pages), the model catalog and the user's
 // per-model overrides (Settings → Models). CONTRACT §5.
-import { ZodError } from 'zod';
+import { refusingZodErrors } from '../core/zod-invalid.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { CATALOG_PROVIDERS, catalogModel, catalogModelIds } from '../catalog/catalog.js';
 import type { ModelOverrideStore } from '../catalog/overrides.js';
@@ -23,14 +23,6 @@ function day(query: URLSearchParams, name: string): string | undefined {
   return value;
 }
 
-function zodToInvalid(error: unknown): never {
-  if (error instanceof ZodError) {
-    const issue = error.issues[0];
-    const field = issue.path.map(String).join('.');
-    throw invalidRequest(`'${field || 'body'}': ${issue.message}`, field || null);
-  }
-  throw error;
-}
 
 export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): AdminRoute[] {
   return [
@@ -77,13 +69,7 @@ export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): A
     {
       method: 'POST',
       path: '/model-overrides',
-      handle: ({ body }) => {
-        try {
-          return { status: 200, body: overrides.set(body ?? {}) };
-        } catch (error) {
-          return zodToInvalid(error);
-        }
-      },
+      handle: ({ body }) => ({ status: 200, body: refusingZodErrors(() => overrides.set(body ?? {})) }),
     },
     {
       method: 'DELETE',
