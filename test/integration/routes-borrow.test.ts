@@ -3,6 +3,9 @@
 // limit is skipped like a failing one, and with none left the client gets that limit's 429; a virtual
 // key's call reaches another key's credentials only when that key allows routing (403 otherwise, and
 // the provider hears nothing), while gateway keys and the key itself always do.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, TEST_MASTER_KEY, type TestGateway } from '../helpers/gateway.js';
@@ -235,6 +238,41 @@ describe('a key that does not allow routing', () => {
     const usage = await cli(['keys', 'routing', 'an-private', '--allow', '--deny']);
     expect(usage.code).toBe(2);
     expect((await cli(['keys', 'routing', 'no-such-key'])).code).toBe(1);
+  });
+});
+
+describe('across a restart', () => {
+  it("a target key's minute window is refilled from the calls its credentials served", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-borrow-'));
+    const own = async () => {
+      const started = await startGateway({ dataDir });
+      const call = (key: string) =>
+        fetch(`${started.baseUrl}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+        }).then(async (response) => (await response.text(), response.status));
+      return { started, call };
+    };
+    try {
+      const first = await own();
+      const create = async (body: Record<string, unknown>) => (await (await first.started.admin('/virtual-keys', { method: 'POST', body: JSON.stringify(body) })).json()) as CreatedKey;
+      const caller = await create({ name: 'box', provider: 'openai', secret: 'sk-box-0123456789abcdef', customHost: local.baseUrl });
+      const target = await create({ name: 'an', provider: 'anthropic', secret: 'sk-ant-restart-0123456789', customHost: anthropic.baseUrl, allowRouting: true });
+      await first.started.admin(`/keys/${target.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 1, tpm: null, dailyUsd: null, monthlyUsd: null }) });
+      await first.started.admin('/routes', { method: 'POST', body: JSON.stringify({ name: 'claude', match: 'claude-*', strategy: 'fallback', targets: [{ key: 'an' }] }) });
+      expect(await first.call(caller.key)).toBe(200);
+      await first.started.close();
+
+      const second = await own();
+      try {
+        expect(await second.call(caller.key)).toBe(429);
+      } finally {
+        await second.started.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
