@@ -25,7 +25,7 @@ export interface KeysCommandIO {
 const SECRET_FLAGS = new Set(['cloud-c-secret-access-key', 'cloud-c-session-token', 'secret', 'token', 'api-key']);
 
 const USAGE = `Usage:
-  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret]
+  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret] [--allow-routing]
       Reads the provider secret from stdin (hidden prompt on a terminal; one line per secret field
       when piped, e.g. Bedrock: secret access key, then an optional session token) and prints the
       new virtual key once. Cloud flags: ${Object.keys(CLOUD_PARAMETERS)
@@ -33,9 +33,13 @@ const USAGE = `Usage:
         .map((name) => `--${flagOf(name)}`)
         .join(', ')}
       Vertex AI: --service-account-key FILE (its key file) makes and renews access tokens; no token is read then.
+      --allow-routing lets routes serve other virtual keys' calls with this key's credentials (see keys routing).
   gatehouse keys list [--all] [--json]
   gatehouse keys rotate ID            (the new secret from stdin, as for add)
   gatehouse keys revoke ID            (a virtual key vk_..., or a gateway key gk_...)
+  gatehouse keys routing NAME [--allow | --deny] [--json]
+      Whether routes may serve other virtual keys' calls with this virtual key's credentials (by name or
+      id). Off for a new key: gateway keys and the key itself always reach it through routes. No flag shows it.
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear] [--json]
       Limits of a virtual or gateway key, by name (or id): requests and tokens per minute, USD per
       local day and month. Given flags change those limits ('none' removes one); no flags shows them.
@@ -61,6 +65,8 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
         return await listKeys(options, io, 'virtual');
       case 'keys rotate':
         return await rotateVirtualKey(options, io);
+      case 'keys routing':
+        return await setRouting(options, io);
       case 'keys limits':
       case 'gateway-keys limits':
         return await runLimitsCommand(options, io);
@@ -150,6 +156,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
       'custom-host': { type: 'string' },
       'service-account-key': { type: 'string' },
       'no-secret': { type: 'boolean', default: false },
+      'allow-routing': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -184,6 +191,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
       provider: provider.slug,
       customHost: values['custom-host'],
       fields: { ...fields, ...secrets },
+      allowRouting: values['allow-routing'] === true,
     });
     warnIfUnprotected(store, values['data-dir'], io);
     io.stderr.write(
@@ -208,6 +216,38 @@ async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<numb
     io.stderr.write(`Replaced the secret of virtual key ${updated.id} '${updated.name}'. The key itself is unchanged.\n`);
     return 0;
   });
+}
+
+/** `keys routing NAME [--allow | --deny]`: shows or changes whether routes may lend the key to other keys' calls. */
+async function setRouting(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...commonOptions, allow: { type: 'boolean', default: false }, deny: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('keys routing takes one virtual key name (or id), e.g. gatehouse keys routing anthropic-main --allow');
+  if (values.allow && values.deny) throw new UsageError('keys routing takes --allow or --deny, not both.');
+  return withExistingKeyStore(values['data-dir'], io, (store) => {
+    const key = store ? findVirtualKey(store, positionals[0]) : undefined;
+    if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
+    const changed = values.allow || values.deny ? store.updateVirtualKey(key.id, { allowRouting: values.allow === true }) : key;
+    const says = changed.allowRouting ? "routes may serve other keys' calls with its credentials" : "only gateway keys and the key itself reach its credentials through routes";
+    if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, allowRouting: changed.allowRouting }, null, 2)}\n`);
+    else if (changed === key) io.stdout.write(`${key.id} '${key.name}': ${says}\n`);
+    else io.stderr.write(`Virtual key ${changed.id} '${changed.name}': ${says}.\n`);
+    return 0;
+  });
+}
+
+/** An active virtual key by id or name; several of one name must be told apart by id. */
+function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | undefined {
+  const keys = store.listVirtualKeys();
+  const byId = keys.find((key) => key.id === nameOrId);
+  if (byId) return byId;
+  const named = keys.filter((key) => key.name === nameOrId);
+  if (named.length > 1) throw new Error(`${named.length} virtual keys are named '${nameOrId}': ${named.map((key) => key.id).join(', ')}. Give the id instead of the name.`);
+  return named[0];
 }
 
 async function addGatewayKey(args: string[], io: KeysCommandIO): Promise<number> {

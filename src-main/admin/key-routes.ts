@@ -13,6 +13,8 @@ const customHost = z.string().nullable();
 const defaultModel = z.string().max(256).nullable();
 /** Requested model name → the provider's name for it. */
 const modelMap = z.record(z.string(), z.string());
+/** Lets routes serve other virtual keys' calls with this key's credentials (gateway keys need no leave). */
+const allowRouting = z.boolean();
 
 const createVirtualKeyBody = z.object({
   name,
@@ -22,6 +24,7 @@ const createVirtualKeyBody = z.object({
   cloud: cloudFields.optional(),
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
+  allowRouting: allowRouting.optional(),
 });
 
 const updateVirtualKeyBody = z.object({
@@ -33,6 +36,7 @@ const updateVirtualKeyBody = z.object({
   regenerateKey: z.boolean().optional(),
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
+  allowRouting: allowRouting.optional(),
 });
 
 const createGatewayKeyBody = z.object({ name });
@@ -71,6 +75,7 @@ export const keyRoutes: AdminRoute[] = [
         fields: input.cloud,
         defaultModel: input.defaultModel,
         modelMap: input.modelMap,
+        allowRouting: input.allowRouting,
       });
       return { status: 201, body: created };
     },
@@ -98,6 +103,7 @@ export const keyRoutes: AdminRoute[] = [
         regenerateKey: change.regenerateKey,
         defaultModel: change.defaultModel,
         modelMap: change.modelMap,
+        allowRouting: change.allowRouting,
       });
       return { status: 200, body: updated };
     },

@@ -43,6 +43,8 @@ type DefaultedOnInput = 'dialect' | 'providerFormat' | 'dropped';
 export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<Pick<CallFacts, DefaultedOnInput>> {
   createdAt: number;
   keyId: string | null;
+  /** On a routed call: the virtual key whose credentials served it (or were tried last); keyId stays the caller's. */
+  targetKeyId?: string | null;
   /** Each call to the provider, retries included. */
   attemptLog?: AttemptRecord[];
   requestHeaders: Record<string, string>;

@@ -20,6 +20,8 @@ export type Caller =
       modelMap?: Readonly<Record<string, string>>;
       /** The host the key is bound to, normalised; undefined means the provider's own default. */
       customHost?: string;
+      /** Whether a route may serve another virtual key's call with this key's credentials. */
+      allowRouting?: boolean;
       /** Decrypts the stored secret for this one request. */
       loadCredentials(): Promise<ProviderCredentials>;
     };

@@ -131,6 +131,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let rawModel: unknown;
   let routeName: string | null = null;
   let routeTarget: string | null = null;
+  /** The virtual key whose credentials served a routed call (or were tried last), and its own limit ticket. */
+  let targetKeyId: string | null = null;
+  let targetTicket: LimitTicket | undefined;
   /** The model name the provider was sent (a route's target or a key's model map may change it); what is priced. */
   let servedModel: string | null = null;
   let failureBody: object | undefined;
@@ -231,12 +234,14 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
         routeName = matched.name;
         const served = await serveRoute(deps.router!, matched, generation, abort, attemptLog, (attempt) => {
           routeTarget = attempt.label;
+          targetKeyId = attempt.keyId;
+          targetTicket = attempt.ticket;
           servedModel = attempt.model;
           providerSlug = attempt.provider;
           credentials = attempt.credentials;
           providerFormat = attempt.providerFormat;
           dropped = attempt.dropped;
-        });
+        }, { caller, limits: deps.limits });
         outcome = served;
       }
     }
@@ -317,6 +322,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     dropped,
     route: routeName,
     routeTarget,
+    targetKeyId,
     promptTokens: tokens?.promptTokens,
     completionTokens: tokens?.completionTokens,
     cacheReadTokens: tokens?.cacheReadTokens,
@@ -331,10 +337,13 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     (ticket && outcome && outcome.status < 400 && outcome.responseBody !== null && bodyText !== undefined
       ? estimatedUsage(bodyText.length, outcome.responseBody, routed?.stream === true)
       : undefined);
-  ticket?.release({
+  const spent = {
     tokens: charged ? charged.inputTokens + charged.outputTokens : 0,
     costUsd: charged === usage ? (entry.costUsd ?? null) : priceCall(providerSlug, pricedModel, charged),
-  });
+  };
+  ticket?.release(spent);
+  // A routed call spends the target key's credentials: counted against its limits too.
+  targetTicket?.release(spent);
   deps.log(entry);
 }
 

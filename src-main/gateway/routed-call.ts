@@ -22,8 +22,10 @@ import { relayPassthrough, relayTranslated, type RelayOutcome } from './relay.js
 import { withModelField } from './routing/model-field.js';
 import { traitsOf } from './routing/conditions.js';
 import type { CompiledRoute, Router } from './routing/router.js';
+import { admitTarget, targetOverLimit, TargetRefused } from './routing/target-admission.js';
+import type { KeyLimiter, LimitTicket } from './limits/limiter.js';
 import type { AttemptRecord } from '../core/call-record.js';
-import type { CallAdmission } from './limits/call-admission.js';
+import { LenderOverLimit, type CallAdmission } from './limits/call-admission.js';
 
 /** What one generation request brings to any target it may be sent to. */
 export interface Generation {
@@ -202,7 +204,23 @@ export interface TriedTarget {
   credentials: ProviderCredentials | undefined;
   providerFormat: WireFormat | null;
   dropped: string[];
+  /** The virtual key whose credentials the target uses. */
+  keyId: string;
+  /**
+   * The target key's own limit ticket, when the call was admitted against it (not for the caller's own
+   * key): the proxy releases it with the call's outcome, as it does the caller's.
+   */
+  ticket: LimitTicket | undefined;
 }
+
+/** Who calls, and the limits a target key's use is admitted against. */
+export interface RouteAdmission {
+  caller: Caller;
+  limits: KeyLimiter | undefined;
+}
+
+/** What a target that was admitted but left for the next is charged: its request, nothing more. */
+const NOTHING_SERVED = { tokens: 0, costUsd: null };
 
 const fallsBack = (status: number) => status === 429 || status >= 500;
 
@@ -233,6 +251,7 @@ export async function serveRoute(
   abort: RequestAbort,
   attemptLog: AttemptRecord[],
   onTarget: (tried: TriedTarget) => void,
+  admission: RouteAdmission,
 ): Promise<RelayOutcome> {
   const { request, ingress, headers } = generation;
   const plan = router.plan(route, request.model, traitsOf(() => dialectCodec(ingress.dialect).decodeRequest(request.body)));
@@ -243,13 +262,25 @@ export async function serveRoute(
   }
   for (const [index, target] of plan.attempts.entries()) {
     const isLast = index === plan.attempts.length - 1;
+    let ticket: LimitTicket | undefined;
+    try {
+      ticket = admitTarget(admission.caller, route.name, target, admission.limits);
+    } catch (error) {
+      if (!(error instanceof TargetRefused)) throw error;
+      // Skipped before anything was sent: no attempt, only the reason. With no target left, the client
+      // gets this refusal (the 429 of the limit, or the 403 of a key that lends nothing).
+      attemptLog.push({ status: null, error: null, durationMs: 0, target: target.label, reason: error.reason });
+      if (isLast) throw error.answer;
+      continue;
+    }
+    generation.admission.lendFrom(ticket);
     const attemptAbort = new RequestAbort();
     // The request's own abort (client gone, x-gateway-request-timeout) ends every target's call too.
     if (abort.aborted) attemptAbort.abort(abort.reason);
     else abort.addEventListener('abort', () => attemptAbort.abort(abort.reason));
     const timer = target.timeoutMs === undefined ? undefined : setTimeout(() => attemptAbort.abort(new TargetTimeout(target.timeoutMs!)), target.timeoutMs);
     const sentModel = mappedModel(target.caller, target.model);
-    const tried: TriedTarget = { label: target.label, provider: target.caller.provider, model: sentModel, credentials: undefined, providerFormat: null, dropped: [] };
+    const tried: TriedTarget = { label: target.label, provider: target.caller.provider, model: sentModel, credentials: undefined, providerFormat: null, dropped: [], keyId: target.caller.keyId, ticket };
     onTarget(tried);
     let called = false;
     try {
@@ -283,6 +314,7 @@ export async function serveRoute(
         await first.body.dump().catch(() => undefined);
         noteReason(attemptLog, target.label, String(first.status), null);
         router.recordFailure(target);
+        ticket?.release(NOTHING_SERVED);
         continue;
       }
       const outcome = await prepared.relay(first);
@@ -292,6 +324,14 @@ export async function serveRoute(
     } catch (error) {
       clearTimeout(timer);
       if (abort.aborted) throw error;
+      if (error instanceof LenderOverLimit) {
+        // The target key's budgets cannot hold this call's worst case: skipped before anything was sent.
+        const refused = targetOverLimit(route.name, error.refusal);
+        attemptLog.push({ status: null, error: null, durationMs: 0, target: target.label, reason: refused.reason });
+        ticket?.release(NOTHING_SERVED);
+        if (isLast) throw refused.answer;
+        continue;
+      }
       const reason = reasonToMoveOn(error, attemptAbort, !called);
       if (reason === null) throw error;
       router.recordFailure(target);
@@ -302,6 +342,7 @@ export async function serveRoute(
         }
         throw error;
       }
+      ticket?.release(NOTHING_SERVED);
     }
   }
   // Unreachable: the last target either returns or throws.

@@ -280,20 +280,21 @@ export class KeyLimitsService {
   }
 
   /**
-   * The last minute's calls of keys with a minute limit, from the request log (its key index). Calls the
-   * limiter refused (429 before any provider was chosen) were never admitted and are left out.
+   * The last minute's calls of keys with a minute limit, from the request log (its key indexes): the key's
+   * own calls and the routed calls its credentials served. Calls the limiter refused (429 before any
+   * provider was chosen) were never admitted and are left out.
    */
   private restoreMinuteWindows(): void {
     const since = this.now() - 60_000;
     const rows = this.db
       .prepare(
         `SELECT created_at, coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) AS tokens FROM request_log
-         WHERE key_id = ? AND created_at > ? AND NOT (status = 429 AND provider IS NULL) ORDER BY created_at`,
+         WHERE (key_id = @key OR target_key_id = @key) AND created_at > @since AND NOT (status = 429 AND provider IS NULL) ORDER BY created_at`,
       )
       .raw();
     for (const [keyId, limits] of this.table.all()) {
       if (limits.rpm === null && limits.tpm === null) continue;
-      for (const [at, tokens] of rows.all(keyId, since) as [number, number][]) this.limiter.seedCall(keyId, at, tokens);
+      for (const [at, tokens] of rows.all({ key: keyId, since }) as [number, number][]) this.limiter.seedCall(keyId, at, tokens);
     }
   }
 }

@@ -81,6 +81,8 @@ export interface VirtualKeySummary {
   defaultModel: string | null;
   /** Requested model name → the name sent to the provider. */
   modelMap: Record<string, string>;
+  /** Whether a route may serve another virtual key's call with this key's credentials. */
+  allowRouting: boolean;
 }
 
 export interface GatewayKeySummary {
@@ -103,6 +105,8 @@ export interface NewVirtualKey {
   fields?: Record<string, string | undefined>;
   defaultModel?: string | null;
   modelMap?: Record<string, string>;
+  /** Lets routes serve other virtual keys' calls with this key's credentials; false when left out. */
+  allowRouting?: boolean;
 }
 
 export interface VirtualKeyChange {
@@ -117,6 +121,7 @@ export interface VirtualKeyChange {
   defaultModel?: string | null;
   /** Replaces the whole map; {} clears it. */
   modelMap?: Record<string, string>;
+  allowRouting?: boolean;
 }
 
 export class KeyStoreLockedError extends Error {
@@ -145,6 +150,7 @@ interface VirtualKeyRow {
   default_model: string | null;
   /** JSON object; NULL when empty. */
   model_map: string | null;
+  allow_routing: number;
 }
 
 interface GatewayKeyRow {
@@ -474,10 +480,10 @@ export class KeyStore implements KeyDirectory {
     const now = Date.now();
     this.db
       .prepare(
-        `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map, allow_routing)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), this.seal(id, values), now, now, defaultModel, modelMap);
+      .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), this.seal(id, values), now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0);
     this.reload();
     return { ...this.getVirtualKey(id), key };
   }
@@ -515,9 +521,10 @@ export class KeyStore implements KeyDirectory {
     const fresh = change.regenerateKey ? newKey(VIRTUAL_KEY_PREFIX) : undefined;
     const defaultModel = change.defaultModel === undefined ? row.default_model : validDefaultModel(change.defaultModel);
     const modelMap = change.modelMap === undefined ? row.model_map : validModelMap(change.modelMap);
+    const allowRouting = change.allowRouting === undefined ? row.allow_routing : change.allowRouting ? 1 : 0;
     this.db
-      .prepare('UPDATE virtual_keys SET name = ?, custom_host = ?, settings = ?, credentials = ?, key_hash = ?, key_prefix = ?, updated_at = ?, default_model = ?, model_map = ? WHERE id = ?')
-      .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, id);
+      .prepare('UPDATE virtual_keys SET name = ?, custom_host = ?, settings = ?, credentials = ?, key_hash = ?, key_prefix = ?, updated_at = ?, default_model = ?, model_map = ?, allow_routing = ? WHERE id = ?')
+      .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, id);
     this.reload();
     const summary = this.getVirtualKey(id);
     return fresh ? { ...summary, key: fresh.key } : summary;
@@ -673,6 +680,7 @@ export class KeyStore implements KeyDirectory {
       ...(row.custom_host ? { customHost: row.custom_host } : {}),
       ...(row.default_model ? { defaultModel: row.default_model } : {}),
       ...(row.model_map ? { modelMap: JSON.parse(row.model_map) as Record<string, string> } : {}),
+      ...(row.allow_routing ? { allowRouting: true } : {}),
       loadCredentials: async () => {
         if (!sealed) return {};
         if (!this.privateKey) throw new Error('This key store was opened without the data key and cannot decrypt secrets');
@@ -758,6 +766,7 @@ function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null): Virtu
     lastUsedAt: isoTimeOrNull(lastUsedAt),
     defaultModel: row.default_model ?? null,
     modelMap: row.model_map ? (JSON.parse(row.model_map) as Record<string, string>) : {},
+    allowRouting: row.allow_routing === 1,
   };
 }
 

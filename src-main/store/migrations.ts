@@ -410,4 +410,18 @@ ${USAGE_REPRICE}
       );
     `,
   },
+  {
+    version: 11,
+    description: "whether other keys' calls may reach a virtual key's credentials through routes, and the key that served each routed call",
+    sql: `
+      -- allow_routing: 1 lets a route serve another virtual key's call with this key's credentials (a gateway
+      -- key's routed calls and the key's own are always served). 0 for every key, old ones included: a key
+      -- handed to a tool spends only its own credentials until its owner says otherwise.
+      ALTER TABLE virtual_keys ADD COLUMN allow_routing INTEGER NOT NULL DEFAULT 0;
+      -- target_key_id: the virtual key whose credentials served a routed call (key_id stays the caller's);
+      -- NULL without a route. Indexed for the limits' minute windows after a restart, which count both.
+      ALTER TABLE request_log ADD COLUMN target_key_id TEXT;
+      CREATE INDEX request_log_target_key ON request_log (target_key_id, created_at) WHERE target_key_id IS NOT NULL;
+    `,
+  },
 ];

@@ -27,6 +27,8 @@ export interface LogEntry extends CallFacts {
 
 export interface LogEntryDetail extends LogEntry {
   keyId: string | null;
+  /** On a routed call: the virtual key whose credentials served it (or were tried last); null otherwise. */
+  targetKeyId: string | null;
   attemptLog: AttemptRecord[];
   requestHeaders: Record<string, string>;
   requestBody: string | null;
@@ -86,6 +88,7 @@ interface Row {
   reasoning_tokens: number | null;
   route: string | null;
   route_target: string | null;
+  target_key_id?: string | null;
   cost_usd: number | null;
   client: string | null;
   attempt_log: string | null;
@@ -209,7 +212,7 @@ export interface UsageDeltas {
 const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
-  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target',
+  'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -551,6 +554,7 @@ export class RequestLog {
       dayOf(input.createdAt),
       input.route ?? null,
       input.routeTarget ?? null,
+      input.targetKeyId ?? null,
     ];
   }
 
@@ -615,6 +619,7 @@ export class RequestLog {
     return {
       ...toEntry(row),
       keyId: row.key_id,
+      targetKeyId: row.target_key_id ?? null,
       attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
       requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
       requestBody: row.request_body,

@@ -103,6 +103,11 @@ export class AdminClient {
     return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, models);
   }
 
+  /** Whether routes may serve other virtual keys' calls with this key's credentials. */
+  setVirtualKeyRouting(id: string, allowRouting: boolean): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { allowRouting });
+  }
+
   revokeVirtualKey(id: string): Promise<void> {
     return this.request('DELETE', `/virtual-keys/${encodeURIComponent(id)}`);
   }

@@ -44,6 +44,8 @@ export interface NewVirtualKey {
   cloud?: Record<string, string>;
   defaultModel?: string | null;
   modelMap?: Record<string, string>;
+  /** Lets routes serve other virtual keys' calls with this key's credentials; off when left out. */
+  allowRouting?: boolean;
 }
 
 /** PATCH /admin/api/virtual-keys/:id with only the model settings: null clears the default model. */

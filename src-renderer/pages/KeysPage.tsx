@@ -10,7 +10,7 @@ import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews
 import { useKeysStore } from '../stores/keys-store';
 import { useToastStore } from '../stores/toast-store';
 import { describeKeyModels } from '../keys/model-map';
-import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog } from './keys/KeyDialogs';
+import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog, RoutingSwitch } from './keys/KeyDialogs';
 import { KeyUsage } from './keys/KeyUsage';
 import { KeySpend } from './keys/KeySpend';
 import { KeyLimitsSummary } from './keys/KeyLimits';
@@ -79,6 +79,32 @@ function RowAction({ icon, verb, subject, danger = false, onClick }: { icon: Ico
   );
 }
 
+/** The row's routing switch: saved as it is flipped; a refusal is shown and the switch stays as it was. */
+function KeyRoutingToggle({ virtualKey }: { virtualKey: VirtualKey }) {
+  const setVirtualKeyRouting = useKeysStore((state) => state.setVirtualKeyRouting);
+  const showToast = useToastStore((state) => state.show);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const flip = async (allow: boolean) => {
+    setSaving(true);
+    setError(null);
+    try {
+      await setVirtualKeyRouting(virtualKey.id, allow);
+      showToast(allow ? `Routes may serve other keys with ${virtualKey.name}` : `Only gateway keys and ${virtualKey.name} itself reach it through routes`);
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <div className="key-routing small">
+      <RoutingSwitch checked={virtualKey.allowRouting === true} disabled={saving} subject={virtualKey.name} onChange={(allow) => void flip(allow)} />
+      {error && <span className="field-error">{error}</span>}
+    </div>
+  );
+}
+
 function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: VirtualKey; providerName: string; onOpen(dialog: OpenDialog): void }) {
   const [isRenaming, setRenaming] = useState(false);
   const renameVirtualKey = useKeysStore((state) => state.renameVirtualKey);
@@ -111,6 +137,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
             </span>
           )}
         </div>
+        <KeyRoutingToggle virtualKey={virtualKey} />
         <KeyLimitsSummary keyId={virtualKey.id} keyName={virtualKey.name} />
       </div>
       <div className="key-dates small muted">

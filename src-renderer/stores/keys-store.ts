@@ -30,6 +30,7 @@ interface KeysState {
   rotateVirtualKey(id: string, rotation: VirtualKeyRotation): Promise<void>;
   regenerateVirtualKey(id: string): Promise<void>;
   updateVirtualKeyModels(id: string, models: VirtualKeyModelsPatch): Promise<void>;
+  setVirtualKeyRouting(id: string, allowRouting: boolean): Promise<void>;
   renameGatewayKey(id: string, name: string): Promise<void>;
   revokeVirtualKey(id: string): Promise<void>;
   revokeGatewayKey(id: string): Promise<void>;
@@ -92,6 +93,10 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   async updateVirtualKeyModels(id, models) {
     const updated = await requireAdminClient().updateVirtualKeyModels(id, models);
     set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, ...updated } : key)) });
+  },
+  async setVirtualKeyRouting(id, allowRouting) {
+    const updated = await requireAdminClient().setVirtualKeyRouting(id, allowRouting);
+    set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, allowRouting: updated.allowRouting } : key)) });
   },
   async renameGatewayKey(id, name) {
     await requireAdminClient().renameGatewayKey(id, name);

@@ -311,7 +311,8 @@ export async function answerMessages(request: RecordedRequest, res: ServerRespon
   );
 }
 
-const defaultAnswer: Behaviour = async (request, res) => {
+/** What the double answers when nothing is queued: a checked request, a Messages answer. */
+export const defaultAnswer: Behaviour = async (request, res) => {
   if (request.url !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${request.url}`)(request, res);
   if (!request.headers['x-api-key']) return anthropicError(401, 'authentication_error', 'x-api-key header is required')(request, res);
   const version = request.headers['anthropic-version'];

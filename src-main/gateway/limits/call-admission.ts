@@ -4,15 +4,29 @@
 import type { ProviderAdapter, ProviderCredentials } from '../../providers/types.js';
 import type { RoutedRequest, Ingress } from '../ingress/types.js';
 import type { Operation } from '../../providers/types.js';
-import type { LimitTicket } from './limiter.js';
+import { LimitExceeded, type LimitTicket } from './limiter.js';
 import { checkFanOut, ProviderAttempts } from './provider-attempts.js';
 import { choicesOf, worstCaseCostUsd } from './worst-case-cost.js';
 
+/** The key lending its credentials through a route cannot hold this call's worst case within its budgets. */
+export class LenderOverLimit extends Error {
+  constructor(readonly refusal: LimitExceeded) {
+    super(refusal.message);
+  }
+}
+
 export class CallAdmission {
   readonly attempts: ProviderAttempts;
+  /** The ticket of the key whose credentials a route lends to this call (the target being tried), if another key's. */
+  private lender: LimitTicket | undefined;
 
   constructor(readonly ticket: LimitTicket | undefined) {
     this.attempts = new ProviderAttempts(ticket);
+  }
+
+  /** The route moved to a target whose key lends its credentials: its budgets hold this call's worst case too. */
+  lendFrom(ticket: LimitTicket | undefined): void {
+    this.lender = ticket;
   }
 
   /** Calls to `adapter` for this request: one per choice when the provider generates no `n` itself. */
@@ -22,16 +36,16 @@ export class CallAdmission {
 
   /**
    * Before a target's first call: refuses a fan-out past the cap (400) and holds the call's worst-case
-   * cost against the key's budgets (429 budget_exceeded when it would not fit).
+   * cost against the caller's budgets and the lending key's (429 budget_exceeded when it would not fit).
    */
   reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void {
     const calls = CallAdmission.callsFor(call.adapter, call.request);
     checkFanOut(calls, call.adapter.slug);
-    const ticket = this.ticket;
-    if (!ticket?.hasBudget) return;
+    const callerHolds = this.ticket?.hasBudget === true;
+    const lenderHolds = this.lender?.hasBudget === true;
+    if (!callerHolds && !lenderHolds) return;
     const dialect = call.ingress.dialect;
-    ticket.reserve(
-      worstCaseCostUsd({
+    const worstCaseUsd = worstCaseCostUsd({
         provider: call.adapter.slug,
         pricedModel: call.adapter.pricedModel?.(call.credentials ?? {}, call.model) ?? call.model,
         dialect,
@@ -40,7 +54,16 @@ export class CallAdmission {
         bodyBytes: call.bodyBytes,
         calls,
         choices: choicesOf(dialect, call.request.body, call.request.n),
-      }),
-    );
+      });
+    // The caller's budgets first: a caller over its own budget is refused as itself, not as the lender.
+    if (callerHolds) this.ticket!.reserve(worstCaseUsd);
+    if (!lenderHolds) return;
+    try {
+      this.lender!.reserve(worstCaseUsd);
+    } catch (error) {
+      // The lending key cannot hold it: the route skips that target, as it skips one over its rpm.
+      if (error instanceof LimitExceeded) throw new LenderOverLimit(error);
+      throw error;
+    }
   }
 }

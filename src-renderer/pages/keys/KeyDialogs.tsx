@@ -101,6 +101,23 @@ function KeyModelsFields({ providerSlug, defaultModel, rows, onDefaultModel, onR
   );
 }
 
+/** What the routing switch means, in one place for the new-key form and the key's row. */
+export const ROUTING_HINT = 'Routes always serve gateway keys and this key’s own calls. On, a route may also serve another virtual key’s call with this key’s credentials, counted against this key’s limits.';
+
+/** Whether routes may lend this key's credentials to other virtual keys' calls; `subject` names the key to screen readers. */
+export function RoutingSwitch({ checked, onChange, subject, disabled = false }: { checked: boolean; onChange(checked: boolean): void; subject?: string; disabled?: boolean }) {
+  return (
+    <label className="switch" title={subject ? ROUTING_HINT : undefined}>
+      <input type="checkbox" role="switch" checked={checked} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
+      <span className="switch-track" aria-hidden="true" />
+      <span>
+        Other keys may use it through routes
+        {subject && <span className="visually-hidden"> ({subject})</span>}
+      </span>
+    </label>
+  );
+}
+
 export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   const providers = useKeysStore((state) => state.providers);
   const createVirtualKey = useKeysStore((state) => state.createVirtualKey);
@@ -110,6 +127,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
   const [customHost, setCustomHost] = useState('');
   const [defaultModel, setDefaultModel] = useState('');
   const [modelRows, setModelRows] = useState<ModelMapRow[]>([]);
+  const [allowRouting, setAllowRouting] = useState(false);
   const { submitting, error, setError, submit } = useSubmission(toFormError);
   const provider = providers.find((item) => item.slug === providerSlug);
 
@@ -134,6 +152,7 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
       // Only set fields are sent, so a server without model settings still creates the key.
       if (models.defaultModel) body.defaultModel = models.defaultModel;
       if (Object.keys(models.modelMap).length) body.modelMap = models.modelMap;
+      if (allowRouting) body.allowRouting = true;
       await createVirtualKey(body);
       onClose();
     });
@@ -167,6 +186,10 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
         <Field label="Custom host" error={fieldError('customHost')} hint={`Optional. The key only ever goes to this address${provider?.defaultBaseUrl ? ` (default ${provider.defaultBaseUrl})` : ''}.`}>
           <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'https://…'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />
         </Field>
+        <div className="field">
+          <RoutingSwitch checked={allowRouting} onChange={setAllowRouting} />
+          <p className="field-hint">{ROUTING_HINT}</p>
+        </div>
         <details className="disclosure" open={isModelsParam(error?.param ?? null) || undefined}>
           <summary>Models (optional)</summary>
           <div className="disclosure-body">

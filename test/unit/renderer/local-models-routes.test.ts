@@ -35,6 +35,7 @@ function key(name: string, patch: Partial<VirtualKey> = {}): VirtualKey {
     lastUsedAt: null,
     defaultModel: null,
     modelMap: {},
+    allowRouting: false,
     ...patch,
   };
 }
