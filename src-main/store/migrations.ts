@@ -410,4 +410,13 @@ ${USAGE_REPRICE}
       );
     `,
   },
+  {
+    version: 11,
+    description: 'how many requests a log row stands for (a burst of refusals without a valid key is one row)',
+    sql: `
+      -- NULL = 1. A row for refusals without a valid key (401) coalesced in one window (gateway/refusal-log.ts)
+      -- holds how many there were; the usage totals count such a row once, as the row it is.
+      ALTER TABLE request_log ADD COLUMN request_count INTEGER;
+    `,
+  },
 ];
