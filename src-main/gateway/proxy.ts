@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from './errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, resolveTarget, type Caller, type KeyDirectory } from './auth.js';
+import { refuseForwardedGatewayKeys } from './forward-guard.js';
 import { findProvider, getProvider } from './providers/registry.js';
 import type { ModelList, Operation, ProviderCall, ProviderCredentials } from './providers/types.js';
 import type { WireFormat } from './codecs/canonical.js';
@@ -15,7 +16,8 @@ import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from './upstream
 import { redactHeaders, redactSecrets } from './redact.js';
 import { RequestAbort } from './request-abort.js';
 import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
+import { scanJson } from './json-scan.js';
 import type { LogEntryInput, LoggedAttempt } from '../store/request-log.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
@@ -58,18 +60,33 @@ export class ClientGone extends Error {
   }
 }
 
-/** How long a refused body may go on arriving while the 413 is read; then the connection is cut. */
-const REFUSED_BODY_DRAIN_MS = 1_000;
+/** How much of a refused body is read and discarded, so a client still sending it can read the 413. */
+export const REFUSED_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
+/** A refused body that stops arriving for this long is not waited for: the connection is cut. */
+export const REFUSED_BODY_STALL_MS = 5_000;
 
 /**
- * Stops taking a body over the limit without cutting the connection at once: a client still sending
- * would get a reset instead of the 413. What arrives is discarded, and the socket is closed soon after.
+ * Stops taking a body over the limit without cutting the connection: a client that sends its whole body
+ * before it reads (most do) would get a reset instead of the 413. What arrives is discarded while it keeps
+ * arriving, up to a byte bound; past the bound or after a stall the connection is cut. A body drained to
+ * its end leaves the connection as any other (keep-alive): the 413 carries no `connection: close`, which
+ * would make Node close the socket as soon as the answer is written.
  */
 function refuseRemainingBody(req: IncomingMessage): void {
+  let drained = 0;
+  const cut = () => req.socket.destroy();
+  const stall = setTimeout(cut, REFUSED_BODY_STALL_MS);
+  stall.unref();
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > REFUSED_BODY_DRAIN_BYTES) {
+      clearTimeout(stall);
+      cut();
+    } else stall.refresh();
+  });
+  req.once('end', () => clearTimeout(stall));
+  req.socket.once('close', () => clearTimeout(stall));
   req.resume();
-  const cut = setTimeout(() => req.socket.destroy(), REFUSED_BODY_DRAIN_MS);
-  cut.unref();
-  req.socket.once('close', () => clearTimeout(cut));
 }
 
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -103,9 +120,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  // After a refused body the connection cannot be reused: the rest of that body is still on the wire.
-  const connection: Record<string, string> = status === 413 ? { connection: 'close' } : {};
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...connection, ...extraHeaders });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extraHeaders });
   res.end(text);
 }
 
@@ -120,7 +135,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function parseJsonBody(raw: Buffer, text: string): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
-  if (exceedsJsonDepth(raw)) throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  // One pass for both: what JSON.parse cannot refuse. A name given twice would be validated on its last
+  // value while the provider, sent the same bytes, may read the first.
+  const problem = scanJson(raw);
+  if (problem?.kind === 'too-deep') throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  if (problem?.kind === 'duplicate-name') {
+    throw invalidRequest(`The request body names '${problem.name}' twice${problem.path === problem.name ? '' : ` (at ${problem.path})`}; send each member once`, problem.path);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -199,6 +220,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = deps.caller ?? authenticate(headers, deps.keys);
+    refuseForwardedGatewayKeys(headers, deps.keys);
     // Before any body is read or provider called: a key over its limit costs nothing more. What the call
     // may cost is held against its budgets once the body is read and its target known (CallAdmission).
     ticket = deps.limits?.admit(caller.keyId);
@@ -383,6 +405,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     cacheWriteTokens: tokens?.cacheWriteTokens,
     reasoningTokens: tokens?.reasoningTokens,
     costUsd: priceCall(providerSlug, pricedModel, usage),
+    // No key was accepted: a burst of these is coalesced in the log (refusal-log.ts).
+    unauthenticated: caller === undefined && status === 401,
   };
   // Counted as it finishes: its tokens for the minute, its cost for the day and month. An answer that
   // reported no usage is charged an estimate, so a budget holds for it too (the log keeps it unknown).
@@ -435,6 +459,7 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
 export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: ProxyDependencies): Promise<ModelList> {
   const headers = readGatewayHeaders(requestHeaders);
   const caller = deps.caller ?? authenticate(headers, deps.keys);
+  refuseForwardedGatewayKeys(headers, deps.keys);
   const target = await resolveTarget(headers, caller);
   const adapter = getProvider(target.provider);
   if (!adapter.modelListing) throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);

@@ -40,6 +40,11 @@ interface LoggedCall {
   route?: string | null;
   /** "key name → model" of the route target that served the call (or was tried last); null without a route. */
   routeTarget?: string | null;
+  /**
+   * How many requests the row stands for: 1, or for a burst of refusals without a valid key (401), how
+   * many came in one window (gateway/refusal-log.ts). Left out: 1 (rows read back always have it).
+   */
+  count?: number;
 }
 
 /** The fields of LoggedCall the gateway may leave out (older callers): they default at write time. */
@@ -71,6 +76,8 @@ export interface LogEntryInput extends Omit<LoggedCall, DefaultedOnInput>, Parti
   cacheWriteTokens?: number | null;
   /** Output tokens spent on reasoning (part of `completionTokens`). */
   reasoningTokens?: number | null;
+  /** No key was accepted (a 401 before anything else was done): such rows may be coalesced (refusal-log.ts). */
+  unauthenticated?: boolean;
   /**
    * What the call cost in USD (catalog/pricing.ts `priceCall`); null when the model or its usage is
    * unknown — never 0 for unknown. Left out, it is priced at write time from the usage counted then.
@@ -167,6 +174,8 @@ interface Row {
   route: string | null;
   route_target: string | null;
   target_key_id?: string | null;
+  /** NULL = 1 (migration 12). */
+  request_count: number | null;
   cost_usd: number | null;
   client: string | null;
   attempt_log: string | null;
@@ -177,7 +186,7 @@ interface Row {
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -222,6 +231,7 @@ function toEntry(row: Row): LogEntry {
     dropped: row.dropped ? (JSON.parse(row.dropped) as string[]) : [],
     route: row.route ?? null,
     routeTarget: row.route_target ?? null,
+    count: row.request_count ?? 1,
   };
 }
 
@@ -291,6 +301,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
+  'request_count',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -633,6 +644,7 @@ export class RequestLog {
       input.route ?? null,
       input.routeTarget ?? null,
       input.targetKeyId ?? null,
+      input.count !== undefined && input.count !== 1 ? input.count : null,
     ];
   }
 
