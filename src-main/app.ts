@@ -14,6 +14,7 @@ import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-prote
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
 import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
+import { RefusalCoalescer } from './gateway/refusal-log.js';
 import { createAdminHandler } from './admin/router.js';
 import { isLoopbackHostname } from './core/loopback.js';
 import { coreRoutes } from './admin/core-routes.js';
@@ -47,6 +48,8 @@ export interface StartOptions {
   /** Where status lines go (the CLI prints them; Electron may show them). */
   log?: (line: string) => void;
   maxBodyBytes?: number;
+  /** How long refusals without a valid key are coalesced into one log row (refusal-log.ts); tests shorten it. */
+  refusalWindowMs?: number;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
@@ -177,6 +180,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
 
     // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
     const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
+    // A burst of refusals without a valid key is one row per window, so it cannot push real history out.
+    const refusals = new RefusalCoalescer((entry) => requestLog.append(entry), options.refusalWindowMs);
+    closers.unshift(() => refusals.flush());
     const shutdown = new AbortController();
     const services: AppServices = {
       version: packageVersion(),
@@ -197,7 +203,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         router,
         log: (entry) => {
           metrics.observe(entry);
-          requestLog.append(entry);
+          if (!refusals.absorb(entry)) requestLog.append(entry);
         },
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
@@ -218,6 +224,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         });
       },
       clientTimeouts: options.clientTimeouts,
+      allowRemote: options.allowRemote,
+      onBrowserRefused: (reason) => metrics.refused(reason),
       ...services.proxy,
       handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
       handleMetrics: createMetricsHandler(metrics, adminToken),

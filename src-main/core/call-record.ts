@@ -31,6 +31,11 @@ export interface CallFacts {
   route?: string | null;
   /** "key name → model" of the route target that served the call (or was tried last); null without a route. */
   routeTarget?: string | null;
+  /**
+   * How many requests the row stands for: 1, or for a burst of refusals without a valid key (401), how
+   * many came in one window (gateway/refusal-log.ts). Left out: 1 (rows read back always have it).
+   */
+  count?: number;
 }
 
 /** The fields of CallFacts the gateway may leave out (older callers): they default at write time. */
@@ -45,6 +50,8 @@ export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<P
   keyId: string | null;
   /** On a routed call: the virtual key whose credentials served it (or were tried last); keyId stays the caller's. */
   targetKeyId?: string | null;
+  /** No key was accepted (a 401 before anything else was done): such rows may be coalesced (refusal-log.ts). */
+  unauthenticated?: boolean;
   /** Each call to the provider, retries included. */
   attemptLog?: AttemptRecord[];
   requestHeaders: Record<string, string>;

@@ -3,18 +3,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from './errors.js';
 
-/** How long a refused body may go on arriving while the 413 is read; then the connection is cut. */
-const REFUSED_BODY_DRAIN_MS = 1_000;
+/** How much of a refused body is read and discarded, so a client still sending it can read the 413. */
+export const REFUSED_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
+/** A refused body that stops arriving for this long is not waited for: the connection is cut. */
+export const REFUSED_BODY_STALL_MS = 5_000;
 
 /**
- * Stops taking a body over the limit without cutting the connection at once: a client still sending
- * would get a reset instead of the 413. What arrives is discarded, and the socket is closed soon after.
+ * Stops taking a body over the limit without cutting the connection: a client that sends its whole body
+ * before it reads (most do) would get a reset instead of the 413. What arrives is discarded while it keeps
+ * arriving, up to a byte bound; past the bound or after a stall the connection is cut. A body drained to
+ * its end leaves the connection as any other (keep-alive): the 413 carries no `connection: close`, which
+ * would make Node close the socket as soon as the answer is written.
  */
 function refuseRemainingBody(req: IncomingMessage): void {
+  let drained = 0;
+  const cut = () => req.socket.destroy();
+  const stall = setTimeout(cut, REFUSED_BODY_STALL_MS);
+  stall.unref();
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > REFUSED_BODY_DRAIN_BYTES) {
+      clearTimeout(stall);
+      cut();
+    } else stall.refresh();
+  });
+  req.once('end', () => clearTimeout(stall));
+  req.socket.once('close', () => clearTimeout(stall));
   req.resume();
-  const cut = setTimeout(() => req.socket.destroy(), REFUSED_BODY_DRAIN_MS);
-  cut.unref();
-  req.socket.once('close', () => clearTimeout(cut));
 }
 
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -48,9 +63,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  // After a refused body the connection cannot be reused: the rest of that body is still on the wire.
-  const connection: Record<string, string> = status === 413 ? { connection: 'close' } : {};
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...connection, ...extraHeaders });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extraHeaders });
   res.end(text);
 }
 

@@ -7,6 +7,12 @@ const ALWAYS_SECRET = new Set([
 
 export const REDACTED = '[redacted]';
 
+/** A header whose name says it carries a credential (`x-custom-auth`, `x-session-token`, `x-secret`): never stored. */
+const SECRET_NAME = /auth|token|key|secret/;
+
+/** The header whose value is a URL that may carry a password or an `?api_key=`. */
+const CUSTOM_HOST = 'x-gateway-custom-host';
+
 export function redactHeaders(headers: Record<string, string | string[] | undefined>, alsoSecret: ReadonlySet<string>): Record<string, string> {
   const result: Record<string, string> = {};
   // for…in rather than Object.entries: no array of pairs per call (every request's log row comes through here).
@@ -14,9 +20,32 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     if (!Object.hasOwn(headers, name)) continue;
     const value = headers[name];
     if (value === undefined) continue;
-    result[name] = ALWAYS_SECRET.has(name) || alsoSecret.has(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    // Node gives header names in lower case.
+    result[name] = ALWAYS_SECRET.has(name) || alsoSecret.has(name) || SECRET_NAME.test(name) ? REDACTED : name === CUSTOM_HOST ? redactUrl(text) : text;
   }
   return result;
+}
+
+/**
+ * A URL with its user-info and its query values blanked: `https://[redacted]@host/v1?api_key=[redacted]`.
+ * Text-based, so a URL the parser would refuse is blanked just the same.
+ */
+export function redactUrl(url: string): string {
+  const withoutUser = url.replace(/^([^/?#]*\/\/)[^/?#]*@/, `$1${REDACTED}@`);
+  const query = withoutUser.indexOf('?');
+  if (query === -1) return withoutUser;
+  const fragment = withoutUser.indexOf('#', query);
+  const end = fragment === -1 ? withoutUser.length : fragment;
+  const parts = withoutUser
+    .slice(query + 1, end)
+    .split('&')
+    .map((part) => {
+      const equals = part.indexOf('=');
+      // A bare value (`?sk-…`) may be the secret itself.
+      return equals === -1 ? (part === '' ? part : REDACTED) : `${part.slice(0, equals + 1)}${REDACTED}`;
+    });
+  return `${withoutUser.slice(0, query + 1)}${parts.join('&')}${fragment === -1 ? '' : `#${REDACTED}`}`;
 }
 
 /** Replaces each secret (and any `Bearer` token or provider-key-looking string) in a text. */

@@ -159,6 +159,12 @@ const FAMILIES: Family[] = [
   ),
 ];
 
+/** Requests refused before any work: a foreign Origin or Host (never logged), or no valid key (logged coalesced). */
+const REFUSED_FAMILY = {
+  name: 'gatehouse_refused_requests_total',
+  help: 'Requests refused before any work, by reason: foreign_origin, foreign_host (403, not logged), unauthenticated (401, logged coalesced per window).',
+};
+
 /** Process metrics are per process: one registry for them, however many gateways a process runs (tests). */
 let processRegistry: Registry | undefined;
 
@@ -188,6 +194,8 @@ export class GatewayMetrics {
   private readonly keys: BoundedLabel;
   private readonly routes: BoundedLabel;
   private readonly series = new Map<string, Series>();
+  /** Requests refused before any work, by reason (browser-guard.ts, and 401s without a valid key). */
+  private readonly refusals = new Map<string, number>();
   private failureReported = false;
 
   constructor(options: GatewayMetricsOptions) {
@@ -213,6 +221,11 @@ export class GatewayMetrics {
       if (!this.failureReported) console.error('Gatehouse: a call could not be counted for /metrics', error);
       this.failureReported = true;
     }
+  }
+
+  /** A /v1 request refused for its Origin or Host: never logged, so counted here alone. */
+  refused(reason: string): void {
+    this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
   }
 
   /** Everything counted so far in Prometheus text format, with the process metrics after it. */
@@ -241,11 +254,15 @@ export class GatewayMetrics {
       };
       registry.registerMetric(metric as unknown as Metric);
     }
+    const refused = { name: REFUSED_FAMILY.name, help: REFUSED_FAMILY.help, type: 'counter', aggregator: 'sum' };
+    const refusedValues = () => [...this.refusals].map(([reason, value]) => ({ labels: { reason }, value }));
+    registry.registerMetric({ ...refused, get: async () => ({ ...refused, values: refusedValues() }) } as unknown as Metric);
     return registry;
   }
 
   private count(entry: CallRecord): void {
     if (!Number.isInteger(entry.status)) return;
+    if (entry.unauthenticated === true) this.refused('unauthenticated');
     const series = this.seriesFor(entry);
     const statusClass = STATUS_CLASSES[Math.floor(entry.status / 100)] ?? `${Math.floor(entry.status / 100)}xx`;
     series.requests.set(statusClass, (series.requests.get(statusClass) ?? 0) + 1);

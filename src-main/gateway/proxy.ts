@@ -10,15 +10,17 @@ import type { Caller, KeyDirectory } from '../core/keys.js';
 import { findProvider, getProvider } from '../providers/registry.js';
 import type { ModelList, Operation, ProviderCall, ProviderCredentials } from '../providers/types.js';
 import type { WireFormat } from '../codecs/canonical.js';
+import { refuseForwardedGatewayKeys } from './forward-guard.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { sendUpstream, UpstreamTimeout, type UpstreamResponse } from '../providers/upstream.js';
 import { redactHeaders, redactSecrets } from '../core/redact.js';
 import { RequestAbort } from '../core/request-abort.js';
 import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../core/json-depth.js';
+import { MAX_JSON_DEPTH } from '../core/json-depth.js';
 import { readBody, sendJson, toGatewayError } from '../core/http-io.js';
 import type { CallRecord, AttemptRecord } from '../core/call-record.js';
+import { scanJson } from './json-scan.js';
 import type { Router } from './routing/router.js';
 import { callSecrets, isPromise, mappedModel, prepareGeneration, sendCall, sendRouteModelList, serveRoute, type Generation } from './routed-call.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
@@ -66,7 +68,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function parseJsonBody(raw: Buffer, text: string): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
-  if (exceedsJsonDepth(raw)) throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  // One pass for both: what JSON.parse cannot refuse. A name given twice would be validated on its last
+  // value while the provider, sent the same bytes, may read the first.
+  const problem = scanJson(raw);
+  if (problem?.kind === 'too-deep') throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  if (problem?.kind === 'duplicate-name') {
+    throw invalidRequest(`The request body names '${problem.name}' twice${problem.path === problem.name ? '' : ` (at ${problem.path})`}; send each member once`, problem.path);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -145,6 +153,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     headers = readGatewayHeaders(req.headers);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = deps.caller ?? authenticate(headers, deps.keys);
+    refuseForwardedGatewayKeys(headers, deps.keys);
     // Before any body is read or provider called: a key over its limit costs nothing more. What the call
     // may cost is held against its budgets once the body is read and its target known (CallAdmission).
     ticket = deps.limits?.admit(caller.keyId);
@@ -329,6 +338,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     cacheWriteTokens: tokens?.cacheWriteTokens,
     reasoningTokens: tokens?.reasoningTokens,
     costUsd: priceCall(providerSlug, pricedModel, usage),
+    // No key was accepted: a burst of these is coalesced in the log (refusal-log.ts).
+    unauthenticated: caller === undefined && status === 401,
   };
   // Counted as it finishes: its tokens for the minute, its cost for the day and month. An answer that
   // reported no usage is charged an estimate, so a budget holds for it too (the log keeps it unknown).
@@ -381,6 +392,7 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
 export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: ProxyDependencies): Promise<ModelList> {
   const headers = readGatewayHeaders(requestHeaders);
   const caller = deps.caller ?? authenticate(headers, deps.keys);
+  refuseForwardedGatewayKeys(headers, deps.keys);
   const target = await resolveTarget(headers, caller);
   const adapter = getProvider(target.provider);
   if (!adapter.modelListing) throw new GatewayError(404, 'not_found_error', `Provider '${adapter.slug}' has no model list Gatehouse can read`, null, null, adapter.slug);

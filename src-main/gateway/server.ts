@@ -10,6 +10,7 @@ import { openaiChatIngress, openaiCompletionsIngress } from './ingress/openai.js
 import { anthropicCountTokensIngress, anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
+import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from './browser-guard.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -20,6 +21,10 @@ export interface GatewayServerOptions extends ProxyDependencies {
   /** Told of each request's handling, settled once it is done (logged included): shutdown waits on these. */
   trackRequest?: (handled: Promise<void>) => void;
   clientTimeouts?: Partial<ClientTimeouts>;
+  /** --allow-remote: /v1 answers any Host (a foreign Origin is still refused). */
+  allowRemote?: boolean;
+  /** Told of each /v1 request refused before it was read (never logged: a page could flood the log). */
+  onBrowserRefused?: (reason: BrowserRefusal) => void;
 }
 
 /** How long a client may take to send its request; a slow or stalled client cannot pin a connection longer. */
@@ -107,6 +112,7 @@ const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys()].map((path) => [pa
 
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const timeouts = { ...DEFAULT_CLIENT_TIMEOUTS, ...options.clientTimeouts };
+  const allowRemote = options.allowRemote === true;
   const server = createServer(
     {
       // Slow or stuck clients cannot pin the server (CONTRACT: bad input never hurts the gateway).
@@ -138,6 +144,15 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       const path = url.pathname;
       const route = (): Promise<void> | void => {
         const generation = GENERATION_ROUTES.get(path);
+        if (path.startsWith('/v1/') || path === '/v1') {
+          const refusal = browserRefusal(req.headers, allowRemote);
+          if (refusal) {
+            options.onBrowserRefused?.(refusal);
+            const error = new GatewayError(403, 'permission_error', BROWSER_REFUSAL_MESSAGES[refusal]);
+            const shaped = generation ? generation.ingress : req.headers['anthropic-version'] !== undefined ? anthropicMessagesIngress : undefined;
+            return sendJson(res, 403, shaped ? shaped.errorBody(error) : error.toBody());
+          }
+        }
         if (generation) {
           if (req.method !== 'POST') {
             const error = new GatewayError(405, 'invalid_request_error', `Use POST for ${path}`);

@@ -4,6 +4,7 @@
 // whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
 import { GatewayError, invalidRequest, missingProviderToken } from '../core/errors.js';
 import { joinUrl, mapOpenAIStyleError } from './openai-compatible.js';
+import { refuseDotSegments } from './model-path.js';
 import type {
   CredentialField,
   MappedProviderError,
@@ -56,7 +57,7 @@ export function azureUrl(call: ProviderCall): string {
     if (!RESOURCE_NAME.test(resource)) throw invalidRequest(`'${AZURE_HEADERS.resourceName}' must be an Azure resource name (letters, digits and hyphens)`, AZURE_HEADERS.resourceName);
     base = `https://${resource}.openai.azure.com/openai`;
   }
-  const path = `/deployments/${encodeURIComponent(deployment)}/${call.format === 'openai-completions' ? 'completions' : 'chat/completions'}`;
+  const path = `/deployments/${encodeURIComponent(refuseDotSegments(deployment, AZURE_HEADERS.deploymentId))}/${call.format === 'openai-completions' ? 'completions' : 'chat/completions'}`;
   const url = new URL(joinUrl(base, path));
   url.searchParams.set('api-version', apiVersion);
   return url.toString();

@@ -5,6 +5,7 @@ import type { SignatureV4 } from '@smithy/signature-v4';
 import { GatewayError, errorTypeForStatus, invalidRequest } from '../core/errors.js';
 import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl } from './openai-compatible.js';
+import { refuseDotSegments } from './model-path.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 const SLUG = 'bedrock';
@@ -35,7 +36,7 @@ function missingSetting(header: string, what: string): GatewayError {
  * leaves alone are escaped, as the AWS SDKs do for path labels.
  */
 export function encodeModelId(modelId: string): string {
-  return encodeURIComponent(modelId).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(refuseDotSegments(modelId)).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 function regionOf(call: ProviderCall, required: boolean): string | undefined {

@@ -3,11 +3,12 @@
 import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import { asRecord, asString } from '../codecs/canonical.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
+import { refuseDotSegments } from './model-path.js';
 import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 /** `gemini-2.0-flash` → `models/gemini-2.0-flash`; names given in full (`models/…`, `tunedModels/…`) stay as they are. */
 export function geminiModelPath(model: string): string {
-  const full = /^(models|tunedModels)\//.test(model) ? model : `models/${model}`;
+  const full = /^(models|tunedModels)\//.test(model) ? refuseDotSegments(model) : `models/${refuseDotSegments(model)}`;
   return full.split('/').map(encodeURIComponent).join('/');
 }
 

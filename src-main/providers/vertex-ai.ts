@@ -6,6 +6,7 @@ import { GatewayError, missingProviderToken } from '../core/errors.js';
 import { mapMessagesError } from './anthropic.js';
 import { googleMethodUrl, mapGoogleError } from './google.js';
 import { bearerHeaders } from './openai-compatible.js';
+import { refuseDotSegments } from './model-path.js';
 import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 const SLUG = 'vertex-ai';
@@ -42,7 +43,7 @@ export function vertexBaseUrl(region: string): string {
 }
 
 /** Vertex model ids carry versions after `@` (claude-sonnet-4-5@20250929), which stays readable in the path. */
-const encodeModel = (model: string): string => encodeURIComponent(model).replace(/%40/g, '@');
+const encodeModel = (model: string): string => encodeURIComponent(refuseDotSegments(model)).replace(/%40/g, '@');
 
 const SERVICE_ACCOUNT_FIELD = 'vertex.serviceAccountJson';
 

@@ -274,6 +274,24 @@ function toProviderCredentials(values: CredentialValues): ProviderCredentials {
   return credentials;
 }
 
+/**
+ * For a change of a key's host: each secret the key holds must be given again (400 naming the first one
+ * missing), and the ones held are dropped from `current`, so the old secret is never sealed for the new host.
+ */
+function requireSecretsAgain(provider: ProviderAdapter, id: string, current: CredentialValues, change: VirtualKeyChange): void {
+  const given = new Set(Object.keys(change.fields ?? {}).map((name) => credentialFieldName(name)));
+  const main = mainSecretField(provider);
+  if (change.secret !== undefined && change.secret !== '' && main) given.add(main.name);
+  for (const field of provider.credentialFields) {
+    if (!field.secret || !current[field.name]) continue;
+    if (!given.has(field.name)) {
+      const param = field.name === main?.name ? 'secret' : field.name;
+      throw invalidRequest(`Changing the host of virtual key '${id}' needs its '${field.label}' again ('${param}'): a stored secret never follows a key to a new host`, param);
+    }
+    delete current[field.name];
+  }
+}
+
 /** Checks credential fields against what the provider declares; returns them by canonical name. */
 function validCredentials(provider: ProviderAdapter, secret: string | undefined, fields: Record<string, string | undefined>, base: CredentialValues, customHost: string | null): CredentialValues {
   const values: CredentialValues = { ...base };
@@ -514,6 +532,8 @@ export class KeyStore implements KeyDirectory {
       // Fields not named keep their value. A store opened only for writing (the CLI) cannot unseal
       // the old secrets: it keeps the non-secret fields, and the secrets must be given again.
       const current = this.privateKey && row.credentials ? this.openValues(id, row.credentials) : (JSON.parse(row.settings) as CredentialValues);
+      // A key is bound to its host: a new host gets the secrets given with the change, never the old ones.
+      if (customHost !== row.custom_host) requireSecretsAgain(provider, id, current, change);
       const values = validCredentials(provider, change.secret, change.fields ?? {}, current, customHost);
       sealed = this.seal(id, values);
       settings = JSON.stringify(nonSecretValues(provider, values));

@@ -424,4 +424,13 @@ ${USAGE_REPRICE}
       CREATE INDEX request_log_target_key ON request_log (target_key_id, created_at) WHERE target_key_id IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    description: 'how many requests a log row stands for (a burst of refusals without a valid key is one row)',
+    sql: `
+      -- NULL = 1. A row for refusals without a valid key (401) coalesced in one window (gateway/refusal-log.ts)
+      -- holds how many there were; the usage totals count such a row once, as the row it is.
+      ALTER TABLE request_log ADD COLUMN request_count INTEGER;
+    `,
+  },
 ];

@@ -89,6 +89,8 @@ interface Row {
   route: string | null;
   route_target: string | null;
   target_key_id?: string | null;
+  /** NULL = 1 (migration 12). */
+  request_count: number | null;
   cost_usd: number | null;
   client: string | null;
   attempt_log: string | null;
@@ -99,7 +101,7 @@ interface Row {
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -144,6 +146,7 @@ function toEntry(row: Row): LogEntry {
     dropped: row.dropped ? (JSON.parse(row.dropped) as string[]) : [],
     route: row.route ?? null,
     routeTarget: row.route_target ?? null,
+    count: row.request_count ?? 1,
   };
 }
 
@@ -213,6 +216,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
+  'request_count',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -555,6 +559,7 @@ export class RequestLog {
       input.route ?? null,
       input.routeTarget ?? null,
       input.targetKeyId ?? null,
+      input.count !== undefined && input.count !== 1 ? input.count : null,
     ];
   }
 

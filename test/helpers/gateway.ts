@@ -30,6 +30,10 @@ export interface StartGatewayOptions {
   clientTimeouts?: Partial<ClientTimeouts>;
   /** A fake clock for key limits (budget days and months, minute windows). */
   limitsClock?: () => number;
+  /** How long refusals without a valid key are coalesced into one log row. */
+  refusalWindowMs?: number;
+  /** --allow-remote: /v1 answers any Host. */
+  allowRemote?: boolean;
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -42,6 +46,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     maxBodyBytes: options.maxBodyBytes,
     clientTimeouts: options.clientTimeouts,
     limitsClock: options.limitsClock,
+    refusalWindowMs: options.refusalWindowMs,
+    allowRemote: options.allowRemote,
   });
   return {
     baseUrl: running.url,

@@ -289,6 +289,9 @@ export function LogDetailPanel() {
       <header className="detail-header">
         <div className="detail-title">
           {current && <StatusBadge status={current.status} error={current.error} />}
+          {current && (current.count ?? 1) > 1 && (
+            <span className="tag tag-count" title="Refusals like this one in one window, logged as one row">{`×${current.count} requests`}</span>
+          )}
           <h2 className="truncate">{current?.model ?? (detailStatus === 'loading' ? 'Loading…' : 'Request')}</h2>
         </div>
         <div className="card-actions">

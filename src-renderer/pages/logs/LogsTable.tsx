@@ -81,6 +81,11 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
         </div>
         <div role="cell" className="col-status">
           <StatusBadge status={entry.status} error={entry.error} />
+          {(entry.count ?? 1) > 1 && (
+            <span className="tag tag-count" title={`${entry.count} requests like this one in one window, logged as one row`}>
+              {`×${entry.count}`}
+            </span>
+          )}
         </div>
         <div role="cell" className="col-provider">
           {entry.provider ?? '—'}
