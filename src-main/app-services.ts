@@ -2,7 +2,7 @@
 import type { RequestLog } from './store/request-log.js';
 import type { SettingsStore } from './store/settings.js';
 import type { KeyStore } from './store/keys.js';
-import type { KeyLimitsService } from './store/key-limits.js';
+import type { KeyLimitsService } from './gateway/limits/limits-service.js';
 import type { KeyProtector } from './store/key-protection.js';
 import type { RouteRepository } from './store/routes.js';
 import type { Router } from './gateway/routing/router.js';

@@ -27,7 +27,8 @@ import { UsageStore } from './store/usage.js';
 import { ModelOverrideStore } from './catalog/overrides.js';
 import { backfillCosts } from './store/usage-backfill.js';
 import { limitRoutes } from './admin/limit-routes.js';
-import { KeyLimitsService } from './store/key-limits.js';
+import { KeyLimitsService } from './gateway/limits/limits-service.js';
+import { KeyLimitsTable } from './store/key-limits.js';
 import { localRoutes } from './admin/local-routes.js';
 import { DiscoveryService } from './discovery/service.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
@@ -159,7 +160,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
     // Limits per key: checked in memory; spend written back about once a second and on stop.
-    const limits = new KeyLimitsService(db, { now: options.limitsClock });
+    const limits = new KeyLimitsService(new KeyLimitsTable(db), { now: options.limitsClock });
     closers.unshift(() => limits.close());
 
     let usual: number[];

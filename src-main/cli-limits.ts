@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { KeyLimitsTable, validLimits, type LimitedKey } from './store/key-limits.js';
+import { KeyLimitsTable } from './store/key-limits.js';
+import { validLimits, type LimitedKey } from './core/limits.js';
 import { periodAt } from './gateway/limits/calendar.js';
-import { NO_LIMITS, type KeyLimits } from './gateway/limits/limiter.js';
+import { NO_LIMITS, type KeyLimits } from './core/limits.js';
 import { GatewayError } from './core/errors.js';
 
 export interface LimitsCommandIO {

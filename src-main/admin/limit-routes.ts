@@ -4,7 +4,7 @@
 import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
-import { validLimits } from '../store/key-limits.js';
+import { validLimits } from '../core/limits.js';
 import type { AdminRoute } from './router.js';
 
 /** All four fields; a missing or null one means no limit of that kind (PUT replaces the whole set). */

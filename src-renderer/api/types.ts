@@ -109,8 +109,7 @@ export interface ExplainRequest {
   tools?: boolean;
 }
 /** Limits per key and how close the key is to each (GET /admin/api/limits). */
-export type { KeyLimits } from '../../src-main/gateway/limits/limiter';
-export type { KeyLimitsView } from '../../src-main/store/key-limits';
+export type { KeyLimits, KeyLimitsView } from '../../src-main/core/limits';
 
 export type { UsageReport, UsageFigures, UsagePeriod, UsageRange, UsageDimension, KeySpend } from '../../src-main/store/usage';
 export type { CatalogModel, ModelOverride } from '../../src-main/catalog/catalog';

@@ -9,24 +9,7 @@
 // morning), and handed to the store in batches (takePending), never written per request.
 import { GatewayError } from '../../core/errors.js';
 import { localIsoTime, periodAt, type Period } from './calendar.js';
-
-export interface KeyLimits {
-  /** Requests per minute (sliding 60 s window, in 1 s steps). */
-  rpm: number | null;
-  /** Tokens (input + output) per minute (sliding 60 s window, in 1 s steps). */
-  tpm: number | null;
-  /** USD per local calendar day. */
-  dailyUsd: number | null;
-  /** USD per local calendar month. */
-  monthlyUsd: number | null;
-}
-
-export const NO_LIMITS: KeyLimits = Object.freeze({ rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null });
-
-/** Upper bounds that keep the figures sane (the windows take the same memory whatever the limit). */
-export const MAX_RPM = 1_000_000_000;
-export const MAX_TPM = 1_000_000_000;
-export const MAX_USD = 1_000_000_000;
+import { NO_LIMITS, type KeyLimits, type KeyUsage, type LimitName, type SpendDelta } from '../../core/limits.js';
 
 export interface CallOutcome {
   /** Input + output tokens of the call (0 if unknown). */
@@ -54,8 +37,6 @@ export interface KeyLimiter {
   admit(keyId: string | null, keyName?: string): LimitTicket;
 }
 
-export type LimitName = 'rpm' | 'tpm' | 'dailyUsd' | 'monthlyUsd';
-
 /** A rate limit's Retry-After never says more than this: its windows are a minute long. */
 export const MAX_RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
 
@@ -80,37 +61,6 @@ export class LimitExceeded extends GatewayError {
     const retryAfter = { 'retry-after': String(this.retryAfterSeconds) };
     return this.code === 'budget_exceeded' ? { ...retryAfter, 'x-should-retry': 'false' } : retryAfter;
   }
-}
-
-/** Spend not yet written to the store, per key and local day. */
-export interface SpendDelta {
-  keyId: string;
-  day: string;
-  costUsd: number;
-  tokens: number;
-  requests: number;
-}
-
-export interface KeyUsage {
-  keyId: string;
-  limits: KeyLimits;
-  /** Admitted in the last 60 s (counted only while the key has an rpm limit). */
-  requestsLastMinute: number;
-  /** Tokens finished in the last 60 s (counted only while the key has a tpm limit). */
-  tokensLastMinute: number;
-  spentTodayUsd: number;
-  spentThisMonthUsd: number;
-  /** The worst-case cost held by calls in flight (reservations), counted against both budgets. */
-  reservedUsd: number;
-  /** Calls of this key holding a reservation now. */
-  callsInFlight: number;
-  requestsToday: number;
-  tokensToday: number;
-  /** Local ISO times the day and month budgets reset. */
-  dayResetsAt: string;
-  monthResetsAt: string;
-  /** The limit a request would hit now, or null if it would be admitted. */
-  blocked: { limit: LimitName; code: string; message: string; retryAfterSeconds: number; resetsAt: string } | null;
 }
 
 const WINDOW_SECONDS = 60;

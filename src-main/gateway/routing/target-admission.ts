@@ -4,7 +4,8 @@
 // caller's: what a key spends is counted against its own rpm, tpm and budgets whoever called.
 import { GatewayError } from '../../core/errors.js';
 import type { Caller } from '../../core/keys.js';
-import { LimitExceeded, type KeyLimiter, type LimitName, type LimitTicket } from '../limits/limiter.js';
+import { LimitExceeded, type KeyLimiter, type LimitTicket } from '../limits/limiter.js';
+import type { LimitName } from '../../core/limits.js';
 import type { PlannedTarget } from './router.js';
 
 /** A target the route may not use for this call: skipped like a failing one; `answer` is sent when no target is left. */

@@ -2,7 +2,8 @@
 // under many admits at once, and when each limit lets requests through again.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { InMemoryKeyLimiter, LimitExceeded, type KeyLimits } from '../../../src-main/gateway/limits/limiter.js';
+import { InMemoryKeyLimiter, LimitExceeded } from '../../../src-main/gateway/limits/limiter.js';
+import type { KeyLimits } from '../../../src-main/core/limits.js';
 import { localIsoTime, periodAt } from '../../../src-main/gateway/limits/calendar.js';
 
 const none: KeyLimits = { rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null };

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { KeyLimitsService, KeyLimitsTable } from '../../../src-main/store/key-limits.js';
+import { KeyLimitsTable } from '../../../src-main/store/key-limits.js';
+import { KeyLimitsService } from '../../../src-main/gateway/limits/limits-service.js';
 import { LimitExceeded } from '../../../src-main/gateway/limits/limiter.js';
 
 let dir: string;
@@ -29,7 +30,7 @@ describe('key limits store', () => {
     insert.run('gk_aa', '2026-06-30', 100, 1000, 10);
     insert.run('gk_aa', '2026-07-01', 2, 20, 2);
     insert.run('gk_aa', '2026-07-15', 0.5, 50, 5);
-    const service = new KeyLimitsService(db, { now: () => now, intervalMs: 60_000 });
+    const service = new KeyLimitsService(new KeyLimitsTable(db), { now: () => now, intervalMs: 60_000 });
     try {
       expect(service.get('gk_aa')).toMatchObject({ keyName: 'agent', spentTodayUsd: 0.5, spentThisMonthUsd: 2.5, requestsToday: 5, tokensToday: 50 });
       service.limiter.admit('gk_aa').release({ tokens: 10, costUsd: 0.25 });
@@ -46,7 +47,7 @@ describe('key limits store', () => {
   });
 
   it('applies limits another connection writes (the CLI) within an interval, and forgets them when removed', async () => {
-    const service = new KeyLimitsService(db, { intervalMs: 20 });
+    const service = new KeyLimitsService(new KeyLimitsTable(db), { intervalMs: 20 });
     const cli = openDatabase(dir);
     try {
       new KeyLimitsTable(cli).set('gk_aa', { rpm: 1, tpm: null, dailyUsd: null, monthlyUsd: null });
@@ -63,14 +64,14 @@ describe('key limits store', () => {
   });
 
   it('writes what is left on close', () => {
-    const service = new KeyLimitsService(db, { intervalMs: 60_000 });
+    const service = new KeyLimitsService(new KeyLimitsTable(db), { intervalMs: 60_000 });
     service.limiter.admit('gk_aa').release({ tokens: 3, costUsd: 0.125 });
     service.close();
     expect(db.prepare('SELECT sum(cost_usd) AS usd FROM key_spend').get()).toEqual({ usd: 0.125 });
   });
 
   it('does not wait for another writer: the spend stays pending while the database is busy, then is written', async () => {
-    const service = new KeyLimitsService(db, { intervalMs: 20 });
+    const service = new KeyLimitsService(new KeyLimitsTable(db), { intervalMs: 20 });
     const other = openDatabase(dir);
     try {
       other.exec('BEGIN IMMEDIATE');
