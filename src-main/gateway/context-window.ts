@@ -1,5 +1,6 @@
 // Spec §7: prompt tokens + max_tokens must fit the model's context window. OpenAI's completion models
-// are checked exactly (their cl100k tokenizer ships offline; a prompt of megabytes from a counted sample, token-count.ts). Every other model whose window the catalog
+// are checked exactly (their cl100k tokenizer ships offline; a prompt of megabytes from a counted
+// sample, token-count.ts). Every other model whose window the catalog
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
