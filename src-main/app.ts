@@ -13,6 +13,7 @@ import { headlessProtectionUpgrade, KeyStore } from './store/keys.js';
 import { chooseHeadlessKeyProtector, type KeyProtector } from './store/key-protection.js';
 import { chainKeyDirectories, environmentKeyDirectory } from './gateway/auth.js';
 import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
+import type { ConnectionLimits } from './gateway/connection-guard.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { RefusalCoalescer } from './gateway/refusal-log.js';
 import { createAdminHandler } from './admin/router.js';
@@ -53,6 +54,8 @@ export interface StartOptions {
   refusalWindowMs?: number;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
+  /** Tests lower these to prove silent and surplus connections are closed. */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
   limitsClock?: () => number;
   /** Local server discovery: the probe's deadline per port and the time between sweeps. */
@@ -227,6 +230,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       clientTimeouts: options.clientTimeouts,
       allowRemote: options.allowRemote,
       onBrowserRefused: (reason) => metrics.refused(reason),
+      connectionLimits: options.connectionLimits,
       ...services.proxy,
       handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
       handleMetrics: createMetricsHandler(metrics, adminToken),

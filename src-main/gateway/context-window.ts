@@ -1,5 +1,6 @@
 // Spec §7: prompt tokens + max_tokens must fit the model's context window. OpenAI's completion models
-// are checked exactly (their cl100k tokenizer ships offline). Every other model whose window the catalog
+// are checked exactly (their cl100k tokenizer ships offline; a prompt of megabytes from a counted
+// sample, token-count.ts). Every other model whose window the catalog
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
@@ -10,6 +11,7 @@ import { catalogModel } from '../catalog/catalog.js';
 import { dialectCodec } from '../codecs/registry.js';
 import type { Dialect } from '../codecs/canonical.js';
 import { estimateInputTokens, estimateTextTokens } from './token-estimate.js';
+import { countTokens, type TokenCount } from './token-count.js';
 
 /** OpenAI's models served by /v1/completions, with their context windows (tokens). */
 export const OPENAI_COMPLETION_MODELS: Readonly<Record<string, number>> = {
@@ -18,15 +20,6 @@ export const OPENAI_COMPLETION_MODELS: Readonly<Record<string, number>> = {
   'davinci-002': 16384,
   'babbage-002': 16384,
 };
-
-type Encode = (text: string) => number[];
-let encodeCl100k: Promise<Encode> | undefined;
-
-/** The tokenizer's vocabulary takes a moment to load: only when a prompt might not fit. */
-function loadEncoder(): Promise<Encode> {
-  encodeCl100k ??= import('gpt-tokenizer/encoding/cl100k_base').then((module) => module.encode as Encode);
-  return encodeCl100k;
-}
 
 function promptsOf(prompt: CompletionRequest['prompt']): (string | number[])[] {
   if (prompt === null) return [''];
@@ -49,7 +42,7 @@ function tooLong(window: number, tokens: number, maxTokens: number) {
  * as on almost every call: an awaited check costs the request a few promise hops for nothing. Only a
  * prompt that might not fit is counted, with `countText`, and then a promise is returned.
  */
-function checkPrompts(window: number, body: CompletionRequest, countText: (text: string) => Promise<number>): Promise<void> | undefined {
+function checkPrompts(window: number, body: CompletionRequest, countText: (text: string) => Promise<TokenCount>): Promise<void> | undefined {
   const maxTokens = body.max_tokens ?? COMPLETION_BOUNDS.max_tokens.default;
   const prompts = promptsOf(body.prompt);
   for (let index = 0; index < prompts.length; index++) {
@@ -66,7 +59,12 @@ function checkPrompts(window: number, body: CompletionRequest, countText: (text:
         let tokens: number;
         if (typeof rest !== 'string') tokens = rest.length;
         else if (Buffer.byteLength(rest) + maxTokens <= window) continue;
-        else tokens = await countText(rest);
+        else {
+          const counted = await countText(rest);
+          // A guess by length alone (the counting thread did not answer in time) never refuses a call.
+          if (counted.basis === 'guessed') continue;
+          tokens = counted.tokens;
+        }
         if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
       }
     })();
@@ -74,7 +72,7 @@ function checkPrompts(window: number, body: CompletionRequest, countText: (text:
   return undefined;
 }
 
-const countCl100k = async (text: string): Promise<number> => (await loadEncoder())(text).length;
+const countCl100k = (text: string): Promise<TokenCount> => countTokens('cl100k_base', [text]);
 
 /**
  * A text completion's prompt and max_tokens against the window of `model` (the one sent, which a route
@@ -111,7 +109,7 @@ export function checkPromptFits(provider: string, model: string, dialect: Dialec
   // Synchronous (undefined) then: no promise to await on the common path.
   if (bodyBytes / 3 + maxTokens <= window) return undefined;
   return (async () => {
-    const tokens = await estimateInputTokens(dialectCodec(dialect).decodeRequest(body));
-    if (tokens + maxTokens > window) throw tooLong(window, tokens, maxTokens);
+    const counted = await estimateInputTokens(dialectCodec(dialect).decodeRequest(body));
+    if (counted.basis !== 'guessed' && counted.tokens + maxTokens > window) throw tooLong(window, counted.tokens, maxTokens);
   })();
 }

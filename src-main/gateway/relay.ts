@@ -12,6 +12,7 @@ import type { UpstreamResponse } from '../providers/upstream.js';
 import { describeConnectionError, timeoutFailure } from '../providers/upstream.js';
 import { readSseEvents, sseData, SSE_DONE } from './sse.js';
 import { readEventStreamFrames } from './aws-eventstream.js';
+import { LineLength, MAX_STREAM_FRAME_BYTES, oversizedStreamPiece } from './stream-bounds.js';
 import { redactSecrets } from '../core/redact.js';
 import { boundedMemo } from '../core/bounded-memo.js';
 
@@ -234,9 +235,12 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   let ttfbMs: number | null = null;
   let endsOnEventBoundary = true;
   const decoder = new StringDecoder('utf8');
+  const line = isEventStream ? new LineLength() : undefined;
   try {
     await pipeChunks(upstream.body, res, (chunk) => {
       ttfbMs ??= performance.now() - options.started;
+      // Destroyed with the reason, the body fails the pipe: the client gets the error event below.
+      if (line?.overAfter(chunk)) upstream.body.destroy(oversizedStreamPiece('a line', MAX_STREAM_FRAME_BYTES, options.adapter.slug));
       // The decoder holds back a character split between chunks until its last bytes arrive.
       const text = decoder.write(chunk);
       capture.add(text);

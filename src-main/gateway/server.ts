@@ -11,6 +11,7 @@ import { anthropicCountTokensIngress, anthropicMessagesIngress } from './ingress
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
 import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from './browser-guard.js';
+import { DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connection-guard.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -25,6 +26,8 @@ export interface GatewayServerOptions extends ProxyDependencies {
   allowRemote?: boolean;
   /** Told of each /v1 request refused before it was read (never logged: a page could flood the log). */
   onBrowserRefused?: (reason: BrowserRefusal) => void;
+  /** Tests lower these to prove silent and surplus connections are closed. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** How long a client may take to send its request; a slow or stalled client cannot pin a connection longer. */
@@ -34,9 +37,14 @@ export interface ClientTimeouts {
   requestTimeoutMs: number;
   /** How often Node checks the two above. */
   checkIntervalMs: number;
+  /**
+   * How long a connection may idle between requests. Longer than the idle expiry of the usual clients
+   * (undici 4 s, httpx 5 s), so they close first and never send on a connection being closed.
+   */
+  keepAliveTimeoutMs: number;
 }
 
-export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { headersTimeoutMs: 30_000, requestTimeoutMs: 120_000, checkIntervalMs: 5_000 };
+export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { headersTimeoutMs: 30_000, requestTimeoutMs: 120_000, checkIntervalMs: 5_000, keepAliveTimeoutMs: 10_000 };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -119,12 +127,14 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
-      keepAliveTimeout: 65_000,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       // Node would answer a missing Host with an empty 400 of its own; the check below answers in the contract's shape.
       requireHostHeader: false,
       maxHeaderSize: 64 * 1024,
     },
     (req, res) => {
+      // Its 503 is sent already; nothing of this request is read or answered.
+      if (connections.refused(req.socket)) return;
       if (req.headers.host === undefined && req.httpVersionMinor >= 1) {
         sendJson(res, 400, errorBody('invalid_request_error', 'An HTTP/1.1 request needs a Host header'));
         return;
@@ -202,6 +212,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       options.trackRequest?.(handled);
     },
   );
+  const connections = guardConnections(server, { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits });
   // A malformed request line or oversize headers: answer in the contract's shape, never crash.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();

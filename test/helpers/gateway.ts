@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGatehouse, type RunningGatehouse } from '../../src-main/app.js';
 import type { ClientTimeouts } from '../../src-main/gateway/server.js';
+import type { ConnectionLimits } from '../../src-main/gateway/connection-guard.js';
 
 export const TEST_GATEWAY_KEY = 'gh-test-gateway-key-0123456789';
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -28,6 +29,7 @@ export interface StartGatewayOptions {
   keepDataDir?: boolean;
   maxBodyBytes?: number;
   clientTimeouts?: Partial<ClientTimeouts>;
+  connectionLimits?: Partial<ConnectionLimits>;
   /** A fake clock for key limits (budget days and months, minute windows). */
   limitsClock?: () => number;
   /** How long refusals without a valid key are coalesced into one log row. */
@@ -45,6 +47,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     env: { GATEWAY_API_KEY: TEST_GATEWAY_KEY, GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, HOME: dataDir, ...options.env },
     maxBodyBytes: options.maxBodyBytes,
     clientTimeouts: options.clientTimeouts,
+    connectionLimits: options.connectionLimits,
     limitsClock: options.limitsClock,
     refusalWindowMs: options.refusalWindowMs,
     allowRemote: options.allowRemote,
