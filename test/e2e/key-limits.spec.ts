@@ -26,7 +26,8 @@ function chat(): Promise<number> {
   return fetch(`${gatehouse.origin}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-gateway-api-key': gatewayKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.baseUrl, authorization: 'Bearer sk-e2e' },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    // One output token asked for: a call's worst case (what a budget holds while it runs) stays a few millionths of a dollar.
+    body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] }),
   }).then(async (response) => {
     await response.text();
     return response.status;
@@ -58,8 +59,9 @@ test('set limits on a key in the Keys page and watch how close it gets, in light
   await editor.getByRole('button', { name: 'Save limits' }).click();
   await expect(editor.getByText('Requests per minute must be a whole number of 1 or more')).toBeVisible();
   await editor.getByLabel('Requests per minute').fill('4');
-  // Three cheap calls cost about $0.0000077: a budget of $0.00001 is then three quarters used.
-  await editor.getByLabel('Daily budget (USD)').fill('0.00001');
+  // Three cheap calls cost about $0.0000077: a budget of $0.00002 is then more than a third used, with room
+  // left for the worst case of a fourth.
+  await editor.getByLabel('Daily budget (USD)').fill('0.00002');
   await screenshot(page, 'key-limits-editor');
   await editor.getByRole('button', { name: 'Save limits' }).click();
   await expect(editor).toBeHidden();
@@ -68,12 +70,12 @@ test('set limits on a key in the Keys page and watch how close it gets, in light
   const requests = keys.getByRole('meter', { name: 'Requests/min for nightly-agent' });
   const today = keys.getByRole('meter', { name: 'Today for nightly-agent' });
   await expect(requests).toHaveAttribute('aria-valuetext', '0 / 4');
-  await expect(today).toHaveAttribute('aria-valuetext', '$0.00 / $0.000010');
+  await expect(today).toHaveAttribute('aria-valuetext', '$0.00 / $0.000020');
 
   for (let i = 0; i < 3; i++) expect(await chat()).toBe(200);
   // The meters refresh by themselves while the page is open.
   await expect(requests).toHaveAttribute('aria-valuetext', '3 / 4', { timeout: 10_000 });
-  await expect(today).toHaveAttribute('aria-valuetext', /^\$0\.00000(76|77) \/ \$0\.000010$/);
+  await expect(today).toHaveAttribute('aria-valuetext', /^\$0\.00000(76|77) \/ \$0\.000020$/);
   await screenshot(page, 'key-limits-meters-light');
 
   // The fourth call takes the last request of the minute; the fifth is refused and the row says so.
