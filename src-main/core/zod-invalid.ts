@@ -7,11 +7,15 @@ export type IssueWording = (issue: z.core.$ZodIssue, field: string) => string;
 
 const defaultWording: IssueWording = (issue, field) => `'${field || 'body'}': ${issue.message}`;
 
-/** The 400 for a zod failure: its first issue, with the issue's path (dotted) as the param, null for the whole body. */
-export function invalidFromZod(error: ZodError, wording: IssueWording = defaultWording): GatewayError {
+/** What a refusal's `param` names: the issue's whole path (dotted), or only its top-level field (a form shows it there). */
+export type ParamOf = 'path' | 'top-level field';
+
+/** The 400 for a zod failure: its first issue, its path (dotted) in the message and as the param, null for the whole body. */
+export function invalidFromZod(error: ZodError, wording: IssueWording = defaultWording, paramOf: ParamOf = 'path'): GatewayError {
   const issue = error.issues[0];
   const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.');
-  return invalidRequest(wording(issue, field), field || null);
+  const param = paramOf === 'path' ? field : String(issue.path[0] ?? '');
+  return invalidRequest(wording(issue, field), param || null);
 }
 
 /** The parsed value, or the 400 that names what is wrong with it (an absent body is taken as `{}`). */
@@ -22,11 +26,11 @@ export function parseOrRefuse<T>(schema: z.ZodType<T>, value: unknown, wording?:
 }
 
 /** Runs `work`, turning a ZodError it throws (a store's own validation) into the 400. */
-export function refusingZodErrors<T>(work: () => T): T {
+export function refusingZodErrors<T>(work: () => T, paramOf: ParamOf = 'path'): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof ZodError) throw invalidFromZod(error);
+    if (error instanceof ZodError) throw invalidFromZod(error, defaultWording, paramOf);
     throw error;
   }
 }
