@@ -120,11 +120,3 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     mapError: (status, body) => mapOpenAIStyleError(status, body),
   };
 }
-
-export const openai = createOpenAICompatibleProvider({ slug: 'openai', name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', tokenRequired: true, responses: true });
-export const ollama = createOpenAICompatibleProvider({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', tokenRequired: false });
-export const groq = createOpenAICompatibleProvider({ slug: 'groq', name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai/v1', tokenRequired: true });
-export const togetherAi = createOpenAICompatibleProvider({ slug: 'together-ai', name: 'Together AI', defaultBaseUrl: 'https://api.together.xyz/v1', tokenRequired: true });
-export const deepseek = createOpenAICompatibleProvider({ slug: 'deepseek', name: 'DeepSeek', defaultBaseUrl: 'https://api.deepseek.com/v1', tokenRequired: true });
-export const mistralAi = createOpenAICompatibleProvider({ slug: 'mistral-ai', name: 'Mistral AI', defaultBaseUrl: 'https://api.mistral.ai/v1', tokenRequired: true });
-export const openrouter = createOpenAICompatibleProvider({ slug: 'openrouter', name: 'OpenRouter', defaultBaseUrl: 'https://openrouter.ai/api/v1', tokenRequired: true });

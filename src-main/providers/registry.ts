@@ -1,6 +1,7 @@
-// Every provider Gatehouse can reach, by slug (CONTRACT §3). Adding a provider adds one line here.
+// Every provider Gatehouse can reach, by slug (CONTRACT §3). Adding a provider adds one line here; one that
+// speaks OpenAI's format is that line alone (its slug, name, base URL and whether it needs a token).
 import { invalidRequest } from '../core/errors.js';
-import { deepseek, groq, mistralAi, ollama, openai, openrouter, togetherAi } from './openai-compatible.js';
+import { createOpenAICompatibleProvider } from './openai-compatible.js';
 import { azureOpenAI } from './azure-openai.js';
 import { anthropic } from './anthropic.js';
 import { google } from './google.js';
@@ -8,7 +9,20 @@ import { bedrock } from './bedrock.js';
 import { vertexAi } from './vertex-ai.js';
 import type { ProviderAdapter, ProviderCredentials } from './types.js';
 
-const providers: readonly ProviderAdapter[] = [openai, ollama, groq, togetherAi, deepseek, mistralAi, openrouter, azureOpenAI, anthropic, google, bedrock, vertexAi];
+const providers: readonly ProviderAdapter[] = [
+  createOpenAICompatibleProvider({ slug: 'openai', name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', tokenRequired: true, responses: true }),
+  createOpenAICompatibleProvider({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', tokenRequired: false }),
+  createOpenAICompatibleProvider({ slug: 'groq', name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai/v1', tokenRequired: true }),
+  createOpenAICompatibleProvider({ slug: 'together-ai', name: 'Together AI', defaultBaseUrl: 'https://api.together.xyz/v1', tokenRequired: true }),
+  createOpenAICompatibleProvider({ slug: 'deepseek', name: 'DeepSeek', defaultBaseUrl: 'https://api.deepseek.com/v1', tokenRequired: true }),
+  createOpenAICompatibleProvider({ slug: 'mistral-ai', name: 'Mistral AI', defaultBaseUrl: 'https://api.mistral.ai/v1', tokenRequired: true }),
+  createOpenAICompatibleProvider({ slug: 'openrouter', name: 'OpenRouter', defaultBaseUrl: 'https://openrouter.ai/api/v1', tokenRequired: true }),
+  azureOpenAI,
+  anthropic,
+  google,
+  bedrock,
+  vertexAi,
+];
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 
