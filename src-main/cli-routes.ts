@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { RouteStore, type Route } from './store/routes.js';
+import { RouteStore } from './store/routes.js';
+import type { Route } from './core/route-repository.js';
 import { GatewayError } from './core/errors.js';
 import type { TargetInput } from './core/routes/types.js';
 
