@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_FILE, openDatabase } from '../src-main/store/database.js';
-import { INDEX_FOR_SEARCH, RequestLog, type LogQuery } from '../src-main/store/request-log.js';
+import { RequestLog } from '../src-main/store/request-log.js';
+import { INDEX_FOR_SEARCH } from '../src-main/store/log-writer.js';
+import type { LogQuery } from '../src-main/core/log-store.js';
 import type { CallRecord } from '../src-main/core/call-record.js';
 import { COMPLETION_BODY, median } from './load.js';
 

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src-main/store/database.js';
-import { USAGE_FOR_BATCH } from '../src-main/store/request-log.js';
-import { USAGE_DIMENSIONS, USAGE_RANGES, UsageStore } from '../src-main/store/usage.js';
+import { USAGE_FOR_BATCH } from '../src-main/store/log-usage-rollup.js';
+import { UsageStore } from '../src-main/store/usage.js';
+import { USAGE_DIMENSIONS, USAGE_RANGES } from '../src-main/core/usage.js';
 
 export interface UsageQueryTiming {
   label: string;

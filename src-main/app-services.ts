@@ -1,14 +1,14 @@
-// What the admin API and the gateway share at run time: plain services, composed once in app.ts.
-import type { RequestLog } from './store/request-log.js';
-import type { SettingsStore } from './store/settings.js';
-import type { KeyStore } from './store/keys.js';
+// What the admin API and the gateway share at run time: plain services, composed once in app.ts. Each is
+// a contract (core/, or the gateway's own services); app.ts picks the implementations (SQLite today).
+import type { RequestLogStore } from './core/log-store.js';
+import type { SettingsRepository } from './core/settings.js';
+import type { KeyProtection, KeyRepository } from './core/key-repository.js';
+import type { RouteRepository } from './core/route-repository.js';
+import type { SavedPromptRepository } from './core/saved-prompts.js';
 import type { KeyLimitsService } from './gateway/limits/limits-service.js';
-import type { KeyProtector } from './store/key-protection.js';
-import type { RouteRepository } from './store/routes.js';
 import type { Router } from './gateway/routing/router.js';
 import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
-import type { SavedPromptStore } from './store/saved-prompts.js';
 
 export interface AppServices {
   version: string;
@@ -16,20 +16,20 @@ export interface AppServices {
   adminToken: string;
   /** Where the server actually listens (the port is known once it is bound). */
   listening: { host: string; port: number };
-  requestLog: RequestLog;
-  settings: SettingsStore;
-  keys: KeyStore;
+  requestLog: RequestLogStore;
+  settings: SettingsRepository;
+  keys: KeyRepository;
   routes: RouteRepository;
   /** The running gateway's route table (explain asks it what it would do). */
   router: Router;
   /** Limits per key and how close each key is to them. */
   limits: KeyLimitsService;
-  keyProtection: Pick<KeyProtector, 'mode' | 'isProtected' | 'warning'>;
+  keyProtection: KeyProtection;
   /** Local model servers found on this machine's loopback ports. */
   discovery: DiscoveryService;
   /** What the gateway's proxy runs with: the admin Playground sends its requests through the same pipeline. */
   proxy: ProxyDependencies;
-  savedPrompts: SavedPromptStore;
+  savedPrompts: SavedPromptRepository;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { RouteStore, type Route } from './store/routes.js';
+import { RouteStore } from './store/routes.js';
+import type { Route, RouteRepository } from './core/route-repository.js';
 import { GatewayError } from './core/errors.js';
 import type { TargetInput } from './core/routes/types.js';
 
@@ -64,7 +65,7 @@ export async function runRoutesCommand(args: string[], io: RoutesCommandIO): Pro
 const commonOptions = { 'data-dir': { type: 'string' } } as const;
 
 /** Opens the route store of a data dir; `undefined` when no database exists yet and `create` is false. */
-function withRoutes<T>(dataDirFlag: string | undefined, io: RoutesCommandIO, create: boolean, use: (store: RouteStore | undefined) => T): T {
+function withRoutes<T>(dataDirFlag: string | undefined, io: RoutesCommandIO, create: boolean, use: (store: RouteRepository | undefined) => T): T {
   const dataDir = dataDirFlag ?? defaultDataDir(io.env);
   if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
   const db = openDatabase(dataDir);

@@ -2,7 +2,8 @@
 import { refusingZodErrors } from '../core/zod-invalid.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { STREAMED, type AdminRoute } from './router.js';
-import { CLIENT_DIALECTS, type LogQuery } from '../store/request-log.js';
+import { CLIENT_DIALECTS } from '../codecs/usage-from-body.js';
+import type { LogQuery } from '../core/log-store.js';
 
 function parseLogQuery(query: URLSearchParams): LogQuery {
   const limit = query.get('limit');

@@ -3,8 +3,8 @@
 import { refusingZodErrors } from '../core/zod-invalid.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { CATALOG_PROVIDERS, catalogModel, catalogModelIds } from '../catalog/catalog.js';
-import type { ModelOverrideStore } from '../catalog/overrides.js';
-import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageStore } from '../store/usage.js';
+import type { ModelOverrideRepository } from '../core/model-overrides.js';
+import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageRepository } from '../core/usage.js';
 import type { AdminRoute } from './router.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -24,7 +24,7 @@ function day(query: URLSearchParams, name: string): string | undefined {
 }
 
 
-export function usageRoutes(usage: UsageStore, overrides: ModelOverrideStore): AdminRoute[] {
+export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepository): AdminRoute[] {
   return [
     {
       method: 'GET',

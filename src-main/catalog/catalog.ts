@@ -12,6 +12,7 @@
 // parsed on the first lookup; matching follows genai-prices' own rules (test/unit/catalog/catalog-data.test.ts
 // checks the two agree for every model).
 import { boundedMemo } from '../core/bounded-memo.js';
+import type { ModelOverride } from '../core/model-overrides.js';
 import { catalogData } from './catalog-data.js';
 import type { CatalogData, GenaiMatch, GenaiModel, GenaiPrice, GenaiPriceSet, GenaiProvider, ModelsDevModel } from './catalog-data-types.js';
 import { GENAI_PRICES_PROVIDER, MODELS_DEV_PROVIDERS } from './catalog-providers.js';
@@ -42,19 +43,6 @@ export interface CatalogModel {
   prices: CatalogPrices | null;
   /** Where the figures came from. */
   source: 'genai-prices' | 'models.dev' | 'override' | 'genai-prices+models.dev';
-}
-
-/** A user's figures for one model: each one set replaces the catalog's. Prices per million tokens. */
-export interface ModelOverride {
-  /** A Gatehouse provider slug, or '*' for the model at any provider. */
-  provider: string;
-  model: string;
-  contextWindow?: number | null;
-  maxOutputTokens?: number | null;
-  input?: number | null;
-  output?: number | null;
-  cacheRead?: number | null;
-  cacheWrite?: number | null;
 }
 
 export const CATALOG_PROVIDERS = Object.keys(GENAI_PRICES_PROVIDER);

@@ -3,7 +3,7 @@
 // explicit GATEHOUSE_MASTER_KEY wins, as it does for `gatehouse serve`; without a keychain, the key
 // file `serve` uses, with a warning the UI shows. (A data dir that `serve` set up with the key file
 // moves to the keychain on the first desktop start: startGatehouse passes the store the key file as
-// a previous protector, see headlessProtectionUpgrade in store/keys.ts.)
+// a previous protector, see headlessProtectionUpgrade in store/keys/data-key.ts.)
 // safeStorage is passed in rather than imported: no runtime electron import, so Vitest can test it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

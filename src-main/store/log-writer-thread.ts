@@ -4,7 +4,9 @@
 // has its own connection to the same WAL database: readers on the gateway's connection never wait for it.
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { INDEX_FOR_SEARCH, INSERT_ROW, SameThreadLogWriter, USAGE_COLUMNS, USAGE_UPSERT, type UsageColumns, type BatchOutcome, type LogBatchWriter, type RowValues } from './request-log.js';
+import { INSERT_ROW, type RowValues } from './log-row.js';
+import { INDEX_FOR_SEARCH, SameThreadLogWriter, type BatchOutcome, type LogBatchWriter } from './log-writer.js';
+import { USAGE_COLUMNS, USAGE_UPSERT, type UsageColumns } from './log-usage-rollup.js';
 import type { SqliteDatabase } from './database.js';
 
 interface WorkerInput {
@@ -47,7 +49,7 @@ const insert = db.prepare(workerData.insertSql);
 const indexForSearch = db.prepare(workerData.indexSql);
 const addDaily = db.prepare(workerData.usageSql.daily);
 const addMonthly = db.prepare(workerData.usageSql.monthly);
-// request-log.ts usageOfBatch, line for line: the batch's usage summed per day (month), breakdown and
+// log-usage-rollup.ts usageOfBatch, line for line: the batch's usage summed per day (month), breakdown and
 // name. Done here rather than on the gateway's thread, where it was a few µs of every request; the same
 // figures in the same order (the tests compare this thread's totals with the same-thread writer's).
 const columns = workerData.usageColumns;

@@ -1,36 +1,13 @@
-// Routes in SQLite, in their user-set order. Every change is checked as a whole table (validate.ts) and
+// Routes in SQLite, in their user-set order. Every change is checked as a whole table (core/routes/changes.ts) and
 // written in one transaction, so a refused change leaves the table as it was. A running server hears
 // of changes made by any process (the CLI too) within a second, as it does for keys.
 import { randomBytes } from 'node:crypto';
-import { GatewayError, invalidRequest } from '../core/errors.js';
-import { parseRoute, parseRoutesFile, validateRouteTable, type KeyNameLookup, type KeyNameStatus, MAX_ROUTES } from '../core/routes/validate.js';
+import { GatewayError } from '../core/errors.js';
+import type { KeyNameLookup, KeyNameStatus } from '../core/routes/validate.js';
+import { checkedNewRoute, checkedOrder, checkedRouteChange, checkedRoutesFile, splitTargetLabel } from '../core/routes/changes.js';
 import type { RouteDefinition, RouteInput, RoutesFile } from '../core/routes/types.js';
+import type { Route, RouteRepository } from '../core/route-repository.js';
 import type { SqliteDatabase } from './database.js';
-
-export interface Route extends RouteInput {
-  id: string;
-  position: number;
-  createdAt: string;
-  updatedAt: string;
-  /** The last call a target of this route served (from the request log); null if none is logged. */
-  lastServed: { key: string; model: string; at: string } | null;
-}
-
-/** What the admin API, the CLI and the app need of the route store. */
-export interface RouteRepository {
-  list(): Route[];
-  get(id: string): Route;
-  create(input: unknown): Route;
-  update(id: string, change: unknown): Route;
-  remove(id: string): void;
-  reorder(ids: unknown): Route[];
-  replaceAll(file: unknown): Route[];
-  exportFile(): RoutesFile;
-  /** The table as the router reads it, in order. */
-  definitions(): RouteDefinition[];
-  /** Calls `listener` with the new table whenever any process changed it; returns a function that stops. */
-  watch(listener: (routes: RouteDefinition[]) => void, intervalMs?: number): () => void;
-}
 
 interface RouteRow {
   id: string;
@@ -58,21 +35,6 @@ export function keyNameLookup(db: SqliteDatabase): KeyNameLookup {
 const newId = () => `rt_${randomBytes(8).toString('hex')}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Reads the fields of a change to a route: absent ones keep their value. */
-function mergeChange(current: RouteInput, change: unknown): unknown {
-  if (typeof change !== 'object' || change === null || Array.isArray(change)) throw invalidRequest('The body must be an object with the fields to change', null);
-  return { ...current, ...(change as Record<string, unknown>) };
-}
-
-/** A single route's errors name its fields as `targets[0].key`, not as its place in the table. */
-function forOneRoute(error: unknown, index: number): unknown {
-  if (!(error instanceof GatewayError) || typeof error.param !== 'string') return error;
-  const prefix = `routes[${index}].`;
-  if (!error.param.startsWith(prefix)) return error;
-  const param = error.param.slice(prefix.length);
-  return new GatewayError(error.status, error.type, error.message.replace(error.param, param), param, error.code);
-}
-
 export class RouteStore implements RouteRepository {
   private readonly listeners = new Set<(routes: RouteDefinition[]) => void>();
 
@@ -91,16 +53,7 @@ export class RouteStore implements RouteRepository {
   }
 
   create(input: unknown): Route {
-    const routes = this.inputs();
-    const index = routes.length;
-    let route: RouteInput;
-    try {
-      route = parseRoute(input, `routes[${index}]`);
-      if (routes.length >= MAX_ROUTES) throw invalidRequest(`At most ${MAX_ROUTES} routes`, 'routes');
-      validateRouteTable([...routes, route], this.keyStatus);
-    } catch (error) {
-      throw forOneRoute(error, index);
-    }
+    const route = checkedNewRoute(this.inputs(), input, this.keyStatus);
     const id = newId();
     const now = Date.now();
     this.db
@@ -114,15 +67,7 @@ export class RouteStore implements RouteRepository {
     const rows = this.rows();
     const index = rows.findIndex((row) => row.id === id);
     if (index === -1) throw notFound(id);
-    const routes = rows.map(toInput);
-    let route: RouteInput;
-    try {
-      route = parseRoute(mergeChange(routes[index], change), `routes[${index}]`);
-      routes[index] = route;
-      validateRouteTable(routes, this.keyStatus);
-    } catch (error) {
-      throw forOneRoute(error, index);
-    }
+    const route = checkedRouteChange(rows.map(toInput), index, change, this.keyStatus);
     this.db
       .prepare('UPDATE routes SET name = ?, match = ?, strategy = ?, targets = ?, updated_at = ? WHERE id = ?')
       .run(route.name, route.match, route.strategy, JSON.stringify(route.targets), Date.now(), id);
@@ -138,18 +83,7 @@ export class RouteStore implements RouteRepository {
 
   /** A new order: every route's id once. The order is checked too (a move can make a route unreachable). */
   reorder(ids: unknown): Route[] {
-    const rows = this.rows();
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw invalidRequest("'ids' must be a list of route ids", 'ids');
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const seen = new Set<string>();
-    for (const id of ids as string[]) {
-      if (!byId.has(id)) throw invalidRequest(`ids: no route with id '${id}'`, 'ids');
-      if (seen.has(id)) throw invalidRequest(`ids: '${id}' is given twice`, 'ids');
-      seen.add(id);
-    }
-    if (seen.size !== rows.length) throw invalidRequest(`ids: give every route's id once (${rows.length} routes, ${seen.size} ids)`, 'ids');
-    const ordered = (ids as string[]).map((id) => byId.get(id)!);
-    validateRouteTable(ordered.map(toInput), this.keyStatus);
+    const ordered = checkedOrder(this.rows(), ids, toInput, this.keyStatus);
     const setPosition = this.db.prepare('UPDATE routes SET position = ? WHERE id = ?');
     this.db.transaction(() => ordered.forEach((row, position) => setPosition.run(position, row.id)))();
     this.notify();
@@ -158,8 +92,7 @@ export class RouteStore implements RouteRepository {
 
   /** Replaces every route with the file's, all or nothing. */
   replaceAll(file: unknown): Route[] {
-    const routes = parseRoutesFile(file);
-    validateRouteTable(routes, this.keyStatus);
+    const routes = checkedRoutesFile(file, this.keyStatus);
     // Routes that keep their name keep their id and creation time: links and the log's history still fit.
     const existing = new Map(this.rows().map((row) => [row.name, row]));
     const insert = this.db.prepare('INSERT INTO routes (id, position, name, match, strategy, targets, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
@@ -252,10 +185,7 @@ export class RouteStore implements RouteRepository {
       .prepare('SELECT route_target, created_at FROM request_log WHERE route = ? AND status < 400 AND route_target IS NOT NULL ORDER BY id DESC LIMIT 1')
       .get(name) as { route_target: string; created_at: number } | undefined;
     if (!row) return null;
-    const split = row.route_target.indexOf(' → ');
-    const key = split === -1 ? row.route_target : row.route_target.slice(0, split);
-    const model = split === -1 ? '' : row.route_target.slice(split + 3);
-    return { key, model, at: iso(row.created_at) };
+    return { ...splitTargetLabel(row.route_target), at: iso(row.created_at) };
   }
 }
 

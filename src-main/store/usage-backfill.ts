@@ -5,7 +5,7 @@
 // the reprice trigger of migration 8.
 import type { SqliteDatabase } from './database.js';
 import { priceCall } from '../catalog/pricing.js';
-import { localDay } from './usage.js';
+import { localDay } from '../core/usage.js';
 
 interface UndatedRow {
   id: number;

@@ -2,62 +2,7 @@
 // (usage_daily, migration 8) rather than from the log: a view costs a few hundred rows, not a scan of a
 // million. Days are the gateway's local days, as the log writer dates them.
 import type { SqliteDatabase } from './database.js';
-
-export const USAGE_RANGES = ['day', 'week', 'month'] as const;
-export type UsageRange = (typeof USAGE_RANGES)[number];
-export const USAGE_DIMENSIONS = ['key', 'model', 'provider', 'client'] as const;
-export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
-
-export interface UsageFigures {
-  requests: number;
-  errors: number;
-  promptTokens: number;
-  completionTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  /** The cost of the priced calls, USD. */
-  costUsd: number;
-  /** Calls with usage whose model has no price: their cost is unknown, and not in costUsd. */
-  unpricedRequests: number;
-  unpricedTokens: number;
-}
-
-export interface UsagePeriod extends UsageFigures {
-  /** The first day of the period (YYYY-MM-DD): the day, the Monday of the week, the 1st of the month. */
-  period: string;
-}
-
-export interface UsageGroup extends UsageFigures {
-  /** The key id, model, provider slug or client name; '' for calls without one (no key, no model). */
-  name: string;
-}
-
-export interface UsageReport {
-  range: UsageRange;
-  by: UsageDimension;
-  from: string;
-  to: string;
-  totals: UsageFigures;
-  series: UsagePeriod[];
-  breakdown: UsageGroup[];
-  /**
-   * The local day the log's retention starts on, when it falls after `from`: the figures are sums over
-   * the log, so calls from before it are no longer in them. null when the log still covers the range.
-   */
-  countedFrom: string | null;
-  /** How many days the log keeps its rows (Settings), when the caller said. */
-  logRetentionDays: number | null;
-}
-
-export interface KeySpend {
-  keyId: string;
-  todayUsd: number;
-  monthUsd: number;
-  /** Calls today / this month whose cost is unknown. */
-  todayUnpriced: number;
-  monthUnpriced: number;
-}
+import { defaultFrom, localDay, type KeySpend, type UsageFigures, type UsageReport, type UsageReportOptions, type UsageRange, type UsageRepository } from '../core/usage.js';
 
 /** The figures of usage rows summed, named as in UsageFigures (cost still in nano-dollars). */
 const SUMS = `
@@ -110,26 +55,7 @@ function nextMonth(month: string): string {
   return date.toISOString().slice(0, 10);
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** A local day as YYYY-MM-DD, as SQLite's date(…, 'localtime') writes it. */
-export function localDay(time: Date): string {
-  return `${time.getFullYear()}-${pad(time.getMonth() + 1)}-${pad(time.getDate())}`;
-}
-
-/** The default span of each range, ending today: 30 days, 12 weeks, 12 months. */
-export function defaultFrom(range: UsageRange, now: Date): string {
-  const start = new Date(now);
-  if (range === 'day') start.setDate(start.getDate() - 29);
-  else if (range === 'week') start.setDate(start.getDate() - 7 * 11 - ((start.getDay() + 6) % 7));
-  else {
-    start.setDate(1);
-    start.setMonth(start.getMonth() - 11);
-  }
-  return localDay(start);
-}
-
-export class UsageStore {
+export class UsageStore implements UsageRepository {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly now: () => Date = () => new Date(),
@@ -140,7 +66,7 @@ export class UsageStore {
    * (inclusive). One pass over the rows of one breakdown: days for days and weeks; for months, the monthly
    * totals of whole months and the daily ones of a month cut by from or to.
    */
-  report(options: { range: UsageRange; by: UsageDimension; from?: string; to?: string; logRetentionDays?: number }): UsageReport {
+  report(options: UsageReportOptions): UsageReport {
     const today = localDay(this.now());
     const to = options.to ?? today;
     const from = options.from ?? defaultFrom(options.range, this.now());

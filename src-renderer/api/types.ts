@@ -2,13 +2,13 @@
 // Shapes owned by the main process are taken with `import type` so the UI and the server share one
 // source of truth (STYLE: types at the edges).
 import type { CredentialField } from '../../src-main/providers/types';
-import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/store/keys';
+import type { GatewayKeySummary, VirtualKeySummary } from '../../src-main/core/key-repository';
 import type { ExplainedTarget as RouterExplainedTarget, Explanation } from '../../src-main/gateway/routing/router';
 import type { RouteInput, RoutesFile, RouteStrategy, TargetConditions, TargetInput } from '../../src-main/core/routes/types';
-import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/store/request-log';
-import type { Route as StoredRoute } from '../../src-main/store/routes';
-import type { Settings as StoredSettings } from '../../src-main/store/settings';
-import type { SavedPrompt as StoredSavedPrompt } from '../../src-main/store/saved-prompts';
+import type { LogEntry as StoredLogEntry, LogEntryDetail, LogQuery as StoredLogQuery } from '../../src-main/core/log-store';
+import type { Route as StoredRoute } from '../../src-main/core/route-repository';
+import type { Settings as StoredSettings } from '../../src-main/core/settings';
+import type { SavedPrompt as StoredSavedPrompt } from '../../src-main/core/saved-prompts';
 import type { ModelOffer as ServedModelOffer } from '../../src-main/admin/playground-routes';
 
 export interface ApiErrorBody {
@@ -111,11 +111,12 @@ export interface ExplainRequest {
 /** Limits per key and how close the key is to each (GET /admin/api/limits). */
 export type { KeyLimits, KeyLimitsView } from '../../src-main/core/limits';
 
-export type { UsageReport, UsageFigures, UsagePeriod, UsageRange, UsageDimension, KeySpend } from '../../src-main/store/usage';
-export type { CatalogModel, ModelOverride } from '../../src-main/catalog/catalog';
+export type { UsageReport, UsageFigures, UsagePeriod, UsageRange, UsageDimension, KeySpend } from '../../src-main/core/usage';
+export type { CatalogModel } from '../../src-main/catalog/catalog';
+export type { ModelOverride } from '../../src-main/core/model-overrides';
 /** A row of the Usage breakdown, with the name to show (a key's name rather than its id). */
-export type UsageGroupView = import('../../src-main/store/usage').UsageGroup & { label: string };
-export type UsageReportView = Omit<import('../../src-main/store/usage').UsageReport, 'breakdown'> & { breakdown: UsageGroupView[] };
+export type UsageGroupView = import('../../src-main/core/usage').UsageGroup & { label: string };
+export type UsageReportView = Omit<import('../../src-main/core/usage').UsageReport, 'breakdown'> & { breakdown: UsageGroupView[] };
 export type SavedPrompt = StoredSavedPrompt;
 
 /** POST /admin/api/saved-prompts: saving under an existing name replaces that prompt. */

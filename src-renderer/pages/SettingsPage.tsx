@@ -1,6 +1,6 @@
 // Where Gatehouse listens, where it keeps its data, what it logs, and how well keys are protected.
 import { useEffect, useState, type FormEvent } from 'react';
-import { settingsSchema } from '../../src-main/store/settings';
+import { settingsSchema } from '../../src-main/core/settings';
 import type { Settings } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { Field } from '../components/Field';

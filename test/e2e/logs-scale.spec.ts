@@ -2,7 +2,7 @@
 // list is one scroll away, and the keyboard moves the selection. The list answer is replaced with
 // 100,000 synthetic entries; everything else is the real server.
 import { expect, test } from '@playwright/test';
-import type { LogEntry } from '../../src-main/store/request-log';
+import type { LogEntry } from '../../src-main/core/log-store';
 import { startOpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot } from './screenshots';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { ModelOverrideStore } from '../../../src-main/catalog/overrides.js';
+import { ModelOverrideStore } from '../../../src-main/store/model-overrides.js';
 import { setModelOverrides } from '../../../src-main/catalog/catalog.js';
 import { priceCall } from '../../../src-main/catalog/pricing.js';
 import { SettingsStore } from '../../../src-main/store/settings.js';

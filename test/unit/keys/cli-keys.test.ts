@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runKeysCommand } from '../../../src-main/cli-keys.js';
 import { openDatabase } from '../../../src-main/store/database.js';
 import { masterKeyProtector } from '../../../src-main/store/key-protection.js';
-import { KeyStore } from '../../../src-main/store/keys.js';
+import { KeyStore } from '../../../src-main/store/keys/key-store.js';
 
 let dataDir: string;
 beforeEach(() => {

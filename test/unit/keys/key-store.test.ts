@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src-main/core/errors.js';
 import { DatabaseOpenError, openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { KEY_FILE_NAME, keyFileProtector, masterKeyProtector, type KeyProtector } from '../../../src-main/store/key-protection.js';
-import { headlessProtectionUpgrade, KeyStore, KeyStoreLockedError } from '../../../src-main/store/keys.js';
+import { KeyStore } from '../../../src-main/store/keys/key-store.js';
+import { headlessProtectionUpgrade, KeyStoreLockedError } from '../../../src-main/store/keys/data-key.js';
 
 let dataDir: string;
 let databases: SqliteDatabase[];

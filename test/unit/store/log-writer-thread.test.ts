@@ -8,7 +8,10 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
-import { RequestLog, type BatchOutcome, type LogBatchWriter, type LogEntry, type RowValues } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import type { BatchOutcome, LogBatchWriter } from '../../../src-main/store/log-writer.js';
+import type { RowValues } from '../../../src-main/store/log-row.js';
+import type { LogEntry } from '../../../src-main/core/log-store.js';
 import type { CallRecord } from '../../../src-main/core/call-record.js';
 
 const entry = (traceId: string, overrides: Partial<CallRecord> = {}): CallRecord => ({

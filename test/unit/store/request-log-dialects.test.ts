@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
 import { ThreadLogWriter } from '../../../src-main/store/log-writer-thread.js';
 import { migrations } from '../../../src-main/store/migrations.js';
-import { RequestLog, type LogEntry } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import type { LogEntry } from '../../../src-main/core/log-store.js';
 import type { CallRecord } from '../../../src-main/core/call-record.js';
 
 const entry = (traceId: string, overrides: Partial<CallRecord> = {}): CallRecord => ({

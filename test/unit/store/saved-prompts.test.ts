@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/database.js';
-import { MAX_SAVED_PROMPT_BODY_BYTES, SavedPromptStore } from '../../../src-main/store/saved-prompts.js';
+import { SavedPromptStore } from '../../../src-main/store/saved-prompts.js';
+import { MAX_SAVED_PROMPT_BODY_BYTES } from '../../../src-main/core/saved-prompts.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
 
 const dirs: string[] = [];

@@ -6,11 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog, USAGE_FOR_BATCH } from '../../../src-main/store/request-log.js';
+import { RequestLog } from '../../../src-main/store/request-log.js';
+import { USAGE_FOR_BATCH } from '../../../src-main/store/log-usage-rollup.js';
 import type { CallRecord } from '../../../src-main/core/call-record.js';
 import { backfillCosts } from '../../../src-main/store/usage-backfill.js';
 import { priceCall } from '../../../src-main/catalog/pricing.js';
-import { localDay, UsageStore } from '../../../src-main/store/usage.js';
+import { UsageStore } from '../../../src-main/store/usage.js';
+import { localDay } from '../../../src-main/core/usage.js';
 
 let dir: string;
 let db: SqliteDatabase;

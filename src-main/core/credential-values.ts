@@ -1,0 +1,119 @@
+// A virtual key's credential values checked against what its provider declares, and turned into the
+// credentials a call carries. Shared by every key store, so each checks them the same way.
+import { invalidRequest } from './errors.js';
+import type { CredentialField, ProviderCredentials } from './credentials.js';
+import type { CredentialValues, VirtualKeyChange } from './key-repository.js';
+
+/** What the checks need of a provider (a ProviderAdapter is one). */
+export interface CredentialSchema {
+  readonly slug: string;
+  readonly credentialFields: readonly CredentialField[];
+  /** Checks stored credential values when a virtual key is created or rotated; throws GatewayError (400). */
+  checkCredentials?(values: Readonly<Record<string, string>>): void;
+}
+
+/** Spec §5.3 parameter names of the cloud headers, and the credential field each one fills. */
+export const CLOUD_PARAMETERS: Readonly<Record<string, string>> = {
+  cloud_a_resource_name: 'azure.resourceName',
+  cloud_a_deployment_id: 'azure.deploymentId',
+  cloud_a_api_version: 'azure.apiVersion',
+  cloud_a_model_name: 'azure.modelName',
+  cloud_b_project_id: 'vertex.projectId',
+  cloud_b_region: 'vertex.region',
+  cloud_b_llm_request_type: 'vertex.requestType',
+  cloud_c_access_key_id: 'bedrock.accessKeyId',
+  cloud_c_secret_access_key: 'bedrock.secretAccessKey',
+  cloud_c_region: 'bedrock.region',
+  cloud_c_session_token: 'bedrock.sessionToken',
+};
+
+const CREDENTIAL_GROUPS = ['azure', 'vertex', 'bedrock'] as const;
+
+/** Accepts a credential field name, its spec parameter form (snake or camel case), or `token`. */
+export function credentialFieldName(name: string): string | undefined {
+  if (name === 'token' || name === 'secret') return 'token';
+  const [group, field] = name.split('.');
+  if (field !== undefined && (CREDENTIAL_GROUPS as readonly string[]).includes(group)) return name;
+  const snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return CLOUD_PARAMETERS[snake];
+}
+
+/** The field a bare "secret" fills: the token, or the first secret field (Bedrock's secret access key). */
+export function mainSecretField(provider: CredentialSchema): CredentialField | undefined {
+  return provider.credentialFields.find((field) => field.name === 'token') ?? provider.credentialFields.find((field) => field.secret);
+}
+
+export function toProviderCredentials(values: CredentialValues): ProviderCredentials {
+  const credentials: ProviderCredentials = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (name === 'token') {
+      credentials.token = value;
+      continue;
+    }
+    const [group, field] = name.split('.');
+    if (field === undefined) continue;
+    if (group === 'azure' || group === 'vertex' || group === 'bedrock') {
+      const section: Record<string, string> = credentials[group] ?? {};
+      section[field] = value;
+      credentials[group] = section;
+    }
+  }
+  return credentials;
+}
+
+/**
+ * For a change of a key's host: each secret the key holds must be given again (400 naming the first one
+ * missing), and the ones held are dropped from `current`, so the old secret is never sealed for the new host.
+ */
+export function requireSecretsAgain(provider: CredentialSchema, id: string, current: CredentialValues, change: VirtualKeyChange): void {
+  const given = new Set(Object.keys(change.fields ?? {}).map((name) => credentialFieldName(name)));
+  const main = mainSecretField(provider);
+  if (change.secret !== undefined && change.secret !== '' && main) given.add(main.name);
+  for (const field of provider.credentialFields) {
+    if (!field.secret || !current[field.name]) continue;
+    if (!given.has(field.name)) {
+      const param = field.name === main?.name ? 'secret' : field.name;
+      throw invalidRequest(`Changing the host of virtual key '${id}' needs its '${field.label}' again ('${param}'): a stored secret never follows a key to a new host`, param);
+    }
+    delete current[field.name];
+  }
+}
+
+/** Checks credential fields against what the provider declares; returns them by canonical name. */
+export function validCredentials(provider: CredentialSchema, secret: string | undefined, fields: Record<string, string | undefined>, base: CredentialValues, customHost: string | null): CredentialValues {
+  const values: CredentialValues = { ...base };
+  const declared = new Map(provider.credentialFields.map((field) => [field.name, field]));
+  for (const [rawName, value] of Object.entries(fields)) {
+    const name = credentialFieldName(rawName);
+    if (!name || !declared.has(name)) {
+      const known = [...declared.keys()].join(', ') || 'none';
+      throw invalidRequest(`Provider '${provider.slug}' takes no credential field '${rawName}' (it takes: ${known})`, rawName);
+    }
+    if (value === undefined || value === '') delete values[name];
+    else values[name] = value;
+  }
+  if (secret !== undefined && secret !== '') {
+    const field = mainSecretField(provider);
+    if (!field) throw invalidRequest(`Provider '${provider.slug}' takes no secret`, 'secret');
+    values[field.name] = secret;
+  }
+  for (const field of provider.credentialFields) {
+    // A custom host may be a local model that needs no token; the other fields still say where to go.
+    const exempt = field.name === 'token' && customHost !== null;
+    const standsIn = field.alternative !== undefined && Boolean(values[field.alternative]);
+    if (field.required && !exempt && !standsIn && !values[field.name]) {
+      throw invalidRequest(`A virtual key for '${provider.slug}' needs '${field.label}' (${field.name})`, field.name === mainSecretField(provider)?.name ? 'secret' : field.name);
+    }
+  }
+  provider.checkCredentials?.(values);
+  return values;
+}
+
+/** The values shown beside a key (resource, region ...): every field the provider does not call secret. */
+export function nonSecretValues(provider: CredentialSchema, values: CredentialValues): CredentialValues {
+  const shown: CredentialValues = {};
+  for (const field of provider.credentialFields) {
+    if (!field.secret && values[field.name] !== undefined) shown[field.name] = values[field.name];
+  }
+  return shown;
+}

@@ -1,0 +1,63 @@
+// The request log as the gateway writes it and the admin API reads it: the entries it answers with, the
+// query they are listed by, and the contract of the store that keeps them (SQLite in store/request-log.ts).
+import type { AttemptRecord, CallFacts, CallRecord } from './call-record.js';
+
+export interface LogEntry extends CallFacts {
+  id: string;
+  createdAt: string;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
+  /** USD; null when unknown (a model the catalog does not price, or no usage). */
+  costUsd: number | null;
+  /** The client tool (store/usage-client.ts): claude-cli, codex, openai-js, curl …, or the dialect. */
+  client: string | null;
+}
+
+export interface LogEntryDetail extends LogEntry {
+  keyId: string | null;
+  /** On a routed call: the virtual key whose credentials served it (or were tried last); null otherwise. */
+  targetKeyId: string | null;
+  attemptLog: AttemptRecord[];
+  requestHeaders: Record<string, string>;
+  requestBody: string | null;
+  responseBody: string | null;
+}
+
+export interface LogQuery {
+  limit?: number;
+  /** An entry id: list entries older than it (the `next` cursor). */
+  before?: string;
+  provider?: string;
+  model?: string;
+  /** A client dialect (CLIENT_DIALECTS). */
+  dialect?: string;
+  status?: number | 'error';
+  /** A route's name: only calls that matched it. */
+  route?: string;
+  q?: string;
+}
+
+export type LogListener = (entry: LogEntry) => void;
+
+/** Where the request log is kept, and how it is read back. */
+export interface RequestLogStore {
+  /**
+   * Takes one call's record. Runs on every request: it must only queue (memory), never wait for the
+   * database; rows are written in batches off the request's path.
+   */
+  append(record: CallRecord): void;
+  /** Writes every queued row and returns once they are stored (and the listeners told): reads after it see them. */
+  flush(): void;
+  /** A page of entries, newest first; `next` is the cursor for the page after it (null at the end). */
+  list(query?: LogQuery): { items: LogEntry[]; next: string | null };
+  get(id: string): LogEntryDetail | undefined;
+  /** Hears of each entry once it is stored; returns a function that stops. */
+  subscribe(listener: LogListener): () => void;
+  /** Deletes entries older than `maxAgeMs`, then all beyond the newest `maxRows`, without holding requests up; resolves to how many went. */
+  prune(maxAgeMs: number, maxRows: number): Promise<number>;
+  /** Writes what is queued and stops taking rows. */
+  close(): void;
+}

@@ -1,0 +1,108 @@
+// A call's record as the log stores it: one row's values, in the order of ROW_COLUMNS, with its bodies
+// redacted and cut, its client told, and its local day worked out for the usage totals.
+import { redactSecrets } from '../core/redact.js';
+import type { AttemptRecord, CallRecord } from '../core/call-record.js';
+import { localDay } from '../core/usage.js';
+import { dialectOfPath, usageFromBody } from '../codecs/usage-from-body.js';
+import { priceCall } from '../catalog/pricing.js';
+import { clientOf } from './usage-client.js';
+import type { RowValues } from './log-row.js';
+
+/** The local day last worked out, and the span of times (ms) it covers: [from, until). */
+let knownDay = { from: 0, until: 0, day: '' };
+
+/**
+ * localDay of a time, remembered for the rest of that local day: rows come in time order, and the
+ * calendar fields of a Date cost a time-zone lookup each. The span is read from the local calendar
+ * itself (midnight to midnight), so a DST change is respected.
+ */
+function dayOf(time: number): string {
+  if (time >= knownDay.from && time < knownDay.until) return knownDay.day;
+  const date = new Date(time);
+  const day = localDay(date);
+  const from = new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+  const until = new Date(date.getFullYear(), date.getMonth(), date.getDate() + 1).getTime();
+  // An invalid time (NaN) never matches a span: it is worked out each time, as before.
+  if (time >= from && time < until) knownDay = { from, until, day };
+  return day;
+}
+
+/** An attempt as the row keeps it: whole milliseconds. Field by field, in the order written, rather than a spread (µs a row). */
+function storedAttempt(attempt: AttemptRecord): AttemptRecord {
+  const stored: AttemptRecord = { status: attempt.status, error: attempt.error, durationMs: Math.round(attempt.durationMs) };
+  if (attempt.target !== undefined) stored.target = attempt.target;
+  if (attempt.reason !== undefined) stored.reason = attempt.reason;
+  return stored;
+}
+
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n… [${text.length - max} more characters not stored]`;
+}
+
+/** Redacted before it is cut, so no part of a secret survives at the cut. */
+function storedBody(text: string | null, secrets: readonly string[] | undefined, maxChars: number): string | null {
+  return text === null ? null : cut(redactSecrets(text, secrets ?? []), maxChars);
+}
+
+/**
+ * The row of one call. Bodies are kept (up to `maxStoredBodyChars` each) when `keepBodies`. Usage the
+ * gateway left out is read from the answer's body here, and priced.
+ */
+export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBodyChars: number): RowValues {
+  // A row the gateway did not name a dialect for is known by its path (a model list has none).
+  const dialect = input.dialect ?? dialectOfPath(input.path);
+  const counted =
+    input.promptTokens === undefined && input.responseBody !== null && input.status < 400
+      ? usageFromBody(input.responseBody, input.stream, dialect)
+      : null;
+  const promptTokens = input.promptTokens ?? counted?.promptTokens ?? null;
+  const completionTokens = input.completionTokens ?? counted?.completionTokens ?? null;
+  const cacheReadTokens = input.cacheReadTokens ?? counted?.cacheReadTokens ?? null;
+  const cacheWriteTokens = input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null;
+  const reasoningTokens = input.reasoningTokens ?? counted?.reasoningTokens ?? null;
+  const costUsd =
+    input.costUsd !== undefined
+      ? input.costUsd
+      : priceCall(
+          input.provider,
+          input.model,
+          promptTokens === null
+            ? undefined
+            : { inputTokens: promptTokens, outputTokens: completionTokens ?? 0, cacheReadTokens: cacheReadTokens ?? 0, cacheWriteTokens: cacheWriteTokens ?? 0, reasoningTokens: reasoningTokens ?? 0 },
+        );
+  return [
+    input.createdAt,
+    input.traceId,
+    JSON.stringify(input.metadata),
+    input.keyId,
+    input.provider,
+    input.model,
+    input.path,
+    input.status,
+    Math.round(input.latencyMs * 1000) / 1000,
+    input.ttfbMs === null ? null : Math.round(input.ttfbMs * 1000) / 1000,
+    promptTokens,
+    completionTokens,
+    input.stream ? 1 : 0,
+    input.error,
+    input.attempts,
+    input.attemptLog?.length ? JSON.stringify(input.attemptLog.map(storedAttempt)) : null,
+    JSON.stringify(input.requestHeaders),
+    keepBodies ? storedBody(input.requestBody, input.secrets, maxStoredBodyChars) : null,
+    keepBodies ? storedBody(input.responseBody, input.secrets, maxStoredBodyChars) : null,
+    dialect,
+    input.providerFormat ?? null,
+    input.dropped?.length ? JSON.stringify(input.dropped) : null,
+    cacheReadTokens,
+    cacheWriteTokens,
+    reasoningTokens,
+    costUsd,
+    clientOf(input.requestHeaders['user-agent'], dialect),
+    dayOf(input.createdAt),
+    input.route ?? null,
+    input.routeTarget ?? null,
+    input.targetKeyId ?? null,
+    input.count !== undefined && input.count !== 1 ? input.count : null,
+  ];
+}
