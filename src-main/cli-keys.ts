@@ -10,9 +10,10 @@ import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './store/key-protection.js';
 import { KeyStore } from './store/keys/key-store.js';
-import { CLOUD_PARAMETERS, mainSecretField } from './core/credential-values.js';
+import { mainSecretField } from './core/credential-values.js';
+import { credentialParameter } from './core/credentials.js';
 import type { GatewayKeySummary, VirtualKeySummary } from './core/key-repository.js';
-import { getProvider } from './providers/registry.js';
+import { CREDENTIAL_FIELD_HEADERS, getProvider } from './providers/registry.js';
 import type { ProviderAdapter } from './providers/types.js';
 import { LimitsUsageError, runLimitsCommand } from './cli-limits.js';
 
@@ -24,6 +25,11 @@ export interface KeysCommandIO {
 }
 
 /** Secret credential flags exist only to explain why they are refused. */
+/** Spec §5.3 parameter names of the cloud credential headers (`cloud_a_resource_name` …) → the field each fills. */
+const CLOUD_PARAMETERS: Readonly<Record<string, string>> = Object.fromEntries(
+  [...CREDENTIAL_FIELD_HEADERS].map(([header, field]) => [credentialParameter(header), field]).sort(([a], [b]) => a.localeCompare(b)),
+);
+
 const SECRET_FLAGS = new Set(['cloud-c-secret-access-key', 'cloud-c-session-token', 'secret', 'token', 'api-key']);
 
 const USAGE = `Usage:

@@ -1,7 +1,7 @@
 // A virtual key's credential values checked against what its provider declares, and turned into the
 // credentials a call carries. Shared by every key store, so each checks them the same way.
 import { invalidRequest } from './errors.js';
-import type { CredentialField, ProviderCredentials } from './credentials.js';
+import { credentialParameter, setCredentialField, type CredentialField, type ProviderCredentials } from './credentials.js';
 import type { CredentialValues, VirtualKeyChange } from './key-repository.js';
 
 /** What the checks need of a provider (a ProviderAdapter is one). */
@@ -12,30 +12,16 @@ export interface CredentialSchema {
   checkCredentials?(values: Readonly<Record<string, string>>): void;
 }
 
-/** Spec §5.3 parameter names of the cloud headers, and the credential field each one fills. */
-export const CLOUD_PARAMETERS: Readonly<Record<string, string>> = {
-  cloud_a_resource_name: 'azure.resourceName',
-  cloud_a_deployment_id: 'azure.deploymentId',
-  cloud_a_api_version: 'azure.apiVersion',
-  cloud_a_model_name: 'azure.modelName',
-  cloud_b_project_id: 'vertex.projectId',
-  cloud_b_region: 'vertex.region',
-  cloud_b_llm_request_type: 'vertex.requestType',
-  cloud_c_access_key_id: 'bedrock.accessKeyId',
-  cloud_c_secret_access_key: 'bedrock.secretAccessKey',
-  cloud_c_region: 'bedrock.region',
-  cloud_c_session_token: 'bedrock.sessionToken',
-};
-
-const CREDENTIAL_GROUPS = ['azure', 'vertex', 'bedrock'] as const;
-
-/** Accepts a credential field name, its spec parameter form (snake or camel case), or `token`. */
-export function credentialFieldName(name: string): string | undefined {
+/**
+ * The field a credential name stands for at this provider: the field's own name (`azure.resourceName`),
+ * `token` (or `secret`), or the spec parameter of the header the field comes in (`cloud_a_resource_name`,
+ * or camel case `cloudAResourceName`) — each header is named once, on its provider's field.
+ */
+export function credentialFieldName(name: string, provider: CredentialSchema): string | undefined {
   if (name === 'token' || name === 'secret') return 'token';
-  const [group, field] = name.split('.');
-  if (field !== undefined && (CREDENTIAL_GROUPS as readonly string[]).includes(group)) return name;
+  if (name.includes('.')) return name;
   const snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-  return CLOUD_PARAMETERS[snake];
+  return provider.credentialFields.find((field) => field.header !== undefined && credentialParameter(field.header) === snake)?.name;
 }
 
 /** The field a bare "secret" fills: the token, or the first secret field (Bedrock's secret access key). */
@@ -45,19 +31,7 @@ export function mainSecretField(provider: CredentialSchema): CredentialField | u
 
 export function toProviderCredentials(values: CredentialValues): ProviderCredentials {
   const credentials: ProviderCredentials = {};
-  for (const [name, value] of Object.entries(values)) {
-    if (name === 'token') {
-      credentials.token = value;
-      continue;
-    }
-    const [group, field] = name.split('.');
-    if (field === undefined) continue;
-    if (group === 'azure' || group === 'vertex' || group === 'bedrock') {
-      const section: Record<string, string> = credentials[group] ?? {};
-      section[field] = value;
-      credentials[group] = section;
-    }
-  }
+  for (const [name, value] of Object.entries(values)) setCredentialField(credentials, name, value);
   return credentials;
 }
 
@@ -66,7 +40,7 @@ export function toProviderCredentials(values: CredentialValues): ProviderCredent
  * missing), and the ones held are dropped from `current`, so the old secret is never sealed for the new host.
  */
 export function requireSecretsAgain(provider: CredentialSchema, id: string, current: CredentialValues, change: VirtualKeyChange): void {
-  const given = new Set(Object.keys(change.fields ?? {}).map((name) => credentialFieldName(name)));
+  const given = new Set(Object.keys(change.fields ?? {}).map((name) => credentialFieldName(name, provider)));
   const main = mainSecretField(provider);
   if (change.secret !== undefined && change.secret !== '' && main) given.add(main.name);
   for (const field of provider.credentialFields) {
@@ -84,7 +58,7 @@ export function validCredentials(provider: CredentialSchema, secret: string | un
   const values: CredentialValues = { ...base };
   const declared = new Map(provider.credentialFields.map((field) => [field.name, field]));
   for (const [rawName, value] of Object.entries(fields)) {
-    const name = credentialFieldName(rawName);
+    const name = credentialFieldName(rawName, provider);
     if (!name || !declared.has(name)) {
       const known = [...declared.keys()].join(', ') || 'none';
       throw invalidRequest(`Provider '${provider.slug}' takes no credential field '${rawName}' (it takes: ${known})`, rawName);

@@ -22,3 +22,21 @@ export interface CredentialField {
   /** Another field that stands in for this required one when given (a service account key for a token). */
   alternative?: string;
 }
+
+/** A header's parameter name in the spec (§5.3): `x-gateway-cloud-a-resource-name` → `cloud_a_resource_name`. */
+export function credentialParameter(header: string): string {
+  return header.toLowerCase().replace(/^x-(gateway-)?/, '').replace(/-/g, '_');
+}
+
+/** Sets one field (`token`, `azure.resourceName` …) of a call's credentials; a name of no known group is ignored. */
+export function setCredentialField(credentials: ProviderCredentials, name: string, value: string): void {
+  if (name === 'token') {
+    credentials.token = value;
+    return;
+  }
+  const [group, field] = name.split('.');
+  if (field === undefined || (group !== 'azure' && group !== 'vertex' && group !== 'bedrock')) return;
+  const section: Record<string, string> = credentials[group] ?? {};
+  section[field] = value;
+  credentials[group] = section;
+}

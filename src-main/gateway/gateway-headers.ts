@@ -5,7 +5,8 @@ import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../core/spec-bounds.js
 import { invalidRequest } from '../core/errors.js';
 import { parseCustomHost } from '../core/custom-host.js';
 import { boundedMemo } from '../core/bounded-memo.js';
-import type { ProviderCredentials } from '../providers/types.js';
+import { setCredentialField, type ProviderCredentials } from '../core/credentials.js';
+import { CREDENTIAL_FIELD_HEADERS } from '../providers/registry.js';
 
 export interface GatewayHeaders {
   apiKey?: string;
@@ -91,30 +92,14 @@ function bearerToken(authorization: string | undefined): string | undefined {
   return match ? match[1].trim() : undefined;
 }
 
+/** The cloud credential headers a request sent, as the credential fields each provider declares for them. */
 function readCloudHeaders(h: (name: string) => string | undefined): GatewayHeaders['cloud'] {
-  const azure = {
-    resourceName: h('x-gateway-cloud-a-resource-name'),
-    deploymentId: h('x-gateway-cloud-a-deployment-id'),
-    apiVersion: h('x-gateway-cloud-a-api-version'),
-    modelName: h('x-gateway-cloud-a-model-name'),
-  };
-  const vertex = {
-    projectId: h('x-gateway-cloud-b-project-id'),
-    region: h('x-gateway-cloud-b-region'),
-    requestType: h('x-cloud-b-llm-request-type'),
-  };
-  const bedrock = {
-    accessKeyId: h('x-gateway-cloud-c-access-key-id'),
-    secretAccessKey: h('x-gateway-cloud-c-secret-access-key'),
-    region: h('x-gateway-cloud-c-region'),
-    sessionToken: h('x-gateway-cloud-c-session-token'),
-  };
-  const anyValue = (record: Record<string, string | undefined>) => Object.values(record).some((value) => value !== undefined);
-  return {
-    ...(anyValue(azure) ? { azure } : {}),
-    ...(anyValue(vertex) ? { vertex } : {}),
-    ...(anyValue(bedrock) ? { bedrock } : {}),
-  };
+  const cloud: ProviderCredentials = {};
+  for (const [header, field] of CREDENTIAL_FIELD_HEADERS) {
+    const value = h(header);
+    if (value !== undefined) setCredentialField(cloud, field, value);
+  }
+  return cloud;
 }
 
 export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders {
@@ -125,7 +110,7 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
   const forwardHeaders: Record<string, string> = {};
   let hasCloudHeaders = false;
   for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith('x-gateway-cloud-') || name.startsWith('x-cloud-b-')) hasCloudHeaders = true;
+    if (CREDENTIAL_FIELD_HEADERS.has(name)) hasCloudHeaders = true;
     if (value === undefined || name.startsWith('x-gateway-') || name.startsWith('x-cloud-b-') || NEVER_FORWARDED.has(name)) continue;
     if (CREDENTIAL_HEADERS.has(name) && !explicitlyForwarded.has(name)) continue;
     forwardHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -141,7 +126,7 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
     bearer: bearerToken(h('authorization')),
     provider: h('x-gateway-provider')?.trim().toLowerCase(),
     customHost: h('x-gateway-custom-host')?.trim(),
-    // Most calls name no cloud provider: skip the eleven lookups then.
+    // Most calls name no cloud provider: skip the lookups then.
     cloud: hasCloudHeaders ? readCloudHeaders(h) : {},
     forwardHeaders,
     sensitiveHeaderNames: explicitlyForwarded,

@@ -26,6 +26,17 @@ const providers: readonly ProviderAdapter[] = [
 
 const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 
+/**
+ * The credential fields that come in headers of their own (spec §5.3's cloud headers), lower-case header
+ * → field name: each header is named once, on its provider's field, and read from here.
+ */
+export const CREDENTIAL_FIELD_HEADERS: ReadonlyMap<string, string> = new Map(
+  providers
+    .flatMap((provider) => provider.credentialFields)
+    .filter((field) => field.header?.toLowerCase().startsWith('x-'))
+    .map((field) => [field.header!.toLowerCase(), field.name]),
+);
+
 export function listProviders(): readonly ProviderAdapter[] {
   return providers;
 }
