@@ -6,7 +6,7 @@ import type { Caller } from '../core/keys.js';
 import type { CallRecord } from '../core/call-record.js';
 import { redactHeaders, redactSecrets } from '../core/redact.js';
 import type { Usage } from '../codecs/canonical.js';
-import { answeredModel, dialectOfPath, usageFromBody, type NormalisedUsage } from '../codecs/usage-from-body.js';
+import { answeredModel } from '../codecs/usage-from-body.js';
 import { findProvider } from '../providers/registry.js';
 import type { ProviderCredentials } from '../providers/types.js';
 import { priceCall } from '../catalog/pricing.js';
@@ -54,33 +54,8 @@ export function recordCall(call: FinishedCall, estimateUnreported: boolean): { e
   const status = outcome?.status ?? call.failure?.status ?? 500;
   const credentials = target?.credentials;
   const secrets = target?.secrets ?? callSecrets(credentials, headers);
-  // A passthrough answer's usage is read from the body here rather than when the row is written (the same
-  // work, on the same thread), so the entry carries its tokens and cost for limits and metrics.
-  let usage = outcome?.usage;
-  // The entry's five token counts: read from the body and handed over as read (nulls included), so the
-  // log writer does not read it again; undefined (the writer reads the body) only when there is no answer.
-  let tokens: NormalisedUsage | undefined;
-  if (usage) {
-    tokens = {
-      promptTokens: usage.inputTokens,
-      completionTokens: usage.outputTokens,
-      cacheReadTokens: usage.cacheReadTokens ?? null,
-      cacheWriteTokens: usage.cacheWriteTokens ?? null,
-      reasoningTokens: usage.reasoningTokens ?? null,
-    };
-  } else if (outcome && outcome.status < 400 && outcome.responseBody !== null) {
-    tokens = usageFromBody(outcome.responseBody, stream, call.dialect ?? dialectOfPath(call.path));
-    if (tokens.promptTokens !== null) {
-      // One shape whichever counts are known (undefined for the others): every entry reads the same way.
-      usage = {
-        inputTokens: tokens.promptTokens,
-        outputTokens: tokens.completionTokens ?? 0,
-        cacheReadTokens: tokens.cacheReadTokens ?? undefined,
-        cacheWriteTokens: tokens.cacheWriteTokens ?? undefined,
-        reasoningTokens: tokens.reasoningTokens ?? undefined,
-      };
-    }
-  }
+  // Read once, by the relay, from the answer as it went by: every row carries the gateway's counts.
+  const usage = outcome?.usage;
   const attemptLog = served?.attemptLog ?? [];
   // A target skipped without a call (cooling down) is in the attempt log but was no attempt.
   let attempts = 0;
@@ -115,11 +90,11 @@ export function recordCall(call: FinishedCall, estimateUnreported: boolean): { e
     route: served?.route ?? null,
     routeTarget: target?.label ?? null,
     targetKeyId: target?.keyId ?? null,
-    promptTokens: tokens?.promptTokens,
-    completionTokens: tokens?.completionTokens,
-    cacheReadTokens: tokens?.cacheReadTokens,
-    cacheWriteTokens: tokens?.cacheWriteTokens,
-    reasoningTokens: tokens?.reasoningTokens,
+    promptTokens: usage?.inputTokens ?? null,
+    completionTokens: usage?.outputTokens ?? null,
+    cacheReadTokens: usage?.cacheReadTokens ?? null,
+    cacheWriteTokens: usage?.cacheWriteTokens ?? null,
+    reasoningTokens: usage?.reasoningTokens ?? null,
     costUsd: priceCall(provider, pricedModel, usage),
     // No key was accepted: a burst of these is coalesced in the log (refusal-log.ts).
     unauthenticated: call.caller === undefined && status === 401,

@@ -3,7 +3,7 @@
 import type { SqliteDatabase } from './database.js';
 import { redactSecrets } from '../core/redact.js';
 import type { AttemptRecord, CallFacts, CallRecord } from '../core/call-record.js';
-import { dialectOfPath, usageFromBody } from '../codecs/usage-from-body.js';
+import { dialectOfPath } from '../codecs/usage-from-body.js';
 import { clientOf } from './usage-client.js';
 import { priceCall } from '../catalog/pricing.js';
 import { USAGE_DIMENSION_COLUMNS, USAGE_ON_CONFLICT, usageUpsert } from './migrations.js';
@@ -508,15 +508,12 @@ export class RequestLog {
   private toRowValues(input: CallRecord, keepBodies: boolean): RowValues {
     // A row the gateway did not name a dialect for is known by its path (a model list has none).
     const dialect = input.dialect ?? dialectOfPath(input.path);
-    const counted =
-      input.promptTokens === undefined && input.responseBody !== null && input.status < 400
-        ? usageFromBody(input.responseBody, input.stream, dialect)
-        : null;
-    const promptTokens = input.promptTokens ?? counted?.promptTokens ?? null;
-    const completionTokens = input.completionTokens ?? counted?.completionTokens ?? null;
-    const cacheReadTokens = input.cacheReadTokens ?? counted?.cacheReadTokens ?? null;
-    const cacheWriteTokens = input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null;
-    const reasoningTokens = input.reasoningTokens ?? counted?.reasoningTokens ?? null;
+    // The gateway hands every row its usage as it read it from the answer (null when none was reported).
+    const promptTokens = input.promptTokens ?? null;
+    const completionTokens = input.completionTokens ?? null;
+    const cacheReadTokens = input.cacheReadTokens ?? null;
+    const cacheWriteTokens = input.cacheWriteTokens ?? null;
+    const reasoningTokens = input.reasoningTokens ?? null;
     const costUsd =
       input.costUsd !== undefined
         ? input.costUsd
