@@ -2,16 +2,7 @@
 // or written to the prompt cache are billed at the cache prices; reasoning tokens are output unless the
 // model bills them apart. An unknown model (or a call without usage) has no cost: null, never 0.
 import { catalogModel, type MTokPrice } from './catalog.js';
-
-export interface CallUsage {
-  /** Every input token, cached ones included. */
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  /** Part of outputTokens. */
-  reasoningTokens?: number;
-}
+import type { Usage } from '../codecs/canonical.js';
 
 /** Costs are kept to the nano-dollar: a row's cost and the usage tables' sums then add up exactly. */
 export const NANOS_PER_USD = 1e9;
@@ -31,7 +22,7 @@ function perMillion(price: MTokPrice, tokens: number, promptTokens: number): num
 export function priceCall(
   provider: string | null,
   model: string | null,
-  usage: CallUsage | undefined,
+  usage: Usage | undefined,
 ): number | null {
   if (!usage) return null;
   const prices = catalogModel(provider, model)?.prices;

@@ -687,15 +687,18 @@ export function mapStopReason(stopReason: unknown): FinishReason | null {
   }
 }
 
-interface MessagesUsage {
+export interface MessagesUsage {
   input: number;
   output: number;
   cacheCreation?: number;
   cacheRead?: number;
 }
 
-/** Stream events carry cumulative counts, and a later event may leave out what an earlier one gave. */
-function readUsage(value: unknown, into: MessagesUsage): boolean {
+/**
+ * Stream events carry cumulative counts, and a later event may leave out what an earlier one gave. The one
+ * reader of Messages usage: translated answers and answers relayed unchanged (usage-from-body.ts) alike.
+ */
+export function readUsage(value: unknown, into: MessagesUsage): boolean {
   const usage = asRecord(value);
   let seen = false;
   if (typeof usage.input_tokens === 'number') (into.input = usage.input_tokens), (seen = true);
@@ -706,7 +709,7 @@ function readUsage(value: unknown, into: MessagesUsage): boolean {
 }
 
 /** `input_tokens` leaves out cached tokens; canonical `inputTokens` counts every prompt token. */
-function canonicalUsage(usage: MessagesUsage): Usage {
+export function canonicalUsage(usage: MessagesUsage): Usage {
   return {
     inputTokens: usage.input + (usage.cacheCreation ?? 0) + (usage.cacheRead ?? 0),
     outputTokens: usage.output,

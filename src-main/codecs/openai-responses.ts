@@ -577,7 +577,11 @@ function encodeResponsesRequest(request: CanonicalRequest, target: EncodeTarget)
 
 // ───────────────────────────── answers: Responses → canonical ─────────────────────────────
 
-function usageOf(raw: unknown): Usage | undefined {
+/**
+ * The one reader of Responses usage: translated answers and answers relayed unchanged (usage-from-body.ts)
+ * alike. `cache_write_tokens` counts: Gatehouse writes it in the answers it translates (Codex reads it).
+ */
+export function readResponsesUsage(raw: unknown): Usage | undefined {
   if (!isObject(raw)) return undefined;
   const usage: Usage = { inputTokens: asNumber(raw.input_tokens), outputTokens: asNumber(raw.output_tokens) };
   const details = asRecord(raw.input_tokens_details);
@@ -653,7 +657,7 @@ function decodeResponsesResponse(json: unknown, request: CanonicalRequest): Cano
       if (encrypted) events.push({ type: 'reasoning_encrypted', data: encrypted });
     }
   }
-  const usage = usageOf(response.usage);
+  const usage = readResponsesUsage(response.usage);
   if (usage) events.push({ type: 'usage', usage });
   events.push({ type: 'finish', reason: finishOf(response, toolIndex > 0, refusal) });
   return foldEvents(events, { id: asString(response.id) ?? '', model: asString(response.model) ?? request.model });
@@ -753,7 +757,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
             out.push({ type: 'tool_call_end', index: call.index });
           }
         }
-        const usage = usageOf(response.usage);
+        const usage = readResponsesUsage(response.usage);
         if (usage) out.push({ type: 'usage', usage });
         out.push({ type: 'finish', reason: finishOf({ ...response, status: type === 'response.incomplete' ? 'incomplete' : response.status }, this.toolCount > 0, this.refusal) });
         this.ended = true;

@@ -1,25 +1,11 @@
-// Reads token usage back out of what a client received, in the client's own dialect, for the request
-// log rows whose counts the gateway did not hand over. Every dialect's usage ends up in one normalised
-// form: `promptTokens` counts ALL input tokens (cached ones included), `cacheReadTokens` and
-// `cacheWriteTokens` say how many of them came from / went into the provider's prompt cache, and
-// `reasoningTokens` how many of `completionTokens` were spent thinking. Only the top-level usage counts:
-// providers nest other `usage` objects (Groq's x_groq.usage) and generated text may say anything.
-
-export interface NormalisedUsage {
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-  reasoningTokens: number | null;
-}
-
-export const NO_USAGE: NormalisedUsage = Object.freeze({
-  promptTokens: null,
-  completionTokens: null,
-  cacheReadTokens: null,
-  cacheWriteTokens: null,
-  reasoningTokens: null,
-});
+// Reads token usage out of an answer as the client received it (JSON, or SSE text), in the client's own
+// dialect, into canonical Usage, through the same reader the dialect's codec decodes a translated answer
+// with: one reader per wire format. Only the top-level usage counts: providers nest other `usage` objects
+// (Groq's x_groq.usage) and generated text may say anything.
+import type { Usage } from './canonical.js';
+import { readChatUsage } from './openai-chat.js';
+import { readResponsesUsage } from './openai-responses.js';
+import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } from './anthropic-messages.js';
 
 /** The client dialects a log row can name (CallFacts.dialect). */
 export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses'] as const;
@@ -52,10 +38,6 @@ function record(value: unknown): Json | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
 }
 
-function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
-}
-
 function parse(text: string): Json | null {
   try {
     return record(JSON.parse(text));
@@ -63,63 +45,6 @@ function parse(text: string): Json | null {
     // Not JSON, or cut by the capture limit: nothing to count.
     return null;
   }
-}
-
-function sum(...values: Array<number | null>): number | null {
-  const known = values.filter((value): value is number => value !== null);
-  return known.length ? known.reduce((total, value) => total + value, 0) : null;
-}
-
-function hasAny(usage: NormalisedUsage): boolean {
-  return Object.values(usage).some((value) => value !== null);
-}
-
-/** Chat and text completions: prompt_tokens already include the cached ones. */
-function fromOpenAIUsage(usage: Json): NormalisedUsage {
-  return {
-    promptTokens: count(usage.prompt_tokens),
-    completionTokens: count(usage.completion_tokens),
-    cacheReadTokens: count(record(usage.prompt_tokens_details)?.cached_tokens),
-    cacheWriteTokens: null,
-    reasoningTokens: count(record(usage.completion_tokens_details)?.reasoning_tokens),
-  };
-}
-
-/** Responses: input_tokens already include the cached ones. */
-function fromResponsesUsage(usage: Json): NormalisedUsage {
-  return {
-    promptTokens: count(usage.input_tokens),
-    completionTokens: count(usage.output_tokens),
-    cacheReadTokens: count(record(usage.input_tokens_details)?.cached_tokens),
-    cacheWriteTokens: null,
-    reasoningTokens: count(record(usage.output_tokens_details)?.reasoning_tokens),
-  };
-}
-
-/** Anthropic's raw usage fields, as they accumulate over a stream. */
-interface AnthropicCounts {
-  input: number | null;
-  cacheWrite: number | null;
-  cacheRead: number | null;
-  output: number | null;
-}
-
-function mergeAnthropic(into: AnthropicCounts, usage: Json): void {
-  into.input = count(usage.input_tokens) ?? into.input;
-  into.cacheWrite = count(usage.cache_creation_input_tokens) ?? into.cacheWrite;
-  into.cacheRead = count(usage.cache_read_input_tokens) ?? into.cacheRead;
-  into.output = count(usage.output_tokens) ?? into.output;
-}
-
-/** Anthropic's input_tokens leave out the cached ones: the prompt is all three added up. */
-function fromAnthropic(counts: AnthropicCounts): NormalisedUsage {
-  return {
-    promptTokens: sum(counts.input, counts.cacheWrite, counts.cacheRead),
-    completionTokens: counts.output,
-    cacheReadTokens: counts.cacheRead,
-    cacheWriteTokens: counts.cacheWrite,
-    reasoningTokens: null,
-  };
 }
 
 /**
@@ -140,57 +65,43 @@ function* usageEvents(body: string): Generator<Json> {
   }
 }
 
-function readAnthropic(body: string, stream: boolean): NormalisedUsage {
-  const counts: AnthropicCounts = { input: null, cacheWrite: null, cacheRead: null, output: null };
+function readAnthropic(body: string, stream: boolean): Usage | undefined {
+  const counts: MessagesUsage = { input: 0, output: 0 };
+  let seen = false;
   if (!stream) {
-    const usage = record(parse(body)?.usage);
-    if (usage) mergeAnthropic(counts, usage);
-    return fromAnthropic(counts);
+    seen = readMessagesUsage(parse(body)?.usage, counts);
+    return seen ? canonicalUsage(counts) : undefined;
   }
   // message_start carries the input side (and an early output count); each message_delta the
   // cumulative output so far, sometimes the input side again. Later values win.
   for (const event of usageEvents(body)) {
-    const usage = event.type === 'message_start' ? record(record(event.message)?.usage) : event.type === 'message_delta' ? record(event.usage) : null;
-    if (usage) mergeAnthropic(counts, usage);
+    const usage = event.type === 'message_start' ? record(event.message)?.usage : event.type === 'message_delta' ? event.usage : undefined;
+    if (readMessagesUsage(usage, counts)) seen = true;
   }
-  return fromAnthropic(counts);
+  return seen ? canonicalUsage(counts) : undefined;
 }
 
-function readResponses(body: string, stream: boolean): NormalisedUsage {
-  if (!stream) {
-    const usage = record(parse(body)?.usage);
-    return usage ? fromResponsesUsage(usage) : NO_USAGE;
-  }
+function readResponses(body: string, stream: boolean): Usage | undefined {
+  if (!stream) return readResponsesUsage(parse(body)?.usage);
   // response.completed (or .incomplete / .failed) carries the final response with its usage.
-  let found = NO_USAGE;
-  for (const event of usageEvents(body)) {
-    const usage = record(record(event.response)?.usage);
-    if (usage) found = fromResponsesUsage(usage);
-  }
+  let found: Usage | undefined;
+  for (const event of usageEvents(body)) found = readResponsesUsage(record(event.response)?.usage) ?? found;
   return found;
 }
 
-function readOpenAI(body: string, stream: boolean): NormalisedUsage {
-  if (!stream) {
-    const usage = record(parse(body)?.usage);
-    return usage ? fromOpenAIUsage(usage) : NO_USAGE;
-  }
+function readOpenAI(body: string, stream: boolean): Usage | undefined {
+  if (!stream) return readChatUsage(parse(body)?.usage);
   // Usage comes in the last chunks (stream_options.include_usage); the last one that has it wins.
-  let found = NO_USAGE;
-  for (const event of usageEvents(body)) {
-    const usage = record(event.usage);
-    if (!usage) continue;
-    const counts = fromOpenAIUsage(usage);
-    if (hasAny(counts)) found = counts;
-  }
+  let found: Usage | undefined;
+  for (const event of usageEvents(body)) found = readChatUsage(event.usage) ?? found;
   return found;
 }
 
 /**
- * The usage in a response body as the client received it (JSON, or SSE text when `stream`), read the
- * way its dialect reports usage. An unknown or null dialect is read as OpenAI's shape.
+ * The usage in an answer as the client received it (JSON, or SSE text when `stream`), read the way its
+ * dialect reports usage; undefined when it reports none. An unknown or null dialect is read as OpenAI's shape.
  */
-export function usageFromBody(body: string, stream: boolean, dialect: string | null): NormalisedUsage {
+export function usageFromBody(body: string, stream: boolean, dialect: string | null): Usage | undefined {
   if (dialect === 'anthropic-messages') return readAnthropic(body, stream);
   if (dialect === 'openai-responses') return readResponses(body, stream);
   return readOpenAI(body, stream);

@@ -61,8 +61,8 @@ export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<P
   /** The caller's secrets, blanked out of both bodies when the row is written (redact.ts). */
   secrets?: readonly string[];
   /**
-   * Usage, known exactly by the gateway (translated streams); when `promptTokens` is left out, all
-   * five are read from `responseBody` in the client's dialect (usage-from-body.ts). `promptTokens` counts ALL input tokens, cached ones included.
+   * Usage, as the gateway's relay read it from the answer (translated events, or the answer passed
+   * through, usage-from-body.ts); null or left out: not reported. `promptTokens` counts ALL input tokens, cached ones included.
    */
   promptTokens?: number | null;
   completionTokens?: number | null;

@@ -8,8 +8,7 @@ import { invalidRequest } from '../core/errors.js';
 import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import type { CompletionRequest } from './validate.js';
 import { catalogModel } from '../catalog/catalog.js';
-import { dialectCodec } from '../codecs/registry.js';
-import type { Dialect } from '../codecs/canonical.js';
+import type { CanonicalRequest, Dialect } from '../codecs/canonical.js';
 import { estimateInputTokens, estimateTextTokens } from './token-estimate.js';
 import { countTokens, type TokenCount } from './token-count.js';
 
@@ -98,7 +97,7 @@ function requestedOutput(dialect: Dialect, body: Record<string, unknown>): numbe
  * fit the catalog's window for the model at this provider. Models the catalog lacks are left to the
  * provider.
  */
-export function checkPromptFits(provider: string, model: string, dialect: Dialect, body: unknown, bodyBytes: number): Promise<void> | undefined {
+export function checkPromptFits(provider: string, model: string, dialect: Dialect, body: unknown, bodyBytes: number, decoded: { canonical(): CanonicalRequest }): Promise<void> | undefined {
   const window = catalogModel(provider, model)?.contextWindow;
   if (!window) return undefined;
   const maxTokens = requestedOutput(dialect, body as Record<string, unknown>);
@@ -109,7 +108,7 @@ export function checkPromptFits(provider: string, model: string, dialect: Dialec
   // Synchronous (undefined) then: no promise to await on the common path.
   if (bodyBytes / 3 + maxTokens <= window) return undefined;
   return (async () => {
-    const counted = await estimateInputTokens(dialectCodec(dialect).decodeRequest(body));
+    const counted = await estimateInputTokens(decoded.canonical());
     if (counted.basis !== 'guessed' && counted.tokens + maxTokens > window) throw tooLong(window, counted.tokens, maxTokens);
   })();
 }

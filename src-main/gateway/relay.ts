@@ -15,6 +15,7 @@ import { readEventStreamFrames } from './aws-eventstream.js';
 import { LineLength, MAX_STREAM_FRAME_BYTES, oversizedStreamPiece } from './stream-bounds.js';
 import { redactSecrets } from '../core/redact.js';
 import { boundedMemo } from '../core/bounded-memo.js';
+import { usageFromBody } from '../codecs/usage-from-body.js';
 
 export interface RelayOutcome {
   status: number;
@@ -22,7 +23,10 @@ export interface RelayOutcome {
   error: string | null;
   /** What the client received (capped), for the log. */
   responseBody: string | null;
-  /** Known when the gateway assembled the answer itself (translated answers); else read from `responseBody`. */
+  /**
+   * What the answer reported it used, read once, by the relay: from the events it translated, or from the
+   * answer it passed through (usage-from-body.ts); undefined when it reported none.
+   */
   usage?: Usage;
 }
 
@@ -262,7 +266,8 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
     return { status: failure.status, ttfbMs, error: failure.message, responseBody: capture.text() };
   }
   res.end();
-  return { status: upstream.status, ttfbMs, error: null, responseBody: capture.text() };
+  const responseBody = capture.text();
+  return { status: upstream.status, ttfbMs, error: null, responseBody, usage: usageFromBody(responseBody, options.stream, options.ingress?.dialect ?? null) };
 }
 
 function upstreamEvents(body: AsyncIterable<Buffer>, framing: StreamDecoder['framing']): AsyncIterable<UpstreamEvent> {
@@ -303,7 +308,7 @@ async function relayFiltered(res: ServerResponse, upstream: UpstreamResponse, op
     const text = JSON.stringify(adapter.filterAnswer ? adapter.filterAnswer(call, json) : json);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
     res.end(text);
-    return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };
+    return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text, usage: usageFromBody(text, false, options.ingress?.dialect ?? null) };
   }
   res.writeHead(200, { ...streamHeaders, ...relayedHeaders(upstream) });
   const writer = new StreamWriter(res, options);
@@ -316,7 +321,8 @@ async function relayFiltered(res: ServerResponse, upstream: UpstreamResponse, op
     return failStream(res, [upstream], writer, options, error, undefined);
   }
   writer.end(SSE_DONE);
-  return { status: 200, ttfbMs: writer.ttfbMs, error: null, responseBody: writer.capture.text() };
+  const responseBody = writer.capture.text();
+  return { status: 200, ttfbMs: writer.ttfbMs, error: null, responseBody, usage: usageFromBody(responseBody, true, options.ingress?.dialect ?? null) };
 }
 
 /** A stream that failed after it began: the dialect's error event when the client still reads, else a cut connection. */

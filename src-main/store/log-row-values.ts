@@ -3,7 +3,7 @@
 import { redactSecrets } from '../core/redact.js';
 import type { AttemptRecord, CallRecord } from '../core/call-record.js';
 import { localDay } from '../core/usage.js';
-import { dialectOfPath, usageFromBody } from '../codecs/usage-from-body.js';
+import { dialectOfPath } from '../codecs/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
 import { clientOf } from './usage-client.js';
 import type { RowValues } from './log-row.js';
@@ -46,21 +46,18 @@ function storedBody(text: string | null, secrets: readonly string[] | undefined,
 }
 
 /**
- * The row of one call. Bodies are kept (up to `maxStoredBodyChars` each) when `keepBodies`. Usage the
- * gateway left out is read from the answer's body here, and priced.
+ * The row of one call. Bodies are kept (up to `maxStoredBodyChars` each) when `keepBodies`. Usage comes
+ * as the gateway read it; a call it did not price is priced here from that usage.
  */
 export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBodyChars: number): RowValues {
   // A row the gateway did not name a dialect for is known by its path (a model list has none).
   const dialect = input.dialect ?? dialectOfPath(input.path);
-  const counted =
-    input.promptTokens === undefined && input.responseBody !== null && input.status < 400
-      ? usageFromBody(input.responseBody, input.stream, dialect)
-      : null;
-  const promptTokens = input.promptTokens ?? counted?.promptTokens ?? null;
-  const completionTokens = input.completionTokens ?? counted?.completionTokens ?? null;
-  const cacheReadTokens = input.cacheReadTokens ?? counted?.cacheReadTokens ?? null;
-  const cacheWriteTokens = input.cacheWriteTokens ?? counted?.cacheWriteTokens ?? null;
-  const reasoningTokens = input.reasoningTokens ?? counted?.reasoningTokens ?? null;
+  // The gateway hands every row its usage as it read it from the answer (null when none was reported).
+  const promptTokens = input.promptTokens ?? null;
+  const completionTokens = input.completionTokens ?? null;
+  const cacheReadTokens = input.cacheReadTokens ?? null;
+  const cacheWriteTokens = input.cacheWriteTokens ?? null;
+  const reasoningTokens = input.reasoningTokens ?? null;
   const costUsd =
     input.costUsd !== undefined
       ? input.costUsd

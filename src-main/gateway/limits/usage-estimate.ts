@@ -3,7 +3,7 @@
 // send it; a budget or a tokens-per-minute limit must hold for those calls too. They are charged an
 // estimate — about 4 characters a token, from the request's bytes and the text the answer streamed —
 // while the log keeps their usage unknown (the estimate is for the limits only, never shown as counted).
-import type { CallUsage } from '../../catalog/pricing.js';
+import type { Usage } from '../../codecs/canonical.js';
 
 const CHARS_PER_TOKEN = 4;
 
@@ -52,7 +52,7 @@ function answeredChars(responseBody: string, stream: boolean): number {
 }
 
 /** An upper-leaning estimate of a call's usage, for a successful answer that reported none. */
-export function estimatedUsage(requestBytes: number, responseBody: string, stream: boolean): CallUsage {
+export function estimatedUsage(requestBytes: number, responseBody: string, stream: boolean): Usage {
   return {
     inputTokens: Math.ceil(requestBytes / CHARS_PER_TOKEN),
     outputTokens: Math.ceil(answeredChars(responseBody, stream) / CHARS_PER_TOKEN),

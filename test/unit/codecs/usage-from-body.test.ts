@@ -1,17 +1,22 @@
-// Usage read back out of a logged response body, in each client dialect's own shape, into one
-// normalised form: prompt tokens count every input token (cached ones included).
+// Usage read out of an answer as the client received it, in each client dialect's own shape, into
+// canonical Usage: input tokens count every prompt token (cached ones included).
 import { describe, expect, it } from 'vitest';
-import { dialectOfPath, NO_USAGE, usageFromBody, type NormalisedUsage } from '../../../src-main/codecs/usage-from-body.js';
+import { dialectOfPath, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
+import type { Usage } from '../../../src-main/codecs/canonical.js';
+
+/** The answer reported no usage. */
+const NO_USAGE = undefined;
 
 const sse = (...events: Array<[string | null, unknown]>) =>
   events.map(([name, data]) => `${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
 
-const usage = (promptTokens: number | null, completionTokens: number | null, cacheReadTokens: number | null = null, cacheWriteTokens: number | null = null, reasoningTokens: number | null = null): NormalisedUsage => ({
-  promptTokens,
-  completionTokens,
-  cacheReadTokens,
-  cacheWriteTokens,
-  reasoningTokens,
+/** Canonical usage with the counts an answer reported (null: not reported, so absent). */
+const usage = (promptTokens: number, completionTokens: number, cacheReadTokens: number | null = null, cacheWriteTokens: number | null = null, reasoningTokens: number | null = null): Usage => ({
+  inputTokens: promptTokens,
+  outputTokens: completionTokens,
+  ...(cacheReadTokens === null ? {} : { cacheReadTokens }),
+  ...(cacheWriteTokens === null ? {} : { cacheWriteTokens }),
+  ...(reasoningTokens === null ? {} : { reasoningTokens }),
 });
 
 const anthropicStream = sse(
@@ -31,7 +36,7 @@ const responsesStream = sse(
   ['response.completed', { type: 'response.completed', sequence_number: 2, response: { id: 'resp_1', status: 'completed', usage: responsesUsage } }],
 );
 
-const cases: Array<{ name: string; dialect: string | null; stream: boolean; body: string; expected: NormalisedUsage }> = [
+const cases: Array<{ name: string; dialect: string | null; stream: boolean; body: string; expected: Usage | undefined }> = [
   {
     name: 'Anthropic JSON message: input adds the cache writes and reads',
     dialect: 'anthropic-messages',
@@ -59,6 +64,14 @@ const cases: Array<{ name: string; dialect: string | null; stream: boolean; body
   },
   { name: 'Anthropic error body', dialect: 'anthropic-messages', stream: false, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }), expected: NO_USAGE },
   { name: 'Responses JSON: cached and reasoning details', dialect: 'openai-responses', stream: false, body: JSON.stringify({ object: 'response', usage: responsesUsage }), expected: usage(30, 12, 20, null, 8) },
+  {
+    // The field Gatehouse writes in the Responses answers it translates (Codex reads it): read back, not lost.
+    name: 'Responses JSON: cache writes',
+    dialect: 'openai-responses',
+    stream: false,
+    body: JSON.stringify({ object: 'response', usage: { ...responsesUsage, input_tokens_details: { cached_tokens: 20, cache_write_tokens: 6 } } }),
+    expected: usage(30, 12, 20, 6, 8),
+  },
   { name: 'Responses stream: the response.completed usage', dialect: 'openai-responses', stream: true, body: responsesStream, expected: usage(30, 12, 20, null, 8) },
   {
     name: 'Responses stream cut before response.completed',
@@ -103,6 +116,42 @@ const cases: Array<{ name: string; dialect: string | null; stream: boolean; body
 describe('usageFromBody', () => {
   it.each(cases)('$name', ({ body, stream, dialect, expected }) => {
     expect(usageFromBody(body, stream, dialect)).toEqual(expected);
+  });
+});
+
+// Moved from the request log's tests (store/request-log-dialects.test.ts), where the log read usage from
+// the body itself: the gateway now hands every row the usage this reader finds, in the row's five columns.
+describe('usage for the request log', () => {
+  const anthropicStream = [
+    'event: message_start',
+    `data: ${JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 11, cache_creation_input_tokens: 2, cache_read_input_tokens: 5, output_tokens: 1 } } })}`,
+    '',
+    'event: message_delta',
+    `data: ${JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } })}`,
+    '',
+  ].join('\n');
+  /** A row's usage columns, as the gateway fills them (gateway/call-recording.ts). */
+  const row = (read: Usage | undefined, dialect: string | null) => ({
+    dialect,
+    promptTokens: read?.inputTokens ?? null,
+    completionTokens: read?.outputTokens ?? null,
+    cacheReadTokens: read?.cacheReadTokens ?? null,
+    cacheWriteTokens: read?.cacheWriteTokens ?? null,
+    reasoningTokens: read?.reasoningTokens ?? null,
+  });
+  const read = (body: string, stream: boolean, dialect: string | null) => row(usageFromBody(body, stream, dialect), dialect);
+
+  it('follows the client dialect: an Anthropic stream adds cache reads and writes into the prompt', () => {
+    expect(read(anthropicStream, true, 'anthropic-messages')).toMatchObject({ promptTokens: 18, completionTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 2, reasoningTokens: null });
+    const responses = JSON.stringify({ object: 'response', usage: { input_tokens: 30, output_tokens: 12, input_tokens_details: { cached_tokens: 20 }, output_tokens_details: { reasoning_tokens: 8 } } });
+    expect(read(responses, false, 'openai-responses')).toMatchObject({ promptTokens: 30, completionTokens: 12, cacheReadTokens: 20, cacheWriteTokens: null, reasoningTokens: 8 });
+    // No dialect handed over: the path says Messages.
+    expect(read(JSON.stringify({ type: 'message', usage: { input_tokens: 7, output_tokens: 3 } }), false, dialectOfPath('/v1/messages'))).toMatchObject({ dialect: 'anthropic-messages', promptTokens: 7, completionTokens: 3 });
+  });
+
+  it('reads an OpenAI answer of a caller that names no dialect, by its path', () => {
+    const old = { dialect: 'openai-chat', promptTokens: 3, completionTokens: 4, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
+    expect(read('{"usage":{"prompt_tokens":3,"completion_tokens":4}}', false, dialectOfPath('/v1/chat/completions'))).toMatchObject(old);
   });
 });
 

@@ -17,7 +17,9 @@ import type { CallRecord } from '../../../src-main/core/call-record.js';
 const entry = (traceId: string, overrides: Partial<CallRecord> = {}): CallRecord => ({
   createdAt: Date.now(), traceId, metadata: { team: 'core' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini', path: '/v1/completions',
   status: 200, latencyMs: 1.5, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: { 'content-type': 'application/json' },
-  requestBody: '{"prompt":"hi"}', responseBody: '{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}', ...overrides,
+  requestBody: '{"prompt":"hi"}', responseBody: '{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}',
+  // The gateway hands every row the usage it read from the answer (usage-from-body.ts).
+  promptTokens: 3, completionTokens: 4, ...overrides,
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,6 @@
 // The dialect columns of the request log: the client's dialect, the provider's wire format, the fields
 // dropped in translation and the normalised usage are stored and read back (on this thread and on the
-// writer thread), usage missing from the hand-over is read from the body in the client's dialect, the
-// log can be listed by dialect, and a database of the previous schema gains the columns with its OpenAI
+// writer thread), the log can be listed by dialect, and a database of the previous schema gains the columns with its OpenAI
 // rows' dialects filled in.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,15 +17,6 @@ const entry = (traceId: string, overrides: Partial<CallRecord> = {}): CallRecord
   createdAt: Date.now(), traceId, metadata: {}, keyId: null, provider: 'anthropic', model: 'claude-sonnet-4-5', path: '/v1/messages',
   status: 200, latencyMs: 2, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: '{}', responseBody: null, ...overrides,
 });
-
-const anthropicStream = [
-  'event: message_start',
-  `data: ${JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 11, cache_creation_input_tokens: 2, cache_read_input_tokens: 5, output_tokens: 1 } } })}`,
-  '',
-  'event: message_delta',
-  `data: ${JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } })}`,
-  '',
-].join('\n');
 
 let dir: string;
 let db: SqliteDatabase;
@@ -56,7 +46,8 @@ describe.each([
       dialect: 'anthropic-messages', providerFormat: 'openai-chat', dropped: ['thinking', 'context_management'],
       promptTokens: 120, completionTokens: 30, cacheReadTokens: 100, cacheWriteTokens: 0, reasoningTokens: 12,
     }));
-    log.append(entry('old-caller', { path: '/v1/chat/completions', provider: 'openai', responseBody: '{"usage":{"prompt_tokens":3,"completion_tokens":4}}' }));
+    // Its usage as the gateway reads it from the answer (usage-from-body.test.ts reads this body).
+    log.append(entry('old-caller', { path: '/v1/chat/completions', provider: 'openai', responseBody: '{"usage":{"prompt_tokens":3,"completion_tokens":4}}', promptTokens: 3, completionTokens: 4 }));
     log.flush();
     const expected = {
       dialect: 'anthropic-messages', providerFormat: 'openai-chat', dropped: ['thinking', 'context_management'],
@@ -73,23 +64,7 @@ describe.each([
   });
 });
 
-describe('usage read from the body', () => {
-  it('follows the client dialect: an Anthropic stream adds cache reads and writes into the prompt', () => {
-    log = new RequestLog(db);
-    log.append(entry('anthropic-stream', { stream: true, responseBody: anthropicStream, dialect: 'anthropic-messages', providerFormat: 'anthropic-messages' }));
-    log.append(entry('responses-json', {
-      path: '/v1/responses', provider: 'openai', dialect: 'openai-responses', providerFormat: 'openai-responses',
-      responseBody: JSON.stringify({ object: 'response', usage: { input_tokens: 30, output_tokens: 12, input_tokens_details: { cached_tokens: 20 }, output_tokens_details: { reasoning_tokens: 8 } } }),
-    }));
-    // No dialect handed over: the path says Messages.
-    log.append(entry('messages-by-path', { responseBody: JSON.stringify({ type: 'message', usage: { input_tokens: 7, output_tokens: 3 } }) }));
-    log.flush();
-    const { items } = log.list();
-    expect(byTrace(items, 'anthropic-stream')).toMatchObject({ promptTokens: 18, completionTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 2, reasoningTokens: null });
-    expect(byTrace(items, 'responses-json')).toMatchObject({ promptTokens: 30, completionTokens: 12, cacheReadTokens: 20, cacheWriteTokens: null, reasoningTokens: 8 });
-    expect(byTrace(items, 'messages-by-path')).toMatchObject({ dialect: 'anthropic-messages', promptTokens: 7, completionTokens: 3 });
-  });
-
+describe('usage handed over by the gateway', () => {
   it('is not read when the gateway handed the counts over, nor for failures', () => {
     log = new RequestLog(db);
     const body = JSON.stringify({ type: 'message', usage: { input_tokens: 7, output_tokens: 3, cache_read_input_tokens: 1 } });

@@ -1,0 +1,119 @@
+// One generation at one provider target: the window checked, the worst case admitted, the call planned
+// (plan-call.ts), sent and its answer relayed. serveGeneration is the call without a route; routed-call.ts
+// runs the same steps for each target of a route.
+import type { RouteTarget } from './auth.js';
+import type { Caller } from '../core/keys.js';
+import type { CompletionRequest } from './validate.js';
+import { getProvider } from '../providers/registry.js';
+import type { ProviderAdapter, ProviderCall } from '../providers/types.js';
+import { sendUpstream, type SendOptions, type UpstreamResponse } from '../providers/upstream.js';
+import { checkContextWindow, checkPromptFits } from './context-window.js';
+import { sendTokenEstimate } from './token-estimate.js';
+import { relayPassthrough, relayTranslated, type RelayOptions, type RelayOutcome } from './relay.js';
+import { gatewayAnswers, planCall, providerFormatOf, type CallPlan } from './plan-call.js';
+import type { Generation } from './request-body.js';
+import { reachDirect, type CallContext, type Served } from './call-context.js';
+
+/** The name a virtual key sends for a requested model (its model map), or the name as it is. */
+export function mappedModel(caller: Caller, model: string): string {
+  return caller.kind === 'virtual-key' ? (caller.modelMap?.[model] ?? model) : model;
+}
+
+/** A value or the promise of one: awaited only when it is a promise, so a synchronous result costs no microtask. */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return value instanceof Promise;
+}
+
+/**
+ * Sends a provider call: the request built (synchronously for every adapter but those that sign or fetch
+ * a token), then sent. No async wrapper: a plain call saves a promise per request. A failure to build is a
+ * rejection, as it was when this was an async function.
+ */
+export function sendCall(adapter: ProviderAdapter, call: ProviderCall, options: SendOptions): Promise<UpstreamResponse> {
+  let built: ReturnType<ProviderAdapter['buildRequest']>;
+  try {
+    built = adapter.buildRequest(call);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return isPromise(built) ? built.then((upstream) => sendUpstream(upstream, adapter.slug, options)) : sendUpstream(built, adapter.slug, options);
+}
+
+/**
+ * The plan for one target, once its checks pass: the prompt within the model's window, and before anything
+ * is sent, the fan-out within the cap and the worst case within the budgets. Returns a promise only when
+ * tokens must be counted; otherwise the plan is made on this turn, with no promise hops.
+ */
+export function prepareCall(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
+  const { ingress, operation, request } = generation;
+  const dialect = ingress.dialect;
+  // The window checks read the prompt and output budget, which a route's model does not change: they are
+  // given the body as sent and the model apart.
+  const pending =
+    dialect === 'openai-completions'
+      ? checkContextWindow(target.provider, model, request.body as CompletionRequest)
+      : operation === 'generate'
+        ? checkPromptFits(target.provider, model, dialect, request.body, generation.rawBody.length, generation)
+        : undefined;
+  if (pending) return pending.then(() => admittedPlan(generation, context, target, model));
+  return admittedPlan(generation, context, target, model);
+}
+
+function admittedPlan(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan {
+  const adapter = getProvider(target.provider);
+  const providerFormat = providerFormatOf(adapter, model, generation);
+  if (!gatewayAnswers(adapter, providerFormat, generation)) {
+    const { ingress, operation, request } = generation;
+    context.admission.reserve({ adapter, credentials: target.credentials, model, ingress, operation, request, bodyBytes: generation.rawBody.length });
+  }
+  return planCall(generation, adapter, providerFormat, target, model, context.headers);
+}
+
+/**
+ * Relays a plan's answer: given the first call's response when it was sent already (a route tried it),
+ * else it sends; a translated plan's copies (fan-out) are sent now.
+ */
+export function relayPlan(context: CallContext, plan: CallPlan, first: UpstreamResponse | null, send: (call: ProviderCall) => Promise<UpstreamResponse>, options: RelayOptions): Promise<RelayOutcome> {
+  const { res } = context;
+  if (plan.kind === 'estimate') return sendTokenEstimate(res, plan.request, context.started);
+  if (plan.kind === 'passthrough') {
+    const call = plan.call;
+    return first ? relayPassthrough(res, first, options, call) : send(call).then((upstream) => relayPassthrough(res, upstream, options, call));
+  }
+  let pending = first;
+  const sendOrFirst = (one: ProviderCall): Promise<UpstreamResponse> => {
+    if (!pending) return send(one);
+    const answer = pending;
+    pending = null;
+    return Promise.resolve(answer);
+  };
+  return relayTranslated(res, Array.from({ length: plan.copies }, () => plan.call), sendOrFirst, {
+    ...options,
+    request: plan.request,
+    providerCodec: plan.providerCodec,
+    dialectCodec: plan.dialectCodec,
+  });
+}
+
+/** A generation without a route: to the provider the caller's key or headers name. */
+export async function serveGeneration(generation: Generation, context: CallContext): Promise<Served> {
+  const model = mappedModel(context.caller, generation.request.model);
+  const direct = await reachDirect(context, model, generation.request.stream, generation.ingress);
+  const { attemptLog } = direct;
+  let plan: CallPlan;
+  try {
+    const preparing = prepareCall(generation, context, direct.target, model);
+    plan = isPromise(preparing) ? await preparing : preparing;
+  } catch (failure) {
+    return { target: direct.served, route: null, attemptLog, outcome: undefined, failure };
+  }
+  const target = direct.served;
+  target.providerFormat = plan.providerFormat;
+  target.dropped = plan.dropped;
+  try {
+    const outcome = await relayPlan(context, plan, null, (call) => sendCall(direct.adapter, call, direct.send), direct.relay);
+    return { target, route: null, attemptLog, outcome, failure: undefined };
+  } catch (failure) {
+    return { target, route: null, attemptLog, outcome: undefined, failure };
+  }
+}
