@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, errorBody } from '../core/errors.js';
 import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
 import type { AppServices } from '../app-services.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../core/json-depth.js';
+import { refuseUnsafeJson } from '../core/json-scan.js';
 import { isAllowedOrigin, isLoopbackHostHeader } from '../core/loopback.js';
 import { tokensMatch } from '../core/token-match.js';
 
@@ -80,7 +80,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
       if ((req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') && !matched.route.ownsBody) {
         const raw = await readBody(req, 1024 * 1024);
         if (raw.length) {
-          if (exceedsJsonDepth(raw)) throw new GatewayError(400, 'invalid_request_error', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+          refuseUnsafeJson(raw);
           try {
             body = JSON.parse(raw.toString('utf8'));
           } catch {

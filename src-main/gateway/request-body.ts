@@ -4,12 +4,11 @@ import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import type { Caller } from '../core/keys.js';
-import { MAX_JSON_DEPTH } from '../core/json-depth.js';
 import { readBody } from '../core/http-io.js';
 import type { CanonicalRequest } from '../codecs/canonical.js';
 import { dialectCodec } from '../codecs/registry.js';
 import type { Operation } from '../providers/types.js';
-import { scanJson } from './json-scan.js';
+import { refuseUnsafeJson } from '../core/json-scan.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
 
 /** What one generation request brings to any target it may be sent to. */
@@ -41,13 +40,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function parseJsonBody(raw: Buffer, text: string): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
-  // One pass for both: what JSON.parse cannot refuse. A name given twice would be validated on its last
-  // value while the provider, sent the same bytes, may read the first.
-  const problem = scanJson(raw);
-  if (problem?.kind === 'too-deep') throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-  if (problem?.kind === 'duplicate-name') {
-    throw invalidRequest(`The request body names '${problem.name}' twice${problem.path === problem.name ? '' : ` (at ${problem.path})`}; send each member once`, problem.path);
-  }
+  refuseUnsafeJson(raw);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { completionText, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { readDataLines, streamedText } from '../helpers/sse.js';
-import { MAX_JSON_DEPTH } from '../../src-main/core/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src-main/core/json-scan.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 let gateway: TestGateway;

@@ -32,10 +32,10 @@ const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, pa
 const ABOVE_THE_WIRE = ['gateway', 'store', 'admin', 'discovery', 'electron'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   core: ['codecs', 'providers', 'catalog', ...ABOVE_THE_WIRE],
-  codecs: ABOVE_THE_WIRE,
-  providers: ABOVE_THE_WIRE,
-  // Prices and context windows: read by the gateway and the store alike, so above neither.
-  catalog: ['codecs', 'providers', ...ABOVE_THE_WIRE],
+  codecs: ['catalog', ...ABOVE_THE_WIRE],
+  providers: ['catalog', ...ABOVE_THE_WIRE],
+  // Prices and context windows: read by the gateway and the store alike, so above neither; prices a canonical Usage.
+  catalog: ['providers', ...ABOVE_THE_WIRE],
   gateway: ['store', 'admin'],
   store: ['gateway', 'admin'],
   // The admin API reads and writes storage through the contracts in core (AppServices); app.ts picks the store.

@@ -1,13 +1,12 @@
 // The nesting scan that runs before JSON.parse must agree with the real depth of any JSON text.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../src-main/core/json-depth.js';
+import { MAX_JSON_DEPTH, scanJson } from '../../../src-main/core/json-scan.js';
+import { depthOf } from '../../helpers/json-depth.js';
 
-function depthOf(value: unknown): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
-  if (value !== null && typeof value === 'object') return 1 + Math.max(0, ...Object.values(value).map(depthOf));
-  return 0;
-}
+/** Whether the scan refuses the text as nested too deeply. */
+const exceedsJsonDepth = (text: Buffer, limit?: number): boolean => scanJson(text, limit)?.kind === 'too-deep';
+
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 // Strings full of brackets, quotes and backslashes are where a naive scan goes wrong.

@@ -1,9 +1,9 @@
 // The scan that runs before JSON.parse: duplicate member names found at any depth (escapes included), and
-// never one where there is none; the depth limit as exceedsJsonDepth has it.
+// never one where there is none; the depth limit as the parsed value's depth has it (json-depth.test.ts).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { scanJson } from '../../../src-main/gateway/json-scan.js';
-import { exceedsJsonDepth } from '../../../src-main/core/json-depth.js';
+import { scanJson } from '../../../src-main/core/json-scan.js';
+import { depthOf } from '../../helpers/json-depth.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 const trickyString = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', ',', ':', 'a', 'é', '😀', '\n'), maxLength: 80 });
@@ -17,12 +17,12 @@ const trickyJson = fc.letrec((tie) => ({
 const escaped = (name: string) => `"${[...name].map((char) => (char.length === 1 ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : JSON.stringify(char).slice(1, -1))).join('')}"`;
 
 describe('scanJson', () => {
-  it('finds no duplicate in any JSON that has none, and agrees with exceedsJsonDepth on depth', () => {
+  it('finds no duplicate in any JSON that has none, and agrees with the parsed value on depth', () => {
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), trickyJson), fc.integer({ min: 0, max: 8 }), (value, limit) => {
         const text = bytes(JSON.stringify(value));
         const problem = scanJson(text, limit);
-        expect(problem === null ? null : problem.kind).toBe(exceedsJsonDepth(text, limit) ? 'too-deep' : null);
+        expect(problem === null ? null : problem.kind).toBe(depthOf(value) > limit ? 'too-deep' : null);
       }),
       { numRuns: 2_000 },
     );

@@ -3,7 +3,10 @@
 // - a member name given twice in one object (`{"max_tokens": -5, "max_tokens": 5}`): JSON.parse keeps the last
 //   value, which is what was validated, while the body is forwarded byte for byte and a provider may read the first.
 // Strings are skipped with a native byte search, so a typical chat body costs a few µs (docs/contract-additions.md).
-import { MAX_JSON_DEPTH } from '../core/json-depth.js';
+import { invalidRequest } from './errors.js';
+
+/** How deeply a request body may nest arrays and objects. */
+export const MAX_JSON_DEPTH = 64;
 
 export type JsonScanProblem = { kind: 'too-deep' } | { kind: 'duplicate-name'; name: string; path: string };
 
@@ -126,4 +129,16 @@ export function scanJson(bytes: Buffer, maxDepth = MAX_JSON_DEPTH): JsonScanProb
     }
   }
   return null;
+}
+
+/**
+ * Refuses, with the 400 that says why, a body JSON.parse would take but must not: nested too deeply, or
+ * naming a member twice (validated on its last value while a provider, sent the same bytes, may read the first).
+ */
+export function refuseUnsafeJson(raw: Buffer): void {
+  const problem = scanJson(raw);
+  if (problem?.kind === 'too-deep') throw invalidRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  if (problem?.kind === 'duplicate-name') {
+    throw invalidRequest(`The request body names '${problem.name}' twice${problem.path === problem.name ? '' : ` (at ${problem.path})`}; send each member once`, problem.path);
+  }
 }
