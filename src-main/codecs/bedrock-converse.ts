@@ -13,6 +13,7 @@ import {
   cannotHonour,
   emptyUserTurn,
   fieldName,
+  toolArgumentsObject,
   foldEvents,
   type CanonicalAnswer,
   type CanonicalEvent,
@@ -56,18 +57,6 @@ function imageBlock(part: ImagePart, request: CanonicalRequest, target: EncodeTa
   return { image: { format, source: { bytes: part.source.data } } };
 }
 
-function toolInput(text: string, request: CanonicalRequest): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidRequest(`The arguments of a tool call in '${turnsField(request)}' are not valid JSON`, turnsField(request));
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest(`The arguments of a tool call in '${turnsField(request)}' must be a JSON object`, turnsField(request));
-  return parsed as Record<string, unknown>;
-}
-
 function toolResultContent(content: ToolResultContent, isError: boolean, request: CanonicalRequest, target: EncodeTarget): Block[] {
   const parts = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
   const blocks = parts.flatMap((part): Block[] => (part.type === 'text' ? (isBlank(part.text) ? [] : [{ text: part.text }]) : [imageBlock(part, request, target)]));
@@ -109,7 +98,7 @@ function converseMessages(request: CanonicalRequest, target: EncodeTarget): { me
           break;
         case 'tool_call':
           if (turn.role !== 'assistant') throw invalidRequest(`A tool call in '${turnsField(request)}' must be in an assistant turn`, turnsField(request));
-          blocks.push({ toolUse: { toolUseId: part.id, name: part.name, input: toolInput(part.arguments, request) } });
+          blocks.push({ toolUse: { toolUseId: part.id, name: part.name, input: toolArgumentsObject(part.arguments, request) } });
           break;
         case 'tool_result':
           if (turn.role !== 'user') throw invalidRequest(`A tool result in '${turnsField(request)}' must be in a user turn`, turnsField(request));

@@ -419,3 +419,20 @@ export function cannotHonour(request: CanonicalRequest, target: EncodeTarget, dr
   if (request.onUnsupported === 'refuse') throw unsupportedField(name, target.provider, why ?? unsupportedReason(request, field));
   if (!dropped.includes(name)) dropped.push(name);
 }
+
+/**
+ * A tool call's arguments as the JSON object formats that carry them parsed (Bedrock's `input`, Gemini's
+ * `args`) need; empty text is `{}`. Anything else is the client's error, named at its turns field.
+ */
+export function toolArgumentsObject(text: string, request: CanonicalRequest): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  const field = fieldName(request, 'turns');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidRequest(`The arguments of a tool call in '${field}' are not valid JSON`, field);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest(`The arguments of a tool call in '${field}' must be a JSON object`, field);
+  return parsed as Record<string, unknown>;
+}

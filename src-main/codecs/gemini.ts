@@ -12,6 +12,7 @@ import {
   cannotHonour,
   emptyUserTurn,
   fieldName,
+  toolArgumentsObject,
   foldEvents,
   type CanonicalAnswer,
   type CanonicalEvent,
@@ -94,18 +95,6 @@ function inlineImage(part: Extract<ContentPart, { type: 'image' }>, request: Can
   return { inlineData: { mimeType: part.source.mediaType, data: part.source.data } };
 }
 
-function toolArguments(text: string, request: CanonicalRequest): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidRequest(`The arguments of a tool call in '${turnsField(request)}' are not valid JSON`, turnsField(request));
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest(`The arguments of a tool call in '${turnsField(request)}' must be a JSON object`, turnsField(request));
-  return parsed as Record<string, unknown>;
-}
-
 function toolResultParts(content: ToolResultContent): { text: string; images: Extract<ContentPart, { type: 'image' }>[] } {
   if (typeof content === 'string') return { text: content, images: [] };
   return {
@@ -155,7 +144,7 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
           break;
         case 'tool_call': {
           callNames.set(part.id, part.name);
-          const functionCall = { functionCall: { name: part.name, args: toolArguments(part.arguments, request) } };
+          const functionCall = { functionCall: { name: part.name, args: toolArgumentsObject(part.arguments, request) } };
           if (signature === undefined && signFunctionCalls) parts.push({ ...functionCall, thoughtSignature: SKIP_THOUGHT_SIGNATURE });
           else parts.push(signed(functionCall));
           break;
