@@ -2,6 +2,7 @@
 // writes. N client dialects and M provider wire formats need N + M codecs through this, not N × M
 // translators. Usage, finish reasons and folding a stream into a whole answer live here once.
 import { invalidRequest, unsupportedField, type GatewayError } from '../core/errors.js';
+import { isPlainObject } from '../core/plain-object.js';
 
 /** What a client speaks at the front door. */
 export type Dialect = 'openai-chat' | 'openai-completions' | 'openai-responses' | 'anthropic-messages';
@@ -359,7 +360,7 @@ export const joinText = (parts: readonly ContentPart[], separator = ''): string 
 
 /** Narrowing helpers for JSON read from a client or provider without trusting its shape. */
 export function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return isPlainObject(value) ? value : {};
 }
 export const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 export const asNumber = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);

@@ -41,12 +41,12 @@ import {
   type UpstreamEvent,
   type Usage,
 } from './canonical.js';
+import { isPlainObject } from '../core/plain-object.js';
 
 /** How a namespace tool's name is flattened: `mcp__fixture` + `lookup` → `mcp__fixture__lookup`. */
 export const NAMESPACE_SEPARATOR = '__';
 export const flatToolName = (namespace: string, name: string): string => `${namespace}${NAMESPACE_SEPARATOR}${name}`;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 
 // ───────────────────────────── request: Responses body → canonical ─────────────────────────────
@@ -115,7 +115,7 @@ function readContentParts(content: unknown[], path: string, reader: InputReader,
   const parts: (TextPart | ImagePart)[] = [];
   content.forEach((raw, j) => {
     const param = `${path}[${j}]`;
-    if (!isObject(raw)) throw invalidRequest(`'${param}' must be an object with a 'type'`, param);
+    if (!isPlainObject(raw)) throw invalidRequest(`'${param}' must be an object with a 'type'`, param);
     const type = raw.type;
     if (type === 'input_text' || type === 'output_text' || type === 'text' || type === 'summary_text') {
       const text = requireString(raw.text, `${param}.text`, false);
@@ -214,8 +214,8 @@ function readTools(list: unknown, path: string, request: CanonicalRequest): void
   const functionTool = (raw: Record<string, unknown>, param: string, namespace?: { name: string; description?: string }): ToolDefinition => {
     const name = requireString(raw.name, `${param}.name`);
     const description = raw.description === undefined || raw.description === null ? undefined : requireString(raw.description, `${param}.description`, false);
-    if (present(raw.parameters) && !isObject(raw.parameters)) throw invalidRequest(`'${param}.parameters' must be a JSON Schema object`, `${param}.parameters`);
-    const parameters = isObject(raw.parameters) ? raw.parameters : { type: 'object', properties: {} };
+    if (present(raw.parameters) && !isPlainObject(raw.parameters)) throw invalidRequest(`'${param}.parameters' must be a JSON Schema object`, `${param}.parameters`);
+    const parameters = isPlainObject(raw.parameters) ? raw.parameters : { type: 'object', properties: {} };
     const strict = optionalBoolean(raw.strict, `${param}.strict`);
     const tool: ToolDefinition = { name: namespace ? flatToolName(namespace.name, name) : name, parameters };
     if (description !== undefined) tool.description = description;
@@ -225,7 +225,7 @@ function readTools(list: unknown, path: string, request: CanonicalRequest): void
   };
   list.forEach((raw, k) => {
     const param = `${path}[${k}]`;
-    if (!isObject(raw)) throw invalidRequest(`'${param}' must be an object with a 'type'`, param);
+    if (!isPlainObject(raw)) throw invalidRequest(`'${param}' must be an object with a 'type'`, param);
     if (raw.type === 'function') tools.push(functionTool(raw, param));
     else if (raw.type === 'namespace') {
       const namespace = requireString(raw.name, `${param}.name`);
@@ -233,7 +233,7 @@ function readTools(list: unknown, path: string, request: CanonicalRequest): void
       if (!Array.isArray(raw.tools)) throw invalidRequest(`'${param}.tools' must be a list of tools`, `${param}.tools`);
       raw.tools.forEach((member, m) => {
         const memberParam = `${param}.tools[${m}]`;
-        if (isObject(member) && member.type === 'function') tools.push(functionTool(member, memberParam, { name: namespace, description }));
+        if (isPlainObject(member) && member.type === 'function') tools.push(functionTool(member, memberParam, { name: namespace, description }));
         else request.extensions[memberParam] = member;
       });
     } else {
@@ -245,7 +245,7 @@ function readTools(list: unknown, path: string, request: CanonicalRequest): void
 function readToolChoice(value: unknown, request: CanonicalRequest): ToolChoice | undefined {
   if (!present(value)) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return { mode: value };
-  if (isObject(value)) {
+  if (isPlainObject(value)) {
     if (value.type === 'function') return { mode: 'tool', name: requireString(value.name, 'tool_choice.name') };
     request.extensions.tool_choice = value; // allowed_tools, a hosted tool, mcp, custom
     return undefined;
@@ -255,11 +255,11 @@ function readToolChoice(value: unknown, request: CanonicalRequest): ToolChoice |
 
 function readTextFormat(value: unknown, request: CanonicalRequest): ResponseFormat | undefined {
   if (!present(value)) return undefined;
-  if (!isObject(value)) throw invalidRequest(`'text.format' must be an object with a 'type'`, 'text.format');
+  if (!isPlainObject(value)) throw invalidRequest(`'text.format' must be an object with a 'type'`, 'text.format');
   if (value.type === 'text' || value.type === 'json_object') return { type: value.type };
   if (value.type === 'json_schema') {
     const name = requireString(value.name, 'text.format.name');
-    if (!isObject(value.schema)) throw invalidRequest(`'text.format.schema' must be a JSON Schema object`, 'text.format.schema');
+    if (!isPlainObject(value.schema)) throw invalidRequest(`'text.format.schema' must be a JSON Schema object`, 'text.format.schema');
     const strict = optionalBoolean(value.strict, 'text.format.strict');
     if (present(value.description)) request.extensions['text.format.description'] = value.description;
     return { type: 'json_schema', name, schema: value.schema, ...(strict !== undefined ? { strict } : {}) };
@@ -271,7 +271,7 @@ const HANDLED_KEYS = new Set(['model', 'input', 'instructions', 'tools', 'tool_c
 
 /** A Responses request body → canonical. Throws a 400 naming the field for a malformed body. */
 export function decodeResponsesRequest(json: unknown): CanonicalRequest {
-  if (!isObject(json)) throw invalidRequest('The request body must be a JSON object', null);
+  if (!isPlainObject(json)) throw invalidRequest('The request body must be a JSON object', null);
   const body = json;
   const model = requireString(body.model, 'model');
   const request: CanonicalRequest = { dialect: 'openai-responses', onUnsupported: 'drop', model, system: [], turns: [], stream: false, extensions: {} };
@@ -286,7 +286,7 @@ export function decodeResponsesRequest(json: unknown): CanonicalRequest {
     if (body.input !== '') request.turns.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
   } else if (Array.isArray(body.input)) {
     body.input.forEach((item, i) => {
-      if (!isObject(item)) throw invalidRequest(`'input[${i}]' must be an object`, `input[${i}]`);
+      if (!isPlainObject(item)) throw invalidRequest(`'input[${i}]' must be an object`, `input[${i}]`);
       switch (item.type) {
         case undefined:
         case 'message':
@@ -321,7 +321,7 @@ export function decodeResponsesRequest(json: unknown): CanonicalRequest {
   if (topP !== undefined) request.topP = topP;
 
   if (present(body.reasoning)) {
-    if (!isObject(body.reasoning)) throw invalidRequest(`'reasoning' must be an object`, 'reasoning');
+    if (!isPlainObject(body.reasoning)) throw invalidRequest(`'reasoning' must be an object`, 'reasoning');
     for (const [key, value] of Object.entries(body.reasoning)) {
       if (key !== 'effort') request.extensions[`reasoning.${key}`] = value; // summary, generate_summary, context …
     }
@@ -332,7 +332,7 @@ export function decodeResponsesRequest(json: unknown): CanonicalRequest {
   }
 
   if (present(body.text)) {
-    if (!isObject(body.text)) throw invalidRequest(`'text' must be an object`, 'text');
+    if (!isPlainObject(body.text)) throw invalidRequest(`'text' must be an object`, 'text');
     for (const [key, value] of Object.entries(body.text)) {
       if (key !== 'format') request.extensions[`text.${key}`] = value; // verbosity
     }
@@ -473,7 +473,7 @@ function setPath(body: Record<string, unknown>, path: string, value: unknown): v
   const keys = path.split('.');
   let node = body;
   for (const key of keys.slice(0, -1)) {
-    if (!isObject(node[key])) node[key] = {};
+    if (!isPlainObject(node[key])) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }
   node[keys.at(-1)!] = value;
@@ -582,7 +582,7 @@ function encodeResponsesRequest(request: CanonicalRequest, target: EncodeTarget)
  * alike. `cache_write_tokens` counts: Gatehouse writes it in the answers it translates (Codex reads it).
  */
 export function readResponsesUsage(raw: unknown): Usage | undefined {
-  if (!isObject(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const usage: Usage = { inputTokens: asNumber(raw.input_tokens), outputTokens: asNumber(raw.output_tokens) };
   const details = asRecord(raw.input_tokens_details);
   if (typeof details.cached_tokens === 'number') usage.cacheReadTokens = details.cached_tokens;
@@ -627,7 +627,7 @@ function finishOf(response: Record<string, unknown>, sawToolCall: boolean, sawRe
 
 function decodeResponsesResponse(json: unknown, request: CanonicalRequest): CanonicalAnswer {
   const response = asRecord(json);
-  if (response.status === 'failed' || (isObject(response.error) && response.status !== 'completed')) throw failure(response);
+  if (response.status === 'failed' || (isPlainObject(response.error) && response.status !== 'completed')) throw failure(response);
   const events: CanonicalEvent[] = [{ type: 'start', ...(asString(response.id) ? { id: asString(response.id) } : {}), ...(asString(response.model) ? { model: asString(response.model) } : {}) }];
   let toolIndex = 0;
   let refusal = false;
@@ -766,7 +766,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.failed':
         throw failure(asRecord(data.response));
       case 'error': {
-        const error = isObject(data.error) ? data.error : data;
+        const error = isPlainObject(data.error) ? data.error : data;
         throw new ProviderStreamError(asString(error.message) ?? 'The provider reported an error in the stream', asString(error.type) ?? 'api_error', asString(error.code) ?? null);
       }
       default:

@@ -6,6 +6,7 @@ import type { Usage } from './canonical.js';
 import { readChatUsage } from './openai-chat.js';
 import { readResponsesUsage } from './openai-responses.js';
 import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } from './anthropic-messages.js';
+import { plainObjectOrNull } from '../core/plain-object.js';
 
 /** The client dialects a log row can name (CallFacts.dialect). */
 export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses'] as const;
@@ -35,7 +36,7 @@ export function dialectOfPath(path: string): ClientDialect | null {
 type Json = Record<string, unknown>;
 
 function record(value: unknown): Json | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
+  return plainObjectOrNull(value);
 }
 
 function parse(text: string): Json | null {

@@ -1,6 +1,7 @@
 // Tells which local server answered, from what it answered: each server has a path or a field no
 // other one has. Pure functions over the answers, so the rules are testable without sockets.
 import type { DiscoveredServer, LocalConnection, LocalModel, LocalServerKind } from './types.js';
+import { isPlainObject } from '../core/plain-object.js';
 
 /** The GET paths asked of every port, all at once. */
 export const IDENTIFYING_PATHS = ['/api/version', '/api/tags', '/api/v0/models', '/props', '/version', '/v1/models', '/readyz'] as const;
@@ -16,7 +17,6 @@ export type Answers = Partial<Record<IdentifyingPath, Answer>>;
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : undefined);
 
@@ -26,8 +26,8 @@ function json(answers: Answers, path: IdentifyingPath): unknown {
 
 /** The `data` entries of an OpenAI-style model list (`{object: 'list', data: [{id}]}`), or undefined if it is not one. */
 export function openAIModelEntries(value: unknown): Json[] | undefined {
-  if (!isObject(value) || !Array.isArray(value.data)) return undefined;
-  const entries = value.data.filter(isObject);
+  if (!isPlainObject(value) || !Array.isArray(value.data)) return undefined;
+  const entries = value.data.filter(isPlainObject);
   if (entries.length !== value.data.length || !entries.every((entry) => text(entry.id) !== undefined)) return undefined;
   return entries;
 }
@@ -38,7 +38,7 @@ function withoutUndefined(model: LocalModel): LocalModel {
 
 /** A version string from `{version: '…'}` (Ollama, vLLM, LocalAI). */
 function versionField(value: unknown): string | null {
-  return isObject(value) ? (text(value.version) ?? null) : null;
+  return isPlainObject(value) ? (text(value.version) ?? null) : null;
 }
 
 interface Identified {
@@ -49,8 +49,8 @@ interface Identified {
 
 function ollama(answers: Answers): Identified | undefined {
   const tags = json(answers, '/api/tags');
-  if (!isObject(tags) || !Array.isArray(tags.models)) return undefined;
-  const models = tags.models.filter(isObject).flatMap((model) => {
+  if (!isPlainObject(tags) || !Array.isArray(tags.models)) return undefined;
+  const models = tags.models.filter(isPlainObject).flatMap((model) => {
     const id = text(model.name) ?? text(model.model);
     return id ? [withoutUndefined({ id, size: count(model.size) })] : [];
   });
@@ -76,15 +76,15 @@ function lmStudio(answers: Answers): Identified | undefined {
 
 function llamaCpp(answers: Answers): Identified | undefined {
   const props = json(answers, '/props');
-  if (!isObject(props) || !(isObject(props.default_generation_settings) || 'total_slots' in props || 'model_path' in props)) return undefined;
-  const settings = isObject(props.default_generation_settings) ? props.default_generation_settings : {};
+  if (!isPlainObject(props) || !(isPlainObject(props.default_generation_settings) || 'total_slots' in props || 'model_path' in props)) return undefined;
+  const settings = isPlainObject(props.default_generation_settings) ? props.default_generation_settings : {};
   // The context the server was started with (-c), which is what a request can use.
   const serving = count(settings.n_ctx) ?? count(props.n_ctx);
   const entries = openAIModelEntries(json(answers, '/v1/models'));
   let models: LocalModel[];
   if (entries) {
     models = entries.map((entry) => {
-      const meta = isObject(entry.meta) ? entry.meta : {};
+      const meta = isPlainObject(entry.meta) ? entry.meta : {};
       return withoutUndefined({ id: String(entry.id), size: count(meta.size), contextLength: serving ?? count(meta.n_ctx_train) });
     });
   } else {
@@ -114,9 +114,9 @@ export const JAN_PORT = 1337;
 function jan(answers: Answers, port: number): Identified | undefined {
   const entries = openAIModelEntries(json(answers, '/v1/models'));
   if (!entries) return undefined;
-  const looksLikeJan = entries.some((entry) => 'engine' in entry || (isObject(entry.settings) && 'ctx_len' in entry.settings));
+  const looksLikeJan = entries.some((entry) => 'engine' in entry || (isPlainObject(entry.settings) && 'ctx_len' in entry.settings));
   if (!looksLikeJan && port !== JAN_PORT) return undefined;
-  const models = entries.map((entry) => withoutUndefined({ id: String(entry.id), contextLength: isObject(entry.settings) ? count(entry.settings.ctx_len) : undefined }));
+  const models = entries.map((entry) => withoutUndefined({ id: String(entry.id), contextLength: isPlainObject(entry.settings) ? count(entry.settings.ctx_len) : undefined }));
   return { kind: 'jan', version: null, models };
 }
 

@@ -10,6 +10,7 @@ import { dialectCodec } from '../codecs/registry.js';
 import type { Operation } from '../providers/types.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
+import { isPlainObject } from '../core/plain-object.js';
 
 /** What one generation request brings to any target it may be sent to. */
 export class Generation {
@@ -32,10 +33,6 @@ export class Generation {
   canonical(): CanonicalRequest {
     return (this.decoded ??= dialectCodec(this.ingress.dialect).decodeRequest(this.request.body));
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseJsonBody(raw: Buffer, text: string): unknown {
@@ -83,7 +80,7 @@ export async function readRawBody(req: IncomingMessage, maxBodyBytes: number): P
 export function readGeneration(body: RawBody, ingress: Ingress, operation: Operation, caller: Caller): Generation {
   let json = parseJsonBody(body.bytes, body.text);
   const rawModel = typeof json === 'object' && json !== null ? (json as { model?: unknown }).model : undefined;
-  if (caller.kind === 'virtual-key' && caller.defaultModel && isObject(json) && (json.model === undefined || json.model === null || json.model === '')) {
+  if (caller.kind === 'virtual-key' && caller.defaultModel && isPlainObject(json) && (json.model === undefined || json.model === null || json.model === '')) {
     // The key's default model stands in for a body that names none.
     json = { ...json, model: caller.defaultModel };
   }

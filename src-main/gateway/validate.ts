@@ -9,6 +9,7 @@ import {
   MAX_STOP_SEQUENCES,
   type NumericBound,
 } from '../core/spec-bounds.js';
+import { isPlainObject } from '../core/plain-object.js';
 
 function bounded(field: keyof typeof COMPLETION_BOUNDS | string, bound: NumericBound) {
   // Not z.int(): that also demands a *safe* integer, and a seed may be as large as 2^63.
@@ -137,8 +138,4 @@ export function validateChat(json: unknown): ChatRequest {
   if (!parsed.success) firstIssue(parsed.error, json);
   checkStreamCombinations(parsed.data);
   return parsed.data;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

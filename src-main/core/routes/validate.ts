@@ -4,6 +4,7 @@
 import { invalidRequest, type GatewayError } from '../errors.js';
 import { compileMatcher, covers } from './match.js';
 import { ROUTE_STRATEGIES, type RouteInput, type TargetConditions, type TargetInput } from './types.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** What route validation needs of the key store: whether a virtual key name can serve. */
 export type KeyNameStatus = 'active' | 'revoked' | 'unknown' | 'ambiguous';
@@ -26,10 +27,6 @@ function refuse(param: string, message: string): GatewayError {
   return invalidRequest(`${param}: ${message}`, param);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function refuseUnknownFields(value: Record<string, unknown>, known: Set<string>, path: string): void {
   for (const field of Object.keys(value)) {
     if (!known.has(field)) throw refuse(`${path}.${field}`, `unknown field (expected ${[...known].join(', ')})`);
@@ -44,7 +41,7 @@ function text(value: unknown, path: string, max: number): string {
 }
 
 function conditions(value: unknown, path: string): TargetConditions {
-  if (!isObject(value)) throw refuse(path, 'must be an object with min_prompt_tokens, thinking or tools');
+  if (!isPlainObject(value)) throw refuse(path, 'must be an object with min_prompt_tokens, thinking or tools');
   refuseUnknownFields(value, WHEN_FIELDS, path);
   const result: TargetConditions = {};
   if (value.min_prompt_tokens !== undefined) {
@@ -63,7 +60,7 @@ function conditions(value: unknown, path: string): TargetConditions {
 }
 
 function target(value: unknown, path: string): TargetInput {
-  if (!isObject(value)) throw refuse(path, 'must be an object with at least a key');
+  if (!isPlainObject(value)) throw refuse(path, 'must be an object with at least a key');
   refuseUnknownFields(value, TARGET_FIELDS, path);
   const result: TargetInput = { key: text(value.key, `${path}.key`, MAX_NAME_LENGTH) };
   if (value.model !== undefined && value.model !== null) result.model = text(value.model, `${path}.model`, MAX_MODEL_LENGTH);
@@ -86,7 +83,7 @@ function target(value: unknown, path: string): TargetInput {
 
 /** One route's shape (names and keys are checked across the table by validateRouteTable). */
 export function parseRoute(value: unknown, path: string): RouteInput {
-  if (!isObject(value)) throw refuse(path, 'must be an object with name, match, strategy and targets');
+  if (!isPlainObject(value)) throw refuse(path, 'must be an object with name, match, strategy and targets');
   refuseUnknownFields(value, ROUTE_FIELDS, path);
   const name = text(value.name, `${path}.name`, MAX_NAME_LENGTH);
   const match = text(value.match, `${path}.match`, MAX_MODEL_LENGTH);
@@ -101,7 +98,7 @@ export function parseRoute(value: unknown, path: string): RouteInput {
 
 /** The routes file's shape: `{routes: [...]}`, each route checked. */
 export function parseRoutesFile(value: unknown): RouteInput[] {
-  if (!isObject(value)) throw refuse('routes', 'the file must be an object with a "routes" list');
+  if (!isPlainObject(value)) throw refuse('routes', 'the file must be an object with a "routes" list');
   refuseUnknownFields(value, new Set(['routes']), '$');
   if (!Array.isArray(value.routes)) throw refuse('routes', 'must be a list of routes');
   if (value.routes.length > MAX_ROUTES) throw refuse('routes', `at most ${MAX_ROUTES} routes`);

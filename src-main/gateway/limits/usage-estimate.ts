@@ -4,11 +4,12 @@
 // estimate — about 4 characters a token, from the request's bytes and the text the answer streamed —
 // while the log keeps their usage unknown (the estimate is for the limits only, never shown as counted).
 import type { Usage } from '../../codecs/canonical.js';
+import { plainObjectOrNull } from '../../core/plain-object.js';
 
 const CHARS_PER_TOKEN = 4;
 
 type Json = Record<string, unknown>;
-const record = (value: unknown): Json | null => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null);
+const record = (value: unknown): Json | null => plainObjectOrNull(value);
 const length = (value: unknown): number => (typeof value === 'string' ? value.length : 0);
 
 /** The characters of text in one answer object or stream chunk, in any of the OpenAI shapes. */
