@@ -4,6 +4,7 @@
 // whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
 import { z } from 'zod';
 import { GatewayError, invalidRequest, missingProviderToken } from '../core/errors.js';
+import { optional, optionalText } from './json-fields.js';
 import { joinUrl, mapOpenAIStyleError, openAIStyleError } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
 import type {
@@ -83,9 +84,6 @@ function buildRequest(call: ProviderCall): UpstreamRequest {
     body: call.body,
   };
 }
-
-/** Read as absent when a field has another type, as Azure's answers are tidied rather than refused. */
-const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
 /**
  * A choice, as far as the quirk reads it: text (completions) or a delta (chat), and whether it finishes.
@@ -176,7 +174,7 @@ function answerQuirk(call: ProviderCall): AnswerQuirk {
 }
 
 /** A category of Azure's content filter that fired: `{filtered: true, severity?}`. */
-const FiredCategory = z.object({ filtered: z.literal(true), severity: z.string().optional().catch(undefined) });
+const FiredCategory = z.object({ filtered: z.literal(true), severity: optionalText });
 /** A content-filter refusal: `innererror.content_filter_result` names each category. */
 const ContentFilterRefusal = z.object({ error: z.object({ innererror: z.object({ content_filter_result: z.record(z.string(), z.unknown()) }) }) });
 

@@ -1,6 +1,7 @@
 // Providers that speak OpenAI's own format. Nothing is translated: the client's bytes go up and the
 // provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
 import { z } from 'zod';
+import { optional, optionalText } from './json-fields.js';
 import { boundedMemo } from '../core/bounded-memo.js';
 import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import type { WireFormat } from '../codecs/canonical.js';
@@ -56,13 +57,11 @@ export function bearerHeaders(token: string | undefined): Record<string, string>
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-/** An error field of another type is read as absent, and its default taken. */
-const optionalText = z.string().optional().catch(undefined);
 const OpenAIErrorFields = z.object({
   message: optionalText,
   type: optionalText,
   param: optionalText,
-  code: z.union([z.string(), z.number()]).optional().catch(undefined),
+  code: optional(z.union([z.string(), z.number()])),
 });
 /** `{error:"…"}`, `{error:{message,type,param,code}}`, or the fields at the top (`{message}`, Azure APIM's `{statusCode, message}`). */
 const OpenAIErrorBody = z.union([z.object({ error: z.string() }), z.object({ error: OpenAIErrorFields }), OpenAIErrorFields]);

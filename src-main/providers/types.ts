@@ -31,11 +31,14 @@ export interface UpstreamRequest {
   body?: Buffer | string;
 }
 
-/** OpenAI's `GET /v1/models` answer, which tools read to fill their model pickers. */
-export interface ModelList {
+/**
+ * OpenAI's `GET /v1/models` answer, which tools read to fill their model pickers, as a provider's listing
+ * maps its own list to it. (A type, not an interface: it is one of the lists model-list.ts reads.)
+ */
+export type ModelList = {
   object: 'list';
   data: { id: string; object: 'model'; created: number; owned_by: string }[];
-}
+};
 
 /** How a provider lists its models: the request, and (unless it answers in OpenAI's shape) the mapping. */
 export interface ModelListing {
