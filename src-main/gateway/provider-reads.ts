@@ -9,7 +9,8 @@ import type { KeyDirectory, Caller } from '../core/keys.js';
 import { readGatewayHeaders } from './gateway-headers.js';
 import { authenticate } from './auth.js';
 import { refuseForwardedGatewayKeys } from './forward-guard.js';
-import type { ModelList, ProviderAdapter } from '../providers/types.js';
+import type { ProviderAdapter } from '../providers/types.js';
+import type { ListedModels } from '../providers/model-list.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
 import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } from './relay.js';
 import type { Router } from './routing/router.js';
@@ -91,7 +92,7 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
  * key, provider, credentials, the adapter's listing, retries. Returned instead of relayed and not logged:
  * the admin Playground offers it in its Model field. Failures are thrown as GatewayErrors, redacted.
  */
-export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: { keys: KeyDirectory; caller?: Caller }): Promise<ModelList> {
+export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: { keys: KeyDirectory; caller?: Caller }): Promise<ListedModels> {
   const headers = readGatewayHeaders(requestHeaders);
   const authenticated = deps.caller ?? authenticate(headers, deps.keys);
   refuseForwardedGatewayKeys(headers, deps.keys);

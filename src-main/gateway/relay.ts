@@ -4,8 +4,9 @@ import type { AbortLike } from '../core/request-abort.js';
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../core/errors.js';
-import type { ModelList, ModelListing, ProviderAdapter, ProviderCall } from '../providers/types.js';
+import type { AnswerQuirk, ModelListing, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { ProviderStreamError } from '../providers/types.js';
+import { readListedModels, type ListedModels } from '../providers/model-list.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from '../codecs/canonical.js';
 import type { Ingress } from './ingress/types.js';
 import type { UpstreamResponse } from '../providers/upstream.js';
@@ -227,7 +228,9 @@ function pipeChunks(body: UpstreamResponse['body'], res: ServerResponse, onChunk
 
 export async function relayPassthrough(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions, call?: ProviderCall): Promise<RelayOutcome> {
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
-  if (call && options.adapter.createChunkFilter) return relayFiltered(res, upstream, options, call);
+  // Checked once per answer: a provider without a quirk is relayed byte for byte, at no cost per chunk.
+  const quirk = call && options.adapter.answerQuirk?.(call);
+  if (quirk) return options.stream ? passQuirkyStream(res, upstream, options, quirk) : passQuirkyAnswer(res, upstream, options, quirk);
   const contentType = String(upstream.headers['content-type'] ?? (options.stream ? 'text/event-stream' : 'application/json'));
   const isEventStream = contentType.startsWith('text/event-stream');
   // One object filled in place: spreading three header objects into one was a µs of every answer.
@@ -300,22 +303,21 @@ class StreamWriter {
   }
 }
 
-/** OpenAI-format answers a provider needs tidied (Azure's annotation-only chunks): each chunk rewritten as it arrives. */
-async function relayFiltered(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions, call: ProviderCall): Promise<RelayOutcome> {
-  const { adapter } = options;
-  if (!options.stream) {
-    const json = await readHeldJson(upstream, options, 'answered');
-    const text = JSON.stringify(adapter.filterAnswer ? adapter.filterAnswer(call, json) : json);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
-    res.end(text);
-    return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text, usage: usageFromBody(text, false, options.ingress?.dialect ?? null) };
-  }
+/** A whole answer the provider's quirk puts right (Azure's blank model): parsed, put right, sent. */
+async function passQuirkyAnswer(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions, quirk: AnswerQuirk): Promise<RelayOutcome> {
+  const text = JSON.stringify(quirk.answer(await readHeldJson(upstream, options, 'answered')));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
+  res.end(text);
+  return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text, usage: usageFromBody(text, false, options.ingress?.dialect ?? null) };
+}
+
+/** A stream the provider's quirk puts right (Azure's annotation-only chunks), event by event as each arrives. */
+async function passQuirkyStream(res: ServerResponse, upstream: UpstreamResponse, options: RelayOptions, quirk: AnswerQuirk): Promise<RelayOutcome> {
   res.writeHead(200, { ...streamHeaders, ...relayedHeaders(upstream) });
   const writer = new StreamWriter(res, options);
-  const filter = adapter.createChunkFilter!(call);
   try {
     for await (const event of upstreamEvents(upstream.body as AsyncIterable<Buffer>, 'sse')) {
-      for (const chunk of filter.onEvent(event)) await writer.write(sseData(JSON.stringify(chunk)));
+      for (const chunk of quirk.onEvent(event)) await writer.write(sseData(JSON.stringify(chunk)));
     }
   } catch (error) {
     return failStream(res, [upstream], writer, options, error, undefined);
@@ -451,9 +453,9 @@ export async function relayModelList(
   if (!listing.map && shape === 'openai' && !routeNames?.length) return relayPassthrough(res, upstream, options);
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const json = await readHeldJson(upstream, options, 'answered its model list');
-  const mapped: ModelList = listing.map ? listing.map(json) : (json as ModelList);
-  const list: ModelList = routeNames?.length
-    ? { ...mapped, data: [...(Array.isArray(mapped.data) ? mapped.data : []), ...routeNames.map((name) => ({ id: name, object: 'model' as const, created: 0, owned_by: 'gatehouse-route' }))] }
+  const mapped = listedModels(json, listing);
+  const list: ListedModels = routeNames?.length
+    ? { ...mapped, data: [...mapped.data, ...routeNames.map((name) => ({ id: name, object: 'model' as const, created: 0, owned_by: 'gatehouse-route' }))] }
     : mapped;
   const text = JSON.stringify(shape === 'anthropic' ? anthropicModelList(list) : list);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
@@ -465,19 +467,24 @@ export async function relayModelList(
  * A provider's model list read rather than relayed (the admin Playground offers it in its Model field),
  * in OpenAI's shape; a provider's refusal is thrown in the contract's words, secrets redacted.
  */
-export async function readModelList(upstream: UpstreamResponse, listing: ModelListing, options: RelayOptions): Promise<ModelList> {
+export async function readModelList(upstream: UpstreamResponse, listing: ModelListing, options: RelayOptions): Promise<ListedModels> {
   if (upstream.status >= 400) {
     const { text } = await readUpTo(upstream.body, MAX_ERROR_BODY_BYTES);
     const mapped = options.adapter.mapError(upstream.status, text, upstream.headers);
     throw new GatewayError(upstream.status, mapped.type, redactSecrets(mapped.message, options.secrets), mapped.param ?? null, mapped.code, options.adapter.slug);
   }
   const json = await readHeldJson(upstream, options, 'answered its model list');
-  return listing.map ? listing.map(json) : (json as ModelList);
+  return listedModels(json, listing);
+}
+
+/** A provider's list in OpenAI's shape: mapped by its listing, or read as it came. */
+function listedModels(json: unknown, listing: ModelListing): ListedModels {
+  return listing.map ? listing.map(json) : readListedModels(json);
 }
 
 /** Anthropic's list shape, which Claude Code reads when it sends `anthropic-version`. */
-function anthropicModelList(list: ModelList): object {
-  const data = (Array.isArray(list.data) ? list.data : []).map((model) => ({
+function anthropicModelList(list: ListedModels): object {
+  const data = list.data.map((model) => ({
     type: 'model',
     id: model.id,
     display_name: model.id,

@@ -1,7 +1,8 @@
 // Anthropic's Messages API (`POST {base}/messages`): the client's bearer token moves to `x-api-key` and
 // `anthropic-version` is set unless the client sent its own; bodies are Messages (codecs/anthropic-messages.ts).
+import { z } from 'zod';
 import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
-import { asRecord, asString } from '../codecs/canonical.js';
+import { optional, optionalText } from './json-fields.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
@@ -46,18 +47,25 @@ export const anthropic: ProviderAdapter = {
   mapError: (status, body) => mapMessagesError(status, body),
 };
 
+/** Anthropic's list, as far as it is read: each model's id and creation date; a list that is not one lists nothing. */
+const AnthropicModels = z.object({
+  data: z.array(z.object({ id: optional(z.union([z.string(), z.number()])), created_at: optionalText })).catch([]),
+});
+
 /** `{data:[{id, created_at, display_name}]}` → OpenAI's list. */
 export function mapAnthropicModels(json: unknown): ModelList {
-  const data = Array.isArray(asRecord(json).data) ? (asRecord(json).data as unknown[]) : [];
+  const data = AnthropicModels.safeParse(json).data?.data ?? [];
   return {
     object: 'list',
-    data: data.map((entry) => {
-      const model = asRecord(entry);
-      const created = typeof model.created_at === 'string' ? Math.floor(Date.parse(model.created_at) / 1000) : 0;
+    data: data.map((model) => {
+      const created = model.created_at === undefined ? 0 : Math.floor(Date.parse(model.created_at) / 1000);
       return { id: String(model.id ?? ''), object: 'model' as const, created: Number.isFinite(created) ? created : 0, owned_by: 'anthropic' };
     }),
   };
 }
+
+/** Anthropic's error body, as far as it is read (a proxy in front may answer `{message}`). */
+const MessagesErrorBody = z.object({ error: optional(z.object({ type: optionalText, message: optionalText })), message: optionalText });
 
 /** `{type:"error", error:{type, message}}` → the contract's fields; `code` keeps Anthropic's error type. */
 export function mapMessagesError(status: number, body: string): MappedProviderError {
@@ -67,10 +75,10 @@ export function mapMessagesError(status: number, body: string): MappedProviderEr
   } catch {
     return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
   }
-  const error = asRecord(asRecord(parsed).error);
+  const read = MessagesErrorBody.safeParse(parsed).data;
   return {
-    message: asString(error.message) ?? asString(asRecord(parsed).message) ?? `Provider answered with status ${status}`,
+    message: read?.error?.message ?? read?.message ?? `Provider answered with status ${status}`,
     type: errorTypeForStatus(status),
-    code: asString(error.type) ?? null,
+    code: read?.error?.type ?? null,
   };
 }

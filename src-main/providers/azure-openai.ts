@@ -2,15 +2,17 @@
 // The client's body goes up byte for byte (a seed beyond 2^53 must arrive exact); answers come back
 // through a light translator, because Azure streams chunks no OpenAI client expects: a leading chunk
 // whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
+import { z } from 'zod';
 import { GatewayError, invalidRequest, missingProviderToken } from '../core/errors.js';
-import { joinUrl, mapOpenAIStyleError } from './openai-compatible.js';
+import { optional, optionalText } from './json-fields.js';
+import { joinUrl, mapOpenAIStyleError, openAIStyleError } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
 import type {
   CredentialField,
   MappedProviderError,
   ProviderAdapter,
   ProviderCall,
-  ChunkFilter,
+  AnswerQuirk,
   UpstreamEvent,
   UpstreamRequest,
 } from './types.js';
@@ -83,26 +85,26 @@ function buildRequest(call: ProviderCall): UpstreamRequest {
   };
 }
 
-interface AzureChoice {
-  index?: number;
-  text?: unknown;
-  delta?: unknown;
-  message?: unknown;
-  finish_reason?: unknown;
-  [key: string]: unknown;
-}
+/**
+ * A choice, as far as the quirk reads it: text (completions) or a delta (chat), and whether it finishes.
+ * Everything else (filter results, logprobs, index) is kept as Azure sent it.
+ */
+const AzureChoice = z.looseObject({
+  text: optional(z.string()),
+  delta: optional(z.looseObject({})),
+  finish_reason: z.unknown().optional(),
+});
+type AzureChoice = z.infer<typeof AzureChoice>;
 
-interface AzureChunk {
-  id?: unknown;
-  object?: unknown;
-  model?: unknown;
-  choices?: unknown;
-  usage?: unknown;
-  error?: unknown;
-  [key: string]: unknown;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A chunk or a whole answer: the fields Azure may leave blank, its choices, and the include_usage / error parts. */
+const AzureAnswer = z.looseObject({
+  model: optional(z.string()),
+  object: optional(z.string()),
+  choices: z.array(AzureChoice).catch([]),
+  usage: z.looseObject({}).nullish().catch(undefined),
+  error: z.unknown().optional(),
+});
+type AzureAnswer = z.infer<typeof AzureAnswer>;
 
 /** The model to report when Azure leaves it blank: the configured model name, else what the client asked for. */
 function fallbackModel(call: ProviderCall): string {
@@ -116,73 +118,82 @@ function fallbackModel(call: ProviderCall): string {
 function normaliseStreamChoice(choice: AzureChoice, endpoint: 'chat' | 'completions'): AzureChoice | null {
   const finishes = choice.finish_reason !== null && choice.finish_reason !== undefined;
   if (endpoint === 'chat') {
-    if (isRecord(choice.delta)) return choice;
+    if (choice.delta) return choice;
     return finishes ? { ...choice, delta: {} } : null;
   }
-  if (typeof choice.text === 'string') return choice;
+  if (choice.text !== undefined) return choice;
   return finishes ? { ...choice, text: '' } : null;
 }
 
-function filledIn(chunk: AzureChunk, call: ProviderCall, objectName: string): AzureChunk {
-  const filled = { ...chunk };
-  if (typeof filled.model !== 'string' || filled.model === '') filled.model = fallbackModel(call);
-  if (typeof filled.object !== 'string' || filled.object === '') filled.object = objectName;
-  return filled;
+/** Fills in what Azure leaves blank, in the answer zod has just made (a copy of what came). */
+function fillIn(answer: AzureAnswer, call: ProviderCall, objectName: string): AzureAnswer {
+  if (!answer.model) answer.model = fallbackModel(call);
+  if (!answer.object) answer.object = objectName;
+  return answer;
 }
 
-function createStreamTranslator(call: ProviderCall): ChunkFilter {
+/** Azure's answers in OpenAI's shape: blank models and object names filled in, filter annotations dropped from streams. */
+function answerQuirk(call: ProviderCall): AnswerQuirk {
   const endpoint = call.format === 'openai-completions' ? 'completions' : 'chat';
-  const objectName = endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   return {
+    // Whole answers are OpenAI's shape already; filter results stay, since clients may want them.
+    answer(json: unknown): object {
+      const answer = AzureAnswer.safeParse(json);
+      if (!answer.success) throw new GatewayError(502, 'gateway_error', `Provider '${SLUG}' answered with JSON that is not an object`, null, 'bad_provider_response', SLUG);
+      return fillIn(answer.data, call, endpoint === 'chat' ? 'chat.completion' : 'text_completion');
+    },
     onEvent(event: UpstreamEvent): object[] {
       if (event.kind !== 'sse') return [];
       const data = event.data.trim();
       // The relay writes its own `data: [DONE]` after the last chunk.
       if (data === '' || data === '[DONE]') return [];
-      let chunk: AzureChunk;
+      let json: unknown;
       try {
-        chunk = JSON.parse(data) as AzureChunk;
+        json = JSON.parse(data);
       } catch {
         throw new ProviderStreamError(`Provider '${SLUG}' sent a stream event that is not JSON`, 'gateway_error', 'bad_provider_response');
       }
-      if (isRecord(chunk.error)) {
-        const mapped = mapOpenAIStyleError(500, JSON.stringify(chunk));
+      const read = AzureAnswer.safeParse(json);
+      if (!read.success) return [];
+      const chunk = read.data;
+      if (chunk.error !== null && typeof chunk.error === 'object' && !Array.isArray(chunk.error)) {
+        const mapped = openAIStyleError(500, chunk);
         throw new ProviderStreamError(mapped.message, mapped.type, mapped.code === null ? null : String(mapped.code));
       }
-      const choices = Array.isArray(chunk.choices) ? (chunk.choices as AzureChoice[]) : [];
-      const kept = choices.map((choice) => normaliseStreamChoice(choice, endpoint)).filter((choice): choice is AzureChoice => choice !== null);
+      const kept: AzureChoice[] = [];
+      for (const choice of chunk.choices) {
+        const normalised = normaliseStreamChoice(choice, endpoint);
+        if (normalised) kept.push(normalised);
+      }
       // A chunk with nothing left is a filter annotation — unless it is the include_usage chunk.
-      if (kept.length === 0 && !isRecord(chunk.usage)) return [];
-      return [filledIn({ ...chunk, choices: kept }, call, objectName)];
+      if (kept.length === 0 && !chunk.usage) return [];
+      chunk.choices = kept;
+      return [fillIn(chunk, call, endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion')];
     },
   };
 }
 
-/** Non-stream answers are OpenAI's shape already; filter results stay, since clients may want them. */
-function mapResponse(call: ProviderCall, json: unknown): object {
-  if (!isRecord(json)) throw new GatewayError(502, 'gateway_error', `Provider '${SLUG}' answered with JSON that is not an object`, null, 'bad_provider_response', SLUG);
-  const answer = filledIn(json, call, call.format === 'openai-completions' ? 'text_completion' : 'chat.completion');
-  if (!Array.isArray(answer.choices)) answer.choices = [];
-  return answer;
-}
-
-interface ContentFilterCategory {
-  filtered?: boolean;
-  severity?: string;
-  detected?: boolean;
-}
+/** A category of Azure's content filter that fired: `{filtered: true, severity?}`. */
+const FiredCategory = z.object({ filtered: z.literal(true), severity: optionalText });
+/** A content-filter refusal: `innererror.content_filter_result` names each category. */
+const ContentFilterRefusal = z.object({ error: z.object({ innererror: z.object({ content_filter_result: z.record(z.string(), z.unknown()) }) }) });
 
 /** Which filter categories blocked the prompt, from `innererror.content_filter_result`. */
 function filteredCategories(body: string): string[] {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(body) as { error?: { innererror?: { content_filter_result?: Record<string, ContentFilterCategory> } } };
-    const result = parsed.error?.innererror?.content_filter_result ?? {};
-    return Object.entries(result)
-      .filter(([, category]) => isRecord(category) && category.filtered === true)
-      .map(([name, category]) => (category.severity ? `${name} (${category.severity})` : name));
+    parsed = JSON.parse(body);
   } catch {
     return [];
   }
+  const refusal = ContentFilterRefusal.safeParse(parsed);
+  if (!refusal.success) return [];
+  const fired: string[] = [];
+  for (const [name, category] of Object.entries(refusal.data.error.innererror.content_filter_result)) {
+    const read = FiredCategory.safeParse(category);
+    if (read.success) fired.push(read.data.severity ? `${name} (${read.data.severity})` : name);
+  }
+  return fired;
 }
 
 /** OpenAI's error shape plus Azure's `innererror`; a content-filter 400 also says which categories fired. */
@@ -204,7 +215,6 @@ export const azureOpenAI: ProviderAdapter = {
   // Azure generates n choices itself (same API as OpenAI).
   supportsN: true,
   buildRequest,
-  filterAnswer: mapResponse,
-  createChunkFilter: createStreamTranslator,
+  answerQuirk,
   mapError: (status, body) => mapAzureError(status, body),
 };

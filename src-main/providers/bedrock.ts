@@ -3,7 +3,8 @@
 import type { Sha256 } from '@aws-crypto/sha256-js';
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { GatewayError, errorTypeForStatus, invalidRequest } from '../core/errors.js';
-import { asRecord, asString } from '../codecs/canonical.js';
+import { z } from 'zod';
+import { optionalText } from './json-fields.js';
 import { joinUrl } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
@@ -145,9 +146,13 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** AWS's error body, as far as it is read: the error name and the message (either case). */
+const BedrockErrorBody = z.object({ __type: optionalText, message: optionalText, Message: optionalText });
+type BedrockErrorBody = z.infer<typeof BedrockErrorBody>;
+
 /** The AWS error name, from `x-amzn-errortype` (`ValidationException:http://internal…`) or the body's `__type`. */
-function awsErrorType(headers: Record<string, string | string[] | undefined>, body: Record<string, unknown>): string | undefined {
-  const raw = headerValue(headers, 'x-amzn-errortype') ?? asString(body.__type);
+function awsErrorType(headers: Record<string, string | string[] | undefined>, body: BedrockErrorBody): string | undefined {
+  const raw = headerValue(headers, 'x-amzn-errortype') ?? body.__type;
   if (!raw) return undefined;
   const name = raw.split(':')[0];
   return name.includes('#') ? name.slice(name.lastIndexOf('#') + 1) : name;
@@ -156,14 +161,14 @@ function awsErrorType(headers: Record<string, string | string[] | undefined>, bo
 const AUTHENTICATION_ERRORS = new Set(['UnrecognizedClientException', 'InvalidSignatureException', 'MissingAuthenticationTokenException', 'ExpiredTokenException', 'IncompleteSignatureException']);
 
 export function mapBedrockError(status: number, text: string, headers: Record<string, string | string[] | undefined>): MappedProviderError {
-  let body: Record<string, unknown> = {};
+  let body: BedrockErrorBody = {};
   try {
-    body = asRecord(JSON.parse(text));
+    body = BedrockErrorBody.safeParse(JSON.parse(text)).data ?? {};
   } catch {
     // Not JSON (a proxy's page, say): its text is the message.
   }
   const errorType = awsErrorType(headers, body);
-  const message = asString(body.message) ?? asString(body.Message) ?? (text.trim().slice(0, 2000) || `Bedrock answered with status ${status}`);
+  const message = body.message ?? body.Message ?? (text.trim().slice(0, 2000) || `Bedrock answered with status ${status}`);
   const type = errorType && AUTHENTICATION_ERRORS.has(errorType) ? 'authentication_error' : errorTypeForStatus(status);
   return { message, type, code: errorType ?? null, param: null };
 }

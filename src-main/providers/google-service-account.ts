@@ -5,7 +5,9 @@
 // short-lived token is kept in memory (under a hash of the key file); the key file itself is decrypted
 // per request like every stored secret, and the private key never leaves this process.
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { z } from 'zod';
 import { GatewayError, invalidRequest } from '../core/errors.js';
+import { optional, optionalText } from './json-fields.js';
 import { upstreamAgent, describeConnectionError } from './upstream.js';
 
 /** The fields of a service account key the flow needs. */
@@ -23,20 +25,22 @@ const ASSERTION_LIFETIME_S = 3600;
 const RENEW_BEFORE_EXPIRY_MS = 5 * 60_000;
 const TOKEN_REQUEST_TIMEOUT_MS = 15_000;
 
+/** A service account key file, as far as it is read. */
+const ServiceAccountKey = z.object({ type: z.literal('service_account'), client_email: optionalText, private_key: optionalText, token_uri: optionalText });
+
 /** Reads and checks a service account key; `param` names the credential field in errors. */
 export function parseServiceAccount(json: string, param: string): ServiceAccount {
-  let parsed: Record<string, unknown>;
+  let parsed: unknown;
   try {
-    parsed = JSON.parse(json) as Record<string, unknown>;
+    parsed = JSON.parse(json);
   } catch {
     throw invalidRequest('The service account key is not JSON: paste the whole key file Google Cloud gave you', param);
   }
-  if (typeof parsed !== 'object' || parsed === null || parsed.type !== 'service_account') {
-    throw invalidRequest('The service account key must be a key file of "type": "service_account"', param);
-  }
-  const { client_email: clientEmail, private_key: privateKeyPem, token_uri: tokenUri } = parsed;
-  if (typeof clientEmail !== 'string' || !clientEmail) throw invalidRequest('The service account key has no client_email', param);
-  if (typeof privateKeyPem !== 'string') throw invalidRequest('The service account key has no private_key', param);
+  const key = ServiceAccountKey.safeParse(parsed);
+  if (!key.success) throw invalidRequest('The service account key must be a key file of "type": "service_account"', param);
+  const { client_email: clientEmail, private_key: privateKeyPem, token_uri: tokenUri } = key.data;
+  if (!clientEmail) throw invalidRequest('The service account key has no client_email', param);
+  if (privateKeyPem === undefined) throw invalidRequest('The service account key has no private_key', param);
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(privateKeyPem);
@@ -44,7 +48,7 @@ export function parseServiceAccount(json: string, param: string): ServiceAccount
     throw invalidRequest('The private_key of the service account key cannot be read', param);
   }
   if (privateKey.asymmetricKeyType !== 'rsa') throw invalidRequest('The private_key of the service account key is not an RSA key', param);
-  const uri = typeof tokenUri === 'string' && tokenUri ? tokenUri : GOOGLE_TOKEN_URI;
+  const uri = tokenUri || GOOGLE_TOKEN_URI;
   if (!/^https?:\/\//.test(uri)) throw invalidRequest('The token_uri of the service account key is not an http(s) URL', param);
   return { clientEmail, privateKey, tokenUri: uri };
 }
@@ -66,6 +70,10 @@ interface CachedToken {
   token: string;
   expiresAt: number;
 }
+
+/** Google's token answer, or its refusal (`{error, error_description}`), as far as it is read. */
+const TokenAnswer = z.object({ access_token: optionalText, expires_in: optional(z.number()), error: optionalText, error_description: optionalText });
+type TokenAnswer = z.infer<typeof TokenAnswer>;
 
 /** Tokens (or the request for one) by account and key, so a rotated key never gets the old key's token. */
 const tokens = new Map<string, CachedToken | Promise<CachedToken>>();
@@ -95,17 +103,17 @@ async function requestToken(account: ServiceAccount): Promise<CachedToken> {
   } catch (error) {
     throw new GatewayError(502, 'gateway_error', `Could not reach Google's token endpoint for the service account: ${describeConnectionError(error)}`, null, 'provider_unreachable', 'vertex-ai');
   }
-  let answer: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {};
+  let answer: TokenAnswer = {};
   try {
-    answer = JSON.parse(text) as typeof answer;
+    answer = TokenAnswer.safeParse(JSON.parse(text)).data ?? {};
   } catch {
     // Described below by its status.
   }
-  if (status !== 200 || typeof answer.access_token !== 'string') {
-    const reason = typeof answer.error_description === 'string' ? answer.error_description : typeof answer.error === 'string' ? answer.error : `status ${status}`;
+  if (status !== 200 || answer.access_token === undefined) {
+    const reason = answer.error_description ?? answer.error ?? `status ${status}`;
     throw new GatewayError(401, 'authentication_error', `Google refused a token for service account ${account.clientEmail}: ${reason}`, null, 'invalid_service_account', 'vertex-ai');
   }
-  const lifetimeS = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : ASSERTION_LIFETIME_S;
+  const lifetimeS = answer.expires_in !== undefined && answer.expires_in > 0 ? answer.expires_in : ASSERTION_LIFETIME_S;
   return { token: answer.access_token, expiresAt: requestedAt + lifetimeS * 1000 };
 }
 

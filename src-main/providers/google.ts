@@ -1,7 +1,8 @@
 // The Gemini API of Google AI Studio (`{base}/v1beta/models/{m}:generateContent`, streams with
 // `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
+import { z } from 'zod';
 import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
-import { asRecord, asString } from '../codecs/canonical.js';
+import { optional, optionalText } from './json-fields.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
 import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
@@ -54,17 +55,26 @@ export const google: ProviderAdapter = {
   mapError: (status, body) => mapGoogleError(status, body),
 };
 
+/** Gemini's list, as far as it is read: each model's name and what it can do; a list that is not one lists nothing. */
+const GeminiModels = z.object({
+  models: z
+    .array(z.object({ name: optional(z.union([z.string(), z.number()])), supportedGenerationMethods: optional(z.array(z.unknown())) }))
+    .catch([]),
+});
+
 /** `{models:[{name:'models/gemini-…', supportedGenerationMethods}]}` → OpenAI's list of models that generate text. */
 export function mapGeminiModels(json: unknown): ModelList {
-  const models = Array.isArray(asRecord(json).models) ? (asRecord(json).models as unknown[]) : [];
+  const models = GeminiModels.safeParse(json).data?.models ?? [];
   return {
     object: 'list',
     data: models
-      .map(asRecord)
-      .filter((model) => !Array.isArray(model.supportedGenerationMethods) || model.supportedGenerationMethods.includes('generateContent'))
+      .filter((model) => !model.supportedGenerationMethods || model.supportedGenerationMethods.includes('generateContent'))
       .map((model) => ({ id: String(model.name ?? '').replace(/^models\//, ''), object: 'model' as const, created: 0, owned_by: 'google' })),
   };
 }
+
+/** Google's error body, as far as it is read. */
+const GoogleErrorBody = z.object({ error: optional(z.object({ message: optionalText, status: optionalText })), message: optionalText });
 
 /** Google's `{error:{code, message, status}}` (sometimes inside an array) → the contract's fields; `code` keeps the status name. */
 export function mapGoogleError(status: number, body: string): MappedProviderError {
@@ -74,11 +84,10 @@ export function mapGoogleError(status: number, body: string): MappedProviderErro
   } catch {
     return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
   }
-  const root = asRecord(Array.isArray(parsed) ? parsed[0] : parsed);
-  const error = asRecord(root.error);
+  const read = GoogleErrorBody.safeParse(Array.isArray(parsed) ? parsed[0] : parsed).data;
   return {
-    message: asString(error.message) ?? asString(root.message) ?? `Provider answered with status ${status}`,
+    message: read?.error?.message ?? read?.message ?? `Provider answered with status ${status}`,
     type: errorTypeForStatus(status),
-    code: asString(error.status) ?? null,
+    code: read?.error?.status ?? null,
   };
 }

@@ -1,5 +1,7 @@
 // Providers that speak OpenAI's own format. Nothing is translated: the client's bytes go up and the
 // provider's bytes come back unchanged, so the adapter only picks the URL and the auth header.
+import { z } from 'zod';
+import { optional, optionalText } from './json-fields.js';
 import { boundedMemo } from '../core/bounded-memo.js';
 import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import type { WireFormat } from '../codecs/canonical.js';
@@ -55,6 +57,15 @@ export function bearerHeaders(token: string | undefined): Record<string, string>
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
+const OpenAIErrorFields = z.object({
+  message: optionalText,
+  type: optionalText,
+  param: optionalText,
+  code: optional(z.union([z.string(), z.number()])),
+});
+/** `{error:"…"}`, `{error:{message,type,param,code}}`, or the fields at the top (`{message}`, Azure APIM's `{statusCode, message}`). */
+const OpenAIErrorBody = z.union([z.object({ error: z.string() }), z.object({ error: OpenAIErrorFields }), OpenAIErrorFields]);
+
 /** OpenAI-style error bodies: `{error:{message,type,param,code}}`, with older `{message}` / `{error:"..."}` forms. */
 export function mapOpenAIStyleError(status: number, body: string): MappedProviderError {
   let parsed: unknown;
@@ -63,16 +74,24 @@ export function mapOpenAIStyleError(status: number, body: string): MappedProvide
   } catch {
     return { message: body.trim().slice(0, 2000) || `Provider answered with status ${status}`, type: errorTypeForStatus(status), code: null };
   }
-  const root = (parsed ?? {}) as Record<string, unknown>;
-  const inner = root.error;
-  if (typeof inner === 'string') return { message: inner, type: errorTypeForStatus(status), code: null };
-  const error = (inner && typeof inner === 'object' ? inner : root) as Record<string, unknown>;
-  const message = typeof error.message === 'string' ? error.message : `Provider answered with status ${status}`;
+  return openAIStyleError(status, parsed);
+}
+
+/** An OpenAI-style error already parsed (an error event inside a stream, say). */
+export function openAIStyleError(status: number, parsed: unknown): MappedProviderError {
+  const read = OpenAIErrorBody.safeParse(parsed);
+  const body = read.success ? read.data : {};
+  if (!('error' in body)) return fromErrorFields(status, body);
+  if (typeof body.error === 'string') return { message: body.error, type: errorTypeForStatus(status), code: null };
+  return fromErrorFields(status, body.error);
+}
+
+function fromErrorFields(status: number, error: z.infer<typeof OpenAIErrorFields>): MappedProviderError {
   return {
-    message,
-    type: typeof error.type === 'string' ? error.type : errorTypeForStatus(status),
-    code: typeof error.code === 'string' || typeof error.code === 'number' ? error.code : null,
-    param: typeof error.param === 'string' ? error.param : null,
+    message: error.message ?? `Provider answered with status ${status}`,
+    type: error.type ?? errorTypeForStatus(status),
+    code: error.code ?? null,
+    param: error.param ?? null,
   };
 }
 

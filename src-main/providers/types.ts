@@ -31,11 +31,14 @@ export interface UpstreamRequest {
   body?: Buffer | string;
 }
 
-/** OpenAI's `GET /v1/models` answer, which tools read to fill their model pickers. */
-export interface ModelList {
+/**
+ * OpenAI's `GET /v1/models` answer, which tools read to fill their model pickers, as a provider's listing
+ * maps its own list to it. (A type, not an interface: it is one of the lists model-list.ts reads.)
+ */
+export type ModelList = {
   object: 'list';
   data: { id: string; object: 'model'; created: number; owned_by: string }[];
-}
+};
 
 /** How a provider lists its models: the request, and (unless it answers in OpenAI's shape) the mapping. */
 export interface ModelListing {
@@ -50,10 +53,14 @@ export interface StoredResponses {
 }
 
 /**
- * Rewrites the chunks of an OpenAI-format stream that must not reach clients as they are (Azure's
- * annotation-only chunks): each SSE event maps to zero or more chunk objects.
+ * How a provider's OpenAI-format answer departs from OpenAI's and is put right on the passthrough path
+ * (Azure's annotation-only chunks and blank models), made per call. Providers without one are relayed
+ * byte for byte.
  */
-export interface ChunkFilter {
+export interface AnswerQuirk {
+  /** A whole answer, parsed: the answer the client gets instead. */
+  answer(json: unknown): object;
+  /** One event of a stream: the chunks the client gets in its place (none drops it). */
   onEvent(event: UpstreamEvent): object[];
 }
 
@@ -95,10 +102,8 @@ export interface ProviderAdapter {
   checkCredentials?(values: Readonly<Record<string, string>>): void;
   /** URL, headers and signing for a call whose body is ready; throws GatewayError for missing settings. */
   buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest>;
-  /** OpenAI-format answers that need cleaning before a client sees them (Azure); the rest are relayed as they are. */
-  createChunkFilter?(call: ProviderCall): ChunkFilter;
-  /** Tidies a whole OpenAI-format answer the same way. */
-  filterAnswer?(call: ProviderCall, json: unknown): object;
+  /** Only for a provider whose answers need putting right before a client sees them (Azure). */
+  answerQuirk?(call: ProviderCall): AnswerQuirk;
   /** `GET /v1/models`; providers without a list answer 404 there. */
   readonly modelListing?: ModelListing;
   /**

@@ -1,6 +1,7 @@
 // Vertex AI ("Cloud B"): Gemini models through generateContent and Claude models through rawPredict,
 // both under `/v1/projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`,
 // with the OAuth access token as a bearer and the project and region from the Cloud B headers.
+import { z } from 'zod';
 import { parseServiceAccount, serviceAccountToken } from './google-service-account.js';
 import { GatewayError, missingProviderToken } from '../core/errors.js';
 import { mapMessagesError } from './anthropic.js';
@@ -83,12 +84,14 @@ function buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamReq
   return serviceAccountToken(serviceAccountJson, SERVICE_ACCOUNT_FIELD).then((token) => buildVertexRequest(call, token));
 }
 
+/** Anthropic's errors say what they are: `{type:"error", …}`. */
+const AnthropicErrorShape = z.object({ type: z.literal('error') });
+
 /** Errors come from Google's front end (`{error:{code,status}}`) or, for Claude, from Anthropic (`{type:"error"}`). */
 export function mapVertexError(status: number, body: string): ReturnType<ProviderAdapter['mapError']> {
   let isAnthropicShape = false;
   try {
-    const parsed = JSON.parse(body) as unknown;
-    isAnthropicShape = typeof parsed === 'object' && parsed !== null && (parsed as Record<string, unknown>).type === 'error';
+    isAnthropicShape = AnthropicErrorShape.safeParse(JSON.parse(body)).success;
   } catch {
     // Not JSON: the Google mapper keeps the text.
   }

@@ -42,7 +42,7 @@ describe('azure-openai URL and auth', () => {
 
 describe('azure-openai stream clean-up', () => {
   it('drops the prompt-filter chunk, annotation-only entries and [DONE]; keeps text, finishing and usage chunks', () => {
-    const translator = azureOpenAI.createChunkFilter!(call('chat'));
+    const translator = azureOpenAI.answerQuirk!(call('chat'));
     const filter = { hate: { filtered: false, severity: 'safe' } };
     expect(translator.onEvent(sse({ id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: filter }] }))).toEqual([]);
     expect(translator.onEvent(sse({ id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-2024-08-06', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }))).toMatchObject([{ model: 'gpt-4o-2024-08-06', choices: [{ delta: { content: 'Hi' } }] }]);
@@ -56,12 +56,12 @@ describe('azure-openai stream clean-up', () => {
   });
 
   it('falls back to the configured model name when Azure leaves the model blank', () => {
-    const translator = azureOpenAI.createChunkFilter!(call('completions', { credentials: { azure: { ...azure, modelName: 'gpt-35-turbo-instruct' } } }));
+    const translator = azureOpenAI.answerQuirk!(call('completions', { credentials: { azure: { ...azure, modelName: 'gpt-35-turbo-instruct' } } }));
     expect(translator.onEvent(sse({ id: 'c', object: '', model: '', choices: [{ index: 0, text: 'a', finish_reason: null }] }))).toMatchObject([{ object: 'text_completion', model: 'gpt-35-turbo-instruct' }]);
   });
 
   it('turns an error event into a stream error', () => {
-    const translator = azureOpenAI.createChunkFilter!(call('completions'));
+    const translator = azureOpenAI.answerQuirk!(call('completions'));
     expect(() => translator.onEvent(sse({ error: { code: 'server_error', message: 'Boom' } }))).toThrow(ProviderStreamError);
   });
 });
