@@ -16,6 +16,7 @@ import { readModelList, relayModelList, relayPassthrough, type RelayOutcome } fr
 import type { Router } from './routing/router.js';
 import type { Ingress } from './ingress/types.js';
 import { reachDirect, REQUEST_FINISHED, type CallContext, type Served } from './call-context.js';
+import { anthropicModelList, routeModelEntry } from './model-list-shapes.js';
 
 /** A response the provider stored (OpenAI's `GET`/`DELETE /v1/responses/{id}[/input_items]`). */
 export interface StoredResponseRoute {
@@ -68,21 +69,12 @@ export async function serveModelList(context: CallContext, shape: 'openai' | 'an
 
 /** `GET /v1/models` for a gateway key with no provider: the route names, in the client's list shape. */
 function sendRouteModelList(res: ServerResponse, names: readonly string[], shape: 'openai' | 'anthropic', started: number): RelayOutcome {
-  const body = JSON.stringify(shape === 'anthropic' ? anthropicRouteList(names) : { object: 'list', data: names.map(routeModelEntry) });
+  const body = JSON.stringify(shape === 'anthropic' ? anthropicModelList({ data: names.map(routeModelEntry) }) : { object: 'list', data: names.map(routeModelEntry) });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return { status: 200, ttfbMs: performance.now() - started, error: null, responseBody: body };
 }
 
-/** A route name as an OpenAI model list entry. */
-function routeModelEntry(name: string): { id: string; object: 'model'; created: number; owned_by: string } {
-  return { id: name, object: 'model', created: 0, owned_by: 'gatehouse-route' };
-}
-
-function anthropicRouteList(names: readonly string[]): object {
-  const data = names.map((name) => ({ type: 'model', id: name, display_name: name, created_at: new Date(0).toISOString() }));
-  return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
-}
 
 /** A model list asked for by the admin Playground answers within this, whatever the request's own timeout. */
 const MODEL_LIST_TIMEOUT_MS = 15_000;

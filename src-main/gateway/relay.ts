@@ -7,6 +7,7 @@ import { GatewayError } from '../core/errors.js';
 import type { AnswerQuirk, ModelListing, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { ProviderStreamError } from '../providers/types.js';
 import { readListedModels, type ListedModels } from '../providers/model-list.js';
+import { anthropicModelList, routeModelEntry } from './model-list-shapes.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from '../codecs/canonical.js';
 import type { Ingress } from './ingress/types.js';
 import type { UpstreamResponse } from '../providers/upstream.js';
@@ -455,7 +456,7 @@ export async function relayModelList(
   const json = await readHeldJson(upstream, options, 'answered its model list');
   const mapped = listedModels(json, listing);
   const list: ListedModels = routeNames?.length
-    ? { ...mapped, data: [...mapped.data, ...routeNames.map((name) => ({ id: name, object: 'model' as const, created: 0, owned_by: 'gatehouse-route' }))] }
+    ? { ...mapped, data: [...mapped.data, ...routeNames.map(routeModelEntry)] }
     : mapped;
   const text = JSON.stringify(shape === 'anthropic' ? anthropicModelList(list) : list);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
@@ -480,15 +481,4 @@ export async function readModelList(upstream: UpstreamResponse, listing: ModelLi
 /** A provider's list in OpenAI's shape: mapped by its listing, or read as it came. */
 function listedModels(json: unknown, listing: ModelListing): ListedModels {
   return listing.map ? listing.map(json) : readListedModels(json);
-}
-
-/** Anthropic's list shape, which Claude Code reads when it sends `anthropic-version`. */
-function anthropicModelList(list: ListedModels): object {
-  const data = list.data.map((model) => ({
-    type: 'model',
-    id: model.id,
-    display_name: model.id,
-    created_at: new Date((model.created || 0) * 1000).toISOString(),
-  }));
-  return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }
