@@ -118,9 +118,15 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
       throw upstreamFailure(reason, options.signal, provider);
     });
   // A retry is made only while the request may still make calls; else the last failure is the answer.
-  const mayRetry = (attempt: number) => attempt < options.retries && (options.attempts?.available ?? true);
-  for (let attempt = 0; ; attempt++) {
+  // Its call is counted when the retry is decided, on the same turn: two copies of a fanned-out request
+  // cannot both decide on the last call the request may make (one would then fail the whole request).
+  const retryTaken = (attempt: number): boolean => {
+    if (attempt >= options.retries || !(options.attempts?.available ?? true)) return false;
     options.attempts?.take(provider);
+    return true;
+  };
+  options.attempts?.take(provider);
+  for (let attempt = 0; ; attempt++) {
     const started = performance.now();
     let response: Dispatcher.ResponseData;
     try {
@@ -140,14 +146,14 @@ export async function sendUpstream(upstream: UpstreamRequest, provider: string, 
       }
       if (error instanceof GatewayError) throw error;
       options.onAttempt?.({ status: null, error: describeConnectionError(error), durationMs: performance.now() - started });
-      if (mayRetry(attempt)) {
+      if (retryTaken(attempt)) {
         await backOff(attempt, undefined);
         continue;
       }
       throw upstreamFailure(error, options.signal, provider);
     }
     options.onAttempt?.({ status: response.statusCode, error: null, durationMs: performance.now() - started });
-    if (mayRetry(attempt) && RETRYABLE(response.statusCode)) {
+    if (RETRYABLE(response.statusCode) && retryTaken(attempt)) {
       const retryAfter = response.headers['retry-after'];
       await response.body.dump().catch(() => undefined);
       await backOff(attempt, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
