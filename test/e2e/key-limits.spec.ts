@@ -1,10 +1,11 @@
 // Key limits on the Keys page, against the real `gatehouse serve` and a local OpenAI-format double: set
 // a rate limit and a daily budget in the editor, see the meters fill as the key is used, see it blocked
 // once over, in light and dark mode, with no console errors.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot } from './screenshots';
+import { collectProblems } from './page-problems.js';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -34,14 +35,6 @@ function chat(): Promise<number> {
   });
 }
 
-function collectProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  return problems;
-}
 
 test('set limits on a key in the Keys page and watch how close it gets, in light and dark mode', async ({ page }) => {
   const problems = collectProblems(page);

@@ -5,6 +5,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+import { collectProblems } from './page-problems.js';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -45,14 +46,6 @@ const keyNamed = async (name: string) => {
 /** Clicks a switch as a person does: on its label (the input itself lies under the drawn track). */
 const flip = (control: ReturnType<Page['getByRole']>) => control.locator('xpath=..').click();
 
-function collectProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  return problems;
-}
 
 test("a key's routing switch: off for a new key unless asked, and flipping it in the row lets another key's routed call through", async ({ page }) => {
   const problems = collectProblems(page);

@@ -4,10 +4,11 @@
 // first double fails and the second serves, and the log's timeline shows both attempts. Also: a refused
 // save, a YAML import (all or nothing, errors by line), export, and a key's default model and model map.
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { openAIError, startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot, screenshotWholePage } from './screenshots';
+import { collectProblems } from './page-problems.js';
 
 /** The calls a double got that generate (the Playground also reads a key's model list when it is picked). */
 const generations = (double: { requests: { method: string; url: string; json: Record<string, unknown> }[] }) =>
@@ -35,14 +36,6 @@ test.afterAll(async () => {
 });
 
 /** Every uncaught error and console error of the page, to assert there are none. */
-function collectProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  return problems;
-}
 
 async function routeNamesInOrder(): Promise<string[]> {
   const listed = (await (await gatehouse.admin('/routes')).json()) as { items: Array<{ name: string }> };

@@ -2,10 +2,11 @@
 // its totals match the calls (spend from the catalog, the unknown-priced call counted apart), the
 // breakdowns switch, the Keys page shows the key's spend, in light and dark mode, with no console errors;
 // Settings sets and removes a model override.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshotWholePage } from './screenshots';
+import { collectProblems } from './page-problems.js';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -33,14 +34,6 @@ test.afterAll(async () => {
   await fake?.close();
 });
 
-function collectProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  return problems;
-}
 
 for (const theme of ['light', 'dark'] as const) {
   test(`Usage shows what a few calls cost and used, by model, key and client tool (${theme})`, async ({ page }) => {
