@@ -5,7 +5,7 @@ import type { RouteTarget } from './auth.js';
 import type { GatewayHeaders } from './gateway-headers.js';
 import type { ProviderAdapter, ProviderCall } from '../providers/types.js';
 import type { CanonicalRequest, DialectCodec, ProviderCodec, WireFormat } from '../codecs/canonical.js';
-import { dialectCodec, providerCodec } from '../codecs/registry.js';
+import { providerCodec } from '../codecs/registry.js';
 import { refusesStatefulFields } from '../codecs/openai-responses.js';
 import { withModelField } from './routing/model-field.js';
 import type { Generation } from './request-body.js';
@@ -92,5 +92,5 @@ export function planCall(generation: Generation, adapter: ProviderAdapter, provi
   const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
   const call = callWith(JSON.stringify(encoded.body));
   if (providerFormat === dialect) return { kind: 'passthrough', adapter, providerFormat, dropped: encoded.dropped, call };
-  return { kind: 'translated', adapter, providerFormat, dropped: encoded.dropped, call, copies, request: single, providerCodec: codec, dialectCodec: dialectCodec(dialect) };
+  return { kind: 'translated', adapter, providerFormat, dropped: encoded.dropped, call, copies, request: single, providerCodec: codec, dialectCodec: ingress.codec };
 }

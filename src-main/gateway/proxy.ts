@@ -6,9 +6,8 @@ import { GatewayError } from '../core/errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate } from './auth.js';
 import type { Caller, KeyDirectory } from '../core/keys.js';
-import type { Operation } from '../providers/types.js';
 import { refuseForwardedGatewayKeys } from './forward-guard.js';
-import type { Ingress } from './ingress/types.js';
+import type { GenerationRoute } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { UpstreamTimeout } from '../providers/upstream.js';
 import { redactSecrets } from '../core/redact.js';
@@ -50,11 +49,6 @@ export class ClientGone extends Error {
 /** What a proxied request asks for: a generation (or token count) in one dialect, or the provider's model list. */
 export type ProxyRoute = GenerationRoute | 'models' | StoredResponseRoute;
 
-/** A generation (or token count) in one dialect. */
-export interface GenerationRoute {
-  ingress: Ingress;
-  operation: Operation;
-}
 
 export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies): Promise<void> {
   const startedAt = Date.now();

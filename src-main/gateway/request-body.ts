@@ -6,7 +6,6 @@ import { GatewayError, invalidRequest } from '../core/errors.js';
 import type { Caller } from '../core/keys.js';
 import { readBody } from '../core/http-io.js';
 import type { CanonicalRequest } from '../codecs/canonical.js';
-import { dialectCodec } from '../codecs/registry.js';
 import type { Operation } from '../providers/types.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
 import type { Ingress, RoutedRequest } from './ingress/types.js';
@@ -31,7 +30,7 @@ export class Generation {
    * check and every route target's translation read the same decode.
    */
   canonical(): CanonicalRequest {
-    return (this.decoded ??= dialectCodec(this.ingress.dialect).decodeRequest(this.request.body));
+    return (this.decoded ??= this.ingress.codec.decodeRequest(this.request.body));
   }
 }
 

@@ -4,11 +4,10 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { GatewayError, errorBody, invalidRequest } from '../core/errors.js';
-import { handleProxy, type GenerationRoute, type ProxyDependencies } from './proxy.js';
+import { handleProxy, type ProxyDependencies } from './proxy.js';
 import { decodePath, sendJson } from '../core/http-io.js';
-import { openaiChatIngress, openaiCompletionsIngress } from './ingress/openai.js';
-import { anthropicCountTokensIngress, anthropicMessagesIngress } from './ingress/anthropic-messages.js';
-import { openaiResponsesIngress } from './ingress/openai-responses.js';
+import { anthropicMessagesIngress } from './ingress/anthropic-messages.js';
+import { GENERATION_ROUTES } from './ingress/registry.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
 import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from './browser-guard.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connection-guard.js';
@@ -100,14 +99,6 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
   sendJson(res, 404, errorBody('not_found_error', `No such path: ${url.pathname}`));
 }
 
-/** The generation paths, each the front door of one dialect (POST only). */
-const GENERATION_ROUTES: ReadonlyMap<string, GenerationRoute> = new Map([
-  ['/v1/chat/completions', { ingress: openaiChatIngress, operation: 'generate' }],
-  ['/v1/completions', { ingress: openaiCompletionsIngress, operation: 'generate' }],
-  ['/v1/messages', { ingress: anthropicMessagesIngress, operation: 'generate' }],
-  ['/v1/messages/count_tokens', { ingress: anthropicCountTokensIngress, operation: 'count_tokens' }],
-  ['/v1/responses', { ingress: openaiResponsesIngress, operation: 'generate' }],
-]);
 
 /** A response OpenAI stored, by id (and its input items); an id is letters, digits, `_` and `-` only. */
 const STORED_RESPONSE_PATH = /^\/v1\/responses\/[A-Za-z0-9_-]+(?:\/input_items)?$/;

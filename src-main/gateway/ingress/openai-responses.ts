@@ -3,10 +3,12 @@
 // inside a stream as the `error` event Codex reads.
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { readStreamFlag, requireModel, requireObject } from './openai.js';
+import { openaiResponsesDialect } from '../../codecs/openai-responses.js';
 import type { Ingress } from './types.js';
 
 export const openaiResponsesIngress: Ingress = {
   dialect: 'openai-responses',
+  codec: openaiResponsesDialect,
   readRequest(json) {
     const body = requireObject(json);
     const model = requireModel(body);

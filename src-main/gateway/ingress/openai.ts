@@ -3,6 +3,8 @@
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { sseData } from '../sse.js';
 import { validateChat, validateCompletion } from '../validate.js';
+import { openaiChatDialect } from '../../codecs/openai-chat.js';
+import { openaiCompletionsDialect } from '../../codecs/openai-completions.js';
 import type { Ingress } from './types.js';
 
 const contractError = (error: GatewayError): object => error.toBody();
@@ -10,6 +12,7 @@ const contractStreamError = (error: GatewayError): string => sseData(JSON.string
 
 export const openaiChatIngress: Ingress = {
   dialect: 'openai-chat',
+  codec: openaiChatDialect,
   readRequest(json) {
     const body = validateChat(json);
     return { model: body.model, stream: body.stream === true, n: body.n ?? 1, body };
@@ -20,6 +23,7 @@ export const openaiChatIngress: Ingress = {
 
 export const openaiCompletionsIngress: Ingress = {
   dialect: 'openai-completions',
+  codec: openaiCompletionsDialect,
   readRequest(json) {
     const body = validateCompletion(json);
     return { model: body.model, stream: body.stream === true, n: body.n ?? 1, body };

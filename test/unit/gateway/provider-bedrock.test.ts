@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
 import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-main/codecs/bedrock-converse.js';
 import type { CanonicalEvent, CanonicalRequest, Dialect } from '../../../src-main/codecs/canonical.js';
-import { dialectCodec } from '../../../src-main/codecs/registry.js';
+import { dialectCodec } from '../codecs/dialect-codecs.js';
 import { bedrock, encodeModelId, mapBedrockError } from '../../../src-main/providers/bedrock.js';
 import type { ProviderCall, UpstreamEvent } from '../../../src-main/providers/types.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';

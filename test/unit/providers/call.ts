@@ -1,7 +1,8 @@
 // Builds a ProviderCall from a request body the way the proxy does (validate, decode the client's dialect,
 // encode the provider's format), for unit tests of provider requests.
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
-import { dialectCodec, providerCodec } from '../../../src-main/codecs/registry.js';
+import { providerCodec } from '../../../src-main/codecs/registry.js';
+import { dialectCodec } from '../codecs/dialect-codecs.js';
 import type { Dialect } from '../../../src-main/codecs/canonical.js';
 import type { ProviderAdapter, ProviderCall, ProviderCredentials } from '../../../src-main/providers/types.js';
 
