@@ -1,5 +1,5 @@
 // A batch's additions to the usage totals (usage_daily and usage_monthly, migration 8), summed in memory
-// as the batch is written. log-writer-thread.ts runs the same summing on its thread, from USAGE_COLUMNS.
+// as the batch is written. log-writer-thread.ts runs the same function on its thread, with USAGE_COLUMNS.
 import { USAGE_DIMENSION_COLUMNS, USAGE_ON_CONFLICT, usageUpsert } from './migrations.js';
 import { COLUMN_INDEX, type RowValues } from './log-row.js';
 
@@ -44,28 +44,36 @@ export type UsageColumns = typeof USAGE_COLUMNS;
  * than grouping queries over the rows it just wrote.
  */
 export function usageOfBatch(rows: RowValues[]): UsageDeltas {
+  return sumBatchUsage(rows, USAGE_COLUMNS);
+}
+
+/**
+ * usageOfBatch's work, given where the figures are. It refers to nothing outside itself: the log writer
+ * thread runs this very function from its source text (log-writer-thread.ts), so both writers sum alike.
+ */
+export function sumBatchUsage(rows: RowValues[], columns: UsageColumns): UsageDeltas {
   // The rows of a batch mostly share their day, key, model, provider and client: summed per distinct
   // such row first, then spread over the breakdowns (a map key per row rather than one per breakdown).
   const groups = new Map<string, { row: RowValues; figures: number[] }>();
   for (const row of rows) {
-    let group = row[COLUMN_INDEX.day] as string;
+    let group = row[columns.day] as string;
     // Each name with its length: no name (a model may be any string) can run into the next.
-    for (const [, index] of DIMENSION_INDEXES) {
+    for (const [, index] of columns.dimensions) {
       const name = (row[index] as string | null) ?? '';
-      group += `\u0000${name.length}:${name}`;
+      group += '\u0000' + name.length + ':' + name;
     }
-    const prompt = row[COLUMN_INDEX.prompt_tokens] as number | null;
-    const completion = row[COLUMN_INDEX.completion_tokens] as number | null;
-    const cost = row[COLUMN_INDEX.cost_usd] as number | null;
+    const prompt = row[columns.prompt] as number | null;
+    const completion = row[columns.completion] as number | null;
+    const cost = row[columns.cost] as number | null;
     const unpriced = cost === null && prompt !== null;
     const figures = [
       1,
-      (row[COLUMN_INDEX.status] as number) >= 400 ? 1 : 0,
+      (row[columns.status] as number) >= 400 ? 1 : 0,
       prompt ?? 0,
       completion ?? 0,
-      (row[COLUMN_INDEX.cache_read_tokens] as number | null) ?? 0,
-      (row[COLUMN_INDEX.cache_write_tokens] as number | null) ?? 0,
-      (row[COLUMN_INDEX.reasoning_tokens] as number | null) ?? 0,
+      (row[columns.cacheRead] as number | null) ?? 0,
+      (row[columns.cacheWrite] as number | null) ?? 0,
+      (row[columns.reasoning] as number | null) ?? 0,
       cost === null ? 0 : Math.round(cost * 1e9),
       unpriced ? 1 : 0,
       cost === null ? (prompt ?? 0) + (completion ?? 0) : 0,
@@ -76,21 +84,18 @@ export function usageOfBatch(rows: RowValues[]): UsageDeltas {
   }
   const daily = new Map<string, RowValues>();
   const monthly = new Map<string, RowValues>();
-  const addTo = (table: Map<string, RowValues>, period: string, dim: string, name: string, figures: number[]) => {
-    const key = `${period}\u0000${dim}\u0000${name}`;
-    const existing = table.get(key);
-    if (!existing) table.set(key, [period, dim, name, ...figures]);
-    else for (let index = 0; index < figures.length; index++) (existing[index + 3] as number) += figures[index];
-  };
   for (const { row, figures } of groups.values()) {
-    const day = row[COLUMN_INDEX.day] as string;
-    const month = `${day.slice(0, 8)}01`;
-    for (const [dim, index] of DIMENSION_INDEXES) {
+    const day = row[columns.day] as string;
+    const month = day.slice(0, 8) + '01';
+    for (const [dim, index] of columns.dimensions) {
       const name = (row[index] as string | null) ?? '';
-      addTo(daily, day, dim, name, figures);
-      addTo(monthly, month, dim, name, figures);
+      for (const [table, period] of [[daily, day], [monthly, month]] as const) {
+        const key = period + '\u0000' + dim + '\u0000' + name;
+        const existing = table.get(key);
+        if (!existing) table.set(key, [period, dim, name, ...figures]);
+        else for (let index = 0; index < figures.length; index++) (existing[index + 3] as number) += figures[index];
+      }
     }
   }
   return { daily: [...daily.values()], monthly: [...monthly.values()] };
 }
-

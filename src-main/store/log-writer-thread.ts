@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { INSERT_ROW, type RowValues } from './log-row.js';
 import { INDEX_FOR_SEARCH, SameThreadLogWriter, type BatchOutcome, type LogBatchWriter } from './log-writer.js';
-import { USAGE_COLUMNS, USAGE_UPSERT, type UsageColumns } from './log-usage-rollup.js';
+import { sumBatchUsage, USAGE_COLUMNS, USAGE_UPSERT, type UsageColumns } from './log-usage-rollup.js';
 import type { SqliteDatabase } from './database.js';
 
 interface WorkerInput {
@@ -17,7 +17,7 @@ interface WorkerInput {
   indexSql: string;
   /** Add a batch's usage to the daily and monthly totals (migration 8), a row at a time. */
   usageSql: { daily: string; monthly: string };
-  /** Where a row's usage figures are, for summing each batch here (usageOfBatch's twin below). */
+  /** Where a row's usage figures are, for summing each batch there (sumBatchUsage). */
   usageColumns: UsageColumns;
   /** Int32 [0]: the sequence number of the last batch answered, for a synchronous wait. */
   progress: SharedArrayBuffer;
@@ -49,60 +49,11 @@ const insert = db.prepare(workerData.insertSql);
 const indexForSearch = db.prepare(workerData.indexSql);
 const addDaily = db.prepare(workerData.usageSql.daily);
 const addMonthly = db.prepare(workerData.usageSql.monthly);
-// log-usage-rollup.ts usageOfBatch, line for line: the batch's usage summed per day (month), breakdown and
-// name. Done here rather than on the gateway's thread, where it was a few µs of every request; the same
-// figures in the same order (the tests compare this thread's totals with the same-thread writer's).
-const columns = workerData.usageColumns;
-function usageOfBatch(rows) {
-  // The rows of a batch mostly share their day, key, model, provider and client: summed per distinct
-  // such row first, then spread over the breakdowns (a map key per row rather than one per breakdown).
-  const groups = new Map();
-  for (const row of rows) {
-    let group = row[columns.day];
-    // Each name with its length: no name (a model may be any string) can run into the next.
-    for (const [, index] of columns.dimensions) {
-      const name = row[index] ?? '';
-      group += '\u0000' + name.length + ':' + name;
-    }
-    const prompt = row[columns.prompt];
-    const completion = row[columns.completion];
-    const cost = row[columns.cost];
-    const unpriced = cost === null && prompt !== null;
-    const figures = [
-      1,
-      row[columns.status] >= 400 ? 1 : 0,
-      prompt ?? 0,
-      completion ?? 0,
-      row[columns.cacheRead] ?? 0,
-      row[columns.cacheWrite] ?? 0,
-      row[columns.reasoning] ?? 0,
-      cost === null ? 0 : Math.round(cost * 1e9),
-      unpriced ? 1 : 0,
-      cost === null ? (prompt ?? 0) + (completion ?? 0) : 0,
-    ];
-    const existing = groups.get(group);
-    if (!existing) groups.set(group, { row, figures });
-    else for (let index = 0; index < figures.length; index++) existing.figures[index] += figures[index];
-  }
-  const daily = new Map();
-  const monthly = new Map();
-  const addTo = (table, period, dim, name, figures) => {
-    const key = period + '\u0000' + dim + '\u0000' + name;
-    const existing = table.get(key);
-    if (!existing) table.set(key, [period, dim, name, ...figures]);
-    else for (let index = 0; index < figures.length; index++) existing[index + 3] += figures[index];
-  };
-  for (const { row, figures } of groups.values()) {
-    const day = row[columns.day];
-    const month = day.slice(0, 8) + '01';
-    for (const [dim, index] of columns.dimensions) {
-      const name = row[index] ?? '';
-      addTo(daily, day, dim, name, figures);
-      addTo(monthly, month, dim, name, figures);
-    }
-  }
-  return { daily: [...daily.values()], monthly: [...monthly.values()] };
-}
+// The same summing as the same-thread writer: log-usage-rollup.ts's own function, from its source text.
+// (__name is what a bundler that keeps function names may wrap inner functions in.)
+const __name = (target) => target;
+const sumBatchUsage = ${sumBatchUsage.toString()};
+const usageOfBatch = (rows) => sumBatchUsage(rows, workerData.usageColumns);
 const writeBatch = db.transaction((rows) => {
   const usage = usageOfBatch(rows);
   const ids = rows.map((row) => Number(insert.run(row).lastInsertRowid));
