@@ -11,7 +11,7 @@ import { getProvider, secretCredentialValues } from '../providers/registry.js';
 import type { ProviderAdapter, ProviderCredentials } from '../providers/types.js';
 import type { SendOptions } from '../providers/upstream.js';
 import type { WireFormat } from '../codecs/canonical.js';
-import type { RelayOptions, RelayOutcome } from './relay.js';
+import type { RelayOptions, RelayOutcome } from './relay/types.js';
 import type { Ingress } from './ingress/types.js';
 import type { CallAdmission } from './limits/call-admission.js';
 import type { LimitTicket } from './limits/limiter.js';

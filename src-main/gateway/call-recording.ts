@@ -12,7 +12,7 @@ import type { ProviderCredentials } from '../providers/types.js';
 import { priceCall } from '../catalog/pricing.js';
 import { catalogModel } from '../catalog/catalog.js';
 import type { GatewayHeaders } from './gateway-headers.js';
-import type { RelayOutcome } from './relay.js';
+import type { RelayOutcome } from './relay/types.js';
 import type { RoutedRequest } from './ingress/types.js';
 import { estimatedUsage } from './limits/usage-estimate.js';
 import { callSecrets, type Served } from './call-context.js';

@@ -1,5 +1,5 @@
 // The largest piece of a provider's stream the gateway holds: an SSE line or event, a Bedrock
-// event-stream frame. Whole answers are capped at 32 MB (relay.ts); without this a stream could grow
+// event-stream frame. Whole answers are capped at 32 MB (relay/provider-answer.ts); without this a stream could grow
 // one line (or declare one frame) without end and fill the gateway's memory.
 import { GatewayError } from '../core/errors.js';
 

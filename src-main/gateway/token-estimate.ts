@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CanonicalRequest, ContentPart } from '../codecs/canonical.js';
 import { toolResultText } from '../codecs/canonical.js';
-import type { RelayOutcome } from './relay.js';
+import type { RelayOutcome } from './relay/types.js';
 import { countTokens, type TokenCount } from './token-count.js';
 
 /** Per message, the chat templates add a few tokens of framing (role markers); 3 is OpenAI's documented figure. */

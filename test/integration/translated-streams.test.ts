@@ -210,7 +210,7 @@ describe('translated streams reach the client while the provider is still answer
       expect.fail(
         headWasSent
           ? `${testCase.name}: the client got no event within ${FIRST_EVENT_DEADLINE_MS} ms although the provider had sent its first events and was holding back only its last ones: ` +
-              'the gateway holds a translated stream back until the provider finishes (relay.ts relayTranslated must write each translated event as it is made, not cork or buffer them)'
+              'the gateway holds a translated stream back until the provider finishes (relay/translated.ts relayTranslated must write each translated event as it is made, not cork or buffer them)'
           : `${testCase.name}: the provider never sent its first events within ${FIRST_EVENT_DEADLINE_MS} ms — did the request reach the double?`,
       );
     }
