@@ -73,7 +73,7 @@ function admittedPlan(generation: Generation, context: CallContext, target: Rout
 
 /**
  * Relays a plan's answer: given the first call's response when it was sent already (a route tried it),
- * else it sends; a translated plan's copies (fan-out) are sent now.
+ * else it sends; a translated plan's copies (fan-out) are sent now, and the relay is handed the answers.
  */
 export function relayPlan(context: CallContext, plan: CallPlan, first: UpstreamResponse | null, send: (call: ProviderCall) => Promise<UpstreamResponse>, options: RelayOptions): Promise<RelayOutcome> {
   const { res } = context;
@@ -82,19 +82,10 @@ export function relayPlan(context: CallContext, plan: CallPlan, first: UpstreamR
     const call = plan.call;
     return first ? relayPassthrough(res, first, options, call) : send(call).then((upstream) => relayPassthrough(res, upstream, options, call));
   }
-  let pending = first;
-  const sendOrFirst = (one: ProviderCall): Promise<UpstreamResponse> => {
-    if (!pending) return send(one);
-    const answer = pending;
-    pending = null;
-    return Promise.resolve(answer);
-  };
-  return relayTranslated(res, Array.from({ length: plan.copies }, () => plan.call), sendOrFirst, {
-    ...options,
-    request: plan.request,
-    providerCodec: plan.providerCodec,
-    dialectCodec: plan.dialectCodec,
-  });
+  const answers = Array.from({ length: plan.copies }, (_, index) => (index === 0 && first ? Promise.resolve(first) : send(plan.call)));
+  return Promise.all(answers).then((all) =>
+    relayTranslated(res, all, { ...options, request: plan.request, providerCodec: plan.providerCodec, dialectCodec: plan.dialectCodec }),
+  );
 }
 
 /** A generation without a route: to the provider the caller's key or headers name. */

@@ -1,7 +1,6 @@
 // A provider whose format is not the client's: its answer decoded to the canonical model and encoded in the
 // client's dialect, a stream event by event as each arrives; n single-choice calls merged into one answer.
 import type { ServerResponse } from 'node:http';
-import type { ProviderCall } from '../../providers/types.js';
 import type { UpstreamResponse } from '../../providers/upstream.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type Usage } from '../../codecs/canonical.js';
 import { SSE_DONE } from '../sse.js';
@@ -28,16 +27,10 @@ function mergeChoices(answers: object[]): object {
 /**
  * Answers from a provider whose format is not the client's: each upstream event is decoded to canonical
  * events and encoded in the client's dialect the moment it arrives; a whole answer is decoded, then encoded.
- * With n calls (formats without `n`), their answers or streams are merged into one.
+ * With n calls (formats without `n`), their answers or streams are merged into one: `all` is the answer of each.
  */
-export async function relayTranslated(
-  res: ServerResponse,
-  calls: ProviderCall[],
-  send: (call: ProviderCall) => Promise<UpstreamResponse>,
-  options: TranslatedRelayOptions,
-): Promise<RelayOutcome> {
+export async function relayTranslated(res: ServerResponse, all: UpstreamResponse[], options: TranslatedRelayOptions): Promise<RelayOutcome> {
   const { request, providerCodec, dialectCodec } = options;
-  const all = await Promise.all(calls.map(send));
   const failed = all.find((upstream) => upstream.status >= 400);
   if (failed) {
     for (const other of all) if (other !== failed) other.body.destroy();
