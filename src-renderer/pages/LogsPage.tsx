@@ -1,7 +1,6 @@
 // Every request through the gateway, newest first, updating live.
 import { useEffect, useMemo, useState } from 'react';
 import { formatDuration } from '../components/format';
-import { KNOWN_PROVIDER_SLUGS } from '../api/known-providers';
 import { Icon } from '../components/Icon';
 import { CLIENT_DIALECTS, DIALECT_DESCRIPTIONS, DIALECT_LABELS } from '../logs/dialects';
 import { EmptyState, ErrorNotice, LoadingState, Spinner } from '../components/StatusViews';
@@ -84,7 +83,7 @@ export function LogsPage() {
   const summary = useMemo(() => summarize(rows), [rows]);
   // Suggestions for the model filter, which matches a model name exactly (as the server does).
   const knownModels = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.model).filter((model): model is string => Boolean(model)))].sort(), [rows]);
-  const providerSlugs = providers.length ? providers.map((provider) => provider.slug) : KNOWN_PROVIDER_SLUGS;
+  const providerSlugs = providers.map((provider) => provider.slug);
 
   let body;
   if (status === 'loading' && !rows.length) body = <LoadingState label="Loading requests" />;

@@ -2,7 +2,6 @@
 // the key nor its secret reaches the page), a pasted virtual key, or a provider with its own token
 // (and a gateway API key, which the gateway needs whenever no virtual key is sent).
 import { useEffect } from 'react';
-import { KNOWN_PROVIDER_SLUGS } from '../../api/known-providers';
 import { Field } from '../../components/Field';
 import { SegmentedControl } from '../../components/SegmentedControl';
 import { buildGatewayOptionHeaders, REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND, type GatewayOptionValues } from '../../playground/gateway-options';
@@ -113,7 +112,8 @@ export function ConnectionCard({ errors }: { errors: Partial<Record<string, stri
     void loadProviders();
   }, [loadProviders]);
 
-  const providerOptions = providers.length ? providers.map((item) => ({ slug: item.slug, name: item.name })) : KNOWN_PROVIDER_SLUGS.map((slug) => ({ slug, name: slug }));
+  // The gateway's own list; until it arrives, the provider already chosen is the one option.
+  const providerOptions = providers.length ? providers.map((item) => ({ slug: item.slug, name: item.name })) : [{ slug: provider, name: provider }];
   const defaultBaseUrl = providers.find((item) => item.slug === provider)?.defaultBaseUrl;
   // Servers found running on this machine come first; the fixed presets cover the usual ports otherwise.
   const found = useLocalServers().filter((server) => server.online);

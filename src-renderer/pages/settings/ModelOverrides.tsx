@@ -3,12 +3,12 @@
 // tokens; a blank field keeps the catalog's figure.
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../../api/api-error';
-import { KNOWN_PROVIDER_SLUGS } from '../../api/known-providers';
 import type { CatalogModel, ModelOverride } from '../../api/types';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { ErrorNotice } from '../../components/StatusViews';
 import { requireAdminClient } from '../../stores/session-store';
+import { useKeysStore } from '../../stores/keys-store';
 import { useToastStore } from '../../stores/toast-store';
 import '../usage/usage.css';
 
@@ -44,6 +44,10 @@ export function ModelOverrides() {
   const [catalog, setCatalog] = useState<CatalogModel | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [saving, setSaving] = useState(false);
+  // Every provider the gateway knows (GET /admin/api/providers); until it arrives, the chosen one.
+  const providers = useKeysStore((state) => state.providers);
+  const loadProviders = useKeysStore((state) => state.loadProviders);
+  const providerSlugs = providers.length ? providers.map((provider) => provider.slug) : [draft.provider].filter((slug) => slug !== '*');
 
   const load = async () => {
     try {
@@ -56,7 +60,8 @@ export function ModelOverrides() {
 
   useEffect(() => {
     void load();
-  }, []);
+    void loadProviders();
+  }, [loadProviders]);
 
   // What the catalog says of the model being typed, as placeholders: the user sees what they replace.
   useEffect(() => {
@@ -171,7 +176,7 @@ export function ModelOverrides() {
       <form className="form-grid model-override-form" onSubmit={onSubmit} noValidate>
         <Field label="Provider" error={fieldError('provider')}>
           <select className="input" value={draft.provider} onChange={(event) => setDraft({ ...draft, provider: event.target.value })}>
-            {KNOWN_PROVIDER_SLUGS.map((slug) => (
+            {providerSlugs.map((slug) => (
               <option key={slug} value={slug}>
                 {slug}
               </option>
