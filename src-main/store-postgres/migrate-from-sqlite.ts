@@ -18,6 +18,13 @@ const LOG_COLUMNS = [
   'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body', 'dialect', 'provider_format', 'dropped',
   'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id', 'request_count',
 ];
+/** PostgreSQL's type of each log column, for moving them as one array per column (unnest): far fewer parameters than rows × columns. */
+const LOG_TYPES: Record<string, string> = {
+  id: 'bigint', created_at: 'bigint', status: 'int', latency_ms: 'float8', ttfb_ms: 'float8', prompt_tokens: 'bigint', completion_tokens: 'bigint',
+  stream: 'int', attempts: 'int', cache_read_tokens: 'bigint', cache_write_tokens: 'bigint', reasoning_tokens: 'bigint', cost_usd: 'float8', request_count: 'int',
+};
+const LOG_ROWS_PER_INSERT = 5_000;
+
 /** SQLite's expression for each column: `dialect` is its generated column, `day` is worked out for rows from before migration 8. */
 const LOG_SOURCE = LOG_COLUMNS.map((column) => (column === 'day' ? "coalesce(day, date(created_at / 1000, 'unixepoch', 'localtime')) AS day" : column)).join(', ');
 
@@ -60,6 +67,26 @@ async function insertRows(client: pg.Client, table: string, columns: readonly st
   for (const row of rows) {
     batch.push(row);
     if (batch.length >= ROWS_PER_INSERT) await flush();
+  }
+  await flush();
+  return count;
+}
+
+async function copyLog(db: SqliteDatabase, client: pg.Client): Promise<number> {
+  const sql = `INSERT INTO request_log (${LOG_COLUMNS.join(', ')}) SELECT * FROM unnest(${LOG_COLUMNS.map((column, index) => `$${index + 1}::${LOG_TYPES[column] ?? 'text'}[]`).join(', ')})`;
+  let columns: unknown[][] = LOG_COLUMNS.map(() => []);
+  let count = 0;
+  let inBatch = 0;
+  const flush = async () => {
+    if (!inBatch) return;
+    await client.query(sql, columns);
+    count += inBatch;
+    inBatch = 0;
+    columns = LOG_COLUMNS.map(() => []);
+  };
+  for (const row of db.prepare(`SELECT ${LOG_SOURCE} FROM request_log ORDER BY id`).raw().iterate() as Iterable<unknown[]>) {
+    for (let index = 0; index < row.length; index++) columns[index].push(row[index]);
+    if (++inBatch >= LOG_ROWS_PER_INSERT) await flush();
   }
   await flush();
   return count;
@@ -108,7 +135,7 @@ export async function migrateSqliteToPostgres(db: SqliteDatabase, url: string, p
         logRows: 0,
       };
       await copyTable(db, client, 'key_spend', ['key_id', 'day', 'cost_usd', 'tokens', 'requests']);
-      counts.logRows = await copyTable(db, client, 'request_log', LOG_COLUMNS, LOG_SOURCE);
+      counts.logRows = await copyLog(db, client);
       const usageColumns = ['dim', 'name', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
       await copyTable(db, client, 'usage_daily', ['day', ...usageColumns]);
       await copyTable(db, client, 'usage_monthly', ['month', ...usageColumns]);
