@@ -39,6 +39,15 @@ import { DISCOVERY_PORTS_ENV, probePorts, probeTimeoutFrom, USUAL_PORTS, usualPo
 import { playgroundRoutes } from './admin/playground-routes.js';
 import { SavedPromptStore } from './store/saved-prompts.js';
 import type { AppServices } from './app-services.js';
+import type { KeyProtection, KeyRepository } from './core/key-repository.js';
+import type { RouteRepository } from './core/route-repository.js';
+import type { SettingsRepository } from './core/settings.js';
+import type { ModelOverrideRepository } from './core/model-overrides.js';
+import type { UsageRepository } from './core/usage.js';
+import type { KeyLimitsRepository } from './core/limits.js';
+import type { SavedPromptRepository } from './core/saved-prompts.js';
+import { masterKeyProtector, MASTER_KEY_ENV } from './store/key-protection.js';
+import { checkDatabaseUrl, describeDatabaseUrl, openPostgresStore } from './store-postgres/open.js';
 
 export interface StartOptions {
   host?: string;
@@ -69,6 +78,125 @@ export interface StartOptions {
   adoptPort?: number;
   /** `port` is the person's new choice (the desktop's "Use port N" after a clash): saved in Settings → Network once bound. */
   rememberPort?: boolean;
+  /** Team mode: PostgreSQL holds keys, routes, settings, the log and spend (else GATEHOUSE_DATABASE_URL; else SQLite in the data dir). */
+  databaseUrl?: string;
+  /** Team mode: Redis for limits shared across instances (else GATEHOUSE_REDIS_URL). */
+  redisUrl?: string;
+}
+
+/** Where an instance keeps its data: SQLite in the data dir, or team mode's PostgreSQL. */
+interface Storage {
+  /** For the status line: "SQLite (<file>)" or "PostgreSQL (<url without password>)". */
+  description: string;
+  /** Team mode: this instance's id, as its log rows name it. */
+  instanceId: string | null;
+  settings: SettingsRepository;
+  modelOverrides: ModelOverrideRepository;
+  usage: UsageRepository;
+  keys: KeyRepository;
+  keyProtection: KeyProtection;
+  routes: RouteRepository;
+  requestLog: RequestLog;
+  limits: KeyLimitsRepository;
+  savedPrompts: SavedPromptRepository;
+  /** Work started once the server is up (SQLite: pricing rows of older versions). */
+  background(stopped: AbortSignal): void;
+  /** The closers, in the order they run. */
+  closers: (() => void)[];
+}
+
+/** A redis:// or rediss:// URL; the message names what is wrong. */
+export function checkRedisUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('--redis-url is not a URL: expected redis://host:port');
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error(`--redis-url must start with redis:// or rediss:// (got ${parsed.protocol}//)`);
+  return url;
+}
+
+async function openSqliteStorage(dataDir: string, options: StartOptions, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
+  const db = openDatabase(dataDir, { nativeBinding: options.sqliteNativeBinding });
+  const closers: (() => void)[] = [() => db.close()];
+  try {
+    const settings = new SettingsStore(db);
+    // The user's model prices and context windows reach the catalog before the first call is priced.
+    const modelOverrides = new ModelOverrideStore(db);
+    const protector = options.keyProtection ?? (await chooseHeadlessKeyProtector(dataDir, env));
+    if (protector.warning) log(`Warning: ${protector.warning}`);
+    // A store made with the key file moves to GATEHOUSE_MASTER_KEY (or the keychain) when one is set.
+    const keys = await KeyStore.open(db, protector, headlessProtectionUpgrade(dataDir, env));
+    closers.unshift(() => keys.close());
+    // keys.close() stops the watching too.
+    keys.watchForExternalChanges();
+    // Rows are written on a worker thread, so the SQLite work never comes out of a request's time.
+    const writer = new ThreadLogWriter(db, { file: db.name, nativeBinding: options.sqliteNativeBinding });
+    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
+    closers.unshift(() => requestLog.close());
+    return {
+      description: `SQLite (${join(dataDir, DATABASE_FILE)})`,
+      instanceId: null,
+      settings,
+      modelOverrides,
+      usage: new UsageStore(db),
+      keys,
+      keyProtection: protector,
+      routes: new RouteStore(db),
+      requestLog,
+      limits: new KeyLimitsTable(db),
+      savedPrompts: new SavedPromptStore(db),
+      background: (stopped) => {
+        // Rows logged by a version before costs were get theirs, a slice at a time, once.
+        const costBackfill = setTimeout(() => {
+          backfillCosts(db, () => stopped.aborted).catch((error: unknown) => log(`Pricing earlier log rows failed: ${(error as Error).message}`));
+        }, 2_000);
+        costBackfill.unref();
+        stopped.addEventListener('abort', () => clearTimeout(costBackfill));
+      },
+      closers,
+    };
+  } catch (error) {
+    for (const close of closers) {
+      try {
+        close();
+      } catch {
+        // Already failing; the first error is the one to report.
+      }
+    }
+    throw error;
+  }
+}
+
+/** Team mode: PostgreSQL, with GATEHOUSE_MASTER_KEY (the same on every instance) and never a key file. */
+async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
+  checkDatabaseUrl(databaseUrl);
+  const masterKey = env[MASTER_KEY_ENV];
+  if (masterKey === undefined || masterKey.trim() === '') {
+    throw new Error(
+      `Team mode (--database-url) needs ${MASTER_KEY_ENV}: the provider secrets in PostgreSQL are sealed with it, and every instance must use the same one. ` +
+        'Set it (32 random bytes in hex or base64, or a long passphrase); there is no key file in team mode.',
+    );
+  }
+  const protector = masterKeyProtector(masterKey);
+  if (!redisUrl) log('No --redis-url: limits are counted by this instance alone, so no other instance may serve from this database.');
+  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl) });
+  return {
+    description: `PostgreSQL (${describeDatabaseUrl(databaseUrl)}), instance ${store.instanceId}${redisUrl ? `, Redis (${describeDatabaseUrl(redisUrl)})` : ''}`,
+    instanceId: store.instanceId,
+    settings: store.settings,
+    modelOverrides: store.modelOverrides,
+    usage: store.usage,
+    keys: store.keys,
+    keyProtection: protector,
+    routes: store.routes,
+    requestLog: store.requestLog,
+    limits: store.limits,
+    savedPrompts: store.savedPrompts,
+    background: () => undefined,
+    closers: [() => store.close()],
+  };
 }
 
 export interface RunningGatehouse {
@@ -77,6 +205,10 @@ export interface RunningGatehouse {
   port: number;
   adminToken: string;
   dataDir: string;
+  /** Where this instance keeps its data, for the status line: SQLite (file) or PostgreSQL (URL without password). */
+  storage: string;
+  /** Team mode: this instance's id, as its log rows name it; null on SQLite. */
+  instanceId: string | null;
   services: AppServices;
   stop(): Promise<void>;
 }
@@ -123,18 +255,34 @@ export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string 
   return token;
 }
 
+/** The log's queue in Prometheus text: rows waiting to be written, and rows dropped because the queue was full. */
+function logQueueMetrics(log: RequestLog): string {
+  return [
+    '# HELP gatehouse_log_queue_rows Request log rows waiting in memory to be written (queued, or refused by the database and kept for a retry).',
+    '# TYPE gatehouse_log_queue_rows gauge',
+    `gatehouse_log_queue_rows ${log.pendingCount}`,
+    '# HELP gatehouse_log_dropped_rows_total Request log rows dropped since start because the waiting rows passed their bound.',
+    '# TYPE gatehouse_log_dropped_rows_total counter',
+    `gatehouse_log_dropped_rows_total ${log.droppedCount}`,
+    '',
+  ].join('\n');
+}
+
 export async function startGatehouse(options: StartOptions = {}): Promise<RunningGatehouse> {
   const env = options.env ?? process.env;
   const dataDir = options.dataDir ?? defaultDataDir(env);
   const log = options.log ?? (() => undefined);
 
-  const db = openDatabase(dataDir, { nativeBinding: options.sqliteNativeBinding });
-  const closers: (() => void)[] = [() => db.close()];
+  const databaseUrl = options.databaseUrl ?? (env.GATEHOUSE_DATABASE_URL || undefined);
+  const redisUrl = options.redisUrl ?? (env.GATEHOUSE_REDIS_URL || undefined);
+  if (redisUrl !== undefined) checkRedisUrl(redisUrl);
+  if (redisUrl !== undefined && databaseUrl === undefined) throw new Error('--redis-url is for team mode: give --database-url (PostgreSQL) with it.');
+  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, env, log) : await openSqliteStorage(dataDir, options, env, log);
+  const closers = storage.closers;
   try {
-    const settings = new SettingsStore(db);
-    // The user's model prices and context windows reach the catalog before the first call is priced.
-    const modelOverrides = new ModelOverrideStore(db);
-    const usage = new UsageStore(db);
+    log(`Storage: ${storage.description}`);
+    const { settings, modelOverrides, usage, keys, routes, requestLog } = storage;
+    const protector = storage.keyProtection;
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
     let saved = settings.get();
     if (options.adoptPort !== undefined && options.adoptPort !== saved.port && saved.port === DEFAULT_SETTINGS.port) {
@@ -146,26 +294,14 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     if (!isLoopbackHostname(host) && !options.allowRemote) {
       throw new Error(`Refusing to listen on ${host}: it is not a loopback address. Pass --allow-remote to expose Gatehouse to other machines.`);
     }
-    const protector = options.keyProtection ?? (await chooseHeadlessKeyProtector(dataDir, env));
-    if (protector.warning) log(`Warning: ${protector.warning}`);
-    // A store made with the key file moves to GATEHOUSE_MASTER_KEY (or the keychain) when one is set.
-    const keys = await KeyStore.open(db, protector, headlessProtectionUpgrade(dataDir, env));
-    closers.unshift(() => keys.close());
-    // keys.close() stops the watching too.
-    keys.watchForExternalChanges();
     const keyDirectory = chainKeyDirectories(keys, environmentKeyDirectory(env.GATEWAY_API_KEY));
     // The route table lives in memory; changes from the admin API reach it at once, the CLI's within a second.
-    const routes = new RouteStore(db);
     const router = new Router({ keyByName: (name) => keys.virtualKeyByName(name) });
     router.setRoutes(routes.definitions());
     closers.unshift(routes.watch((table) => router.setRoutes(table)));
-    // Rows are written on a worker thread, so the SQLite work never comes out of a request's time.
-    const writer = new ThreadLogWriter(db, { file: db.name, nativeBinding: options.sqliteNativeBinding });
-    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
-    closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
     // Limits per key: checked in memory; spend written back about once a second and on stop.
-    const limits = new KeyLimitsService(new KeyLimitsTable(db), { now: options.limitsClock });
+    const limits = new KeyLimitsService(storage.limits, { now: options.limitsClock });
     closers.unshift(() => limits.close());
 
     let usual: number[];
@@ -214,7 +350,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
       },
-      savedPrompts: new SavedPromptStore(db),
+      savedPrompts: storage.savedPrompts,
       shutdown: shutdown.signal,
     };
     const uiDir = join(packageRoot(), 'out', 'renderer');
@@ -235,7 +371,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       connectionLimits: options.connectionLimits,
       ...services.proxy,
       handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
-      handleMetrics: createMetricsHandler(metrics, adminToken),
+      handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
@@ -260,11 +396,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     pruneTimer.unref();
     const firstPrune = setTimeout(prune, 5_000);
     firstPrune.unref();
-    // Rows logged by a version before costs were get theirs, a slice at a time, once.
-    const costBackfill = setTimeout(() => {
-      backfillCosts(db, () => shutdown.signal.aborted).catch((error: unknown) => log(`Pricing earlier log rows failed: ${(error as Error).message}`));
-    }, 2_000);
-    costBackfill.unref();
+    storage.background(shutdown.signal);
     // Once the port is known (so it is left out); in the background, so it never delays serving.
     discovery.start();
 
@@ -273,7 +405,6 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       (stopping ??= (async () => {
         clearInterval(pruneTimer);
         clearTimeout(firstPrune);
-        clearTimeout(costBackfill);
         discovery.stop();
         shutdown.abort();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -292,7 +423,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         for (const close of closers) close();
       })());
 
-    return { url, host, port: bound, adminToken, dataDir, services, stop };
+    return { url, host, port: bound, adminToken, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
   } catch (error) {
     for (const close of closers) {
       try {

@@ -4,15 +4,18 @@ import { startGatehouse, type RunningGatehouse } from './app.js';
 import { runKeysCommand } from './cli-keys.js';
 import { runRoutesCommand } from './cli-routes.js';
 import { runDiscoverCommand } from './cli-discover.js';
+import { runMigrateCommand } from './cli-migrate.js';
 
 const USAGE = `Usage:
-  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
+  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--database-url postgres://… [--redis-url redis://…]]
+  gatehouse migrate --data-dir D --to postgres://…   (copies a stopped desktop data dir into an empty team database)
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
   gatehouse keys list | keys revoke ID
   gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
-Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
+Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY,
+  GATEHOUSE_DATABASE_URL, GATEHOUSE_REDIS_URL (team mode)`;
 
 async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -22,6 +25,8 @@ async function serve(args: string[]): Promise<number> {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       'allow-remote': { type: 'boolean', default: false },
+      'database-url': { type: 'string' },
+      'redis-url': { type: 'string' },
     },
     strict: true,
   });
@@ -37,6 +42,8 @@ async function serve(args: string[]): Promise<number> {
       port,
       dataDir: values['data-dir'],
       allowRemote: values['allow-remote'],
+      databaseUrl: values['database-url'],
+      redisUrl: values['redis-url'],
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -46,6 +53,7 @@ async function serve(args: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`Gatehouse listening on ${running.url}\n`);
+  process.stdout.write(`Storage: ${running.storage}\n`);
   process.stdout.write(`Open the UI: ${running.url}/#token=${running.adminToken}\n`);
 
   await new Promise<void>((resolve) => {
@@ -71,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
       return await runKeysCommand(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
     if (command === 'routes') return await runRoutesCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+    if (command === 'migrate') return await runMigrateCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === 'discover') return await runDiscoverCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);

@@ -14,6 +14,8 @@ export interface LogEntry extends CallFacts {
   costUsd: number | null;
   /** The client tool (store/usage-client.ts): claude-cli, codex, openai-js, curl …, or the dialect. */
   client: string | null;
+  /** Team mode: the instance that served the call (its id in the instances table); absent or null on SQLite. */
+  instance?: string | null;
 }
 
 export interface LogEntryDetail extends LogEntry {

@@ -343,7 +343,8 @@ export function mayReadMetrics(peerAddress: string | undefined, hostHeader: stri
 }
 
 /** GET /metrics (CONTRACT): Prometheus text, or 403 in the contract's error shape. */
-export function createMetricsHandler(metrics: GatewayMetrics, adminToken: string) {
+/** `extra`: further Prometheus text from outside the gateway (the request log's queue), appended to each scrape. */
+export function createMetricsHandler(metrics: GatewayMetrics, adminToken: string, extra?: () => string) {
   return async function handleMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /metrics'), { allow: 'GET, HEAD' });
@@ -351,7 +352,7 @@ export function createMetricsHandler(metrics: GatewayMetrics, adminToken: string
     if (!mayReadMetrics(req.socket.remoteAddress, req.headers.host, req.headers.authorization, adminToken)) {
       return sendJson(res, 403, errorBody('permission_error', '/metrics answers only to loopback clients, or to others with the admin token (Authorization: Bearer <admin token>)'));
     }
-    const text = await metrics.render();
+    const text = extra ? `${await metrics.render()}\n${extra()}` : await metrics.render();
     res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : text);
   };

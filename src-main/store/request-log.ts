@@ -17,7 +17,12 @@ export interface RequestLogOptions {
   storeBodies?: () => boolean;
   /** Where batches are written; by default on this thread, as soon as they are handed over. */
   writer?: LogBatchWriter;
+  /** Where entries are read back from; by default the SQLite database's (another backend brings its own, with its writer). */
+  queries?: LogReader;
 }
+
+/** The reading half of the log: a page, one entry, the purge. */
+export type LogReader = Pick<LogQueries, 'list' | 'get' | 'prune'>;
 
 /** Rows held in memory while the database refuses writes or the writer falls behind; past this the oldest are dropped. */
 const MAX_PENDING_ROWS = 50_000;
@@ -39,7 +44,7 @@ export class RequestLog implements RequestLogStore {
   private handOverSoon = false;
   private readonly listeners = new Set<LogListener>();
   private readonly writer: LogBatchWriter;
-  private readonly queries: LogQueries;
+  private readonly queries: LogReader;
   private readonly batchSize: number;
   private readonly flushIntervalMs: number;
   private readonly maxStoredBodyChars: number;
@@ -50,16 +55,20 @@ export class RequestLog implements RequestLogStore {
   /** Rows dropped since the last message about it, and when that message was printed. */
   private droppedUnreported = 0;
   private lastDropReport = -Infinity;
+  /** Rows dropped since start (the bounded queue overflowed), for /metrics. */
+  private droppedTotal = 0;
 
-  constructor(db: SqliteDatabase, options: RequestLogOptions = {}) {
+  /** `db` may be null when `writer` and `queries` are given (a store other than SQLite). */
+  constructor(db: SqliteDatabase | null, options: RequestLogOptions = {}) {
     // On the same thread a batch holds the event loop while it is written: 64 rows keep that to about a
     // millisecond. Total cost barely depends on the batch size (commits are cheap in WAL mode).
     this.batchSize = options.batchSize ?? 64;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.maxStoredBodyChars = options.maxStoredBodyChars ?? 256 * 1024;
     this.storeBodies = options.storeBodies ?? (() => true);
-    this.writer = options.writer ?? new SameThreadLogWriter(db);
-    this.queries = new LogQueries(db, () => this.closed);
+    if (!db && (!options.writer || !options.queries)) throw new Error('A request log without a SQLite database needs its own writer and queries');
+    this.writer = options.writer ?? new SameThreadLogWriter(db!);
+    this.queries = options.queries ?? new LogQueries(db!, () => this.closed);
   }
 
   /** Queues a row; costs no disk work on the caller's path. */
@@ -81,6 +90,11 @@ export class RequestLog implements RequestLogStore {
   /** Rows not written yet: queued, or refused by the database and waiting for another try. */
   get pendingCount(): number {
     return this.refused.length + this.queue.length;
+  }
+
+  /** Rows dropped since start because the queue was full (the store refused writes for long, or fell behind). */
+  get droppedCount(): number {
+    return this.droppedTotal;
   }
 
   /** Writes every queued row and returns once they are stored (and the listeners told). */
@@ -152,6 +166,7 @@ export class RequestLog implements RequestLogStore {
     this.refused.splice(0, fromRefused);
     this.queue.splice(0, excess - fromRefused);
     this.droppedUnreported += excess;
+    this.droppedTotal += excess;
     const now = Date.now();
     if (now - this.lastDropReport < DROP_REPORT_INTERVAL_MS) return;
     console.error(

@@ -36,6 +36,9 @@ export interface StartGatewayOptions {
   refusalWindowMs?: number;
   /** --allow-remote: /v1 answers any Host. */
   allowRemote?: boolean;
+  /** Team mode: PostgreSQL (and Redis) instead of SQLite in the data dir. */
+  databaseUrl?: string;
+  redisUrl?: string;
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -51,6 +54,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     limitsClock: options.limitsClock,
     refusalWindowMs: options.refusalWindowMs,
     allowRemote: options.allowRemote,
+    databaseUrl: options.databaseUrl,
+    redisUrl: options.redisUrl,
   });
   return {
     baseUrl: running.url,

@@ -1,0 +1,100 @@
+// Each running instance has a row with a heartbeat (PostgreSQL's clock, so machines' clocks need not agree):
+// who else is serving. Without Redis, limits are counted per instance, so a second live instance is refused.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { PgBridge } from './pg-bridge.js';
+
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+/** An instance whose heartbeat is older than this is taken for gone (killed, or cut off). */
+export const HEARTBEAT_STALE_MS = 15_000;
+const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** Registration is one at a time, so two instances starting at once without Redis cannot both pass the check. */
+const REGISTRATION_LOCK = 0x67617465;
+
+export class InstanceAlreadyRunningError extends Error {
+  override name = 'InstanceAlreadyRunningError';
+}
+
+export interface LiveInstance {
+  id: string;
+  host: string;
+  pid: number;
+  sharedLimits: boolean;
+}
+
+export function newInstanceId(): string {
+  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '').slice(0, 40) || 'host'}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+export class InstanceRegistration {
+  private timer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    private readonly bridge: PgBridge,
+    readonly id: string,
+    private readonly sharedLimits: boolean,
+  ) {}
+
+  /**
+   * Registers this instance. Without shared limits (no Redis) it refuses to start while another live
+   * instance is registered, and any instance refuses to join while a live one counts limits on its own.
+   */
+  static async register(bridge: PgBridge, options: { id: string; sharedLimits: boolean }): Promise<InstanceRegistration> {
+    const [, , live] = await bridge.run(
+      [
+        { sql: 'SELECT pg_advisory_xact_lock($1)', params: [REGISTRATION_LOCK] },
+        { sql: `DELETE FROM instances WHERE heartbeat_at < ${NOW_MS} - $1`, params: [HEARTBEAT_STALE_MS] },
+        { sql: 'SELECT id, host, pid, shared_limits AS "sharedLimits" FROM instances WHERE id <> $1', params: [options.id] },
+        {
+          sql: `INSERT INTO instances (id, host, pid, started_at, heartbeat_at, shared_limits)
+                SELECT $1, $2, $3, ${NOW_MS}, ${NOW_MS}, $4
+                WHERE $4 AND NOT EXISTS (SELECT 1 FROM instances WHERE NOT shared_limits AND id <> $1)
+                   OR NOT $4 AND NOT EXISTS (SELECT 1 FROM instances WHERE id <> $1)`,
+          params: [options.id, hostname(), process.pid, options.sharedLimits],
+        },
+      ],
+      { transaction: true },
+    );
+    const others = live as unknown as LiveInstance[];
+    const blocking = options.sharedLimits ? others.filter((other) => !other.sharedLimits) : others;
+    if (blocking.length) {
+      const other = blocking[0];
+      throw new InstanceAlreadyRunningError(
+        `Another Gatehouse instance (${other.id} on ${other.host}, pid ${other.pid}) is serving from this database ` +
+          `${options.sharedLimits ? 'without Redis' : ''}. Limits across instances need Redis: start every instance with --redis-url ` +
+          '(GATEHOUSE_REDIS_URL), or stop the other one. A single instance may run on PostgreSQL alone.',
+      );
+    }
+    const registration = new InstanceRegistration(bridge, options.id, options.sharedLimits);
+    registration.timer = setInterval(() => registration.beat(), HEARTBEAT_INTERVAL_MS);
+    registration.timer.unref();
+    return registration;
+  }
+
+  /** The instances with a fresh heartbeat, this one included. */
+  live(): LiveInstance[] {
+    return this.bridge.querySync<LiveInstance>(`SELECT id, host, pid, shared_limits AS "sharedLimits" FROM instances WHERE heartbeat_at >= ${NOW_MS} - $1 ORDER BY started_at`, [HEARTBEAT_STALE_MS]);
+  }
+
+  /** Removes this instance's row (on a clean stop); a killed instance's row goes stale instead. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    try {
+      this.bridge.runSync([{ sql: 'DELETE FROM instances WHERE id = $1', params: [this.id] }], { timeoutMs: 2_000 });
+    } catch {
+      // PostgreSQL away: the row goes stale and the next start clears it.
+    }
+  }
+
+  private beat(): void {
+    // Back after an outage long enough to have been cleared: the row is put back.
+    this.bridge
+      .query(
+        `INSERT INTO instances (id, host, pid, started_at, heartbeat_at, shared_limits) VALUES ($1, $2, $3, ${NOW_MS}, ${NOW_MS}, $4)
+         ON CONFLICT (id) DO UPDATE SET heartbeat_at = ${NOW_MS}`,
+        [this.id, hostname(), process.pid, this.sharedLimits],
+      )
+      .catch(() => undefined);
+  }
+}

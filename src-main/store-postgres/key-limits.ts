@@ -1,0 +1,179 @@
+// Key limits and spend in PostgreSQL: the KeyLimitsRepository the running limiter is loaded from. Spend
+// is handed over off the gateway's thread (the limiter's tick must never wait on the network); amounts
+// PostgreSQL refused are kept and added to the next write. Other instances' limit changes are heard
+// through NOTIFY 'limits' / 'keys' (mayHaveChanged).
+import { GatewayError } from '../core/errors.js';
+import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type LimitedKey, type LimitsSnapshot, type SpendDelta, type SpentDay } from '../core/limits.js';
+import type { PgBridge, Statement } from './pg-bridge.js';
+
+const ACTIVE_KEYS = `SELECT id, name, 'virtual' AS kind, created_at FROM virtual_keys WHERE revoked_at IS NULL
+  UNION ALL SELECT id, name, 'gateway' AS kind, created_at FROM gateway_keys WHERE revoked_at IS NULL ORDER BY created_at DESC, id`;
+const VERSION = "SELECT string_agg(value::text, '/' ORDER BY name) AS version FROM generations WHERE name IN ('limits', 'keys')";
+const ADD_SPEND = `INSERT INTO key_spend (key_id, day, cost_usd, tokens, requests) SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::bigint[], $5::bigint[])
+  ON CONFLICT (key_id, day) DO UPDATE SET cost_usd = key_spend.cost_usd + excluded.cost_usd, tokens = key_spend.tokens + excluded.tokens, requests = key_spend.requests + excluded.requests`;
+
+interface LimitsRow {
+  key_id: string;
+  rpm: number | null;
+  tpm: number | null;
+  daily_usd: number | null;
+  monthly_usd: number | null;
+}
+
+const fromRow = (row: LimitsRow): KeyLimits => ({ rpm: row.rpm, tpm: row.tpm, dailyUsd: row.daily_usd, monthlyUsd: row.monthly_usd });
+const toKey = (row: Record<string, unknown>): LimitedKey => ({ id: String(row.id), name: String(row.name), kind: row.kind as LimitedKey['kind'] });
+
+/** Deltas of one key and day summed into one (a single upsert may not touch a row twice). */
+function merged(deltas: readonly SpendDelta[]): SpendDelta[] {
+  const byKeyDay = new Map<string, SpendDelta>();
+  for (const delta of deltas) {
+    const id = `${delta.keyId}\u0000${delta.day}`;
+    const known = byKeyDay.get(id);
+    if (known) byKeyDay.set(id, { ...known, costUsd: known.costUsd + delta.costUsd, tokens: known.tokens + delta.tokens, requests: known.requests + delta.requests });
+    else byKeyDay.set(id, { ...delta });
+  }
+  return [...byKeyDay.values()];
+}
+
+function spendStatement(deltas: readonly SpendDelta[]): Statement {
+  return { sql: ADD_SPEND, params: [deltas.map((d) => d.keyId), deltas.map((d) => d.day), deltas.map((d) => d.costUsd), deltas.map((d) => d.tokens), deltas.map((d) => d.requests)] };
+}
+
+export class PgKeyLimitsStore implements KeyLimitsRepository {
+  private changed = false;
+  /** Spend handed over but refused (PostgreSQL away): written with the next amounts. */
+  private unwritten: SpendDelta[] = [];
+  private writing = false;
+  private closed = false;
+
+  constructor(private readonly bridge: PgBridge) {}
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  key(id: string): LimitedKey {
+    const found = this.activeKeys().find((key) => key.id === id);
+    if (!found) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${id}'`, 'id');
+    return found;
+  }
+
+  keysNamed(name: string): LimitedKey[] {
+    return this.activeKeys().filter((key) => key.name === name);
+  }
+
+  activeKeys(): LimitedKey[] {
+    return this.bridge.querySync(ACTIVE_KEYS).map(toKey);
+  }
+
+  get(keyId: string): KeyLimits | null {
+    const row = this.bridge.querySync<LimitsRow>('SELECT * FROM key_limits WHERE key_id = $1', [keyId])[0];
+    return row ? fromRow(row) : null;
+  }
+
+  all(): Map<string, KeyLimits> {
+    return new Map(this.bridge.querySync<LimitsRow>('SELECT * FROM key_limits').map((row) => [row.key_id, fromRow(row)]));
+  }
+
+  set(keyId: string, limits: KeyLimits): void {
+    if (!hasAnyLimit(limits)) {
+      this.clear(keyId);
+      return;
+    }
+    this.bridge.querySync(
+      `INSERT INTO key_limits (key_id, rpm, tpm, daily_usd, monthly_usd, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (key_id) DO UPDATE SET rpm = excluded.rpm, tpm = excluded.tpm, daily_usd = excluded.daily_usd, monthly_usd = excluded.monthly_usd, updated_at = excluded.updated_at`,
+      [keyId, limits.rpm, limits.tpm, limits.dailyUsd, limits.monthlyUsd, Date.now()],
+    );
+  }
+
+  clear(keyId: string): void {
+    this.bridge.querySync('DELETE FROM key_limits WHERE key_id = $1', [keyId]);
+  }
+
+  snapshot(): LimitsSnapshot {
+    const [version, limits, keys] = this.bridge.runSync([{ sql: VERSION }, { sql: 'SELECT * FROM key_limits' }, { sql: ACTIVE_KEYS }], { transaction: true });
+    return {
+      version: String(version[0].version),
+      limits: new Map((limits as unknown as LimitsRow[]).map((row) => [row.key_id, fromRow(row)])),
+      keys: keys.map(toKey),
+    };
+  }
+
+  version(): string {
+    return String(this.bridge.querySync<{ version: string }>(VERSION)[0].version);
+  }
+
+  /** Set by the change feed when any instance changed limits or keys; read (and reset) by the limiter's tick. */
+  markChanged(): void {
+    this.changed = true;
+  }
+
+  mayHaveChanged(): boolean {
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
+  }
+
+  spendSince(firstDay: string): SpentDay[] {
+    return this.bridge
+      .querySync<{ key_id: string; day: string; cost_usd: number; tokens: number; requests: number }>('SELECT key_id, day, cost_usd, tokens, requests FROM key_spend WHERE day >= $1', [firstDay])
+      .map((row) => ({ keyId: row.key_id, day: row.day, costUsd: row.cost_usd, tokens: row.tokens, requests: row.requests }));
+  }
+
+  recentCalls(keyId: string, since: number): [number, number][] {
+    return this.bridge
+      .querySync<{ created_at: number; tokens: number }>(
+        `SELECT created_at, coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) AS tokens FROM request_log
+         WHERE (key_id = $1 OR target_key_id = $1) AND created_at > $2 AND NOT (status = 429 AND provider IS NULL) ORDER BY created_at`,
+        [keyId, since],
+      )
+      .map((row) => [row.created_at, row.tokens]);
+  }
+
+  /**
+   * With `wait: false` (the limiter's tick) the amounts are handed over and this returns at once: they are
+   * the store's from then on, kept and retried if PostgreSQL is away. With `wait: true` (on stop) they are
+   * written before it returns, with whatever was kept.
+   */
+  addSpend(deltas: readonly SpendDelta[], options: { wait: boolean }): boolean {
+    if (this.closed) return false;
+    if (options.wait) {
+      const all = merged([...this.unwritten, ...deltas]);
+      if (all.length) this.bridge.runSync([spendStatement(all)]);
+      this.unwritten = [];
+      return true;
+    }
+    this.unwritten.push(...deltas);
+    this.writeKept();
+    return true;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.addSpend([], { wait: true });
+    } catch (error) {
+      console.error(`Gatehouse: could not write the last key spend to PostgreSQL: ${(error as Error).message}`);
+    }
+    this.closed = true;
+  }
+
+  private writeKept(): void {
+    if (this.writing || this.unwritten.length === 0) return;
+    const batch = merged(this.unwritten);
+    this.unwritten = [];
+    this.writing = true;
+    this.bridge.run([spendStatement(batch)]).then(
+      () => {
+        this.writing = false;
+        this.writeKept();
+      },
+      () => {
+        // Kept for the next tick's write.
+        this.writing = false;
+        this.unwritten = batch.concat(this.unwritten);
+      },
+    );
+  }
+}

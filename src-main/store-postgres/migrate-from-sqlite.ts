@@ -1,0 +1,157 @@
+// `gatehouse migrate`: a desktop data dir's SQLite database copied into an empty team database, in one
+// PostgreSQL transaction: the data key (wrapped by GATEHOUSE_MASTER_KEY) and the keys with their secrets
+// still sealed (the same sealed format, so nothing is decrypted), routes, settings and overrides, saved
+// prompts, limits and spend, and the request log with its usage totals.
+import pg from 'pg';
+import type { SqliteDatabase } from '../store/database.js';
+import { openDataKey, KeyStoreLockedError } from '../store/keys/data-key.js';
+import type { KeyProtector } from '../store/key-protection.js';
+import { checkDatabaseUrl } from './open.js';
+import { migrate } from './schema.js';
+
+/** Tables a team database holds data in: any row in one means it is not empty. */
+const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_spend', 'request_log', 'usage_daily', 'usage_monthly'];
+const ROWS_PER_INSERT = 500;
+
+const LOG_COLUMNS = [
+  'id', 'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens',
+  'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body', 'dialect', 'provider_format', 'dropped',
+  'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id', 'request_count',
+];
+/** PostgreSQL's type of each log column, for moving them as one array per column (unnest): far fewer parameters than rows × columns. */
+const LOG_TYPES: Record<string, string> = {
+  id: 'bigint', created_at: 'bigint', status: 'int', latency_ms: 'float8', ttfb_ms: 'float8', prompt_tokens: 'bigint', completion_tokens: 'bigint',
+  stream: 'int', attempts: 'int', cache_read_tokens: 'bigint', cache_write_tokens: 'bigint', reasoning_tokens: 'bigint', cost_usd: 'float8', request_count: 'int',
+};
+const LOG_ROWS_PER_INSERT = 5_000;
+
+/** SQLite's expression for each column: `dialect` is its generated column, `day` is worked out for rows from before migration 8. */
+const LOG_SOURCE = LOG_COLUMNS.map((column) => (column === 'day' ? "coalesce(day, date(created_at / 1000, 'unixepoch', 'localtime')) AS day" : column)).join(', ');
+
+export class MigrationRefusedError extends Error {
+  override name = 'MigrationRefusedError';
+}
+
+export interface MigrationCounts {
+  virtualKeys: number;
+  gatewayKeys: number;
+  routes: number;
+  settings: number;
+  savedPrompts: number;
+  keyLimits: number;
+  logRows: number;
+}
+
+/** Why a database is not empty, or null when it is (no tables but possibly Gatehouse's own, all empty). */
+async function notEmpty(client: pg.Client): Promise<string | null> {
+  const tables = (await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()")).rows.map((row) => row.name);
+  const foreign = tables.filter((name) => name !== 'gatehouse_schema' && name !== 'generations' && name !== 'instances' && !TEAM_TABLES.includes(name));
+  if (foreign.length) return `it holds other tables (${foreign.slice(0, 5).join(', ')})`;
+  for (const table of TEAM_TABLES.filter((name) => tables.includes(name))) {
+    const { rows } = await client.query(`SELECT 1 FROM ${table} LIMIT 1`);
+    if (rows.length) return `its ${table} table has rows`;
+  }
+  return null;
+}
+
+async function insertRows(client: pg.Client, table: string, columns: readonly string[], rows: Iterable<unknown[]>): Promise<number> {
+  let batch: unknown[][] = [];
+  let count = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const placeholders = batch.map((_, row) => `(${columns.map((__, column) => `$${row * columns.length + column + 1}`).join(', ')})`).join(', ');
+    await client.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders}`, batch.flat());
+    count += batch.length;
+    batch = [];
+  };
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length >= ROWS_PER_INSERT) await flush();
+  }
+  await flush();
+  return count;
+}
+
+async function copyLog(db: SqliteDatabase, client: pg.Client): Promise<number> {
+  const sql = `INSERT INTO request_log (${LOG_COLUMNS.join(', ')}) SELECT * FROM unnest(${LOG_COLUMNS.map((column, index) => `$${index + 1}::${LOG_TYPES[column] ?? 'text'}[]`).join(', ')})`;
+  let columns: unknown[][] = LOG_COLUMNS.map(() => []);
+  let count = 0;
+  let inBatch = 0;
+  const flush = async () => {
+    if (!inBatch) return;
+    await client.query(sql, columns);
+    count += inBatch;
+    inBatch = 0;
+    columns = LOG_COLUMNS.map(() => []);
+  };
+  for (const row of db.prepare(`SELECT ${LOG_SOURCE} FROM request_log ORDER BY id`).raw().iterate() as Iterable<unknown[]>) {
+    for (let index = 0; index < row.length; index++) columns[index].push(row[index]);
+    if (++inBatch >= LOG_ROWS_PER_INSERT) await flush();
+  }
+  await flush();
+  return count;
+}
+
+function copyTable(db: SqliteDatabase, client: pg.Client, table: string, columns: readonly string[], select = columns.join(', ')): Promise<number> {
+  const rows = db.prepare(`SELECT ${select} FROM ${table}`).raw().iterate() as Iterable<unknown[]>;
+  return insertRows(client, table, columns, rows);
+}
+
+/**
+ * Copies `db` (the data dir's database, opened and migrated) into the empty database at `url`. The data
+ * key must open with `protector` (the same GATEHOUSE_MASTER_KEY the team instances use); a store still on
+ * its key file is moved to the master key first, as `gatehouse serve` with the key set would.
+ */
+export async function migrateSqliteToPostgres(db: SqliteDatabase, url: string, protector: KeyProtector, upgrade: Parameters<typeof openDataKey>[2]): Promise<MigrationCounts> {
+  checkDatabaseUrl(url);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const why = await notEmpty(client);
+    if (why) throw new MigrationRefusedError(`The target database is not empty: ${why}. Migrate into a new, empty database.`);
+    // Proves the master key opens the data key before anything is written.
+    let hasKeys = false;
+    try {
+      const dataKey = await openDataKey(db, protector, upgrade);
+      dataKey.privateKey?.export({ format: 'der', type: 'pkcs8' }).fill(0);
+      hasKeys = true;
+    } catch (error) {
+      if (error instanceof KeyStoreLockedError) throw new MigrationRefusedError(`${error.message} (gatehouse migrate needs the GATEHOUSE_MASTER_KEY the team instances will use)`);
+      throw error;
+    }
+    await migrate(url);
+    // Consistent reading: nothing else writes the SQLite file while it is copied.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      await client.query('BEGIN');
+      if (hasKeys) await copyTable(db, client, 'key_store', ['id', 'format', 'protector_mode', 'wrapped_private_key', 'public_key', 'created_at']);
+      const counts: MigrationCounts = {
+        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing']),
+        gatewayKeys: await copyTable(db, client, 'gateway_keys', ['id', 'name', 'key_hash', 'key_prefix', 'created_at', 'updated_at', 'revoked_at']),
+        settings: await copyTable(db, client, 'settings', ['key', 'value']),
+        routes: await copyTable(db, client, 'routes', ['id', 'position', 'name', 'match', 'strategy', 'targets', 'created_at', 'updated_at']),
+        savedPrompts: await copyTable(db, client, 'saved_prompts', ['id', 'name', 'endpoint', 'body', 'key_id', 'created_at', 'updated_at']),
+        keyLimits: await copyTable(db, client, 'key_limits', ['key_id', 'rpm', 'tpm', 'daily_usd', 'monthly_usd', 'updated_at']),
+        logRows: 0,
+      };
+      await copyTable(db, client, 'key_spend', ['key_id', 'day', 'cost_usd', 'tokens', 'requests']);
+      counts.logRows = await copyLog(db, client);
+      const usageColumns = ['dim', 'name', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
+      await copyTable(db, client, 'usage_daily', ['day', ...usageColumns]);
+      await copyTable(db, client, 'usage_monthly', ['month', ...usageColumns]);
+      // New rows are numbered after the moved ones.
+      await client.query("SELECT setval(pg_get_serial_sequence('request_log', 'id'), greatest((SELECT max(id) FROM request_log), 1))");
+      const stillEmpty = await client.query('SELECT 1 FROM request_log WHERE instance_id IS NOT NULL LIMIT 1');
+      if (stillEmpty.rows.length) throw new MigrationRefusedError('A team instance wrote to the target database during the migration; nothing was copied. Stop the instances and migrate into an empty database.');
+      await client.query('COMMIT');
+      return counts;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      db.exec('ROLLBACK');
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,136 @@
+// Team mode's storage: every contract of core/ on one PostgreSQL database, opened for one instance. The
+// schema is migrated (under a lock), the instance registered, and a LISTEN connection keeps this
+// instance's in-memory keys, routes, limits and settings in step with every other instance's changes.
+import type { KeyProtector } from '../store/key-protection.js';
+import { RequestLog } from '../store/request-log.js';
+import { ChangeFeed } from './change-feed.js';
+import { InstanceRegistration, newInstanceId } from './instances.js';
+import { PgKeyLimitsStore } from './key-limits.js';
+import { PgKeyStore } from './key-store.js';
+import { PgBridge } from './pg-bridge.js';
+import { PgLogQueries, PgLogWriter } from './request-log.js';
+import { PgRouteStore } from './routes.js';
+import { PgSavedPromptStore } from './saved-prompts.js';
+import { migrate } from './schema.js';
+import { PgModelOverrideStore, PgSettingsStore } from './settings.js';
+import { PgUsageStore } from './usage.js';
+
+export interface PostgresStoreOptions {
+  url: string;
+  protector: KeyProtector;
+  /** Whether limits are shared across instances (Redis): without, a second live instance is refused. */
+  sharedLimits: boolean;
+  instanceId?: string;
+}
+
+export interface PostgresStore {
+  instanceId: string;
+  bridge: PgBridge;
+  settings: PgSettingsStore;
+  modelOverrides: PgModelOverrideStore;
+  usage: PgUsageStore;
+  keys: PgKeyStore;
+  routes: PgRouteStore;
+  limits: PgKeyLimitsStore;
+  savedPrompts: PgSavedPromptStore;
+  requestLog: RequestLog;
+  instances: InstanceRegistration;
+  changes: ChangeFeed;
+  /** Stops listening, flushes the log, leaves the instances table and closes the pool (the limiter is closed first by the caller). */
+  close(): void;
+}
+
+/** A URL is a PostgreSQL one (postgres:// or postgresql://); the message names what is wrong. */
+export function checkDatabaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`--database-url is not a URL: expected postgres://user:password@host:port/database`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new Error(`--database-url must start with postgres:// (got ${parsed.protocol}//)`);
+  return url;
+}
+
+/** The URL with its password hidden, for status lines. */
+export function describeDatabaseUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  checkDatabaseUrl(options.url);
+  await migrate(options.url);
+  const bridge = new PgBridge({ url: options.url });
+  const closers: (() => void)[] = [() => bridge.close()];
+  try {
+    const instanceId = options.instanceId ?? newInstanceId();
+    const instances = await InstanceRegistration.register(bridge, { id: instanceId, sharedLimits: options.sharedLimits });
+    closers.unshift(() => instances.close());
+    const changes = new ChangeFeed(options.url);
+    // Listening before the first reads: a change committed in between is heard, not missed.
+    await changes.start();
+    closers.unshift(() => changes.stop());
+    const settings = await PgSettingsStore.open(bridge);
+    const modelOverrides = await PgModelOverrideStore.open(bridge);
+    const keys = await PgKeyStore.open(bridge, options.protector);
+    closers.unshift(() => keys.close());
+    const routes = await PgRouteStore.open(bridge);
+    const limits = new PgKeyLimitsStore(bridge);
+    closers.unshift(() => limits.close());
+    let logClosed = false;
+    const requestLog = new RequestLog(null, {
+      // Larger batches than SQLite's: each is one round trip, and the writing is on another thread anyway.
+      batchSize: 256,
+      storeBodies: () => settings.get().storeBodies,
+      writer: new PgLogWriter(bridge, instanceId),
+      queries: new PgLogQueries(bridge, () => logClosed),
+    });
+    closers.unshift(() => {
+      logClosed = true;
+      requestLog.close();
+    });
+    const refresh = (work: Promise<void>) => work.catch((error: unknown) => console.error(`Gatehouse: reloading from PostgreSQL failed: ${(error as Error).message}`));
+    changes.on((topic) => {
+      if (topic === 'keys') {
+        void refresh(keys.reload());
+        limits.markChanged();
+      } else if (topic === 'routes') void refresh(routes.reload());
+      else if (topic === 'limits') limits.markChanged();
+      else if (topic === 'settings') void refresh(Promise.all([settings.reload(), modelOverrides.reload()]).then(() => undefined));
+    });
+    return {
+      instanceId,
+      bridge,
+      settings,
+      modelOverrides,
+      usage: new PgUsageStore(bridge),
+      keys,
+      routes,
+      limits,
+      savedPrompts: new PgSavedPromptStore(bridge),
+      requestLog,
+      instances,
+      changes,
+      close: () => {
+        for (const close of closers) {
+          try {
+            close();
+          } catch (error) {
+            console.error(`Gatehouse: closing the PostgreSQL store: ${(error as Error).message}`);
+          }
+        }
+      },
+    };
+  } catch (error) {
+    for (const close of closers) {
+      try {
+        close();
+      } catch {
+        // Already failing; the first error is the one to report.
+      }
+    }
+    throw error;
+  }
+}

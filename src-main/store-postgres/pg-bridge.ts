@@ -1,0 +1,260 @@
+// PostgreSQL from the gateway's thread. The storage contracts of core/ are synchronous (SQLite answers at
+// once), and `pg` is asynchronous: a worker thread holds the connection pool, and the gateway's thread
+// either waits for an answer (admin reads and writes: Atomics.wait on a shared cell, the reply taken with
+// receiveMessageOnPort) or hands work over and hears back later (log batches, refreshes, spend). The hot
+// path never waits here: what it reads is kept in memory by the stores.
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { GatewayError } from '../core/errors.js';
+
+export interface Statement {
+  sql: string;
+  params?: unknown[];
+}
+
+/** Rows of each statement, in order. */
+export type Results = Record<string, unknown>[][];
+
+interface Reply {
+  id: number;
+  results?: Results;
+  error?: string;
+  code?: string;
+  unreachable?: boolean;
+}
+
+/** Raised when PostgreSQL cannot be reached (or answered too late): a 503 to the admin API. */
+export class DatabaseUnavailableError extends GatewayError {
+  constructor(detail: string) {
+    super(503, 'api_error', `PostgreSQL is unreachable (${detail}); try again when it is back.`);
+  }
+}
+
+// Kept as source text, as the SQLite log writer's worker is, so it runs from the sources and any bundle.
+const WORKER_SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const pg = require(workerData.pgPath);
+// Times are kept as BIGINT milliseconds and counts as BIGINT: all well within a double.
+pg.types.setTypeParser(20, (value) => Number(value));
+pg.types.setTypeParser(1700, (value) => Number(value));
+const pool = new pg.Pool({
+  connectionString: workerData.url,
+  max: workerData.poolSize,
+  connectionTimeoutMillis: workerData.connectTimeoutMs,
+  idleTimeoutMillis: 30000,
+  statement_timeout: workerData.statementTimeoutMs,
+  application_name: 'gatehouse',
+});
+// A connection dropped while idle: the next query opens another.
+pool.on('error', () => {});
+const signal = new Int32Array(workerData.signal);
+const replies = workerData.replies;
+// After a failed connection, work fails at once for a moment instead of each piece waiting out a timeout.
+let downUntil = 0;
+let downReason = '';
+function unreachable(error) {
+  const code = error && error.code;
+  if (!code) return true;
+  return /^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code);
+}
+async function run(job) {
+  if (Date.now() < downUntil) {
+    const error = new Error(downReason);
+    error.code = 'ECONNREFUSED';
+    throw error;
+  }
+  let client;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    downUntil = Date.now() + workerData.retryAfterFailureMs;
+    downReason = String(error && error.message);
+    throw error;
+  }
+  let broken = false;
+  try {
+    if (job.transaction) await client.query('BEGIN');
+    const results = [];
+    for (const statement of job.statements) {
+      const result = await client.query(statement.sql, statement.params || []);
+      results.push(result.rows || []);
+    }
+    if (job.transaction) await client.query('COMMIT');
+    return results;
+  } catch (error) {
+    broken = unreachable(error);
+    if (job.transaction && !broken) await client.query('ROLLBACK').catch(() => { broken = true; });
+    if (broken) {
+      downUntil = Date.now() + workerData.retryAfterFailureMs;
+      downReason = String(error && error.message);
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+// Log batches are written one after another, in the order handed over; a barrier waits for them.
+let chain = Promise.resolve();
+function answer(reply) {
+  replies.postMessage(reply);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+parentPort.on('message', (message) => {
+  if (message.close) {
+    pool.end().finally(() => { answer({ id: message.id, results: [] }); replies.close(); parentPort.close(); });
+    return;
+  }
+  const work = message.barrier ? () => chain.then(() => []) : () => run(message.job);
+  const done = work().then(
+    (results) => answer({ id: message.id, results }),
+    (error) => answer({ id: message.id, error: String(error && error.message), code: error && error.code, unreachable: unreachable(error) }),
+  );
+  if (message.ordered) chain = done;
+});
+`;
+
+export interface PgBridgeOptions {
+  url: string;
+  /** How long an admin read or write may wait for PostgreSQL before it is answered with a 503. */
+  syncTimeoutMs?: number;
+  poolSize?: number;
+}
+
+export class PgBridge {
+  private readonly worker: Worker;
+  private readonly replies: MessagePort;
+  private readonly signal: Int32Array;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (results: Results) => void; reject: (error: Error) => void }>();
+  private readonly syncTimeoutMs: number;
+  private closed = false;
+
+  constructor(options: PgBridgeOptions) {
+    this.syncTimeoutMs = options.syncTimeoutMs ?? 5_000;
+    const shared = new SharedArrayBuffer(4);
+    this.signal = new Int32Array(shared);
+    const channel = new MessageChannel();
+    this.replies = channel.port1;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        pgPath: createRequire(import.meta.url).resolve('pg'),
+        url: options.url,
+        poolSize: options.poolSize ?? 4,
+        connectTimeoutMs: Math.min(3_000, this.syncTimeoutMs),
+        statementTimeoutMs: 30_000,
+        retryAfterFailureMs: 500,
+        signal: shared,
+        replies: channel.port2,
+      },
+      transferList: [channel.port2],
+    });
+    this.worker.unref();
+    this.replies.unref();
+    this.replies.on('message', (reply: Reply) => this.settle(reply));
+    this.worker.on('error', (error) => this.failAll(error));
+  }
+
+  /** Runs statements (in one transaction when more than one) and waits for their rows: for the admin API and the CLI. */
+  runSync(statements: Statement[], options: { transaction?: boolean; timeoutMs?: number } = {}): Results {
+    if (this.closed) throw new DatabaseUnavailableError('the store is closed');
+    const id = ++this.nextId;
+    let outcome: Reply | undefined;
+    this.pending.set(id, { resolve: (results) => (outcome = { id, results }), reject: (error) => (outcome = { id, error: error.message, code: (error as { code?: string }).code }) });
+    this.worker.postMessage({ id, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
+    this.waitFor(id, options.timeoutMs ?? this.syncTimeoutMs);
+    if (!outcome) {
+      this.pending.delete(id);
+      throw new DatabaseUnavailableError(`no answer within ${(options.timeoutMs ?? this.syncTimeoutMs) / 1000} s`);
+    }
+    if (outcome.error !== undefined) throw this.errorOf(outcome);
+    return outcome.results!;
+  }
+
+  /** One statement's rows, waited for. */
+  querySync<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Row[] {
+    return this.runSync([{ sql, params }])[0] as Row[];
+  }
+
+  /** Runs statements off this thread; `ordered` work (log batches) is done one after another, in order. */
+  run(statements: Statement[], options: { transaction?: boolean; ordered?: boolean } = {}): Promise<Results> {
+    if (this.closed) return Promise.reject(new DatabaseUnavailableError('the store is closed'));
+    const id = ++this.nextId;
+    return new Promise<Results>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ordered: options.ordered ?? false, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
+    });
+  }
+
+  query<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return this.run([{ sql, params }]).then((results) => results[0] as Row[]);
+  }
+
+  /** Waits until every ordered piece of work handed over so far is answered; false when it took longer than `timeoutMs`. */
+  waitForOrdered(timeoutMs: number): boolean {
+    if (this.closed) return true;
+    const id = ++this.nextId;
+    let answered = false;
+    this.pending.set(id, { resolve: () => (answered = true), reject: () => (answered = true) });
+    this.worker.postMessage({ id, barrier: true });
+    this.waitFor(id, timeoutMs);
+    if (!answered) this.pending.delete(id);
+    return answered;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    const id = ++this.nextId;
+    this.pending.set(id, { resolve: () => undefined, reject: () => undefined });
+    this.worker.postMessage({ id, close: true });
+    this.waitFor(id, 2_000);
+    this.closed = true;
+    this.failAll(new DatabaseUnavailableError('the store is closed'));
+    void this.worker.terminate();
+  }
+
+  /** Takes replies as they come, settling each (so earlier work is answered too), until `id` is answered or time is up. */
+  private waitFor(id: number, timeoutMs: number): void {
+    const deadline = Date.now() + timeoutMs;
+    while (this.pending.has(id)) {
+      const seen = Atomics.load(this.signal, 0);
+      let took = false;
+      for (let message = receiveMessageOnPort(this.replies); message; message = receiveMessageOnPort(this.replies)) {
+        this.settle(message.message as Reply);
+        took = true;
+      }
+      if (!this.pending.has(id)) return;
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      if (!took) Atomics.wait(this.signal, 0, seen, Math.min(left, 200));
+    }
+  }
+
+  private settle(reply: Reply): void {
+    const waiting = this.pending.get(reply.id);
+    if (!waiting) return;
+    this.pending.delete(reply.id);
+    if (reply.error !== undefined) waiting.reject(this.errorOf(reply));
+    else waiting.resolve(reply.results ?? []);
+  }
+
+  private errorOf(reply: Reply): Error {
+    if (reply.unreachable) return Object.assign(new DatabaseUnavailableError(reply.error ?? 'unknown error'), { code: reply.code });
+    return Object.assign(new Error(reply.error), { code: reply.code });
+  }
+
+  private failAll(error: Error): void {
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const { reject } of waiting) reject(error);
+  }
+}
+
+/** Whether an error from the bridge is a unique-constraint violation (two writers raced for a name). */
+export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string }).code === '23505';
+
+/** A bytea value as read through the bridge (a structured clone turns Buffers into Uint8Arrays). */
+export function bytes(value: unknown): Buffer {
+  return Buffer.isBuffer(value) ? value : Buffer.from(value as Uint8Array);
+}

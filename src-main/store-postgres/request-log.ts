@@ -1,0 +1,184 @@
+// The request log in PostgreSQL. Rows are queued in memory by the shared RequestLog (store/request-log.ts:
+// bounded queue, retry of refused batches, listeners) and written here off the gateway's thread: one
+// transaction per batch with multi-row INSERTs, the batch's usage added to the daily and monthly totals,
+// and the instance that served each call. While PostgreSQL is away, batches are refused and wait in that
+// queue, then are written when it is back.
+import type { AttemptRecord } from '../core/call-record.js';
+import type { LogEntry, LogEntryDetail, LogQuery } from '../core/log-store.js';
+import { COLUMN_INDEX, LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-row.js';
+import { usageOfBatch } from '../store/log-usage-rollup.js';
+import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
+import type { LogReader } from '../store/request-log.js';
+import type { PgBridge, Statement } from './pg-bridge.js';
+
+/** The written columns, in the order of RowValues; SQLite's dialect_given is PostgreSQL's plain `dialect`. */
+const ROW_COLUMNS = Object.keys(COLUMN_INDEX).map((column) => (column === 'dialect_given' ? 'dialect' : column));
+/** Rows per INSERT: PostgreSQL takes at most 65535 parameters a statement. */
+const ROWS_PER_INSERT = 1_000;
+const USAGE_FIGURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
+/** How long a flush (an admin read after writes, a stop) waits for PostgreSQL before it gives up waiting. */
+const FLUSH_WAIT_MS = 5_000;
+
+function valuesList(rowCount: number, width: number, casts: readonly string[] = []): string {
+  const rows: string[] = [];
+  for (let row = 0; row < rowCount; row++) {
+    const cells: string[] = [];
+    for (let column = 0; column < width; column++) cells.push(`$${row * width + column + 1}${casts[column] ?? ''}`);
+    rows.push(`(${cells.join(', ')})`);
+  }
+  return rows.join(', ');
+}
+
+function usageStatements(table: 'usage_daily' | 'usage_monthly', period: string, rows: RowValues[]): Statement[] {
+  const statements: Statement[] = [];
+  const width = 3 + USAGE_FIGURES.length;
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const slice = rows.slice(start, start + ROWS_PER_INSERT);
+    statements.push({
+      sql: `INSERT INTO ${table} (${period}, dim, name, ${USAGE_FIGURES.join(', ')}) VALUES ${valuesList(slice.length, width)}
+            ON CONFLICT (dim, ${period}, name) DO UPDATE SET ${USAGE_FIGURES.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
+      params: slice.flat(),
+    });
+  }
+  return statements;
+}
+
+/** The statements that write one batch of rows and its usage, for one instance. */
+export function batchStatements(rows: RowValues[], instanceId: string | null): Statement[] {
+  const statements: Statement[] = [];
+  const width = ROW_COLUMNS.length + 1;
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const slice = rows.slice(start, start + ROWS_PER_INSERT);
+    const params: unknown[] = [];
+    for (const row of slice) params.push(...row, instanceId);
+    statements.push({ sql: `INSERT INTO request_log (${ROW_COLUMNS.join(', ')}, instance_id) VALUES ${valuesList(slice.length, width)} RETURNING id`, params });
+  }
+  const usage = usageOfBatch(rows);
+  statements.push(...usageStatements('usage_daily', 'day', usage.daily), ...usageStatements('usage_monthly', 'month', usage.monthly));
+  return statements;
+}
+
+export class PgLogWriter implements LogBatchWriter {
+  private inFlight = 0;
+
+  constructor(
+    private readonly bridge: PgBridge,
+    private readonly instanceId: string,
+  ) {}
+
+  get rowsInFlight(): number {
+    return this.inFlight;
+  }
+
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
+    const statements = batchStatements(rows, this.instanceId);
+    const inserts = Math.ceil(rows.length / ROWS_PER_INSERT);
+    this.inFlight += rows.length;
+    this.bridge.run(statements, { transaction: true, ordered: true }).then(
+      (results) => {
+        this.inFlight -= rows.length;
+        done({ ids: results.slice(0, inserts).flatMap((inserted) => inserted.map((row) => Number(row.id))) });
+      },
+      (error: Error) => {
+        this.inFlight -= rows.length;
+        done({ error });
+      },
+    );
+  }
+
+  waitUntilWritten(): void {
+    this.bridge.waitForOrdered(FLUSH_WAIT_MS);
+  }
+
+  close(): void {}
+}
+
+/** Words of a search as the index holds them (schema.ts SEARCH_TEXT): runs of letters and digits, lower case. */
+function searchWords(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+export type PgRow = Row & { instance_id: string | null };
+
+export function pgEntry(row: PgRow): LogEntry {
+  return { ...toEntry(row), instance: row.instance_id ?? null };
+}
+
+export class PgLogQueries implements LogReader {
+  constructor(
+    private readonly bridge: PgBridge,
+    private readonly isClosed: () => boolean,
+  ) {}
+
+  list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (query.before) {
+      if (!/^\d+$/.test(query.before)) return { items: [], next: null };
+      where.push(`id < ${param(Number(query.before))}`);
+    }
+    if (query.provider) where.push(`provider = ${param(query.provider)}`);
+    if (query.model) where.push(`model = ${param(query.model)}`);
+    if (query.dialect) where.push(`dialect = ${param(query.dialect)}`);
+    if (query.route) where.push(`route = ${param(query.route)}`);
+    if (query.status === 'error') where.push('status >= 400');
+    else if (typeof query.status === 'number') where.push(`status = ${param(query.status)}`);
+    if (query.q) {
+      const words = searchWords(query.q);
+      if (words.length) {
+        // A phrase of the words, the last one a prefix: "gpt-4o-m" finds gpt-4o-mini, as on SQLite.
+        const phrase = words.map((word, index) => `'${word}'${index === words.length - 1 ? ':*' : ''}`).join(' <-> ');
+        where.push(`search @@ to_tsquery('simple', ${param(phrase)})`);
+      } else {
+        const q = param(query.q);
+        where.push(`(strpos(coalesce(model, ''), ${q}) > 0 OR strpos(trace_id, ${q}) > 0 OR strpos(coalesce(error, ''), ${q}) > 0 OR strpos(metadata, ${q}) > 0 OR strpos(path, ${q}) > 0)`);
+      }
+    }
+    const sql = `SELECT ${LIST_COLUMNS}, request_log.instance_id FROM request_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
+    const rows = this.bridge.querySync<PgRow>(sql, params);
+    const items = rows.slice(0, limit).map(pgEntry);
+    return { items, next: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  get(id: string): LogEntryDetail | undefined {
+    if (!/^\d{1,15}$/.test(id)) return undefined;
+    const row = this.bridge.querySync<PgRow>('SELECT * FROM request_log WHERE id = $1', [Number(id)])[0];
+    if (!row) return undefined;
+    return {
+      ...pgEntry(row),
+      keyId: row.key_id,
+      targetKeyId: row.target_key_id ?? null,
+      attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
+      requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
+      requestBody: row.request_body,
+      responseBody: row.response_body,
+    };
+  }
+
+  /** Deletes in slices off this thread (the usage totals give back what the deleted rows counted, by trigger). */
+  async prune(maxAgeMs: number, maxRows: number, sliceRows = 2_000): Promise<number> {
+    const cutoff = Date.now() - maxAgeMs;
+    let removed = await this.deleteInSlices('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE created_at < $1 LIMIT $2) RETURNING id', cutoff, sliceRows);
+    if (this.isClosed()) return removed;
+    const firstBeyondCap = (await this.bridge.query<{ id: number }>('SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET $1', [maxRows]))[0];
+    if (firstBeyondCap) {
+      removed += await this.deleteInSlices('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= $1 ORDER BY id LIMIT $2) RETURNING id', firstBeyondCap.id, sliceRows);
+    }
+    return removed;
+  }
+
+  private async deleteInSlices(sql: string, bound: number, sliceRows: number): Promise<number> {
+    let removed = 0;
+    while (!this.isClosed()) {
+      const changes = (await this.bridge.query(sql, [bound, sliceRows])).length;
+      removed += changes;
+      if (changes < sliceRows) break;
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,192 @@
+// The team database's tables, as versioned SQL run on start. Every instance runs them under one advisory
+// lock, so two instances starting at once migrate once; a version applied is recorded and never run again.
+// Changes to keys, routes, limits, settings and overrides bump a generation and NOTIFY `gatehouse_changes`
+// from a trigger, so every writer (an instance, `gatehouse migrate`, psql) reaches every instance.
+import pg from 'pg';
+
+/** The channel every instance LISTENs on; the payload names what changed (a CHANGE_TOPICS value). */
+export const CHANGES_CHANNEL = 'gatehouse_changes';
+export const CHANGE_TOPICS = ['keys', 'routes', 'limits', 'settings'] as const;
+export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
+
+/** The lock every instance's migration takes (any constant; "gatehous" in ASCII). */
+const MIGRATION_LOCK = 0x6761746568;
+
+const USAGE_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
+/** A log row's figures for the usage totals, as the SQLite migration 8 counts them. */
+const USAGE_FIGURES = [
+  '1',
+  '(r.status >= 400)::int',
+  'coalesce(r.prompt_tokens, 0)',
+  'coalesce(r.completion_tokens, 0)',
+  'coalesce(r.cache_read_tokens, 0)',
+  'coalesce(r.cache_write_tokens, 0)',
+  'coalesce(r.reasoning_tokens, 0)',
+  'coalesce(round(r.cost_usd * 1e9)::bigint, 0)',
+  '(r.cost_usd IS NULL AND r.prompt_tokens IS NOT NULL)::int',
+  'CASE WHEN r.cost_usd IS NULL THEN coalesce(r.prompt_tokens, 0) + coalesce(r.completion_tokens, 0) ELSE 0 END',
+];
+const DIMENSIONS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
+
+/** Deleted rows (the transition table `gone`) taken back out of both usage tables, for each breakdown. */
+function usageTakeBack(): string {
+  const statements: string[] = [];
+  for (const [table, column, period] of [
+    ['usage_daily', 'day', 'r.day'],
+    ['usage_monthly', 'month', "substr(r.day, 1, 8) || '01'"],
+  ] as const) {
+    for (const [dim, name] of Object.entries(DIMENSIONS)) {
+      const sums = USAGE_FIGURES.map((figure, index) => `sum(${figure}) AS f${index}`).join(', ');
+      const set = USAGE_COLUMNS.map((c, index) => `${c} = u.${c} - g.f${index}`).join(', ');
+      statements.push(
+        `UPDATE ${table} AS u SET ${set} FROM (SELECT ${period} AS period, coalesce(r.${name}, '') AS name, ${sums} FROM gone AS r GROUP BY 1, 2) AS g
+           WHERE u.dim = '${dim}' AND u.${column} = g.period AND u.name = g.name;`,
+      );
+    }
+  }
+  return statements.join('\n');
+}
+
+const usageTable = (name: string, period: string) => `
+  CREATE TABLE ${name} (
+    ${period} text NOT NULL, dim text NOT NULL, name text NOT NULL,
+    ${USAGE_COLUMNS.map((column) => `${column} bigint NOT NULL`).join(', ')},
+    PRIMARY KEY (dim, ${period}, name)
+  );`;
+
+/** Words for the search index as SQLite's unicode61 tokenizer makes them: runs of letters and digits, lower case. */
+const SEARCH_TEXT = `lower(regexp_replace(coalesce(model, '') || ' ' || trace_id || ' ' || coalesce(error, '') || ' ' || metadata || ' ' || path, '[^[:alnum:]]+', ' ', 'g'))`;
+
+export const MIGRATIONS: { version: number; description: string; sql: string }[] = [
+  {
+    version: 1,
+    description: 'keys, routes, settings, saved prompts, limits and spend, the request log with its usage totals, instances',
+    sql: `
+      CREATE TABLE generations (name text PRIMARY KEY, value bigint NOT NULL);
+      INSERT INTO generations (name, value) VALUES ('keys', 0), ('routes', 0), ('limits', 0), ('settings', 0);
+      CREATE FUNCTION gatehouse_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE generations SET value = value + 1 WHERE name = TG_ARGV[0];
+        PERFORM pg_notify('${CHANGES_CHANNEL}', TG_ARGV[0]);
+        RETURN NULL;
+      END $$;
+
+      CREATE TABLE key_store (
+        id int PRIMARY KEY CHECK (id = 1), format int NOT NULL, protector_mode text NOT NULL,
+        wrapped_private_key bytea NOT NULL, public_key bytea NOT NULL, created_at bigint NOT NULL
+      );
+      CREATE TABLE virtual_keys (
+        id text PRIMARY KEY, name text NOT NULL, provider text NOT NULL, custom_host text,
+        key_hash bytea NOT NULL UNIQUE, key_prefix text NOT NULL, settings text NOT NULL, credentials bytea,
+        created_at bigint NOT NULL, updated_at bigint NOT NULL, revoked_at bigint,
+        default_model text, model_map text, allow_routing int NOT NULL DEFAULT 0
+      );
+      CREATE TABLE gateway_keys (
+        id text PRIMARY KEY, name text NOT NULL, key_hash bytea NOT NULL UNIQUE, key_prefix text NOT NULL,
+        created_at bigint NOT NULL, updated_at bigint NOT NULL, revoked_at bigint
+      );
+      CREATE TRIGGER virtual_keys_changed AFTER INSERT OR UPDATE OR DELETE ON virtual_keys FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('keys');
+      CREATE TRIGGER gateway_keys_changed AFTER INSERT OR UPDATE OR DELETE ON gateway_keys FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('keys');
+
+      CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL);
+      CREATE TRIGGER settings_changed AFTER INSERT OR UPDATE OR DELETE ON settings FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('settings');
+
+      CREATE TABLE routes (
+        id text PRIMARY KEY, position int NOT NULL, name text NOT NULL, match text NOT NULL, strategy text NOT NULL,
+        targets text NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL
+      );
+      CREATE TRIGGER routes_changed AFTER INSERT OR UPDATE OR DELETE ON routes FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('routes');
+
+      CREATE TABLE saved_prompts (
+        id text PRIMARY KEY, name text NOT NULL UNIQUE, endpoint text NOT NULL, body text NOT NULL, key_id text,
+        created_at bigint NOT NULL, updated_at bigint NOT NULL
+      );
+
+      CREATE TABLE key_limits (
+        key_id text PRIMARY KEY, rpm bigint, tpm bigint, daily_usd double precision, monthly_usd double precision, updated_at bigint NOT NULL
+      );
+      CREATE TRIGGER key_limits_changed AFTER INSERT OR UPDATE OR DELETE ON key_limits FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('limits');
+      CREATE TABLE key_spend (
+        key_id text NOT NULL, day text NOT NULL, cost_usd double precision NOT NULL, tokens bigint NOT NULL, requests bigint NOT NULL,
+        PRIMARY KEY (key_id, day)
+      );
+
+      CREATE TABLE request_log (
+        id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        created_at bigint NOT NULL, trace_id text NOT NULL, metadata text NOT NULL, key_id text, provider text, model text,
+        path text NOT NULL, status int NOT NULL, latency_ms double precision NOT NULL, ttfb_ms double precision,
+        prompt_tokens bigint, completion_tokens bigint, stream int NOT NULL, error text, attempts int NOT NULL,
+        attempt_log text, request_headers text, request_body text, response_body text,
+        dialect text, provider_format text, dropped text, cache_read_tokens bigint, cache_write_tokens bigint, reasoning_tokens bigint,
+        cost_usd double precision, client text, day text NOT NULL, route text, route_target text, target_key_id text, request_count int,
+        -- Which instance served the call (the instances table's id); NULL for rows moved from a desktop data dir.
+        instance_id text,
+        search tsvector GENERATED ALWAYS AS (to_tsvector('simple', ${SEARCH_TEXT})) STORED
+      );
+      CREATE INDEX request_log_key ON request_log (key_id, created_at);
+      CREATE INDEX request_log_target_key ON request_log (target_key_id, created_at) WHERE target_key_id IS NOT NULL;
+      CREATE INDEX request_log_created ON request_log (created_at);
+      CREATE INDEX request_log_provider ON request_log (provider, id);
+      CREATE INDEX request_log_status ON request_log (status, id);
+      CREATE INDEX request_log_model ON request_log (model, id);
+      CREATE INDEX request_log_dialect ON request_log (dialect, id);
+      CREATE INDEX request_log_route ON request_log (route, id) WHERE route IS NOT NULL;
+      CREATE INDEX request_log_search ON request_log USING gin (search);
+      ${usageTable('usage_daily', 'day')}
+      ${usageTable('usage_monthly', 'month')}
+      -- Deleted rows leave the totals, so the totals always equal the sums over request_log.
+      CREATE FUNCTION request_log_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        ${usageTakeBack()}
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION request_log_usage_delete();
+
+      -- Each running instance, with a heartbeat: who else is serving (limits across instances need Redis).
+      CREATE TABLE instances (
+        id text PRIMARY KEY, host text NOT NULL, pid int NOT NULL, started_at bigint NOT NULL, heartbeat_at bigint NOT NULL, shared_limits boolean NOT NULL
+      );
+    `,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/**
+ * Brings the database to the latest version. The advisory lock makes a second instance wait for the first
+ * to finish; it then finds every version applied. A database from a newer Gatehouse is refused.
+ */
+export async function migrate(url: string): Promise<{ applied: number[] }> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS gatehouse_schema (version int PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      const done = new Set((await client.query<{ version: number }>('SELECT version FROM gatehouse_schema')).rows.map((row) => row.version));
+      const newest = Math.max(0, ...done);
+      if (newest > LATEST_VERSION) {
+        throw new Error(`The database was set up by a newer Gatehouse (schema version ${newest}; this one knows up to ${LATEST_VERSION}). Update Gatehouse.`);
+      }
+      const applied: number[] = [];
+      for (const migration of MIGRATIONS) {
+        if (done.has(migration.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO gatehouse_schema (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw new Error(`PostgreSQL migration ${migration.version} failed: ${(error as Error).message}`);
+        }
+        applied.push(migration.version);
+      }
+      return { applied };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,115 @@
+// A private PostgreSQL cluster for tests: initdb into a temp dir owned by the `postgres` user (PostgreSQL
+// refuses to run as root), pg_ctl on a free loopback port, and a database owned by a non-superuser role,
+// as an operator would give Gatehouse. Or, with GATEHOUSE_TEST_DATABASE_URL set, that server instead.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const BIN_DIR = process.env.GATEHOUSE_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const ROLE = 'gatehouse';
+const PASSWORD = 'gatehouse-test';
+
+export interface TestPostgres {
+  /** A URL for a role that owns `database` and is not a superuser. */
+  url: string;
+  /** A fresh, empty database owned by the same role: its URL. */
+  newDatabase(): Promise<string>;
+  /** Stops the server (connections fail until start()); for outage tests. Not available on an outside server. */
+  stopServer(): void;
+  startServer(): void;
+  close(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const asPostgres = (command: string, args: string[]) =>
+  execFileSync('runuser', ['-u', 'postgres', '--', join(BIN_DIR, command), ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+
+let databases = 0;
+
+async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const outside = process.env.GATEHOUSE_TEST_DATABASE_URL;
+  if (outside) {
+    // An outside server: each database is a fresh schema-less database only if the role may create them.
+    return {
+      url: outside,
+      newDatabase: async () => {
+        const name = `gatehouse_test_${process.pid}_${++databases}`;
+        await withAdmin(outside, (client) => client.query(`CREATE DATABASE ${name}`));
+        const url = new URL(outside);
+        url.pathname = `/${name}`;
+        return url.toString();
+      },
+      stopServer: () => {
+        throw new Error('Cannot stop an outside PostgreSQL (GATEHOUSE_TEST_DATABASE_URL)');
+      },
+      startServer: () => {
+        throw new Error('Cannot start an outside PostgreSQL (GATEHOUSE_TEST_DATABASE_URL)');
+      },
+      close: async () => undefined,
+    };
+  }
+  if (!existsSync(join(BIN_DIR, 'initdb'))) throw new Error(`PostgreSQL is not installed (${BIN_DIR}/initdb); .ci/run installs it`);
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-pg-'));
+  const data = join(dir, 'data');
+  // The postgres user owns the folder; 0700 as initdb wants. /tmp itself lets it through.
+  chownSync(dir, 101, 104);
+  execFileSync('chown', ['postgres:postgres', dir]);
+  asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB`;
+  const start = () => asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
+  start();
+  const superUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await withAdmin(superUrl, async (client) => {
+    await client.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}' NOSUPERUSER NOCREATEROLE CREATEDB`);
+    await client.query(`CREATE DATABASE gatehouse OWNER ${ROLE}`);
+  });
+  const urlOf = (database: string) => `postgres://${ROLE}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  let stopped = false;
+  return {
+    url: urlOf('gatehouse'),
+    newDatabase: async () => {
+      const name = `gatehouse_${++databases}`;
+      await withAdmin(superUrl, (client) => client.query(`CREATE DATABASE ${name} OWNER ${ROLE}`));
+      return urlOf(name);
+    },
+    stopServer: () => {
+      asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      stopped = true;
+    },
+    startServer: () => {
+      start();
+      stopped = false;
+    },
+    close: async () => {
+      try {
+        if (!stopped) asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// `gatehouse migrate`: a desktop data dir with 100k log rows moved into an empty team database; its keys
+// (secrets still sealed) answer through a team instance, and its routes, settings, prompts, limits and
+// usage totals come along. A database that is not empty is refused.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, TEST_MASTER_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { openDatabase } from '../../src-main/store/database.js';
+import { USAGE_FOR_BATCH } from '../../src-main/store/log-usage-rollup.js';
+import { runMigrateCommand } from '../../src-main/cli-migrate.js';
+
+const GENERATED_ROWS = 100_000;
+let postgres: TestPostgres;
+let fake: OpenAIFake;
+let dataDir: string;
+const desktop: { virtualKey?: { id: string; key: string }; gatewayKey?: string } = {};
+
+async function migrateCommand(args: string[], env: NodeJS.ProcessEnv = { GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY }) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await runMigrateCommand(args, { stdout, stderr, env });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  fake = await startOpenAIFake();
+  dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-migrate-'));
+  // The desktop's setup, made through its own admin API.
+  const gateway = await startGateway({ dataDir });
+  try {
+    const created = await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'desk', provider: 'openai', secret: 'sk-desk-secret', customHost: fake.baseUrl }) });
+    desktop.virtualKey = (await created.json()) as { id: string; key: string };
+    desktop.gatewayKey = ((await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'tools' }) })).json()) as { key: string }).key;
+    expect((await gateway.admin('/routes', { method: 'POST', body: JSON.stringify({ name: 'desk-route', match: 'desk-*', targets: [{ key: 'desk' }] }) })).status).toBe(201);
+    expect((await gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ retentionDays: 90 }) })).status).toBe(200);
+    expect((await gateway.admin('/saved-prompts', { method: 'POST', body: JSON.stringify({ name: 'hello', endpoint: '/v1/chat/completions', body: { model: 'gpt-4o', messages: [] } }) })).status).toBeLessThan(300);
+    expect((await gateway.admin(`/keys/${desktop.virtualKey.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 1000 }) })).status).toBe(200);
+  } finally {
+    await gateway.close();
+  }
+  // 100k log rows written straight into SQLite (as the benchmark does), with their usage totals.
+  const db = openDatabase(dataDir);
+  const first = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM request_log').get() as { id: number }).id;
+  const now = Date.now();
+  db.transaction(() => {
+    db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, prompt_tokens, completion_tokens, stream, attempts, dialect_given, cost_usd, client, day)
+       SELECT ? - i, 'trace-' || i, '{}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', CASE WHEN i % 50 = 0 THEN 500 ELSE 200 END, 12.5, 10, 5, 0, 1, 'openai-chat', 0.000001, 'curl', date((? - i) / 1000, 'unixepoch', 'localtime') FROM n`,
+    ).run(GENERATED_ROWS, now, desktop.virtualKey!.id, now);
+    for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(first);
+  })();
+  db.close();
+}, 120_000);
+
+afterAll(async () => {
+  await fake?.close();
+  await postgres?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+describe('gatehouse migrate', () => {
+  it('moves a data dir with 100k log rows into an empty database, and its keys answer through a team instance', async () => {
+    const url = await postgres.newDatabase();
+    const started = Date.now();
+    const migrated = await migrateCommand(['--data-dir', dataDir, '--to', url]);
+    expect(migrated.err).toBe('');
+    expect(migrated.code).toBe(0);
+    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100000 log rows/);
+    console.log(`migrate of ${GENERATED_ROWS} rows: ${Date.now() - started} ms`);
+
+    const team: TestGateway = await startGateway({ databaseUrl: url });
+    try {
+      const call = await fetch(`${team.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${desktop.virtualKey!.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(call.status).toBe(200);
+      // The provider got the secret that was sealed on the desktop: it was never decrypted on the way.
+      expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-desk-secret');
+      const models = await fetch(`${team.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${desktop.gatewayKey}` } });
+      expect(models.status).not.toBe(401);
+      team.flushLog();
+
+      const usage = (await (await team.admin('/usage?range=month&by=key')).json()) as { totals: { requests: number; errors: number } };
+      expect(usage.totals.requests).toBeGreaterThanOrEqual(GENERATED_ROWS + 1);
+      const all = (await (await team.admin('/logs?limit=1&status=error')).json()) as { items: { status: number }[] };
+      expect(all.items[0].status).toBe(500);
+      const search = (await (await team.admin('/logs?q=trace-4242')).json()) as { items: { traceId: string }[] };
+      expect(search.items.map((item) => item.traceId)).toContain('trace-4242');
+      const routes = (await (await team.admin('/routes')).json()) as { items: { name: string }[] };
+      expect(routes.items.map((route) => route.name)).toEqual(['desk-route']);
+      expect(team.running.services.settings.get().retentionDays).toBe(90);
+      const prompts = (await (await team.admin('/saved-prompts')).json()) as { items: { name: string }[] };
+      expect(prompts.items.map((prompt) => prompt.name)).toEqual(['hello']);
+      const limits = (await (await team.admin(`/keys/${desktop.virtualKey!.id}/limits`)).json()) as { limits: { rpm: number } };
+      expect(limits.limits.rpm).toBe(1000);
+    } finally {
+      await team.close();
+    }
+  }, 120_000);
+
+  it('refuses a database that is not empty, and a missing master key, changing nothing', async () => {
+    const url = await postgres.newDatabase();
+    const team = await startGateway({ databaseUrl: url });
+    await team.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'already here' }) });
+    await team.close();
+    const refused = await migrateCommand(['--data-dir', dataDir, '--to', url]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/The target database is not empty: its \w+ table has rows/);
+    const noKey = await migrateCommand(['--data-dir', dataDir, '--to', url], {});
+    expect(noKey.code).toBe(2);
+    expect(noKey.err).toMatch(/needs GATEHOUSE_MASTER_KEY/);
+  }, 60_000);
+});
