@@ -14,6 +14,8 @@ export interface LogEntry extends CallFacts {
   costUsd: number | null;
   /** The client tool (store/usage-client.ts): claude-cli, codex, openai-js, curl …, or the dialect. */
   client: string | null;
+  /** The usage is the gateway's own count: the provider reported none (embeddings from Gemini's batch, say). Rows read back always have it. */
+  usageEstimated?: boolean;
 }
 
 export interface LogEntryDetail extends LogEntry {

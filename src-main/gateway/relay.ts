@@ -25,6 +25,8 @@ export interface RelayOutcome {
   error: string | null;
   /** What the client received (capped), for the log. */
   responseBody: string | null;
+  /** The usage was counted by the gateway, the provider reporting none (embeddings from Gemini, say). */
+  usageEstimated?: boolean;
   /**
    * What the answer reported it used, read once, by the relay: from the events it translated, or from the
    * answer it passed through (usage-from-body.ts); undefined when it reported none.
@@ -96,7 +98,7 @@ async function write(res: ServerResponse, data: string | Buffer, signal: AbortLi
 const isRelayedHeader = boundedMemo(512, (name) => RELAYED_RESPONSE_HEADERS.test(name));
 
 /** The provider's headers a client may see (added to `result` when given). */
-function relayedHeaders(upstream: UpstreamResponse, result: Record<string, string> = {}): Record<string, string> {
+export function relayedHeaders(upstream: UpstreamResponse, result: Record<string, string> = {}): Record<string, string> {
   const headers = upstream.headers;
   // for…in rather than Object.entries: no array of pairs per answer.
   for (const name in headers) {
@@ -120,12 +122,12 @@ function passedLength(upstream: UpstreamResponse, isEventStream: boolean): strin
 const streamHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
 /** Error bodies are short: past this, the head says all there is to say and the rest is not read. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** An answer the gateway must hold whole to translate it; a provider must not be able to fill our memory. */
 const MAX_HELD_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Reads a provider body up to `maxBytes`; `complete` is false when the rest was left unread (the body is then destroyed). */
-async function readUpTo(body: UpstreamResponse['body'], maxBytes: number): Promise<{ text: string; complete: boolean }> {
+export async function readUpTo(body: UpstreamResponse['body'], maxBytes: number): Promise<{ text: string; complete: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -152,7 +154,7 @@ async function readHeldBody(upstream: UpstreamResponse, provider: string): Promi
  * A body held whole and parsed. A read that fails is reported as what it was (the timeout as 504, a
  * broken connection or an oversized body as 502); only a body that is not JSON is called that.
  */
-async function readHeldJson(upstream: UpstreamResponse, options: RelayOptions, answered: string): Promise<unknown> {
+export async function readHeldJson(upstream: UpstreamResponse, options: RelayOptions, answered: string): Promise<unknown> {
   const provider = options.adapter.slug;
   let text: string;
   try {
@@ -180,7 +182,7 @@ async function relayProviderError(res: ServerResponse, upstream: UpstreamRespons
 }
 
 /** Why a stream stopped early, as the message of the error event the client gets. */
-function streamFailure(error: unknown, signal: AbortLike, provider: string): GatewayError {
+export function streamFailure(error: unknown, signal: AbortLike, provider: string): GatewayError {
   const timedOut = timeoutFailure(error, signal, provider);
   if (timedOut) return timedOut;
   if (error instanceof ProviderStreamError) return new GatewayError(502, error.type, error.message, null, error.code, provider);
