@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { FAKE_EMBEDDING_DIMENSIONS, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { FAKE_EMBEDDING_DIMENSIONS, openAIError, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { GEMINI_EMBEDDING_DIMENSIONS, startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
 import { VERTEX_EMBEDDING_DIMENSIONS, startVertexFake, type VertexFake } from '../fakes/vertex.js';
 import { COHERE_EMBEDDING_DIMENSIONS, startBedrockFake, type AwsTestCredentials, type BedrockFake } from '../fakes/bedrock.js';
@@ -295,6 +295,35 @@ describe('bad input', () => {
   }, 60_000);
 });
 
+describe('routes', () => {
+  it('a route falls back from an OpenAI target that answers 503 to a Gemini one, translated; the row names route and target', async () => {
+    const created = await gateway.admin('/routes', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'embed-fallback',
+        match: 'my-embedder',
+        strategy: 'fallback',
+        targets: [
+          { key: 'embed-openai', model: 'text-embedding-3-small' },
+          { key: 'embed-gemini', model: 'gemini-embedding-001' },
+        ],
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    openai.enqueue(openAIError(503, 'The engine is currently overloaded', 'server_error'));
+    const answer = await client(gateway.apiKey).embeddings.create({ model: 'my-embedder', input: TEXTS, encoding_format: 'float' });
+    expectVectors(answer.data, TEXTS, GEMINI_EMBEDDING_DIMENSIONS);
+    expect(openai.requests.at(-1)!.json.model).toBe('text-embedding-3-small');
+    expect(gemini.requests.at(-1)!.url).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
+    const row = (await lastLogRow()) as LogItem & { route: string; routeTarget: string; attemptLog: { status: number | null; reason?: string }[] };
+    expect(row).toMatchObject({ route: 'embed-fallback', routeTarget: 'embed-gemini → gemini-embedding-001', provider: 'google', status: 200 });
+    expect(row.attemptLog.map((attempt) => [attempt.status, attempt.reason ?? null])).toEqual([
+      [503, '503'],
+      [200, null],
+    ]);
+  });
+});
+
 describe('limits', () => {
   it('tokens per minute count the input tokens: a key over its tpm is refused until the minute passes', async () => {
     const created = await createVirtualKey({ name: 'embed-tpm', provider: 'openai', secret: 'sk-embed-tpm', customHost: openai.baseUrl });
@@ -307,5 +336,30 @@ describe('limits', () => {
     expect(second.status).toBe(429);
     const { error } = (await second.json()) as { error: { message: string } };
     expect(error.message).toContain('10 tokens per minute (12 used in the last minute)');
+  });
+
+  it('a budget holds the worst case of the input: a call whose input could cost more than is left is refused before any call', async () => {
+    const created = await createVirtualKey({ name: 'embed-budget', provider: 'openai', secret: 'sk-embed-budget', customHost: openai.baseUrl });
+    // text-embedding-3-large: $0.13 per million input tokens. 2000 inputs of 3,000 bytes are held as 2,000,000 tokens ($0.26).
+    const limits = await gateway.admin(`/keys/${created.id}/limits`, { method: 'PUT', body: JSON.stringify({ dailyUsd: 0.1 }) });
+    expect(limits.status).toBe(200);
+    const before = openai.requests.length;
+    const big = await post(created.key, { model: 'text-embedding-3-large', input: Array.from({ length: 2000 }, () => 'x'.repeat(3000)) });
+    expect(big.status).toBe(429);
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('budget_exceeded');
+    expect(openai.requests.length).toBe(before);
+    // A small one fits, and what it cost is charged.
+    const small = await post(created.key, { model: 'text-embedding-3-large', input: 'a small text' });
+    expect(small.status).toBe(200);
+    const view = (await (await gateway.admin(`/keys/${created.id}/limits`)).json()) as { spentTodayUsd: number };
+    expect(view.spentTodayUsd).toBeCloseTo(priceCall('openai', 'text-embedding-3-large', { inputTokens: 3, outputTokens: 0 })!, 12);
+  });
+
+  it('/metrics counts embeddings like any call: requests and input tokens by provider and model', async () => {
+    await client(keys.vertex).embeddings.create({ model: 'text-embedding-005', input: TEXTS, encoding_format: 'float' });
+    const metrics = await (await fetch(`${gateway.baseUrl}/metrics`)).text();
+    const line = metrics.split('\n').find((text) => text.startsWith('gatehouse_tokens_total{') && text.includes('model="text-embedding-005"') && text.includes('kind="input"'));
+    expect(line, metrics.slice(0, 2000)).toBeDefined();
+    expect(Number(line!.split(' ').at(-1))).toBeGreaterThanOrEqual(words(TEXTS));
   });
 });
