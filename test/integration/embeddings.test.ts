@@ -137,6 +137,9 @@ describe('Gemini: batchEmbedContents', () => {
 
     const row = await lastLogRow();
     expect(row).toMatchObject({ provider: 'google', providerFormat: 'gemini-embeddings', usageEstimated: true, promptTokens: floats.usage.prompt_tokens });
+    // The translated answer is stored as a summary too, marked as the gateway's count.
+    expect(JSON.parse(row.responseBody!)).toMatchObject({ embeddings: { count: 3, dimensions: GEMINI_EMBEDDING_DIMENSIONS }, usage: { estimated: true } });
+    expect(row.responseBody!.length).toBeLessThan(400);
 
     const decoded = await client(keys.gemini).embeddings.create({ model: 'gemini-embedding-001', input: 'one text', dimensions: 5 });
     expect(gemini.requests.at(-1)!.json).toEqual({ requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'one text' }] }, outputDimensionality: 5 }] });
