@@ -75,10 +75,17 @@ interface LogItem {
 }
 
 /** The newest log row and its detail (the stored bodies). */
-async function lastLogRow(): Promise<LogItem & { responseBody: string | null }> {
+interface LogDetail extends LogItem {
+  responseBody: string | null;
+  route: string | null;
+  routeTarget: string | null;
+  attemptLog: { status: number | null; reason?: string }[];
+}
+
+async function lastLogRow(): Promise<LogDetail> {
   gateway.flushLog();
   const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: LogItem[] };
-  return (await (await gateway.admin(`/logs/${items[0].id}`)).json()) as LogItem & { responseBody: string | null };
+  return (await (await gateway.admin(`/logs/${items[0].id}`)).json()) as LogDetail;
 }
 
 /** The vectors the SDK gave back are the double's, for these texts, at this length. */
@@ -318,7 +325,7 @@ describe('routes', () => {
     expectVectors(answer.data, TEXTS, GEMINI_EMBEDDING_DIMENSIONS);
     expect(openai.requests.at(-1)!.json.model).toBe('text-embedding-3-small');
     expect(gemini.requests.at(-1)!.url).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
-    const row = (await lastLogRow()) as LogItem & { route: string; routeTarget: string; attemptLog: { status: number | null; reason?: string }[] };
+    const row = await lastLogRow();
     expect(row).toMatchObject({ route: 'embed-fallback', routeTarget: 'embed-gemini → gemini-embedding-001', provider: 'google', status: 200 });
     expect(row.attemptLog.map((attempt) => [attempt.status, attempt.reason ?? null])).toEqual([
       [503, '503'],
