@@ -1,7 +1,8 @@
 // The provider double of the benchmark: as cheap as a node:http server can be, so that what is measured
 // is the proxy in front of it. POST …/completions answers one fixed completion, or — when the body asks
 // for a stream — STREAM_CHUNKS small SSE events (a path starting `/chunks/N/` asks for N instead).
-// …/messages and …/chat/completions answer one fixed Anthropic message and chat completion.
+// …/messages, …/chat/completions and …/embeddings answer one fixed Anthropic message, chat completion
+// and embedding.
 // Run as its own process; prints `listening <port>` when ready.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,9 +45,17 @@ const chatCompletion = JSON.stringify({
   choices: [{ index: 0, message: { role: 'assistant', content: 'This is a test of the local gateway benchmark.' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 },
 });
+// The embeddings row: one vector of text-embedding-3-small's 1536 dimensions, as floats (about 30 kB).
+const embedding = JSON.stringify({
+  object: 'list',
+  data: [{ object: 'embedding', index: 0, embedding: Array.from({ length: 1536 }, (_value, index) => Math.round(Math.sin(index) * 1e6) / 1e6) }],
+  model: 'text-embedding-3-small',
+  usage: { prompt_tokens: 5, total_tokens: 5 },
+});
 const JSON_ANSWERS: [suffix: string, body: string][] = [
   ['/messages', message],
   ['/chat/completions', chatCompletion],
+  ['/embeddings', embedding],
 ];
 
 const server = createServer((req, res) => {

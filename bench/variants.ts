@@ -22,6 +22,7 @@ export interface VariantResult {
   sent: number;
 }
 
+const EMBEDDINGS_BODY = JSON.stringify({ model: 'text-embedding-3-small', input: 'Say this is a test', encoding_format: 'float' });
 const MESSAGES_BODY = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'Say this is a test' }] });
 
 /**
@@ -41,6 +42,7 @@ export function dialectVariants(gatehousePort: number, upstreamPort: number, aut
     { label: 'Gatehouse /v1/completions (the row to compare with)', url: `${base}/v1/completions`, headers: provider('openai'), body: COMPLETION_BODY, expect: 'cmpl-bench' },
     { label: '/v1/messages passthrough (Anthropic)', url: `${base}/v1/messages`, headers: provider('anthropic'), body: MESSAGES_BODY, expect: 'msg_bench' },
     { label: '/v1/messages translated (to OpenAI Chat)', url: `${base}/v1/messages`, headers: provider('openai'), body: MESSAGES_BODY, expect: '"type":"message"' },
+    { label: '/v1/embeddings passthrough (OpenAI)', url: `${base}/v1/embeddings`, headers: provider('openai'), body: EMBEDDINGS_BODY, expect: '"object":"embedding"' },
   ];
 }
 

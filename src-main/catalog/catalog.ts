@@ -16,6 +16,7 @@ import type { ModelOverride } from '../core/model-overrides.js';
 import { catalogData } from './catalog-data.js';
 import type { CatalogData, GenaiMatch, GenaiModel, GenaiPrice, GenaiPriceSet, GenaiProvider, ModelsDevModel } from './catalog-data-types.js';
 import { GENAI_PRICES_PROVIDER, MODELS_DEV_PROVIDERS } from './catalog-providers.js';
+import { embeddingModel } from './embedding-models.js';
 
 /** A price per million tokens, flat or by tier: a tier's price applies to all tokens once the prompt is over `start` tokens. */
 export type MTokPrice = number | { base: number; tiers: { start: number; price: number }[] };
@@ -42,7 +43,7 @@ export interface CatalogModel {
   /** Null when no price is known (the cost of a call is then unknown, never 0). */
   prices: CatalogPrices | null;
   /** Where the figures came from. */
-  source: 'genai-prices' | 'models.dev' | 'override' | 'genai-prices+models.dev';
+  source: 'genai-prices' | 'models.dev' | 'override' | 'genai-prices+models.dev' | 'gatehouse';
 }
 
 export const CATALOG_PROVIDERS = Object.keys(GENAI_PRICES_PROVIDER);
@@ -145,8 +146,9 @@ function fromGenaiPrices(provider: string, model: string): { id: string; context
   // The price in force today (prices with a start date are picked by it).
   const price = pricesAt(found, new Date());
   const input = priceOf(price.input_mtok);
-  const output = priceOf(price.output_mtok);
-  if (input === undefined || output === undefined) return null;
+  // A price for input alone is an embedding model's (text-embedding-3-small, gemini-embedding-001): no output to bill.
+  const output = priceOf(price.output_mtok) ?? 0;
+  if (input === undefined) return null;
   const prices: CatalogPrices = { input, output };
   const cacheRead = priceOf(price.cache_read_mtok);
   const cacheWrite = priceOf(price.cache_write_mtok);
@@ -185,6 +187,8 @@ function fromModelsDev(provider: string, model: string, alsoId: string | null): 
 const azureSpelling = (model: string) => model.replace(/^gpt-35-/, 'gpt-3.5-');
 
 function lookUp(provider: string, asked: string): CatalogModel | null {
+  const embedding = embeddingModel(provider, asked);
+  if (embedding) return { provider, model: asked, catalogId: embedding.id, contextWindow: embedding.contextWindow, maxOutputTokens: null, prices: embedding.prices, source: 'gatehouse' };
   const model = azureSpelling(asked);
   const priced = fromGenaiPrices(provider, model) ?? (model === asked ? null : fromGenaiPrices(provider, model.replace(/-\d{4}$/, '')));
   const dev = fromModelsDev(provider, model, priced?.id ?? null);

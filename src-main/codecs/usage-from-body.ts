@@ -7,13 +7,14 @@ import { readChatUsage } from './openai-chat.js';
 import { readResponsesUsage } from './openai-responses.js';
 import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } from './anthropic-messages.js';
 import { plainObjectOrNull } from '../core/plain-object.js';
+import { EMBEDDING_FORMATS } from './embeddings/canonical.js';
 
 /** The client dialects a log row can name (CallFacts.dialect). */
-export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses'] as const;
+export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses', 'openai-embeddings'] as const;
 export type ClientDialect = (typeof CLIENT_DIALECTS)[number];
 
 /** The provider wire formats a log row can name (CallFacts.providerFormat). */
-export const PROVIDER_FORMATS = ['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'gemini', 'bedrock-converse'] as const;
+export const PROVIDER_FORMATS = ['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'gemini', 'bedrock-converse', ...EMBEDDING_FORMATS] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 export function isClientDialect(value: unknown): value is ClientDialect {
@@ -30,6 +31,7 @@ export function dialectOfPath(path: string): ClientDialect | null {
   if (bare.endsWith('/completions')) return 'openai-completions';
   if (bare.endsWith('/messages')) return 'anthropic-messages';
   if (bare.endsWith('/responses')) return 'openai-responses';
+  if (bare.endsWith('/embeddings')) return 'openai-embeddings';
   return null;
 }
 

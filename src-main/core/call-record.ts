@@ -73,6 +73,11 @@ export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<P
   /** Output tokens spent on reasoning (part of `completionTokens`). */
   reasoningTokens?: number | null;
   /**
+   * The usage is the gateway's own count, the provider reporting none (embeddings from Gemini's batch,
+   * say); left out: false.
+   */
+  usageEstimated?: boolean;
+  /**
    * What the call cost in USD (catalog/pricing.ts `priceCall`); null when the model or its usage is
    * unknown — never 0 for unknown. Left out, it is priced at write time from the usage counted then.
    */

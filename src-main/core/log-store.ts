@@ -16,6 +16,8 @@ export interface LogEntry extends CallFacts {
   client: string | null;
   /** Team mode: the instance that served the call (its id in the instances table); absent or null on SQLite. */
   instance?: string | null;
+  /** The usage is the gateway's own count: the provider reported none (embeddings from Gemini's batch, say). Rows read back always have it. */
+  usageEstimated?: boolean;
 }
 
 export interface LogEntryDetail extends LogEntry {

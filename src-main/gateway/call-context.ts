@@ -11,6 +11,7 @@ import { getProvider, secretCredentialValues } from '../providers/registry.js';
 import type { ProviderAdapter, ProviderCredentials } from '../providers/types.js';
 import type { SendOptions } from '../providers/upstream.js';
 import type { WireFormat } from '../codecs/canonical.js';
+import type { EmbeddingFormat } from '../codecs/embeddings/canonical.js';
 import type { RelayOptions, RelayOutcome } from './relay/types.js';
 import type { Ingress } from './ingress/types.js';
 import type { CallAdmission } from './limits/call-admission.js';
@@ -34,7 +35,7 @@ export interface ServedTarget {
   credentials: ProviderCredentials | undefined;
   /** The model name sent to the provider (a route's target or a key's model map may change it); what is priced. */
   model: string | null;
-  providerFormat: WireFormat | null;
+  providerFormat: WireFormat | EmbeddingFormat | null;
   dropped: string[];
   /** The values never to appear in what is relayed or recorded, when worked out on the way. */
   secrets: string[] | undefined;

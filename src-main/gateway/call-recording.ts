@@ -95,6 +95,7 @@ export function recordCall(call: FinishedCall, estimateUnreported: boolean): { e
     cacheReadTokens: usage?.cacheReadTokens ?? null,
     cacheWriteTokens: usage?.cacheWriteTokens ?? null,
     reasoningTokens: usage?.reasoningTokens ?? null,
+    usageEstimated: outcome?.usageEstimated === true,
     costUsd: priceCall(provider, pricedModel, usage),
     // No key was accepted: a burst of these is coalesced in the log (refusal-log.ts).
     unauthenticated: call.caller === undefined && status === 401,

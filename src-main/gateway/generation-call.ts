@@ -5,7 +5,7 @@ import type { RouteTarget } from './auth.js';
 import type { Caller } from '../core/keys.js';
 import type { CompletionRequest } from './validate.js';
 import { getProvider } from '../providers/registry.js';
-import type { ProviderAdapter, ProviderCall } from '../providers/types.js';
+import type { EmbeddingCall, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { sendUpstream, type SendOptions, type UpstreamResponse } from '../providers/upstream.js';
 import { checkContextWindow, checkPromptFits } from './context-window.js';
 import { sendTokenEstimate } from './token-estimate.js';
@@ -31,14 +31,20 @@ export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
  * a token), then sent. No async wrapper: a plain call saves a promise per request. A failure to build is a
  * rejection, as it was when this was an async function.
  */
-export function sendCall(adapter: ProviderAdapter, call: ProviderCall, options: SendOptions): Promise<UpstreamResponse> {
+export function sendCall(adapter: ProviderAdapter, call: ProviderCall | EmbeddingCall, options: SendOptions): Promise<UpstreamResponse> {
   let built: ReturnType<ProviderAdapter['buildRequest']>;
   try {
-    built = adapter.buildRequest(call);
+    built = isEmbeddingCall(call) ? adapter.embeddings!.buildRequest(call) : adapter.buildRequest(call);
   } catch (error) {
     return Promise.reject(error);
   }
-  return isPromise(built) ? built.then((upstream) => sendUpstream(upstream, adapter.slug, options)) : sendUpstream(built, adapter.slug, options);
+  // The further parts of one embeddings request (Titan's one call an input) count as its one call.
+  const sendOptions = isEmbeddingCall(call) && call.part ? { ...options, attempts: undefined } : options;
+  return isPromise(built) ? built.then((upstream) => sendUpstream(upstream, adapter.slug, sendOptions)) : sendUpstream(built, adapter.slug, sendOptions);
+}
+
+function isEmbeddingCall(call: ProviderCall | EmbeddingCall): call is EmbeddingCall {
+  return call.operation === 'embeddings';
 }
 
 /**

@@ -23,6 +23,9 @@ import { serveGeneration } from './generation-call.js';
 import { serveRoute } from './routed-call.js';
 import { serveModelList, serveStoredResponse, type StoredResponseRoute } from './provider-reads.js';
 import { recordCall } from './call-recording.js';
+import { serveEmbeddings } from './embeddings/embeddings-call.js';
+import { readEmbeddings } from './embeddings/embeddings-body.js';
+import type { EmbeddingsInbound, EmbeddingsIngress } from './embeddings/embeddings-ingress.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
@@ -46,15 +49,20 @@ export class ClientGone extends Error {
   }
 }
 
-/** What a proxied request asks for: a generation (or token count) in one dialect, or the provider's model list. */
-export type ProxyRoute = GenerationRoute | 'models' | StoredResponseRoute;
+/** What a proxied request asks for: a generation (or token count) in one dialect, embeddings, or the provider's model list. */
+export type ProxyRoute = GenerationRoute | EmbeddingsRoute | 'models' | StoredResponseRoute;
+
+/** Embeddings through one front door (OpenAI's /v1/embeddings; Gemini's embed methods). */
+export interface EmbeddingsRoute {
+  embeddings: EmbeddingsIngress;
+}
 
 
 export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
   const abort = new RequestAbort();
-  const ingress = route === 'models' ? undefined : 'ingress' in route ? route.ingress : openaiResponsesIngress;
+  const ingress = route === 'models' ? undefined : 'ingress' in route ? route.ingress : 'embeddings' in route ? route.embeddings : openaiResponsesIngress;
   res.on('close', () => {
     if (!res.writableFinished) abort.abort(new ClientGone());
   });
@@ -65,6 +73,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let ticket: LimitTicket | undefined;
   let body: RawBody | undefined;
   let generation: Generation | undefined;
+  let embeddings: EmbeddingsInbound | undefined;
   let served: Served | undefined;
   let failure: GatewayError | undefined;
   let failureBody: object | undefined;
@@ -80,11 +89,14 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     if (route !== 'models' && 'ingress' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
       generation = readGeneration(body, route.ingress, route.operation, caller);
+    } else if (route !== 'models' && 'embeddings' in route) {
+      body = await readRawBody(req, deps.maxBodyBytes);
+      embeddings = readEmbeddings(body, route.embeddings, caller);
     }
     const timeoutMs = headers.timeoutMs;
     timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);
     const context: CallContext = { res, headers, caller, started, abort, admission: new CallAdmission(ticket) };
-    served = await serve(route, generation, context, req, deps);
+    served = embeddings ? await serveEmbeddings(embeddings, context, deps) : await serve(route, generation, context, req, deps);
     if (served.failure !== undefined) throw served.failure;
   } catch (error) {
     failure = abort.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
@@ -104,7 +116,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   }
 
   const { entry, spent } = recordCall(
-    { startedAt, started, path, requestHeaders: req.headers, dialect: ingress?.dialect, headers, caller, bodyText: body?.text, request: generation?.request, served, failure, failureBody },
+    { startedAt, started, path, requestHeaders: req.headers, dialect: ingress?.dialect, headers, caller, bodyText: body?.text, request: generation?.request ?? (embeddings && { model: embeddings.request.model, stream: false, n: 1, body: null }), served, failure, failureBody },
     ticket !== undefined,
   );
   // Counted as it finishes: its tokens for the minute, its cost for the day and month.

@@ -34,7 +34,7 @@ export class Generation {
   }
 }
 
-function parseJsonBody(raw: Buffer, text: string): unknown {
+export function parseJsonBody(raw: Buffer, text: string): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object');
   refuseUnsafeJson(raw);
   try {

@@ -5,8 +5,14 @@
 import { GatewayError } from '../core/errors.js';
 import type { RouteTarget } from './auth.js';
 import { getProvider } from '../providers/registry.js';
-import type { ProviderCall } from '../providers/types.js';
+import type { EmbeddingCall, ProviderCall } from '../providers/types.js';
 import type { UpstreamResponse } from '../providers/upstream.js';
+import type { WireFormat } from '../codecs/canonical.js';
+import type { EmbeddingFormat } from '../codecs/embeddings/canonical.js';
+import type { Ingress } from './ingress/types.js';
+import type { RelayOptions, RelayOutcome } from './relay/types.js';
+import type { CallPlan } from './plan-call.js';
+import type { RequestTraits } from './routing/conditions.js';
 import { RequestAbort } from '../core/request-abort.js';
 import { traitsOf } from './routing/conditions.js';
 import type { CompiledRoute, Router } from './routing/router.js';
@@ -53,13 +59,44 @@ function noteReason(attemptLog: AttemptRecord[], label: string, reason: string, 
  * Tries the route's targets in the planned order until one answers, and relays that one's answer. Returns
  * what it reached (the target that served, or was tried last) with the answer or the failure.
  */
-export async function serveRoute(router: Router, route: CompiledRoute, generation: Generation, context: CallContext, limits: KeyLimiter | undefined): Promise<Served> {
+export function serveRoute(router: Router, route: CompiledRoute, generation: Generation, context: CallContext, limits: KeyLimiter | undefined): Promise<Served> {
+  return serveRouteWith(router, route, generationWork(generation), context, limits);
+}
+
+/** What a target is asked for, planned: the first call to send (none when the gateway answers itself). */
+export interface PreparedCall {
+  call: ProviderCall | EmbeddingCall | null;
+  providerFormat: WireFormat | EmbeddingFormat;
+  dropped: string[];
+}
+
+/** What a route serves, whatever it is (a generation, embeddings): how each target is planned and answered. */
+export interface RoutedWork<Prepared extends PreparedCall> {
+  model: string;
+  stream: boolean;
+  ingress: Ingress | undefined;
+  traits: RequestTraits;
+  prepare(context: CallContext, target: RouteTarget, model: string): Prepared | Promise<Prepared>;
+  relay(context: CallContext, prepared: Prepared, first: UpstreamResponse | null, send: (call: ProviderCall | EmbeddingCall) => Promise<UpstreamResponse>, options: RelayOptions): Promise<RelayOutcome>;
+}
+
+function generationWork(generation: Generation): RoutedWork<CallPlan> {
+  return {
+    model: generation.request.model,
+    stream: generation.request.stream,
+    ingress: generation.ingress,
+    traits: traitsOf(() => generation.canonical()),
+    prepare: (context, target, model) => prepareCall(generation, context, target, model),
+    relay: relayPlan,
+  };
+}
+
+export async function serveRouteWith<Prepared extends PreparedCall>(router: Router, route: CompiledRoute, work: RoutedWork<Prepared>, context: CallContext, limits: KeyLimiter | undefined): Promise<Served> {
   const attemptLog: AttemptRecord[] = [];
   let tried: ServedTarget | undefined;
   try {
-    const { request } = generation;
     const { headers, abort, admission } = context;
-    const plan = router.plan(route, request.model, traitsOf(() => generation.canonical()));
+    const plan = router.plan(route, work.model, work.traits);
     for (const skipped of plan.skipped) attemptLog.push({ status: null, error: null, durationMs: 0, target: skipped.label, reason: skipped.reason });
     if (plan.attempts.length === 0) {
       const why = [...plan.ineligible, ...plan.skipped].map((target) => `${target.label}: ${target.reason}`).join('; ');
@@ -93,7 +130,7 @@ export async function serveRoute(router: Router, route: CompiledRoute, generatio
         reached.credentials = credentials;
         const routeTarget: RouteTarget = { caller: target.caller, provider: target.caller.provider, customHost: target.caller.customHost, credentials };
         const adapter = getProvider(routeTarget.provider);
-        const send = (call: ProviderCall): Promise<UpstreamResponse> =>
+        const send = (call: ProviderCall | EmbeddingCall): Promise<UpstreamResponse> =>
           sendCall(adapter, call, {
             signal: attemptAbort,
             retries: headers.retryCount,
@@ -102,14 +139,14 @@ export async function serveRoute(router: Router, route: CompiledRoute, generatio
           });
         const secrets = callSecrets(credentials, headers);
         reached.secrets = secrets;
-        const preparing = prepareCall(generation, context, routeTarget, sentModel);
+        const preparing = work.prepare(context, routeTarget, sentModel);
         const prepared = isPromise(preparing) ? await preparing : preparing;
         reached.providerFormat = prepared.providerFormat;
         reached.dropped = prepared.dropped;
-        const relayOptions = { adapter, stream: request.stream, started: context.started, signal: attemptAbort, secrets, ingress: generation.ingress };
+        const relayOptions = { adapter, stream: work.stream, started: context.started, signal: attemptAbort, secrets, ingress: work.ingress };
         if (!prepared.call) {
           clearTimeout(timer);
-          return { target: reached, route: route.name, attemptLog, outcome: await relayPlan(context, prepared, null, send, relayOptions), failure: undefined };
+          return { target: reached, route: route.name, attemptLog, outcome: await work.relay(context, prepared, null, send, relayOptions), failure: undefined };
         }
         called = true;
         const first = await send(prepared.call);
@@ -123,7 +160,7 @@ export async function serveRoute(router: Router, route: CompiledRoute, generatio
           ticket?.release(NOTHING_SERVED);
           continue;
         }
-        const outcome = await relayPlan(context, prepared, first, send, relayOptions);
+        const outcome = await work.relay(context, prepared, first, send, relayOptions);
         if (outcome.status < 400) router.recordSuccess(target);
         else if (fallsBack(outcome.status)) router.recordFailure(target);
         return { target: reached, route: route.name, attemptLog, outcome, failure: undefined };

@@ -4,7 +4,8 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { GatewayError, errorBody, invalidRequest } from '../core/errors.js';
-import { handleProxy, type ProxyDependencies } from './proxy.js';
+import { handleProxy, type EmbeddingsRoute, type ProxyDependencies } from './proxy.js';
+import { openaiEmbeddingsIngress } from './embeddings/embeddings-ingress.js';
 import { decodePath, sendJson } from '../core/http-io.js';
 import { anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { GENERATION_ROUTES } from './ingress/registry.js';
@@ -100,6 +101,10 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
 }
 
 
+/** `/v1/embeddings`, in OpenAI's shape (POST only). */
+const EMBEDDINGS_PATH = '/v1/embeddings';
+const EMBEDDINGS_ROUTE: EmbeddingsRoute = { embeddings: openaiEmbeddingsIngress };
+
 /** A response OpenAI stored, by id (and its input items); an id is letters, digits, `_` and `-` only. */
 const STORED_RESPONSE_PATH = /^\/v1\/responses\/[A-Za-z0-9_-]+(?:\/input_items)?$/;
 
@@ -107,7 +112,7 @@ const STORED_RESPONSE_PATH = /^\/v1\/responses\/[A-Za-z0-9_-]+(?:\/input_items)?
 const SETTLED: Promise<void> = Promise.resolve();
 
 /** Parsed once and shared: requests on these paths go to the proxy, which reads only the path. */
-const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys()].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
+const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys(), EMBEDDINGS_PATH].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
 
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const timeouts = { ...DEFAULT_CLIENT_TIMEOUTS, ...options.clientTimeouts };
@@ -160,6 +165,10 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
             return sendJson(res, 405, generation.ingress.errorBody(error), { allow: 'POST' });
           }
           return handleProxy(req, res, generation, path, options);
+        }
+        if (path === EMBEDDINGS_PATH) {
+          if (req.method !== 'POST') return sendJson(res, 405, errorBody('invalid_request_error', `Use POST for ${path}`), { allow: 'POST' });
+          return handleProxy(req, res, EMBEDDINGS_ROUTE, path, options);
         }
         if (path.startsWith('/v1/responses/')) {
           const stored = STORED_RESPONSE_PATH.exec(path);

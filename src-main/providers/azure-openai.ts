@@ -12,6 +12,7 @@ import type {
   MappedProviderError,
   ProviderAdapter,
   ProviderCall,
+  EmbeddingCall,
   AnswerQuirk,
   UpstreamEvent,
   UpstreamRequest,
@@ -49,7 +50,16 @@ function requireSetting(value: string | undefined, header: string, what: string)
   return value;
 }
 
-export function azureUrl(call: ProviderCall): string {
+/** What an Azure URL and its auth are made from: a generation's call or an embeddings call. */
+type AzureCall = Pick<ProviderCall | EmbeddingCall, 'format' | 'credentials' | 'customHost' | 'forwardHeaders'>;
+
+/** The deployment's path for each format. */
+function deploymentPath(format: AzureCall['format']): string {
+  if (format === 'openai-completions') return 'completions';
+  return format === 'openai-embeddings' ? 'embeddings' : 'chat/completions';
+}
+
+export function azureUrl(call: AzureCall): string {
   const azure = call.credentials.azure ?? {};
   const deployment = requireSetting(azure.deploymentId, AZURE_HEADERS.deploymentId, 'deployment name');
   const apiVersion = requireSetting(azure.apiVersion, AZURE_HEADERS.apiVersion, 'API version');
@@ -59,13 +69,13 @@ export function azureUrl(call: ProviderCall): string {
     if (!RESOURCE_NAME.test(resource)) throw invalidRequest(`'${AZURE_HEADERS.resourceName}' must be an Azure resource name (letters, digits and hyphens)`, AZURE_HEADERS.resourceName);
     base = `https://${resource}.openai.azure.com/openai`;
   }
-  const path = `/deployments/${encodeURIComponent(refuseDotSegments(deployment, AZURE_HEADERS.deploymentId))}/${call.format === 'openai-completions' ? 'completions' : 'chat/completions'}`;
+  const path = `/deployments/${encodeURIComponent(refuseDotSegments(deployment, AZURE_HEADERS.deploymentId))}/${deploymentPath(call.format)}`;
   const url = new URL(joinUrl(base, path));
   url.searchParams.set('api-version', apiVersion);
   return url.toString();
 }
 
-function authHeaders(call: ProviderCall): Record<string, string> {
+function authHeaders(call: AzureCall): Record<string, string> {
   const token = call.credentials.token;
   if (!token) {
     // A key the client forwards itself (x-gateway-forward-headers: api-key) or a keyless custom host still works.
@@ -75,7 +85,7 @@ function authHeaders(call: ProviderCall): Record<string, string> {
   return isEntraToken(token) ? { authorization: `Bearer ${token}` } : { 'api-key': token };
 }
 
-function buildRequest(call: ProviderCall): UpstreamRequest {
+function buildRequest(call: ProviderCall | EmbeddingCall): UpstreamRequest {
   return {
     url: azureUrl(call),
     method: 'POST',
@@ -216,5 +226,7 @@ export const azureOpenAI: ProviderAdapter = {
   supportsN: true,
   buildRequest,
   answerQuirk,
+  // An embeddings deployment, with the same settings: its bytes go up as they came.
+  embeddings: { format: () => 'openai-embeddings', buildRequest },
   mapError: (status, body) => mapAzureError(status, body),
 };

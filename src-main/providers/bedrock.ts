@@ -7,7 +7,11 @@ import { z } from 'zod';
 import { optionalText } from './json-fields.js';
 import { joinUrl } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import type { CredentialField, EmbeddingCall, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import type { EmbeddingFormat } from '../codecs/embeddings/canonical.js';
+
+/** What a Bedrock URL and its signing are made from: a Converse call or an embeddings call. */
+type BedrockCall = Pick<ProviderCall | EmbeddingCall, 'credentials' | 'customHost' | 'forwardHeaders' | 'model'>;
 
 const SLUG = 'bedrock';
 
@@ -40,7 +44,7 @@ export function encodeModelId(modelId: string): string {
   return encodeURIComponent(refuseDotSegments(modelId)).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-function regionOf(call: ProviderCall, required: boolean): string | undefined {
+function regionOf(call: BedrockCall, required: boolean): string | undefined {
   const region = call.credentials.bedrock?.region;
   if (!region) {
     if (required) throw missingSetting(BEDROCK_HEADERS.region, 'AWS region');
@@ -62,7 +66,7 @@ interface SigningCredentials {
 }
 
 /** SigV4 keys when the call has them; a half-given pair is a mistake worth naming. */
-function signingCredentials(call: ProviderCall): SigningCredentials | undefined {
+function signingCredentials(call: BedrockCall): SigningCredentials | undefined {
   const { accessKeyId, secretAccessKey, sessionToken } = call.credentials.bedrock ?? {};
   if (!accessKeyId && !secretAccessKey) return undefined;
   if (!accessKeyId) throw missingSetting(BEDROCK_HEADERS.accessKeyId, 'AWS access key ID that goes with the secret access key');
@@ -116,10 +120,33 @@ async function signedHeaders(url: URL, body: Buffer, region: string, credentials
   return signed.headers;
 }
 
-async function buildRequest(call: ProviderCall): Promise<UpstreamRequest> {
+function buildRequest(call: ProviderCall): Promise<UpstreamRequest> {
+  return signedRequest(call, new URL(bedrockUrl(call)), call.stream ? 'application/vnd.amazon.eventstream' : 'application/json');
+}
+
+/** The embedding models Gatehouse reads: Titan (one text a call) and Cohere Embed (texts in batches). */
+function embeddingFormat(model: string): EmbeddingFormat {
+  // Ids may carry a region prefix (us.cohere.embed-v4:0) or be an ARN: the family is what matters.
+  if (/amazon\.titan-embed-(text|g1)/.test(model)) return 'bedrock-titan';
+  if (/cohere\.embed-/.test(model)) return 'bedrock-cohere';
+  throw new GatewayError(
+    400,
+    'invalid_request_error',
+    `Bedrock model '${model}' is not an embedding model Gatehouse can call: use an Amazon Titan text embedding model (amazon.titan-embed-text-v2:0) or Cohere Embed (cohere.embed-english-v3)`,
+    'model',
+    'unsupported_model',
+    SLUG,
+  );
+}
+
+/** InvokeModel (`/model/{id}/invoke`), signed like Converse: one call per body. */
+function buildEmbeddingRequest(call: EmbeddingCall): Promise<UpstreamRequest> {
+  const base = call.customHost ?? `https://bedrock-runtime.${regionOf(call, true)}.amazonaws.com`;
+  return signedRequest(call, new URL(joinUrl(base, `/model/${encodeModelId(call.model)}/invoke`)), 'application/json');
+}
+
+async function signedRequest(call: BedrockCall & { body: Buffer | string }, url: URL, accept: string): Promise<UpstreamRequest> {
   const body = typeof call.body === 'string' ? Buffer.from(call.body, 'utf8') : call.body;
-  const url = new URL(bedrockUrl(call));
-  const accept = call.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
   const credentials = signingCredentials(call);
   let headers: Record<string, string>;
   if (credentials) {
@@ -183,5 +210,6 @@ export const bedrock: ProviderAdapter = {
   // Converse generates one answer per call; the core makes n calls.
   supportsN: false,
   buildRequest,
+  embeddings: { format: embeddingFormat, buildRequest: buildEmbeddingRequest },
   mapError: mapBedrockError,
 };

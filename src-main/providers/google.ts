@@ -5,7 +5,7 @@ import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import { optional, optionalText } from './json-fields.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import type { EmbeddingCall, MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 /** `gemini-2.0-flash` → `models/gemini-2.0-flash`; names given in full (`models/…`, `tunedModels/…`) stay as they are. */
 export function geminiModelPath(model: string): string {
@@ -43,6 +43,22 @@ export const google: ProviderAdapter = {
       headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
       body: call.body,
     };
+  },
+  // Always the batch method: one call embeds up to 100 inputs.
+  embeddings: {
+    format: () => 'gemini-embeddings',
+    buildRequest(call: EmbeddingCall): UpstreamRequest {
+      const token = call.credentials.token;
+      if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
+        throw missingProviderToken('google', "an API key: send 'Authorization: Bearer <Gemini API key>'");
+      }
+      return {
+        url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.model)}`, 'batchEmbedContents', false),
+        method: 'POST',
+        headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
+        body: call.body,
+      };
+    },
   },
   modelListing: {
     request: (credentials, customHost, forwardHeaders) => ({

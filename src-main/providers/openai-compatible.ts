@@ -5,7 +5,7 @@ import { optional, optionalText } from './json-fields.js';
 import { boundedMemo } from '../core/bounded-memo.js';
 import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
 import type { WireFormat } from '../codecs/canonical.js';
-import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import type { CredentialField, EmbeddingCall, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 export interface OpenAICompatibleOptions {
   slug: string;
@@ -117,6 +117,21 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
         headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
         body: call.body,
       };
+    },
+    embeddings: {
+      format: () => 'openai-embeddings',
+      buildRequest(call: EmbeddingCall): UpstreamRequest {
+        const token = call.credentials.token;
+        if (options.tokenRequired && !token && !call.customHost) {
+          throw missingProviderToken(options.slug, "a token: send 'Authorization: Bearer <provider key>'");
+        }
+        return {
+          url: joinUrl(call.customHost ?? options.defaultBaseUrl, '/embeddings'),
+          method: 'POST',
+          headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
+          body: call.body,
+        };
+      },
     },
     modelListing: {
       request: (credentials, customHost, forwardHeaders) => ({

@@ -1,13 +1,14 @@
 // The small interface every provider module implements. A provider says which wire formats it speaks,
 // its credential fields (which are secret), its URL and its auth; bodies are the codecs' business.
 import type { UpstreamEvent, WireFormat } from '../codecs/canonical.js';
+import type { EmbeddingFormat } from '../codecs/embeddings/canonical.js';
 
 export type { UpstreamEvent } from '../codecs/canonical.js';
 import type { CredentialField, ProviderCredentials } from '../core/credentials.js';
 export type { CredentialField, ProviderCredentials } from '../core/credentials.js';
 
-/** What a call asks of the provider: a generation, or (Messages only) a count of the prompt's tokens. */
-export type Operation = 'generate' | 'count_tokens';
+/** What a call asks of the provider: a generation, (Messages only) a count of the prompt's tokens, or embeddings. */
+export type Operation = 'generate' | 'count_tokens' | 'embeddings';
 
 /** One call to a provider, its body already in the provider's wire format: a provider only adds URL and auth. */
 export interface ProviderCall {
@@ -22,6 +23,29 @@ export interface ProviderCall {
   customHost?: string;
   /** Client headers to send unchanged (`x-gateway-forward-headers` and other non-gateway headers). */
   forwardHeaders: Record<string, string>;
+}
+
+/** One embeddings call to a provider, its body already in the provider's embeddings format. */
+export interface EmbeddingCall {
+  operation: 'embeddings';
+  format: EmbeddingFormat;
+  model: string;
+  body: Buffer | string;
+  credentials: ProviderCredentials;
+  customHost?: string;
+  forwardHeaders: Record<string, string>;
+  /**
+   * Which of the request's calls this is, past the first (Titan embeds one input a call): the parts of one
+   * request count as one provider call against its cap and the key's requests per minute.
+   */
+  part?: number;
+}
+
+/** How a provider embeds: the format it takes for a model, and URL and auth for a call. */
+export interface EmbeddingsEndpoint {
+  /** Throws a 400 for a model the provider cannot embed with through Gatehouse (Bedrock: Titan and Cohere only). */
+  format(model: string): EmbeddingFormat;
+  buildRequest(call: EmbeddingCall): UpstreamRequest | Promise<UpstreamRequest>;
 }
 
 export interface UpstreamRequest {
@@ -111,6 +135,8 @@ export interface ProviderAdapter {
    * that keeps them (OpenAI) has this; Gatehouse keeps none of its own.
    */
   readonly storedResponses?: StoredResponses;
+  /** Embeddings; a provider without them (Anthropic) answers `/v1/embeddings` with a 400 saying so. */
+  readonly embeddings?: EmbeddingsEndpoint;
   /** Maps the provider's error body (any format, maybe not JSON) to the contract's fields. */
   mapError(status: number, body: string, headers: Record<string, string | string[] | undefined>): MappedProviderError;
 }

@@ -8,7 +8,7 @@ import { mapMessagesError } from './anthropic.js';
 import { googleMethodUrl, mapGoogleError } from './google.js';
 import { bearerHeaders } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type { ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import type { EmbeddingCall, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
 
 const SLUG = 'vertex-ai';
 
@@ -29,7 +29,7 @@ function badHeader(header: string, message: string): GatewayError {
   return new GatewayError(400, 'invalid_request_error', message, header, 'missing_cloud_header', SLUG);
 }
 
-export function vertexLocation(call: ProviderCall): { projectId: string; region: string } {
+export function vertexLocation(call: Pick<ProviderCall, 'credentials'>): { projectId: string; region: string } {
   const { projectId, region } = call.credentials.vertex ?? {};
   if (!projectId) throw badHeader(PROJECT_HEADER, `Provider '${SLUG}' needs the Google Cloud project: send '${PROJECT_HEADER}' (or use a virtual key that has one)`);
   if (!region) throw badHeader(REGION_HEADER, `Provider '${SLUG}' needs the region: send '${REGION_HEADER}' (e.g. us-central1, or global)`);
@@ -75,14 +75,31 @@ export function buildVertexRequest(call: ProviderCall, token = call.credentials.
   };
 }
 
+/** Embeddings: `:predict` on the Google publisher's model. */
+export function buildVertexEmbeddingRequest(call: EmbeddingCall, token = call.credentials.token): UpstreamRequest {
+  const { projectId, region } = vertexLocation(call);
+  if (!token && !call.customHost) {
+    throw missingProviderToken(SLUG, "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)");
+  }
+  const path = `/v1/projects/${projectId}/locations/${region}/publishers/google/models/${encodeModel(call.model)}`;
+  return {
+    url: googleMethodUrl(call.customHost ?? vertexBaseUrl(region), path, 'predict', false),
+    method: 'POST',
+    headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
+    body: call.body,
+  };
+}
+
 /** With a stored service account key, an access token is made (or taken from the cache) first. */
-function buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest> {
+function withToken<Call extends ProviderCall | EmbeddingCall>(call: Call, build: (call: Call, token?: string) => UpstreamRequest): UpstreamRequest | Promise<UpstreamRequest> {
   const serviceAccountJson = call.credentials.vertex?.serviceAccountJson;
-  if (!serviceAccountJson) return buildVertexRequest(call);
+  if (!serviceAccountJson) return build(call);
   // A wrong project or region is said before any token is asked for.
   vertexLocation(call);
-  return serviceAccountToken(serviceAccountJson, SERVICE_ACCOUNT_FIELD).then((token) => buildVertexRequest(call, token));
+  return serviceAccountToken(serviceAccountJson, SERVICE_ACCOUNT_FIELD).then((token) => build(call, token));
 }
+
+const buildRequest = (call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest> => withToken(call, buildVertexRequest);
 
 /** Anthropic's errors say what they are: `{type:"error", …}`. */
 const AnthropicErrorShape = z.object({ type: z.literal('error') });
@@ -133,5 +150,6 @@ export const vertexAi: ProviderAdapter = {
   // Gemini's candidateCount is refused by many models and Claude has none: n separate calls work everywhere.
   supportsN: false,
   buildRequest,
+  embeddings: { format: () => 'vertex-predict', buildRequest: (call) => withToken(call, buildVertexEmbeddingRequest) },
   mapError: (status, body) => mapVertexError(status, body),
 };

@@ -101,5 +101,6 @@ export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBod
     input.routeTarget ?? null,
     input.targetKeyId ?? null,
     input.count !== undefined && input.count !== 1 ? input.count : null,
+    input.usageEstimated ? 1 : null,
   ];
 }

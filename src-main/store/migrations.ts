@@ -433,4 +433,13 @@ ${USAGE_REPRICE}
       ALTER TABLE request_log ADD COLUMN request_count INTEGER;
     `,
   },
+  {
+    version: 16,
+    description: "whether a call's usage is the gateway's own count (embeddings from providers that report none)",
+    sql: `
+      -- 1 when the provider reported no token count and the gateway counted the input itself (Gemini's
+      -- batch embeddings, say); NULL when the usage is the provider's own (or unknown).
+      ALTER TABLE request_log ADD COLUMN usage_estimated INTEGER;
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ export const DIALECT_LABELS: Record<ClientDialect, string> = {
   'openai-completions': 'Completions',
   'anthropic-messages': 'Messages',
   'openai-responses': 'Responses',
+  'openai-embeddings': 'Embeddings',
 };
 
 /** What the badge's tooltip and the detail view say in full. */
@@ -18,6 +19,7 @@ export const DIALECT_DESCRIPTIONS: Record<ClientDialect, string> = {
   'openai-completions': 'OpenAI Completions',
   'anthropic-messages': 'Anthropic Messages',
   'openai-responses': 'OpenAI Responses',
+  'openai-embeddings': 'OpenAI Embeddings',
 };
 
 const PROVIDER_FORMAT_LABELS: Record<string, string> = {
@@ -27,6 +29,11 @@ const PROVIDER_FORMAT_LABELS: Record<string, string> = {
   'anthropic-messages': 'Anthropic Messages',
   gemini: 'Gemini generateContent',
   'bedrock-converse': 'Bedrock Converse',
+  'openai-embeddings': 'OpenAI Embeddings',
+  'gemini-embeddings': 'Gemini batchEmbedContents',
+  'vertex-predict': 'Vertex AI predict (embeddings)',
+  'bedrock-titan': 'Bedrock InvokeModel (Titan embeddings)',
+  'bedrock-cohere': 'Bedrock InvokeModel (Cohere Embed)',
 };
 
 export function dialectLabel(dialect: string | null | undefined): string | null {

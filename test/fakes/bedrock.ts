@@ -7,6 +7,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
 import { crc32 } from 'node:zlib';
+import { fakeTokenCount, fakeVector } from './embeddings.js';
 
 export interface AwsTestCredentials {
   accessKeyId: string;
@@ -20,7 +21,7 @@ export interface BedrockRecordedRequest extends RecordedRequest {
   rawUrl: string;
   /** The model id, decoded. */
   modelId: string | null;
-  operation: 'converse' | 'converse-stream' | null;
+  operation: 'converse' | 'converse-stream' | 'invoke' | null;
   /** SignedHeaders of a SigV4 request, else empty. */
   signedHeaders: string[];
 }
@@ -206,7 +207,53 @@ function words(text: string): string[] {
   return text.split(' ').map((word, i) => (i ? ' ' : '') + word);
 }
 
+// ---- Embeddings through InvokeModel: Titan and Cohere Embed, each in its model's own body ------------------
+
+/** Cohere Embed v3's vector length is 1024; the double's is shorter. */
+export const COHERE_EMBEDDING_DIMENSIONS = 6;
+const COHERE_INPUT_TYPES = ['search_document', 'search_query', 'classification', 'clustering', 'image'];
+const extraneous = (json: Json, allowed: string[]): string | undefined => Object.keys(json).find((key) => !allowed.includes(key));
+
+/** Titan text embeddings: one `inputText` a call; v2 makes 1024 (or 512, 256) dimensions, v1 1536 (the double: 8 unless asked). */
+function answerTitan(request: BedrockRecordedRequest, res: ServerResponse, v2: boolean): void {
+  const json = request.json;
+  const allowed = v2 ? ['inputText', 'dimensions', 'normalize', 'embeddingTypes'] : ['inputText'];
+  const extra = extraneous(json, allowed);
+  if (extra) return void bedrockError(400, 'ValidationException', `Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`)(request, res);
+  if (typeof json.inputText !== 'string' || json.inputText === '') return void bedrockError(400, 'ValidationException', 'Malformed input request: #/inputText: expected minLength: 1, actual: 0, please reformat your input and try again.')(request, res);
+  if (json.dimensions !== undefined && ![256, 512, 1024].includes(json.dimensions as number)) {
+    return void bedrockError(400, 'ValidationException', `Malformed input request: #/dimensions: ${String(json.dimensions)} is not a valid enum value, please reformat your input and try again.`)(request, res);
+  }
+  const dimensions = (json.dimensions as number | undefined) ?? 8;
+  res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'bedrock-embed-1', 'x-amzn-bedrock-input-token-count': String(fakeTokenCount(json.inputText)) });
+  res.end(JSON.stringify({ embedding: fakeVector(json.inputText, dimensions), inputTextTokenCount: fakeTokenCount(json.inputText) }));
+}
+
+/** Cohere Embed: `texts` (1 to 96) with a required `input_type`; the token count only in a header. */
+function answerCohere(request: BedrockRecordedRequest, res: ServerResponse, v4: boolean): void {
+  const json = request.json;
+  const extra = extraneous(json, ['texts', 'images', 'input_type', 'truncate', 'embedding_types', ...(v4 ? ['output_dimension', 'max_tokens', 'inputs'] : [])]);
+  if (extra) return void bedrockError(400, 'ValidationException', `Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`)(request, res);
+  if (!COHERE_INPUT_TYPES.includes(json.input_type as string)) return void bedrockError(400, 'ValidationException', 'Malformed input request: #: required key [input_type] not found, please reformat your input and try again.')(request, res);
+  const texts = json.texts;
+  if (!Array.isArray(texts) || texts.length === 0 || texts.length > 96 || !texts.every((text) => typeof text === 'string')) {
+    return void bedrockError(400, 'ValidationException', 'Malformed input request: #/texts: expected between 1 and 96 strings, please reformat your input and try again.')(request, res);
+  }
+  const dimensions = (json.output_dimension as number | undefined) ?? COHERE_EMBEDDING_DIMENSIONS;
+  const tokens = (texts as string[]).reduce((sum, text) => sum + fakeTokenCount(text), 0);
+  res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'bedrock-embed-2', 'x-amzn-bedrock-input-token-count': String(tokens) });
+  res.end(JSON.stringify({ id: 'cohere-embed-1', texts, embeddings: (texts as string[]).map((text) => fakeVector(text, dimensions)), response_type: 'embeddings_floats' }));
+}
+
+function answerInvoke(request: BedrockRecordedRequest, res: ServerResponse): void {
+  const model = request.modelId ?? '';
+  if (/amazon\.titan-embed-text-v[12]/.test(model)) return answerTitan(request, res, model.includes('-v2'));
+  if (/cohere\.embed-/.test(model)) return answerCohere(request, res, model.includes('embed-v4'));
+  bedrockError(400, 'ValidationException', `The provided model identifier is invalid.`)(request, res);
+}
+
 export function defaultBedrockAnswer(request: BedrockRecordedRequest, res: ServerResponse): void {
+  if (request.operation === 'invoke') return answerInvoke(request, res);
   const problem = converseRequestProblem(request.json);
   if (problem) return void bedrockError(400, 'ValidationException', problem)(request, res);
   const text = bedrockAnswerText(request.json);
@@ -341,7 +388,7 @@ export function converseRequestProblem(json: unknown): string | undefined {
 
 // ---- Server ---------------------------------------------------------------------------------------
 
-const ROUTE = /\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
 
 export async function startBedrockFake(options: BedrockFakeOptions = {}): Promise<BedrockFake> {
   const region = options.region ?? 'us-east-1';
@@ -354,7 +401,7 @@ export async function startBedrockFake(options: BedrockFakeOptions = {}): Promis
         ...request,
         rawUrl: request.url,
         modelId: route ? decodeURIComponent(route[1]) : null,
-        operation: route ? (route[2] as 'converse' | 'converse-stream') : null,
+        operation: route ? (route[2] as 'converse' | 'converse-stream' | 'invoke') : null,
         signedHeaders: parseAuthorization(String(request.headers.authorization ?? ''))?.signedHeaders ?? [],
       };
     },

@@ -4,6 +4,7 @@
 // The same answers serve Gemini on Vertex (test/fakes/vertex.ts).
 import type { ServerResponse } from 'node:http';
 import { sendJson, startRecordingServer, writeSseEvents, type Behaviour, type RecordedRequest, type RecordingServer } from './recording-server.js';
+import { fakeVector } from './embeddings.js';
 
 export interface GeminiFake extends RecordingServer {
   /** `http://127.0.0.1:PORT`, as a custom host (the API's own path starts with /v1beta). */
@@ -152,12 +153,61 @@ export async function answerGenerateContent(request: RecordedRequest, res: Serve
   });
 }
 
-const MODEL_URL = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/;
+// ---- Embeddings (`:embedContent`, `:batchEmbedContents`) -------------------------------------------------
+
+/** The vector length the double makes when no outputDimensionality is asked for (gemini-embedding-001 makes 3072). */
+export const GEMINI_EMBEDDING_DIMENSIONS = 12;
+const EMBED_FIELDS = ['model', 'content', 'taskType', 'title', 'outputDimensionality'];
+const TASK_TYPES = ['TASK_TYPE_UNSPECIFIED', 'RETRIEVAL_QUERY', 'RETRIEVAL_DOCUMENT', 'SEMANTIC_SIMILARITY', 'CLASSIFICATION', 'CLUSTERING', 'QUESTION_ANSWERING', 'FACT_VERIFICATION', 'CODE_RETRIEVAL_QUERY'];
+
+/** One EmbedContentRequest's problem in Gemini's words, or undefined. `where` is its place (`requests[0]`). */
+function embedContentProblem(item: unknown, where: string, model: string, inBatch: boolean): string | undefined {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return `Invalid JSON payload received. Expected an object at '${where}'.`;
+  const body = item as Record<string, unknown>;
+  const unknown = Object.keys(body).find((key) => !EMBED_FIELDS.includes(key));
+  if (unknown) return `Invalid JSON payload received. Unknown name "${unknown}" at '${where}': Cannot find field.`;
+  // In a batch every request names its model, and it must be the one in the URL.
+  if (inBatch && body.model !== `models/${model}`) return `Model names in the batch requests must be the same as the model in the URL: models/${model}, got ${String(body.model)}.`;
+  const content = body.content as { parts?: unknown } | undefined;
+  if (!content || !Array.isArray(content.parts) || content.parts.length === 0) return `* BatchEmbedContentsRequest.${where}.content.parts: contents.parts must not be empty.\n`;
+  for (const [j, part] of content.parts.entries()) {
+    if (typeof (part as { text?: unknown })?.text !== 'string' || (part as { text: string }).text === '') return `* ${where}.content.parts[${j}]: text must be a non-empty string`;
+  }
+  if (body.taskType !== undefined && !TASK_TYPES.includes(body.taskType as string)) return `Invalid value at '${where}.task_type' (type.googleapis.com/google.ai.generativelanguage.v1beta.TaskType), "${String(body.taskType)}"`;
+  if (body.outputDimensionality !== undefined && !(Number.isInteger(body.outputDimensionality) && (body.outputDimensionality as number) > 0)) return `* ${where}.output_dimensionality: must be a positive integer`;
+  return undefined;
+}
+
+const textOf = (item: Record<string, unknown>): string => ((item.content as { parts: { text: string }[] }).parts.map((part) => part.text).join('\n'));
+const valuesFor = (item: Record<string, unknown>): number[] => fakeVector(textOf(item), (item.outputDimensionality as number | undefined) ?? GEMINI_EMBEDDING_DIMENSIONS);
+
+/** `:embedContent` → `{embedding:{values}}`; `:batchEmbedContents` → `{embeddings:[{values}]}`. Neither reports tokens. */
+export function answerEmbedContent(request: RecordedRequest, res: ServerResponse, model: string, method: 'embedContent' | 'batchEmbedContents'): void | Promise<void> {
+  const json = request.json;
+  if (method === 'embedContent') {
+    const problem = embedContentProblem(json, 'request', model, false);
+    if (problem) return googleError(400, problem)(request, res);
+    return sendJson(res, 200, { embedding: { values: valuesFor(json) } });
+  }
+  const unknown = Object.keys(json).find((key) => key !== 'requests');
+  if (unknown) return googleError(400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`)(request, res);
+  const requests = json.requests;
+  if (!Array.isArray(requests) || requests.length === 0) return googleError(400, '* BatchEmbedContentsRequest.requests: requests must not be empty\n')(request, res);
+  if (requests.length > 100) return googleError(400, '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n')(request, res);
+  for (const [i, item] of requests.entries()) {
+    const problem = embedContentProblem(item, `requests[${i}]`, model, true);
+    if (problem) return googleError(400, problem)(request, res);
+  }
+  sendJson(res, 200, { embeddings: (requests as Record<string, unknown>[]).map((item) => ({ values: valuesFor(item) })) });
+}
+
+const MODEL_URL = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)(\?alt=sse)?$/;
 
 const defaultAnswer: Behaviour = async (request, res) => {
   const match = MODEL_URL.exec(request.url);
   if (!match) return googleError(404, `Requested entity was not found: ${request.url}`)(request, res);
   if (!request.headers['x-goog-api-key']) return googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")(request, res);
+  if (match[2] === 'embedContent' || match[2] === 'batchEmbedContents') return answerEmbedContent(request, res, decodeURIComponent(match[1]), match[2]);
   const invalid = geminiRequestProblem(request.json);
   if (invalid) return googleError(400, invalid)(request, res);
   await answerGenerateContent(request, res, decodeURIComponent(match[1]), match[2] === 'streamGenerateContent');

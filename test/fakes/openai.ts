@@ -3,6 +3,7 @@
 // Tests read what it received (URL, headers, exact body bytes) and can script what it answers.
 import type { ServerResponse } from 'node:http';
 import { startRecordingServer, type Behaviour, type RecordedRequest, type RecordingServer } from './recording-server.js';
+import { fakeTokenCount, fakeVector } from './embeddings.js';
 
 export type { RecordedRequest };
 /** A scripted answer for the next request. */
@@ -107,8 +108,58 @@ function safeParse(text: string): unknown {
   }
 }
 
+// ---- Embeddings (`POST /v1/embeddings`) ---------------------------------------------------------------
+
+/** The vector length the double makes when no `dimensions` is asked for. */
+export const FAKE_EMBEDDING_DIMENSIONS = 16;
+const EMBEDDING_FIELDS = ['model', 'input', 'encoding_format', 'dimensions', 'user'];
+
+/** The checks OpenAI makes of an embeddings body, with its `param` and `code`; undefined when it would accept it. */
+export function openaiEmbeddingsProblem(json: unknown, options: OpenAICheckOptions = {}): OpenAIProblem | undefined {
+  const common = commonProblem(json, options);
+  if (common) return common;
+  const body = json as Record<string, unknown>;
+  const unknown = Object.keys(body).find((key) => !EMBEDDING_FIELDS.includes(key));
+  if (unknown) return problem(`Unrecognized request argument supplied: ${unknown}`, null, null);
+  const input = body.input;
+  if (input === undefined) return problem("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  const isTokens = (value: unknown) => Array.isArray(value) && value.length > 0 && value.every((token) => Number.isInteger(token) && (token as number) >= 0);
+  const valid =
+    (typeof input === 'string' && input !== '') ||
+    (Array.isArray(input) && input.length > 0 && input.length <= 2048 && (input.every((item) => typeof item === 'string' && item !== '') || isTokens(input) || input.every(isTokens)));
+  if (!valid) return problem("'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'input', 'invalid_value');
+  if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64') {
+    return problem(`Invalid value: '${String(body.encoding_format)}'. Supported values are: 'float' and 'base64'.`, 'encoding_format', 'invalid_value');
+  }
+  if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && (body.dimensions as number) > 0)) return problem(`Invalid value for 'dimensions': expected a positive integer.`, 'dimensions', 'invalid_value');
+  if (body.user !== undefined && typeof body.user !== 'string') return problem(`Invalid type for 'user': expected a string, but got ${jsonTypeName(body.user)} instead.`, 'user', 'invalid_type');
+  return undefined;
+}
+
+/** The text a double embeds for one input (token arrays by their ids). */
+const embeddedText = (input: unknown): string => (typeof input === 'string' ? input : (input as number[]).join(' '));
+
+function answerEmbeddings(request: RecordedRequest, res: ServerResponse): void {
+  const parsed = request.body.length ? safeParse(request.body.toString('utf8')) : undefined;
+  const invalid = openaiEmbeddingsProblem(parsed);
+  if (invalid) return sendOpenAIError(res, 400, invalid);
+  const body = parsed as Record<string, unknown>;
+  const inputs: unknown[] = typeof body.input === 'string' || typeof (body.input as unknown[])[0] === 'number' ? [body.input] : (body.input as unknown[]);
+  const dimensions = (body.dimensions as number | undefined) ?? FAKE_EMBEDDING_DIMENSIONS;
+  const base64 = body.encoding_format === 'base64';
+  const data = inputs.map((input, index) => {
+    const vector = fakeVector(embeddedText(input), dimensions);
+    const embedding = base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  const tokens = inputs.reduce<number>((sum, input) => sum + (typeof input === 'string' ? fakeTokenCount(input) : (input as number[]).length), 0);
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake_embed' });
+  res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }));
+}
+
 export function defaultAnswer(request: RecordedRequest, res: ServerResponse): void {
   const path = request.url.split('?')[0];
+  if (request.method === 'POST' && path.endsWith('/embeddings')) return answerEmbeddings(request, res);
   if (request.method === 'GET' && path.endsWith('/models')) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(FAKE_MODELS));

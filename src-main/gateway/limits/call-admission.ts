@@ -41,11 +41,10 @@ export class CallAdmission {
   reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void {
     const calls = CallAdmission.callsFor(call.adapter, call.request);
     checkFanOut(calls, call.adapter.slug);
-    const callerHolds = this.ticket?.hasBudget === true;
-    const lenderHolds = this.lender?.hasBudget === true;
-    if (!callerHolds && !lenderHolds) return;
+    if (!this.holdsBudget) return;
     const dialect = call.ingress.dialect;
-    const worstCaseUsd = worstCaseCostUsd({
+    this.hold(
+      worstCaseCostUsd({
         provider: call.adapter.slug,
         pricedModel: call.adapter.pricedModel?.(call.credentials ?? {}, call.model) ?? call.model,
         dialect,
@@ -54,7 +53,19 @@ export class CallAdmission {
         bodyBytes: call.bodyBytes,
         calls,
         choices: choicesOf(dialect, call.request.body, call.request.n),
-      });
+      }),
+    );
+  }
+
+  /** Whether the caller's key or the lending key has a budget a call's worst case must be held against. */
+  get holdsBudget(): boolean {
+    return this.ticket?.hasBudget === true || this.lender?.hasBudget === true;
+  }
+
+  /** Holds a worst case worked out by the caller (embeddings: their input tokens at the model's price) against both keys' budgets. */
+  hold(worstCaseUsd: number | null): void {
+    const callerHolds = this.ticket?.hasBudget === true;
+    const lenderHolds = this.lender?.hasBudget === true;
     // The caller's budgets first: a caller over its own budget is refused as itself, not as the lender.
     if (callerHolds) this.ticket!.reserve(worstCaseUsd);
     if (!lenderHolds) return;

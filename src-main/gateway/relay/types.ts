@@ -11,6 +11,8 @@ export interface RelayOutcome {
   error: string | null;
   /** What the client received (capped), for the log. */
   responseBody: string | null;
+  /** The usage was counted by the gateway, the provider reporting none (embeddings from Gemini, say). */
+  usageEstimated?: boolean;
   /**
    * What the answer reported it used, read once, by the relay: from the events it translated, or from the
    * answer it passed through (usage-from-body.ts); undefined when it reported none.

@@ -38,8 +38,9 @@ function reference(modelsDev: DevProviders, provider: string, model: string): Ca
   if (found) {
     const price: ModelPrice = found.model_price;
     const input = priceOf(price.input_mtok);
-    const output = priceOf(price.output_mtok);
-    if (input !== undefined && output !== undefined) {
+    // An input price alone is an embedding model's: its output is free.
+    const output = priceOf(price.output_mtok) ?? 0;
+    if (input !== undefined) {
       const prices: CatalogPrices = { input, output };
       if (price.cache_read_mtok !== undefined) prices.cacheRead = priceOf(price.cache_read_mtok);
       if (price.cache_write_mtok !== undefined) prices.cacheWrite = priceOf(price.cache_write_mtok);

@@ -1,0 +1,47 @@
+// What the embeddings core needs from a front door, whichever dialect it speaks: the request decoded to
+// the canonical one, the client's own bytes when a provider can take them unchanged, how the answer and
+// errors are written back. `/v1/embeddings` (OpenAI's shape) is one; Gemini's `:embedContent` and
+// `:batchEmbedContents` are another, made per request (the model and method come from the path).
+import type { GatewayError } from '../../core/errors.js';
+import type { EmbeddingAnswer, EmbeddingFormat, EmbeddingRequest } from '../../codecs/embeddings/canonical.js';
+import { decodeOpenAIEmbeddingsRequest, encodeOpenAIEmbeddingsAnswer } from '../../codecs/embeddings/openai.js';
+
+/** One embeddings request as it came in. */
+export interface EmbeddingsInbound {
+  request: EmbeddingRequest;
+  /**
+   * The format the client's body is already in (OpenAI's for /v1/embeddings): a provider that takes it
+   * gets the bytes unchanged and its answer goes back unchanged. Absent: always translated.
+   */
+  passthroughFormat?: EmbeddingFormat;
+  /** The body as the client sent it, and its `model` value (the passthrough rewrites only that when another model is sent). */
+  rawBody: Buffer;
+  bodyText: string;
+  rawModel: unknown;
+  /** The answer in the client's dialect, with the input tokens it reports. */
+  encodeAnswer(answer: EmbeddingAnswer, inputTokens: number): object;
+}
+
+/** A front door for embeddings: its dialect's name (for the log), how it reads a body, how its errors look. */
+export interface EmbeddingsIngress {
+  readonly dialect: string;
+  /** The parsed JSON (a key's default model already in it) → the inbound request; throws a 400 naming the field. */
+  read(json: unknown, rawBody: Buffer, bodyText: string, rawModel: unknown): EmbeddingsInbound;
+  errorBody(error: GatewayError): object;
+}
+
+export const openaiEmbeddingsIngress: EmbeddingsIngress = {
+  dialect: 'openai-embeddings',
+  read(json, rawBody, bodyText, rawModel) {
+    const request = decodeOpenAIEmbeddingsRequest(json);
+    return {
+      request,
+      passthroughFormat: 'openai-embeddings',
+      rawBody,
+      bodyText,
+      rawModel,
+      encodeAnswer: (answer, inputTokens) => encodeOpenAIEmbeddingsAnswer(answer, request.encoding, inputTokens),
+    };
+  },
+  errorBody: (error) => error.toBody(),
+};
