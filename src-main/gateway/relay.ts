@@ -7,7 +7,7 @@ import { GatewayError } from '../core/errors.js';
 import type { AnswerQuirk, ModelListing, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { ProviderStreamError } from '../providers/types.js';
 import { readListedModels, type ListedModels } from '../providers/model-list.js';
-import { anthropicModelList, routeModelEntry } from './model-list-shapes.js';
+import { routeModelEntry, shapedModelList, type ModelListRequest } from './model-list-shapes.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type Usage } from '../codecs/canonical.js';
 import type { Ingress } from './ingress/types.js';
 import type { UpstreamResponse } from '../providers/upstream.js';
@@ -359,12 +359,13 @@ export interface TranslatedRelayOptions extends RelayOptions {
   dialectCodec: DialectCodec;
 }
 
-/** Merges the answers of n single-choice calls into one answer with choices 0..n-1 (Chat and Completions' `n`). */
+/** Merges the answers of n single-choice calls into one answer with choices 0..n-1 (Chat and Completions' `n`, Gemini's `candidates`). */
 function mergeChoices(answers: object[]): object {
   if (answers.length === 1) return answers[0];
-  type WithChoices = { choices?: object[] } & Record<string, unknown>;
+  type WithChoices = Record<string, unknown>;
   const merged = { ...(answers[0] as WithChoices) };
-  merged.choices = answers.flatMap((answer, index) => ((answer as WithChoices).choices ?? []).map((choice) => ({ ...choice, index })));
+  const key = 'candidates' in merged ? 'candidates' : 'choices';
+  merged[key] = answers.flatMap((answer, index) => (((answer as WithChoices)[key] as object[] | undefined) ?? []).map((choice) => ({ ...choice, index })));
   return merged;
 }
 
@@ -393,14 +394,16 @@ export async function relayTranslated(
     for (const answer of answers) usage = addUsage(usage, answer.usage);
     const encoded = answers.map((answer) => dialectCodec.encodeResponse(answer, request));
     const merged = mergeChoices(encoded);
-    if (answers.length > 1 && usage) (merged as Record<string, unknown>).usage = summedUsage(dialectCodec, request, answers[0], usage);
+    if (answers.length > 1 && usage) Object.assign(merged, summedUsage(dialectCodec, request, answers[0], usage));
     const json = JSON.stringify(merged);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(all[0]) });
     res.end(json);
     return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: json, usage };
   }
 
-  res.writeHead(200, { ...streamHeaders, ...relayedHeaders(all[0]) });
+  // Gemini's stream without `alt=sse` is one JSON array written piece by piece, not SSE.
+  const head = request.streamFraming === 'json-array' ? { ...streamHeaders, 'content-type': 'application/json; charset=utf-8' } : streamHeaders;
+  res.writeHead(200, { ...head, ...relayedHeaders(all[0]) });
   const writer = new StreamWriter(res, options);
   const fanOut = all.length > 1;
   const encoders = all.map((_, index) => dialectCodec.createStreamEncoder(request, fanOut ? { index, of: all.length } : undefined));
@@ -436,9 +439,10 @@ function sumUsages(usages: (Usage | undefined)[]): Usage | undefined {
   return total;
 }
 
-/** The `usage` object of the dialect for a summed usage: encoded as an empty answer of that usage, and read back. */
-function summedUsage(dialectCodec: DialectCodec, request: CanonicalRequest, template: CanonicalAnswer, usage: Usage): unknown {
-  return (dialectCodec.encodeResponse({ ...template, content: [], usage }, request) as Record<string, unknown>).usage;
+/** The dialect's usage field for a summed usage (`usage`, Gemini's `usageMetadata`): encoded as an empty answer of that usage, and read back. */
+function summedUsage(dialectCodec: DialectCodec, request: CanonicalRequest, template: CanonicalAnswer, usage: Usage): Record<string, unknown> {
+  const encoded = dialectCodec.encodeResponse({ ...template, content: [], usage }, request) as Record<string, unknown>;
+  return 'usageMetadata' in encoded ? { usageMetadata: encoded.usageMetadata } : { usage: encoded.usage };
 }
 
 /** `GET /v1/models`: OpenAI-format lists pass through; other providers' lists are mapped to OpenAI's shape. */
@@ -446,19 +450,19 @@ export async function relayModelList(
   res: ServerResponse,
   upstream: UpstreamResponse,
   listing: ModelListing,
-  shape: 'openai' | 'anthropic',
+  request: ModelListRequest,
   options: RelayOptions,
   /** Route names, listed beside the provider's models (owned by "gatehouse-route"). */
   routeNames?: readonly string[],
 ): Promise<RelayOutcome> {
-  if (!listing.map && shape === 'openai' && !routeNames?.length) return relayPassthrough(res, upstream, options);
+  if (!listing.map && request.shape === 'openai' && request.model === undefined && !routeNames?.length) return relayPassthrough(res, upstream, options);
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const json = await readHeldJson(upstream, options, 'answered its model list');
   const mapped = listedModels(json, listing);
   const list: ListedModels = routeNames?.length
     ? { ...mapped, data: [...mapped.data, ...routeNames.map(routeModelEntry)] }
     : mapped;
-  const text = JSON.stringify(shape === 'anthropic' ? anthropicModelList(list) : list);
+  const text = JSON.stringify(shapedModelList(list, request));
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
   res.end(text);
   return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };

@@ -10,6 +10,7 @@ export const DIALECT_LABELS: Record<ClientDialect, string> = {
   'openai-completions': 'Completions',
   'anthropic-messages': 'Messages',
   'openai-responses': 'Responses',
+  gemini: 'Gemini',
 };
 
 /** What the badge's tooltip and the detail view say in full. */
@@ -18,6 +19,7 @@ export const DIALECT_DESCRIPTIONS: Record<ClientDialect, string> = {
   'openai-completions': 'OpenAI Completions',
   'anthropic-messages': 'Anthropic Messages',
   'openai-responses': 'OpenAI Responses',
+  gemini: 'Gemini generateContent',
 };
 
 const PROVIDER_FORMAT_LABELS: Record<string, string> = {
