@@ -245,6 +245,47 @@ describe('the streamed JSON array, translated', () => {
   });
 });
 
+describe('settings a target takes within its own rules', () => {
+  it('temperature and topP together (Gemini CLI sends both on every turn): Claude gets temperature, and the log notes topP', async () => {
+    const traceId = `gemini-sampling-${Date.now()}`;
+    const response = await client(keys.anthropic, 'v1beta', { 'x-gateway-trace-id': traceId }).models.generateContent({ model: 'claude-sonnet-4-5', contents: 'hi', config: { temperature: 0.5, topP: 0.9, topK: 40 } });
+    expect(response.text).toBe('Claude heard: hi');
+    const sent = anthropic.requests.at(-1)!.json;
+    expect(sent.temperature).toBe(0.5);
+    expect(sent.top_p).toBeUndefined();
+    expect(sent.top_k).toBe(40);
+    gateway.flushLog();
+    const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
+    const row = (await (await gateway.admin(`/logs/${list.items[0].id}`)).json()) as { dropped: string[] };
+    expect(row.dropped).toEqual(['generationConfig.topP']);
+  });
+
+  it('thinkingConfig becomes the target’s reasoning: a Claude thinking budget', async () => {
+    await client(keys.anthropic).models.generateContent({ model: 'claude-sonnet-4-5', contents: 'hi', config: { maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } } });
+    expect(anthropic.requests.at(-1)!.json.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(anthropic.requests.at(-1)!.json.max_tokens).toBe(4000);
+  });
+
+  it('responseMimeType with responseSchema (OpenAPI types) becomes a JSON-schema response format with lower-case types', async () => {
+    await client(keys.openai).models.generateContent({
+      model: 'gpt-4o-mini',
+      contents: 'hi',
+      config: { responseMimeType: 'application/json', responseSchema: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] }, stopSequences: ['END'], candidateCount: 1 },
+    });
+    const sent = openai.requests.at(-1)!.json;
+    expect(sent.response_format).toMatchObject({ type: 'json_schema', json_schema: { schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } });
+    expect(sent.stop).toEqual(['END']);
+  });
+
+  it('candidateCount 2: two candidates, each from its own call to a format that makes one', async () => {
+    const before = anthropic.requests.length;
+    const response = await client(keys.anthropic).models.generateContent({ model: 'claude-sonnet-4-5', contents: 'hi', config: { candidateCount: 2 } });
+    expect(response.candidates?.map((candidate) => candidate.index)).toEqual([0, 1]);
+    expect(response.candidates?.map((candidate) => candidate.content?.parts?.[0]?.text)).toEqual(['Claude heard: hi', 'Claude heard: hi']);
+    expect(anthropic.requests.length - before).toBe(2);
+  });
+});
+
 describe('keys, model lists and what the log keeps', () => {
   it('?key= is read as the gateway key, never sent on, and kept out of the log', async () => {
     const traceId = `gemini-query-key-${Date.now()}`;
