@@ -3,7 +3,8 @@
 import { apiErrorFromBody, ApiError } from './api-error';
 import { readServerSentEvents } from './sse';
 
-export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages' | '/v1/responses';
+/** The paths the Playground sends to; `/v1beta/models` stands for Gemini's, which name the model (playground/gemini.ts). */
+export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages' | '/v1/responses' | '/v1beta/models';
 
 export type GatewayAuth =
   /** A stored virtual key named by its id: the admin API runs it, so no key is sent from the page. */

@@ -169,7 +169,7 @@ function modelList(res: ServerResponse): void {
 }
 
 /** `:countTokens`: `{contents}` or `{generateContentRequest}`, answered `{totalTokens}` (here: a word count). */
-function countTokens(request: RecordedRequest, res: ServerResponse): void {
+async function countTokens(request: RecordedRequest, res: ServerResponse): Promise<void> {
   const inner = (request.json.generateContentRequest ?? request.json) as Record<string, unknown>;
   if (!Array.isArray(inner.contents)) return googleError(400, '* CountTokensRequest.contents: contents is not specified\n')(request, res);
   const words = JSON.stringify(inner.contents).match(/"text":"([^"]*)"/g)?.join(' ').split(/\s+/).length ?? 0;
