@@ -28,7 +28,7 @@ export function buildGatewayHeaders(auth: GatewayAuth): Record<string, string> {
   return headers;
 }
 
-const SECRET_HEADERS = new Set(['x-gateway-api-key', 'authorization', 'x-api-key']);
+const SECRET_HEADERS = new Set(['x-gateway-api-key', 'authorization', 'x-api-key', 'x-goog-api-key']);
 
 /** The headers as the viewer shows them: secrets cut to a recognisable prefix. */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {

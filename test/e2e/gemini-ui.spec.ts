@@ -85,7 +85,7 @@ test('the Playground Gemini mode sends a Gemini request with the model in the pa
 
   // A key picked by name goes through the admin API's Playground path to the same place.
   await page.getByRole('radio', { name: 'Key by name' }).click();
-  await page.getByLabel('Key', { exact: true }).selectOption({ label: 'playground-gemini' });
+  await page.getByLabel('Key', { exact: true }).selectOption({ label: `playground-gemini · google · ${gemini.baseUrl}` });
   await page.getByLabel('Prompt').fill('by name');
   await page.getByRole('button', { name: 'Run' }).click();
   await expect(output).toContainText('Gemini heard: by name');
