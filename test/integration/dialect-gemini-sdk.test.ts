@@ -286,6 +286,32 @@ describe('settings a target takes within its own rules', () => {
   });
 });
 
+describe('call ids', () => {
+  it('calls and responses sent without ids (as older clients do) are matched by name and order', async () => {
+    openai.enqueue(chatToolTurn);
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Paris and Rome?' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }, { functionCall: { name: 'get_weather', args: { city: 'Rome' } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }, { functionResponse: { name: 'get_weather', response: { output: 'rainy' } } }] },
+      ],
+      tools: [{ functionDeclarations: [WEATHER_JSON_SCHEMA] }],
+    };
+    const response = await fetch(`${gateway.baseUrl}/v1beta/models/gpt-4o-mini:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': keys.openai, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const messages = openai.requests.at(-1)!.json.messages as { role: string; tool_calls?: { id: string; function: { arguments: string } }[]; tool_call_id?: string; content?: string }[];
+    const calls = messages.find((message) => message.role === 'assistant')!.tool_calls!;
+    const results = messages.filter((message) => message.role === 'tool');
+    expect(calls.map((call) => JSON.parse(call.function.arguments) as unknown)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
+    // The first response answers the first call, the second the second.
+    expect(results.map((result) => [result.tool_call_id, result.content])).toEqual([
+      [calls[0].id, 'sunny'],
+      [calls[1].id, 'rainy'],
+    ]);
+    expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+  });
+});
+
 describe('keys, model lists and what the log keeps', () => {
   it('?key= is read as the gateway key, never sent on, and kept out of the log', async () => {
     const traceId = `gemini-query-key-${Date.now()}`;
