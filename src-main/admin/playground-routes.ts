@@ -2,6 +2,7 @@
 // goes through the gateway's own pipeline as that key (same validation, translation, streaming and
 // log row as a client's call). The key itself is stored only hashed and its secret stays sealed in
 // the main process: neither ever reaches the page. Saved prompts live here too.
+import { readGeminiPath } from '../gateway/ingress/gemini.js';
 import { parseOrRefuse } from '../core/zod-invalid.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
@@ -119,6 +120,21 @@ export const playgroundRoutes: AdminRoute[] = [
     ownsBody: true,
     handle: runAsVirtualKey(route, `/v1${suffix}`),
   })),
+  {
+    // Gemini mode: the model and method are one segment, as in /v1beta/models/{model}:{method}; `alt=sse` in the query.
+    method: 'POST',
+    path: '/playground/:keyId/gemini/:call',
+    ownsBody: true,
+    handle: async ({ services, params, raw }) => {
+      const caller = callerOf(services, params.keyId);
+      const gatewayPath = `/v1beta/models/${encodeURIComponent(params.call).replace(/%3A/gi, ':')}`;
+      const read = readGeminiPath(gatewayPath, new URL(raw.req.url ?? '/', 'http://gatehouse.invalid').searchParams);
+      if (read?.kind !== 'generation') throw invalidRequest(`'${params.call}' is no Gemini generation: send {model}:generateContent or {model}:streamGenerateContent`, 'call');
+      raw.req.headers = playgroundHeaders(raw.req.headers);
+      await handleProxy(raw.req, raw.res, read.route, gatewayPath, { ...services.proxy, caller });
+      return { status: 200, body: STREAMED };
+    },
+  },
   {
     // The key's provider models, read through the gateway's /v1/models with the key's credentials.
     method: 'GET',

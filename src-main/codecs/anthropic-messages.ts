@@ -619,6 +619,13 @@ export function encodeMessagesRequest(request: CanonicalRequest, target: EncodeT
       }
     }
   } else if (reasoning && own) thinking = { type: 'disabled' };
+  // Claude's newer models refuse temperature and top_p together. A client of another dialect whose body
+  // carries both on every turn (Gemini CLI) gets the one that matters, temperature; Anthropic's own
+  // clients and refusing dialects send what they chose.
+  if (!own && request.onUnsupported === 'drop' && temperature !== undefined && topP !== undefined) {
+    cannotHonour(request, target, dropped, 'topP', 'together with temperature is not supported by Claude models');
+    topP = undefined;
+  }
   if (own && reasoning?.effort) effort = reasoning.effort === 'xhigh' ? 'max' : reasoning.effort === 'minimal' ? 'low' : reasoning.effort;
   if (thinking && own) {
     for (const [key, value] of Object.entries(request.extensions)) if (key.startsWith('thinking.')) thinking[key.slice('thinking.'.length)] = value;

@@ -5,10 +5,10 @@ import { invalidRequest, unsupportedField, type GatewayError } from '../core/err
 import { isPlainObject } from '../core/plain-object.js';
 
 /** What a client speaks at the front door. */
-export type Dialect = 'openai-chat' | 'openai-completions' | 'openai-responses' | 'anthropic-messages';
+export type Dialect = 'openai-chat' | 'openai-completions' | 'openai-responses' | 'anthropic-messages' | 'gemini';
 
-/** What a provider speaks upstream. The OpenAI ones and Messages are both dialects and provider formats. */
-export type WireFormat = Dialect | 'gemini' | 'bedrock-converse';
+/** What a provider speaks upstream. The OpenAI ones, Messages and Gemini are both dialects and provider formats. */
+export type WireFormat = Dialect | 'bedrock-converse';
 
 export type ImageSource = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
 
@@ -120,6 +120,11 @@ export interface CanonicalRequest {
   reasoning?: { enabled: boolean; effort?: ReasoningEffort; budgetTokens?: number };
   responseFormat?: ResponseFormat;
   stream: boolean;
+  /**
+   * How the client reads a stream when its dialect has two ways: Gemini's `streamGenerateContent` without
+   * `alt=sse` is one JSON array sent piece by piece. Absent: server-sent events.
+   */
+  streamFraming?: 'json-array';
   /** Chat's `stream_options.include_usage`: a usage chunk at the end of the stream. */
   includeUsage?: boolean;
   /** An end-user id (`user`, `metadata.user_id`). */
@@ -397,6 +402,7 @@ const FIELD_NAMES: Record<Dialect, Partial<Record<keyof CanonicalRequest, string
   'openai-completions': { turns: 'prompt', maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', logprobs: 'logprobs' },
   'openai-responses': { maxOutputTokens: 'max_output_tokens', topP: 'top_p', toolChoice: 'tool_choice', parallelToolCalls: 'parallel_tool_calls', responseFormat: 'text.format', system: 'instructions', turns: 'input', logprobs: 'top_logprobs' },
   'anthropic-messages': { maxOutputTokens: 'max_tokens', topP: 'top_p', topK: 'top_k', stop: 'stop_sequences', toolChoice: 'tool_choice', parallelToolCalls: 'tool_choice.disable_parallel_tool_use', reasoning: 'thinking', user: 'metadata.user_id', turns: 'messages' },
+  gemini: { turns: 'contents', system: 'systemInstruction', maxOutputTokens: 'generationConfig.maxOutputTokens', temperature: 'generationConfig.temperature', topP: 'generationConfig.topP', topK: 'generationConfig.topK', stop: 'generationConfig.stopSequences', seed: 'generationConfig.seed', presencePenalty: 'generationConfig.presencePenalty', frequencyPenalty: 'generationConfig.frequencyPenalty', reasoning: 'generationConfig.thinkingConfig', responseFormat: 'generationConfig.responseMimeType', logprobs: 'generationConfig.logprobs', n: 'generationConfig.candidateCount', toolChoice: 'toolConfig.functionCallingConfig', tools: 'tools' },
 };
 
 /** A canonical field's name in the client's dialect, e.g. `maxOutputTokens` → `max_tokens`. */

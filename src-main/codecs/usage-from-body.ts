@@ -8,9 +8,10 @@ import { readResponsesUsage } from './openai-responses.js';
 import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } from './anthropic-messages.js';
 import { plainObjectOrNull } from '../core/plain-object.js';
 import { EMBEDDING_FORMATS } from './embeddings/canonical.js';
+import { usageOf as geminiUsage } from './gemini.js';
 
 /** The client dialects a log row can name (CallFacts.dialect). */
-export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses', 'openai-embeddings'] as const;
+export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses', 'gemini', 'openai-embeddings'] as const;
 export type ClientDialect = (typeof CLIENT_DIALECTS)[number];
 
 /** The provider wire formats a log row can name (CallFacts.providerFormat). */
@@ -32,6 +33,7 @@ export function dialectOfPath(path: string): ClientDialect | null {
   if (bare.endsWith('/messages')) return 'anthropic-messages';
   if (bare.endsWith('/responses')) return 'openai-responses';
   if (bare.endsWith('/embeddings')) return 'openai-embeddings';
+  if (/:(?:generateContent|streamGenerateContent|countTokens)$/.test(bare)) return 'gemini';
   return null;
 }
 
@@ -101,12 +103,45 @@ function readOpenAI(body: string, stream: boolean): Usage | undefined {
 }
 
 /**
+ * Gemini's usageMetadata, which every fragment of a stream repeats as the running total: the last one that
+ * has it wins, whether the stream came as SSE or as one JSON array.
+ */
+function readGemini(body: string, stream: boolean): Usage | undefined {
+  if (!stream) {
+    const usage = parse(body)?.usageMetadata;
+    return usage === undefined ? undefined : geminiUsage(usage);
+  }
+  const at = body.lastIndexOf('"usageMetadata"');
+  if (at === -1) return undefined;
+  // The fragment holding it: its SSE line, or (a JSON array) the element from its `{` at the start of a line or after `[`/`,`.
+  const lineStart = body.lastIndexOf('\n', at) + 1;
+  const lineEnd = body.indexOf('\n', at);
+  const line = body.slice(lineStart, lineEnd === -1 ? body.length : lineEnd).trim();
+  if (line.startsWith('data:')) {
+    const usage = parse(line.slice(5).trim())?.usageMetadata;
+    return usage === undefined ? undefined : geminiUsage(usage);
+  }
+  try {
+    const fragments: unknown = JSON.parse(body);
+    if (!Array.isArray(fragments)) return undefined;
+    for (let i = fragments.length - 1; i >= 0; i--) {
+      const usage = record(fragments[i])?.usageMetadata;
+      if (usage !== undefined) return geminiUsage(usage);
+    }
+  } catch {
+    // A capture cut in the middle: nothing to count.
+  }
+  return undefined;
+}
+
+/**
  * The usage in an answer as the client received it (JSON, or SSE text when `stream`), read the way its
  * dialect reports usage; undefined when it reports none. An unknown or null dialect is read as OpenAI's shape.
  */
 export function usageFromBody(body: string, stream: boolean, dialect: string | null): Usage | undefined {
   if (dialect === 'anthropic-messages') return readAnthropic(body, stream);
   if (dialect === 'openai-responses') return readResponses(body, stream);
+  if (dialect === 'gemini') return readGemini(body, stream);
   return readOpenAI(body, stream);
 }
 

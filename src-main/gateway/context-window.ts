@@ -4,6 +4,7 @@
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
+import { geminiMaxOutputTokens } from '../codecs/gemini-dialect.js';
 import { invalidRequest } from '../core/errors.js';
 import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import type { CompletionRequest } from './validate.js';
@@ -88,7 +89,8 @@ export function checkContextWindow(provider: string, model: string, body: Comple
 
 /** The output budget a request asks for, by dialect; 0 when it names none (the prompt alone must fit). */
 function requestedOutput(dialect: Dialect, body: Record<string, unknown>): number {
-  const value = dialect === 'openai-chat' ? (body.max_completion_tokens ?? body.max_tokens) : dialect === 'openai-responses' ? body.max_output_tokens : body.max_tokens;
+  const value =
+    dialect === 'openai-chat' ? (body.max_completion_tokens ?? body.max_tokens) : dialect === 'openai-responses' ? body.max_output_tokens : dialect === 'gemini' ? geminiMaxOutputTokens(body) : body.max_tokens;
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 

@@ -102,7 +102,8 @@ function readCloudHeaders(h: (name: string) => string | undefined): GatewayHeade
   return cloud;
 }
 
-export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders {
+/** `queryKey`: a key the client sent in the URL (`?key=`, as Gemini's clients may): taken after the key headers. */
+export function readGatewayHeaders(headers: IncomingHttpHeaders, queryKey?: string): GatewayHeaders {
   const h = (name: string) => single(headers[name]);
   const forwardNames = parseForwardList(h('x-gateway-forward-headers'));
   const explicitlyForwarded = new Set(forwardNames);
@@ -122,7 +123,12 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders): GatewayHeaders
 
   return {
     // `x-api-key` is what ANTHROPIC_API_KEY sends: Gatehouse's key there, unless the client forwards it to the provider.
-    apiKey: h('x-gateway-api-key') ?? (explicitlyForwarded.has('x-api-key') ? undefined : h('x-api-key')),
+    // `x-goog-api-key` is what GEMINI_API_KEY sends (Gemini CLI, @google/genai): Gatehouse's key there too.
+    apiKey:
+      h('x-gateway-api-key') ??
+      (explicitlyForwarded.has('x-api-key') ? undefined : h('x-api-key')) ??
+      (explicitlyForwarded.has('x-goog-api-key') ? undefined : h('x-goog-api-key')) ??
+      (queryKey || undefined),
     bearer: bearerToken(h('authorization')),
     provider: h('x-gateway-provider')?.trim().toLowerCase(),
     customHost: h('x-gateway-custom-host')?.trim(),

@@ -83,7 +83,7 @@ function admittedPlan(generation: Generation, context: CallContext, target: Rout
  */
 export function relayPlan(context: CallContext, plan: CallPlan, first: UpstreamResponse | null, send: (call: ProviderCall) => Promise<UpstreamResponse>, options: RelayOptions): Promise<RelayOutcome> {
   const { res } = context;
-  if (plan.kind === 'estimate') return sendTokenEstimate(res, plan.request, context.started);
+  if (plan.kind === 'estimate') return sendTokenEstimate(res, plan.request, context.started, options.ingress?.tokenCountBody);
   if (plan.kind === 'passthrough') {
     const call = plan.call;
     return first ? relayPassthrough(res, first, options, call) : send(call).then((upstream) => relayPassthrough(res, upstream, options, call));

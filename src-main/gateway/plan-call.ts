@@ -49,9 +49,17 @@ export function providerFormatOf(adapter: ProviderAdapter, model: string, genera
   return formats.includes(generation.ingress.dialect) ? generation.ingress.dialect : formats[0];
 }
 
-/** Whether the gateway answers the call itself: only a provider that takes the Messages body as it is can count it. */
+/**
+ * Whether the client's bytes go up as they came: the provider speaks the client's format, and the model is
+ * where both put it (in the body, or, for a dialect that names it in the path, in the provider's URL).
+ */
+function takesBodyAsIs(adapter: ProviderAdapter, providerFormat: WireFormat, generation: Generation): boolean {
+  return providerFormat === generation.ingress.dialect && adapter.modelInBody !== (generation.ingress.modelFromPath === true);
+}
+
+/** Whether the gateway answers the call itself: only a provider that takes the client's count body as it is can count it. */
 export function gatewayAnswers(adapter: ProviderAdapter, providerFormat: WireFormat, generation: Generation): boolean {
-  return generation.operation === 'count_tokens' && !(providerFormat === generation.ingress.dialect && adapter.modelInBody);
+  return generation.operation === 'count_tokens' && !takesBodyAsIs(adapter, providerFormat, generation);
 }
 
 /**
@@ -65,7 +73,7 @@ export function planCall(generation: Generation, adapter: ProviderAdapter, provi
   const canonical = (): CanonicalRequest => (model === request.model ? generation.canonical() : { ...generation.canonical(), model });
   if (gatewayAnswers(adapter, providerFormat, generation)) return { kind: 'estimate', adapter, providerFormat, dropped: [], call: null, request: canonical() };
   // Every call of this generation, one shape: a literal per call rather than a spread of a shared base.
-  const callWith = (body: ProviderCall['body']): ProviderCall => ({
+  const callWith = (body: ProviderCall['body'], streamFraming?: ProviderCall['streamFraming']): ProviderCall => ({
     format: providerFormat,
     operation,
     model,
@@ -74,11 +82,14 @@ export function planCall(generation: Generation, adapter: ProviderAdapter, provi
     customHost: target.customHost,
     forwardHeaders: headers.forwardHeaders,
     body,
+    streamFraming,
   });
-  if (providerFormat === dialect && adapter.modelInBody) {
-    // The client speaks the provider's format: its bytes go up unchanged (the model value aside), the answer comes back unchanged.
-    const bytes = model === generation.rawModel ? generation.rawBody : Buffer.from(withModelField(generation.bodyText, model), 'utf8');
-    return { kind: 'passthrough', adapter, providerFormat, dropped: [], call: callWith(bytes) };
+  if (takesBodyAsIs(adapter, providerFormat, generation)) {
+    // The client speaks the provider's format: its bytes go up unchanged (the model value aside), the answer
+    // comes back unchanged, streamed the way the client asked.
+    const modelInPath = generation.ingress.modelFromPath === true;
+    const bytes = modelInPath || model === generation.rawModel ? generation.rawBody : Buffer.from(withModelField(generation.bodyText, model), 'utf8');
+    return { kind: 'passthrough', adapter, providerFormat, dropped: [], call: callWith(bytes, request.streamFraming) };
   }
   if (dialect === 'openai-responses' && providerFormat !== dialect) {
     const stateful = refusesStatefulFields(request.body);
@@ -86,8 +97,9 @@ export function planCall(generation: Generation, adapter: ProviderAdapter, provi
   }
   const decoded = canonical();
   const codec = providerCodec(providerFormat);
-  // Formats without `n` get n calls of one choice each, merged back into one answer.
-  const copies = !adapter.supportsN && (decoded.n ?? 1) > 1 ? decoded.n! : 1;
+  // Formats without `n` get n calls of one choice each, merged back into one answer; so does a translation
+  // into another dialect, whose decoders read one choice of an answer.
+  const copies = (decoded.n ?? 1) > 1 && (!adapter.supportsN || providerFormat !== dialect) ? decoded.n! : 1;
   const single = copies > 1 ? { ...decoded, n: 1 } : decoded;
   const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
   const call = callWith(JSON.stringify(encoded.body));

@@ -18,7 +18,12 @@ import type { RelayOutcome } from './relay/types.js';
 import type { Router } from './routing/router.js';
 import type { Ingress } from './ingress/types.js';
 import { reachDirect, REQUEST_FINISHED, type CallContext, type Served } from './call-context.js';
-import { anthropicModelList, routeModelEntry } from './model-list-shapes.js';
+import { routeModelEntry, shapedModelList, type ModelListRequest } from './model-list-shapes.js';
+
+/** A model list (or one model of it) in a shape other than `GET /v1/models`' own: Gemini's, or OpenAI's one model. */
+export interface ModelListRoute {
+  modelList: ModelListRequest;
+}
 
 /** A response the provider stored (OpenAI's `GET`/`DELETE /v1/responses/{id}[/input_items]`). */
 export interface StoredResponseRoute {
@@ -51,18 +56,22 @@ export async function serveStoredResponse(route: StoredResponseRoute, context: C
 }
 
 /** `GET /v1/models`: the provider's list (route names beside it), or for a gateway key alone, the routes. */
-export async function serveModelList(context: CallContext, shape: 'openai' | 'anthropic', router: Router | undefined): Promise<Served> {
+export async function serveModelList(context: CallContext, request: ModelListRequest, router: Router | undefined): Promise<Served> {
   const routeNames = router && !router.isEmpty ? router.names() : undefined;
   if (routeNames && context.caller.kind === 'gateway-key' && !context.headers.provider) {
     // A gateway key alone names no provider to ask: the routes are the models it can reach.
-    return { target: undefined, route: null, attemptLog: [], outcome: sendRouteModelList(context.res, routeNames, shape, context.started), failure: undefined };
+    try {
+      return { target: undefined, route: null, attemptLog: [], outcome: sendRouteModelList(context.res, routeNames, request, context.started), failure: undefined };
+    } catch (failure) {
+      return { target: undefined, route: null, attemptLog: [], outcome: undefined, failure };
+    }
   }
   const direct = await reachDirect(context, null, false, undefined);
   const { adapter, target, attemptLog } = direct;
   try {
     if (!adapter.modelListing) throw noModelList(adapter);
     const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, context.headers.forwardHeaders), adapter.slug, direct.send);
-    const outcome = await relayModelList(context.res, upstream, adapter.modelListing, shape, direct.relay, routeNames);
+    const outcome = await relayModelList(context.res, upstream, adapter.modelListing, request, direct.relay, routeNames);
     return { target: direct.served, route: null, attemptLog, outcome, failure: undefined };
   } catch (failure) {
     return { target: direct.served, route: null, attemptLog, outcome: undefined, failure };
@@ -70,8 +79,8 @@ export async function serveModelList(context: CallContext, shape: 'openai' | 'an
 }
 
 /** `GET /v1/models` for a gateway key with no provider: the route names, in the client's list shape. */
-function sendRouteModelList(res: ServerResponse, names: readonly string[], shape: 'openai' | 'anthropic', started: number): RelayOutcome {
-  const body = JSON.stringify(shape === 'anthropic' ? anthropicModelList({ data: names.map(routeModelEntry) }) : { object: 'list', data: names.map(routeModelEntry) });
+function sendRouteModelList(res: ServerResponse, names: readonly string[], request: ModelListRequest, started: number): RelayOutcome {
+  const body = JSON.stringify(shapedModelList({ object: 'list', data: names.map(routeModelEntry) }, request));
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return { status: 200, ttfbMs: performance.now() - started, error: null, responseBody: body };

@@ -7,8 +7,9 @@ import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate } from './auth.js';
 import type { Caller, KeyDirectory } from '../core/keys.js';
 import { refuseForwardedGatewayKeys } from './forward-guard.js';
-import type { GenerationRoute } from './ingress/types.js';
+import type { GenerationRoute, Ingress } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
+import { geminiIngress } from './ingress/gemini.js';
 import { UpstreamTimeout } from '../providers/upstream.js';
 import { redactSecrets } from '../core/redact.js';
 import { RequestAbort } from '../core/request-abort.js';
@@ -21,7 +22,7 @@ import { readGeneration, readRawBody, type Generation, type RawBody } from './re
 import { callSecrets, REQUEST_FINISHED, type CallContext, type Served } from './call-context.js';
 import { serveGeneration } from './generation-call.js';
 import { serveRoute } from './routed-call.js';
-import { serveModelList, serveStoredResponse, type StoredResponseRoute } from './provider-reads.js';
+import { serveModelList, serveStoredResponse, type ModelListRoute, type StoredResponseRoute } from './provider-reads.js';
 import { recordCall } from './call-recording.js';
 import { serveEmbeddings } from './embeddings/embeddings-call.js';
 import { readEmbeddings } from './embeddings/embeddings-body.js';
@@ -49,20 +50,30 @@ export class ClientGone extends Error {
   }
 }
 
-/** What a proxied request asks for: a generation (or token count) in one dialect, embeddings, or the provider's model list. */
-export type ProxyRoute = GenerationRoute | EmbeddingsRoute | 'models' | StoredResponseRoute;
+/** What a proxied request asks for: a generation (or token count) in one dialect, embeddings, or a model list. */
+export type ProxyRoute = GenerationRoute | EmbeddingsRoute | 'models' | ModelListRoute | StoredResponseRoute;
 
 /** Embeddings through one front door (OpenAI's /v1/embeddings; Gemini's embed methods). */
 export interface EmbeddingsRoute {
   embeddings: EmbeddingsIngress;
 }
 
+/** The dialect whose shape a route's errors take; undefined for OpenAI's model list (the contract's shape). */
+function ingressOf(route: ProxyRoute): Ingress | EmbeddingsIngress | undefined {
+  if (route === 'models') return undefined;
+  if ('ingress' in route) return route.ingress;
+  if ('embeddings' in route) return route.embeddings;
+  if ('modelList' in route) return route.modelList.shape === 'gemini' ? geminiIngress : undefined;
+  return openaiResponsesIngress;
+}
 
-export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies): Promise<void> {
+
+/** `queryKey`: a key sent in the URL (`?key=`, Gemini's clients), read as the key headers are. */
+export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies, queryKey?: string): Promise<void> {
   const startedAt = Date.now();
   const started = performance.now();
   const abort = new RequestAbort();
-  const ingress = route === 'models' ? undefined : 'ingress' in route ? route.ingress : 'embeddings' in route ? route.embeddings : openaiResponsesIngress;
+  const ingress = ingressOf(route);
   res.on('close', () => {
     if (!res.writableFinished) abort.abort(new ClientGone());
   });
@@ -79,7 +90,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   let failureBody: object | undefined;
   let timeout: NodeJS.Timeout | undefined;
   try {
-    headers = readGatewayHeaders(req.headers);
+    headers = readGatewayHeaders(req.headers, queryKey);
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = deps.caller ?? authenticate(headers, deps.keys);
     refuseForwardedGatewayKeys(headers, deps.keys);
@@ -88,7 +99,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     ticket = deps.limits?.admit(caller.keyId);
     if (route !== 'models' && 'ingress' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
-      generation = readGeneration(body, route.ingress, route.operation, caller);
+      generation = readGeneration(body, route, caller);
     } else if (route !== 'models' && 'embeddings' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
       embeddings = readEmbeddings(body, route.embeddings, caller);
@@ -128,7 +139,8 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
 
 /** The stage that reaches a provider: a generation (by a route when one matches), a model list, or a stored response. */
 function serve(route: ProxyRoute, generation: Generation | undefined, context: CallContext, req: IncomingMessage, deps: ProxyDependencies): Promise<Served> {
-  if (route === 'models') return serveModelList(context, req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai', deps.router);
+  if (route === 'models') return serveModelList(context, { shape: req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai' }, deps.router);
+  if ('modelList' in route) return serveModelList(context, route.modelList, deps.router);
   if ('storedResponse' in route) return serveStoredResponse(route, context, openaiResponsesIngress);
   const { caller, headers } = context;
   // A gateway key that names its provider calls it directly; otherwise a matching route decides.

@@ -8,7 +8,7 @@ import { readBody } from '../core/http-io.js';
 import type { CanonicalRequest } from '../codecs/canonical.js';
 import type { Operation } from '../providers/types.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
-import type { Ingress, RoutedRequest } from './ingress/types.js';
+import type { GenerationRoute, Ingress, RoutedRequest } from './ingress/types.js';
 import { isPlainObject } from '../core/plain-object.js';
 
 /** What one generation request brings to any target it may be sent to. */
@@ -76,12 +76,13 @@ export async function readRawBody(req: IncomingMessage, maxBodyBytes: number): P
 }
 
 /** Parses and checks a generation request's body, the key's default model standing in for none. */
-export function readGeneration(body: RawBody, ingress: Ingress, operation: Operation, caller: Caller): Generation {
+export function readGeneration(body: RawBody, route: GenerationRoute, caller: Caller): Generation {
+  const { ingress, operation } = route;
   let json = parseJsonBody(body.bytes, body.text);
   const rawModel = typeof json === 'object' && json !== null ? (json as { model?: unknown }).model : undefined;
   if (caller.kind === 'virtual-key' && caller.defaultModel && isPlainObject(json) && (json.model === undefined || json.model === null || json.model === '')) {
     // The key's default model stands in for a body that names none.
     json = { ...json, model: caller.defaultModel };
   }
-  return new Generation(ingress, operation, ingress.readRequest(json), body.bytes, rawModel, body.text);
+  return new Generation(ingress, operation, ingress.readRequest(json, route.path), body.bytes, rawModel, body.text);
 }

@@ -9,6 +9,7 @@ import { openaiEmbeddingsIngress } from './embeddings/embeddings-ingress.js';
 import { decodePath, sendJson } from '../core/http-io.js';
 import { anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { GENERATION_ROUTES } from './ingress/registry.js';
+import { routeGeminiPath, isGeminiKeyed, mayBeGeminiPath } from './gemini-routes.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
 import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from './browser-guard.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connection-guard.js';
@@ -150,15 +151,19 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       const path = url.pathname;
       const route = (): Promise<void> | void => {
         const generation = GENERATION_ROUTES.get(path);
-        if (path.startsWith('/v1/') || path === '/v1') {
+        // Gemini's paths name the model: read only when no exact path matched.
+        const gemini = generation === undefined && mayBeGeminiPath(path);
+        if (path.startsWith('/v1/') || path === '/v1' || gemini) {
           const refusal = browserRefusal(req.headers, allowRemote);
           if (refusal) {
             options.onBrowserRefused?.(refusal);
             const error = new GatewayError(403, 'permission_error', BROWSER_REFUSAL_MESSAGES[refusal]);
             const shaped = generation ? generation.ingress : req.headers['anthropic-version'] !== undefined ? anthropicMessagesIngress : undefined;
+            if (gemini && !shaped) return routeGeminiPath(req, res, path, url, options, error);
             return sendJson(res, 403, shaped ? shaped.errorBody(error) : error.toBody());
           }
         }
+        if (gemini) return routeGeminiPath(req, res, path, url, options);
         if (generation) {
           if (req.method !== 'POST') {
             const error = new GatewayError(405, 'invalid_request_error', `Use POST for ${path}`);
@@ -184,6 +189,8 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
         }
         if (path === '/v1/models') {
           if (req.method !== 'GET') return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /v1/models'), { allow: 'GET' });
+          // A key sent Gemini's way (`x-goog-api-key`, `?key=`) asks for Gemini's list shape.
+          if (isGeminiKeyed(req, url)) return routeGeminiPath(req, res, path, url, options);
           return handleProxy(req, res, 'models', path, options);
         }
         if (path === '/admin/api' || path.startsWith('/admin/api/')) return options.handleAdmin(req, res, url);

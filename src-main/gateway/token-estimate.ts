@@ -1,4 +1,4 @@
-// `POST /v1/messages/count_tokens` for providers that cannot count a Messages body themselves: the
+// `POST /v1/messages/count_tokens` (and Gemini's `:countTokens`) for providers that cannot count the body themselves: the
 // prompt is counted with OpenAI's o200k tokenizer (shipped in the package, no network), which is close to
 // but not the target model's own count, so the answer says it is an estimate. Large prompts are counted
 // with bounded work (token-count.ts): in part, off the serving thread, the rest extrapolated.
@@ -52,8 +52,10 @@ export async function estimateInputTokens(request: CanonicalRequest): Promise<To
   return { tokens: counted.tokens + framing, basis: counted.basis };
 }
 
-export async function sendTokenEstimate(res: ServerResponse, request: CanonicalRequest, started: number): Promise<RelayOutcome> {
-  const body = JSON.stringify({ input_tokens: (await estimateInputTokens(request)).tokens });
+/** The estimate, answered in the client's count shape (`shape`; Anthropic's `{input_tokens}` without one). */
+export async function sendTokenEstimate(res: ServerResponse, request: CanonicalRequest, started: number, shape?: (tokens: number) => object): Promise<RelayOutcome> {
+  const tokens = (await estimateInputTokens(request)).tokens;
+  const body = JSON.stringify(shape ? shape(tokens) : { input_tokens: tokens });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-gateway-token-count': 'estimate' });
   res.end(body);
   return { status: 200, ttfbMs: performance.now() - started, error: null, responseBody: body };

@@ -13,6 +13,13 @@ export function geminiModelPath(model: string): string {
   return full.split('/').map(encodeURIComponent).join('/');
 }
 
+/** The generateContent method a call asks for: the answer, its stream, or (a Gemini client's passthrough) a token count. */
+export function geminiMethod(call: ProviderCall): { method: string; sse: boolean } {
+  if (call.operation === 'count_tokens') return { method: 'countTokens', sse: false };
+  if (!call.stream) return { method: 'generateContent', sse: false };
+  return { method: 'streamGenerateContent', sse: call.streamFraming !== 'json-array' };
+}
+
 /** The method suffix of a Google model URL: `:generateContent`, or the SSE stream. */
 export function googleMethodUrl(base: string, path: string, method: string, stream: boolean): string {
   const url = new URL(joinUrl(base, `${path}:${method}`));
@@ -36,9 +43,9 @@ export const google: ProviderAdapter = {
     if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
       throw missingProviderToken('google', "an API key: send 'Authorization: Bearer <Gemini API key>'");
     }
-    const method = call.stream ? 'streamGenerateContent' : 'generateContent';
+    const { method, sse } = geminiMethod(call);
     return {
-      url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.model)}`, method, call.stream),
+      url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.model)}`, method, sse),
       method: 'POST',
       headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
       body: call.body,

@@ -23,6 +23,11 @@ export interface ProviderCall {
   customHost?: string;
   /** Client headers to send unchanged (`x-gateway-forward-headers` and other non-gateway headers). */
   forwardHeaders: Record<string, string>;
+  /**
+   * A Gemini client's stream passed through as it asked for it: `json-array` is `streamGenerateContent`
+   * without `alt=sse`. Absent: the provider's SSE stream (what the stream decoders read).
+   */
+  streamFraming?: 'json-array';
 }
 
 /** One embeddings call to a provider, its body already in the provider's embeddings format. */

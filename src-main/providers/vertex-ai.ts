@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { parseServiceAccount, serviceAccountToken } from './google-service-account.js';
 import { GatewayError, missingProviderToken } from '../core/errors.js';
 import { mapMessagesError } from './anthropic.js';
-import { googleMethodUrl, mapGoogleError } from './google.js';
+import { geminiMethod, googleMethodUrl, mapGoogleError } from './google.js';
 import { bearerHeaders } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
 import type { EmbeddingCall, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
@@ -59,7 +59,7 @@ export function buildVertexRequest(call: ProviderCall, token = call.credentials.
   // streamRawPredict answers in Anthropic's own SSE; no alt=sse there.
   const url = claude
     ? googleMethodUrl(base, path, call.stream ? 'streamRawPredict' : 'rawPredict', false)
-    : googleMethodUrl(base, path, call.stream ? 'streamGenerateContent' : 'generateContent', call.stream);
+    : googleMethodUrl(base, path, geminiMethod(call).method, geminiMethod(call).sse);
   const requestType = call.credentials.vertex?.requestType;
   return {
     url,

@@ -224,7 +224,9 @@ export class AdminClient {
 
   /** Where a Playground run as a virtual key goes, and the header it needs (the admin token, never the key). */
   playgroundTarget(keyId: string, endpoint: string): { url: string; headers: Record<string, string> } {
-    return { url: `${ADMIN_BASE}/playground/${encodeURIComponent(keyId)}${endpoint.replace(/^\/v1/, '')}`, headers: { authorization: `Bearer ${this.token}` } };
+    // A Gemini path (`/v1beta/models/{model}:{method}`) keeps its model and method as one segment.
+    const suffix = endpoint.startsWith('/v1beta/models/') ? `/gemini/${endpoint.slice('/v1beta/models/'.length)}` : endpoint.replace(/^\/v1/, '');
+    return { url: `${ADMIN_BASE}/playground/${encodeURIComponent(keyId)}${suffix}`, headers: { authorization: `Bearer ${this.token}` } };
   }
 
   /** The models a virtual key's provider lists (its /v1/models, read with the key's credentials), or why none. */

@@ -3,7 +3,8 @@
 import { apiErrorFromBody, ApiError } from './api-error';
 import { readServerSentEvents } from './sse';
 
-export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages' | '/v1/responses';
+/** The paths the Playground sends to; `/v1beta/models` stands for Gemini's, which name the model (playground/gemini.ts). */
+export type GatewayEndpoint = '/v1/completions' | '/v1/chat/completions' | '/v1/messages' | '/v1/responses' | '/v1beta/models';
 
 export type GatewayAuth =
   /** A stored virtual key named by its id: the admin API runs it, so no key is sent from the page. */
@@ -27,7 +28,7 @@ export function buildGatewayHeaders(auth: GatewayAuth): Record<string, string> {
   return headers;
 }
 
-const SECRET_HEADERS = new Set(['x-gateway-api-key', 'authorization', 'x-api-key']);
+const SECRET_HEADERS = new Set(['x-gateway-api-key', 'authorization', 'x-api-key', 'x-goog-api-key']);
 
 /** The headers as the viewer shows them: secrets cut to a recognisable prefix. */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {

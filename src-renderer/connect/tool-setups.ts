@@ -4,7 +4,8 @@
 //
 // Each tool speaks one dialect: Claude Code and the anthropic SDKs Anthropic Messages (base URL = the
 // gateway's root, they add /v1/messages themselves), Codex OpenAI Responses (base URL …/v1, wire_api
-// "responses"), OpenCode and the openai SDKs Chat Completions (base URL …/v1).
+// "responses"), OpenCode and the openai SDKs Chat Completions (base URL …/v1), Gemini CLI and the
+// @google/genai SDK the Gemini API (base URL = the root, the key sent as x-goog-api-key).
 import type { ClientDialect } from '../../src-main/codecs/usage-from-body';
 import { ANTHROPIC_VERSION } from '../playground/messages';
 
@@ -12,13 +13,16 @@ export type ToolId =
   | 'claude-code'
   | 'codex'
   | 'opencode'
+  | 'gemini-cli'
+  | 'genai-js'
   | 'openai-js'
   | 'openai-python'
   | 'anthropic-js'
   | 'anthropic-python'
   | 'curl-chat'
   | 'curl-messages'
-  | 'curl-responses';
+  | 'curl-responses'
+  | 'curl-gemini';
 
 export type ToolGroup = 'Coding agents' | 'SDKs' | 'curl';
 
@@ -161,6 +165,33 @@ export function openCodeSetup(input: ToolSetupInput): ToolSetup {
   };
 }
 
+/** Gemini CLI's user settings: API-key auth (what sends GEMINI_API_KEY as x-goog-api-key) and the model. */
+export function geminiCliSettings(input: ToolSetupInput): Record<string, unknown> {
+  const { model } = normalise(input);
+  return { security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: model } };
+}
+
+export function geminiCliSetup(input: ToolSetupInput): ToolSetup {
+  const { origin, key, model } = normalise(input);
+  const q = shellSingleQuote;
+  return {
+    id: 'gemini-cli',
+    title: 'Gemini CLI',
+    short: 'Gemini CLI',
+    group: 'Coding agents',
+    dialect: 'gemini',
+    summary: 'Speaks the Gemini API. The base URL is the gateway’s root (Gemini CLI adds /v1beta/models/…); the key goes out as x-goog-api-key.',
+    steps: [
+      { label: 'Save as ~/.gemini/settings.json (selects API-key auth)', language: 'json', code: JSON.stringify(geminiCliSettings(input), null, 2) },
+      {
+        label: 'Set in your shell, then run gemini',
+        language: 'shell',
+        code: [`export GOOGLE_GEMINI_BASE_URL=${q(origin)}`, `export GEMINI_API_KEY=${q(key)}`, `gemini -m ${q(model)}`].join('\n'),
+      },
+    ],
+  };
+}
+
 const USER_MESSAGE = 'Hello!';
 
 function openaiJs(input: ToolSetupInput): ToolSetup {
@@ -289,6 +320,32 @@ function anthropicPython(input: ToolSetupInput): ToolSetup {
   };
 }
 
+function genaiJs(input: ToolSetupInput): ToolSetup {
+  const { origin, key, model } = normalise(input);
+  return {
+    id: 'genai-js',
+    title: '@google/genai SDK (JavaScript)',
+    short: 'genai JS',
+    group: 'SDKs',
+    dialect: 'gemini',
+    summary: 'npm install @google/genai. The base URL is the gateway’s root, in httpOptions.',
+    steps: [
+      {
+        label: 'JavaScript',
+        language: 'javascript',
+        code: [
+          'import { GoogleGenAI } from "@google/genai";',
+          '',
+          `const ai = new GoogleGenAI({ apiKey: ${JSON.stringify(key)}, httpOptions: { baseUrl: ${JSON.stringify(origin)} } });`,
+          '',
+          `const response = await ai.models.generateContent({ model: ${JSON.stringify(model)}, contents: ${JSON.stringify(USER_MESSAGE)} });`,
+          'console.log(response.text);',
+        ].join('\n'),
+      },
+    ],
+  };
+}
+
 function curlLines(url: string, headers: string[], body: Record<string, unknown>): string {
   return [`curl ${url}`, ...headers.map((header) => `  -H ${shellSingleQuote(header)}`), `  -d ${shellSingleQuote(JSON.stringify(body))}`].join(' \\\n');
 }
@@ -357,6 +414,27 @@ function curlResponses(input: ToolSetupInput): ToolSetup {
   };
 }
 
+function curlGemini(input: ToolSetupInput): ToolSetup {
+  const { origin, key, model } = normalise(input);
+  return {
+    id: 'curl-gemini',
+    title: 'curl: Gemini API',
+    short: 'curl gemini',
+    group: 'curl',
+    dialect: 'gemini',
+    summary: 'POST /v1beta/models/{model}:generateContent with the key in x-goog-api-key; the model is in the path.',
+    steps: [
+      {
+        label: 'Shell',
+        language: 'shell',
+        code: curlLines(`${origin}/v1beta/models/${encodeURI(model)}:generateContent`, ['Content-Type: application/json', `x-goog-api-key: ${key}`], {
+          contents: [{ role: 'user', parts: [{ text: USER_MESSAGE }] }],
+        }),
+      },
+    ],
+  };
+}
+
 /** A lone step named only by its language ("Python", "Shell") needs no heading: the code says it. */
 export function stepNeedsLabel(setup: ToolSetup, step: ToolSetupStep): boolean {
   return setup.steps.length > 1 || step.label.includes(' ');
@@ -368,13 +446,16 @@ export function toolSetups(input: ToolSetupInput): ToolSetup[] {
     claudeCodeSetup(input),
     codexSetup(input),
     openCodeSetup(input),
+    geminiCliSetup(input),
     openaiJs(input),
     openaiPython(input),
     anthropicJs(input),
     anthropicPython(input),
+    genaiJs(input),
     curlChat(input),
     curlMessages(input),
     curlResponses(input),
+    curlGemini(input),
   ];
 }
 

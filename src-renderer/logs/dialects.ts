@@ -11,6 +11,7 @@ export const DIALECT_LABELS: Record<ClientDialect, string> = {
   'anthropic-messages': 'Messages',
   'openai-responses': 'Responses',
   'openai-embeddings': 'Embeddings',
+  gemini: 'Gemini',
 };
 
 /** What the badge's tooltip and the detail view say in full. */
@@ -20,6 +21,7 @@ export const DIALECT_DESCRIPTIONS: Record<ClientDialect, string> = {
   'anthropic-messages': 'Anthropic Messages',
   'openai-responses': 'OpenAI Responses',
   'openai-embeddings': 'OpenAI Embeddings',
+  gemini: 'Gemini generateContent',
 };
 
 const PROVIDER_FORMAT_LABELS: Record<string, string> = {

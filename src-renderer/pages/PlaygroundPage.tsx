@@ -10,7 +10,7 @@ import { OutputPanel } from './playground/OutputPanel';
 import { ParametersPanel } from './playground/ParametersPanel';
 import { CompareResults, CompareTargets } from './playground/ComparePanel';
 import { SavedPromptsCard, SavePromptDialog } from './playground/SavedPrompts';
-import { draftRequest, endpointFor, usePlaygroundStore, type ChatRole, type PlaygroundView } from '../stores/playground-store';
+import { draftRequest, endpointFor, runPathFor, usePlaygroundStore, type ChatRole, type PlaygroundView } from '../stores/playground-store';
 import { useCompareStore } from '../stores/compare-store';
 
 function ConversationEditor() {
@@ -129,6 +129,7 @@ export function PlaygroundPage() {
               { value: 'chat', label: 'Chat' },
               { value: 'messages', label: 'Messages' },
               { value: 'responses', label: 'Responses' },
+              { value: 'gemini', label: 'Gemini' },
             ]}
           />
         </div>
@@ -150,6 +151,11 @@ export function PlaygroundPage() {
                 {mode === 'responses' && (
                   <p className="muted small">
                     An OpenAI Responses request, as Codex sends it: system messages go in <code>instructions</code>, the conversation in <code>input</code>, whole each run (<code>store: false</code>).
+                  </p>
+                )}
+                {mode === 'gemini' && (
+                  <p className="muted small">
+                    A Gemini API request, as Gemini CLI sends it: the model is in the path, system messages go in <code>systemInstruction</code>, the key in <code>x-goog-api-key</code>.
                   </p>
                 )}
                 <ConversationEditor />
@@ -197,7 +203,7 @@ export function PlaygroundPage() {
                 Save prompt
               </button>
               <span className="muted small">
-                {`POST ${endpointFor(mode)}`}
+                {`POST ${mode === 'gemini' && model.trim() ? runPathFor(mode, model, parameters.stream) : endpointFor(mode)}`}
                 {!isCompare && authKind === 'key-by-name' ? ' as the chosen key' : ''}
                 {isCompare ? ' · to both sides' : ''}
                 {parameters.stream ? ' · streaming' : ''}

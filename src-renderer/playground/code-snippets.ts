@@ -36,6 +36,9 @@ export interface SnippetInput {
   body: RequestBody;
   /** Non-secret gateway headers (trace id, metadata, retries, timeout), written as they are. */
   extraHeaders?: Record<string, string>;
+  /** Gemini mode: the model and whether it streams go in the path, not the body. */
+  model?: string;
+  stream?: boolean;
 }
 
 function shellSingleQuote(text: string): string {
@@ -164,7 +167,7 @@ interface SdkCall {
   javascript: { stream: string[]; whole: string[] };
 }
 
-const SDK_CALLS: Record<GatewayEndpoint, SdkCall> = {
+const SDK_CALLS: Record<Exclude<GatewayEndpoint, '/v1beta/models'>, SdkCall> = {
   '/v1/completions': {
     sdk: 'openai',
     basePath: '/v1',
@@ -203,7 +206,7 @@ const SDK_CALLS: Record<GatewayEndpoint, SdkCall> = {
 };
 
 export function pythonSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const call = SDK_CALLS[endpoint];
+  const call = SDK_CALLS[endpoint as keyof typeof SDK_CALLS];
   const anthropic = call.sdk === 'anthropic';
   const client = pythonClient(anthropic ? 'Anthropic' : 'OpenAI', `${origin}${call.basePath}`, auth, extraHeaders);
   const kwargs = Object.entries(body).map(([name, value]) => `    ${name}=${pythonLiteral(value, 1)},`);
@@ -213,7 +216,7 @@ export function pythonSnippet({ origin, endpoint, auth, body, extraHeaders = {} 
 }
 
 export function javascriptSnippet({ origin, endpoint, auth, body, extraHeaders = {} }: SnippetInput): string {
-  const call = SDK_CALLS[endpoint];
+  const call = SDK_CALLS[endpoint as keyof typeof SDK_CALLS];
   const anthropic = call.sdk === 'anthropic';
   const client = javascriptClient(anthropic ? 'Anthropic' : 'OpenAI', `${origin}${call.basePath}`, auth, extraHeaders);
   const output = body.stream === true ? call.javascript.stream : call.javascript.whole;
@@ -221,7 +224,45 @@ export function javascriptSnippet({ origin, endpoint, auth, body, extraHeaders =
   return [sdkImport, '', ...client, '', `const response = await client.${call.method}(${javascriptLiteral(body, 0, true)});`, ...output].join('\n');
 }
 
+/** Gemini mode: curl to the model's own path, or the @google/genai SDK (the key as x-goog-api-key). */
+function geminiSnippet(language: SnippetLanguage, input: SnippetInput): string {
+  const model = input.model?.trim() || 'your-model';
+  const stream = input.stream === true;
+  const keyEnv = input.auth.kind === 'virtual-key' ? ENV_VIRTUAL_KEY : ENV_GATEWAY_KEY;
+  if (language === 'curl') {
+    const path = `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+    const lines = [`curl ${shellSingleQuote(`${input.origin}${path}`)}${stream ? ' -N' : ''}`, '  -H "Content-Type: application/json"', `  -H "x-goog-api-key: $${keyEnv}"`];
+    for (const [name, value] of Object.entries(input.extraHeaders ?? {})) lines.push(`  -H ${shellSingleQuote(`${name}: ${value}`)}`);
+    lines.push(`  -d ${shellSingleQuote(JSON.stringify(input.body))}`);
+    return lines.join(' \\\n');
+  }
+  const { contents, systemInstruction, generationConfig } = input.body as Record<string, JsonValue>;
+  const config: Record<string, JsonValue> = { ...(systemInstruction ? { systemInstruction } : {}), ...((generationConfig as Record<string, JsonValue> | undefined) ?? {}) };
+  if (language === 'python') {
+    return [
+      'import os',
+      'from google import genai',
+      '',
+      `client = genai.Client(api_key=os.environ["${keyEnv}"], http_options={"base_url": ${JSON.stringify(input.origin)}})`,
+      `response = client.models.${stream ? 'generate_content_stream' : 'generate_content'}(`,
+      `    model=${JSON.stringify(model)},`,
+      `    contents=${pythonLiteral(contents, 1)},`,
+      ...(Object.keys(config).length ? [`    config=${pythonLiteral(config, 1)},`] : []),
+      ')',
+      ...(stream ? ['for chunk in response:', '    print(chunk.text or "", end="", flush=True)', 'print()'] : ['print(response.text)']),
+    ].join('\n');
+  }
+  return [
+    'import { GoogleGenAI } from "@google/genai";',
+    '',
+    `const ai = new GoogleGenAI({ apiKey: process.env.${keyEnv}, httpOptions: { baseUrl: ${JSON.stringify(input.origin)} } });`,
+    `const response = await ai.models.${stream ? 'generateContentStream' : 'generateContent'}(${javascriptLiteral({ model, contents, ...(Object.keys(config).length ? { config } : {}) }, 0, true)});`,
+    ...(stream ? ['for await (const chunk of response) process.stdout.write(chunk.text ?? "");'] : ['console.log(response.text);']),
+  ].join('\n');
+}
+
 export function codeSnippet(language: SnippetLanguage, input: SnippetInput): string {
+  if (input.endpoint === '/v1beta/models') return geminiSnippet(language, input);
   if (language === 'curl') return curlSnippet(input);
   if (language === 'python') return pythonSnippet(input);
   return javascriptSnippet(input);

@@ -11,9 +11,10 @@ import {
 
 /**
  * Completion and Chat speak OpenAI's older APIs; Messages speaks Anthropic's (POST /v1/messages), as Claude
- * Code does; Responses speaks OpenAI's Responses API (POST /v1/responses), as Codex does.
+ * Code does; Responses speaks OpenAI's Responses API (POST /v1/responses), as Codex does; Gemini speaks the
+ * Gemini API (POST /v1beta/models/{model}:generateContent), as Gemini CLI does.
  */
-export type PlaygroundMode = 'completion' | 'chat' | 'messages' | 'responses';
+export type PlaygroundMode = 'completion' | 'chat' | 'messages' | 'responses' | 'gemini';
 export type NumericParamName = keyof typeof COMPLETION_BOUNDS;
 
 export interface NumericControl {
@@ -29,7 +30,7 @@ export interface NumericControl {
 
 const bothModes: PlaygroundMode[] = ['completion', 'chat'];
 /** The sampling controls Anthropic's Messages API and OpenAI's Responses API have too. */
-const allModes: PlaygroundMode[] = ['completion', 'chat', 'messages', 'responses'];
+const allModes: PlaygroundMode[] = ['completion', 'chat', 'messages', 'responses', 'gemini'];
 
 /** OpenAI's Responses API refuses a smaller max_output_tokens ("Expected a value >= 16"). */
 const RESPONSES_MIN_OUTPUT_TOKENS = 16;
@@ -210,6 +211,20 @@ function buildResponsesFields(fields: RequestBody, errors: Partial<Record<string
 }
 
 /**
+ * Gemini's settings all go in `generationConfig` under its own names. Whether it streams is in the path
+ * (`:streamGenerateContent`), never in the body: `stream` is handed back for the run to choose the path.
+ */
+function buildGeminiFields(fields: RequestBody, errors: Partial<Record<string, string>>, values: ParameterValues): BuiltParameters {
+  const config: RequestBody = {};
+  if (fields.max_tokens !== undefined) config.maxOutputTokens = fields.max_tokens;
+  if (fields.temperature !== undefined) config.temperature = fields.temperature;
+  if (fields.top_p !== undefined) config.topP = fields.top_p;
+  if (values.stop.length > MAX_STOP_SEQUENCES) errors.stop = `At most ${MAX_STOP_SEQUENCES} stop sequences`;
+  else if (values.stop.length) config.stopSequences = [...values.stop];
+  return { fields: Object.keys(config).length ? { generationConfig: config } : {}, errors };
+}
+
+/**
  * Checks every value against the spec's bounds and cross-field rules, and builds the body fields
  * to send. Fields left empty are not sent, so the provider's defaults apply.
  */
@@ -224,6 +239,7 @@ export function buildParameterFields(mode: PlaygroundMode, values: ParameterValu
 
   if (mode === 'messages') return buildMessagesFields(fields, errors, values);
   if (mode === 'responses') return buildResponsesFields(fields, errors, values);
+  if (mode === 'gemini') return buildGeminiFields(fields, errors, values);
 
   if (mode === 'chat' && values.topLogprobs.trim()) {
     const value = Number(values.topLogprobs);

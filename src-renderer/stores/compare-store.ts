@@ -7,7 +7,7 @@ import { callGateway, mergeUsage, type Usage } from '../api/gateway-client';
 import type { LogEntry } from '../api/types';
 import { buildGatewayOptionHeaders } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
-import { draftRequest, endpointFor, pieceReaderFor, requestHeadersFor, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
+import { draftRequest, endpointFor, pieceReaderFor, requestHeadersFor, runPathFor, runStreams, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
 import { requireAdminClient } from './session-store';
 
 export interface CompareSide {
@@ -88,7 +88,8 @@ export const useCompareStore = create<CompareState>()((set, get) => {
       return;
     }
     const endpoint = endpointFor(playground.mode);
-    const target = runTarget(auth, endpoint);
+    const stream = runStreams(playground.mode, body, playground.parameters);
+    const target = runTarget(auth, runPathFor(playground.mode, side.model, stream));
     // Each side its own trace id, so each finds its own log entry.
     const traceId = `${traceBase}-${index === 0 ? 'a' : 'b'}`;
     const headers = { ...requestHeadersFor(playground.mode, auth), ...target.headers, ...options.headers, 'x-gateway-trace-id': traceId };
@@ -99,7 +100,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     patchSide(index, { phase: 'running', output: '', latencyMs: null, firstTokenMs: null, usage: null, costUsd: null, status: null, traceId, error: null });
     try {
       const outcome = await callGateway(
-        { endpoint, url: target.url, headers, bodyText: stringifyJson(body), stream: body.stream === true, readPiece: pieceReaderFor(playground.mode) },
+        { endpoint, url: target.url, headers, bodyText: stringifyJson(body), stream, readPiece: pieceReaderFor(playground.mode) },
         {
           onResponseStart(status) {
             patchSide(index, { status });

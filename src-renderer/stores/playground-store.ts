@@ -19,6 +19,7 @@ import type { RequestDraft } from '../playground/draft-from-log';
 import { requireAdminClient } from './session-store';
 import { ANTHROPIC_VERSION, readMessagesPiece } from '../playground/messages';
 import { readResponsesPiece } from '../playground/responses';
+import { geminiPath, readGeminiPiece } from '../playground/gemini';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
 import {
@@ -143,15 +144,26 @@ const ENDPOINTS: Record<PlaygroundMode, GatewayEndpoint> = {
   chat: '/v1/chat/completions',
   messages: '/v1/messages',
   responses: '/v1/responses',
+  gemini: '/v1beta/models',
 };
 
 export function endpointFor(mode: PlaygroundMode): GatewayEndpoint {
   return ENDPOINTS[mode];
 }
 
+/** The path a run is sent to: the mode's endpoint, or for Gemini the model's own path (streamed or not). */
+export function runPathFor(mode: PlaygroundMode, model: string, stream: boolean): GatewayEndpoint {
+  return mode === 'gemini' ? (geminiPath(model, stream) as GatewayEndpoint) : ENDPOINTS[mode];
+}
+
+/** Whether a run streams: Gemini says so in its path (the Stream switch), the others in the body. */
+export function runStreams(mode: PlaygroundMode, body: RequestBody, parameters: ParameterValues): boolean {
+  return mode === 'gemini' ? parameters.stream : body.stream === true;
+}
+
 /** How a mode's answers are read: OpenAI's Chat/Completions shapes by default, else the mode's own. */
 export function pieceReaderFor(mode: PlaygroundMode): ((value: unknown) => CompletionPiece) | undefined {
-  return mode === 'messages' ? readMessagesPiece : mode === 'responses' ? readResponsesPiece : undefined;
+  return mode === 'messages' ? readMessagesPiece : mode === 'responses' ? readResponsesPiece : mode === 'gemini' ? readGeminiPiece : undefined;
 }
 
 /**
@@ -163,6 +175,11 @@ export function pieceReaderFor(mode: PlaygroundMode): ((value: unknown) => Compl
 export function requestHeadersFor(mode: PlaygroundMode, auth: GatewayAuth): Record<string, string> {
   // A key picked by name is added by the admin API, on the server.
   const headers = buildGatewayHeaders(auth);
+  if (mode === 'gemini' && auth.kind === 'virtual-key') {
+    // What GEMINI_API_KEY sends.
+    delete headers['x-gateway-api-key'];
+    headers['x-goog-api-key'] = auth.virtualKey.trim();
+  }
   if (mode !== 'messages' && mode !== 'responses') return headers;
   if (auth.kind === 'virtual-key') {
     delete headers['x-gateway-api-key'];
@@ -197,6 +214,16 @@ export function draftRequest(state: Pick<PlaygroundState, 'mode' | 'model' | 'pr
     if (system) body[state.mode === 'messages' ? 'system' : 'instructions'] = system;
     body[state.mode === 'messages' ? 'messages' : 'input'] = conversation;
     if (!conversation.length) errors.prompt = 'Write a prompt (or a user message)';
+  } else if (state.mode === 'gemini') {
+    // The model is in the path, not the body; the system prompt is systemInstruction, turns are contents.
+    const written = state.messages.filter((message) => message.content.trim());
+    const system = written.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
+    const turns = written.filter((message) => message.role !== 'system').map((message) => ({ role: message.role === 'assistant' ? 'model' : 'user', parts: [{ text: message.content }] }));
+    const contents = state.prompt ? [...turns, { role: 'user', parts: [{ text: state.prompt }] }] : turns;
+    delete body.model;
+    body.contents = contents;
+    if (system) body.systemInstruction = { parts: [{ text: system }] };
+    if (!contents.length) errors.prompt = 'Write a prompt (or a user message)';
   } else if (state.promptIsJson) {
     const parsed = parseJsonPrompt(state.prompt);
     if (parsed.error) errors.prompt = parsed.error;
@@ -365,16 +392,16 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     }
 
     const endpoint = endpointFor(state.mode);
+    const stream = runStreams(state.mode, body, state.parameters);
     let target: { url: string; headers: Record<string, string> };
     try {
-      target = runTarget(auth, endpoint);
+      target = runTarget(auth, runPathFor(state.mode, state.model, stream));
     } catch (error) {
       set({ phase: 'error', error: { message: describeError(error), param: null, status: null } });
       return;
     }
     const headers = { ...requestHeadersFor(state.mode, auth), ...target.headers, ...options.headers };
     const bodyText = stringifyJson(body);
-    const stream = body.stream === true;
     const controller = new AbortController();
     activeRun = controller;
     const startedAt = performance.now();

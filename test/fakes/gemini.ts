@@ -201,15 +201,55 @@ export function answerEmbedContent(request: RecordedRequest, res: ServerResponse
   sendJson(res, 200, { embeddings: (requests as Record<string, unknown>[]).map((item) => ({ values: valuesFor(item) })) });
 }
 
-const MODEL_URL = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)(\?alt=sse)?$/;
+
+const MODEL_URL = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)(\?alt=sse)?$/;
+
+/** The models `GET /v1beta/models` lists (the real list is longer, and pages). */
+export const FAKE_GEMINI_MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'text-embedding-004'];
+
+function modelList(res: ServerResponse): void {
+  sendJson(res, 200, {
+    models: FAKE_GEMINI_MODELS.map((id) => ({
+      name: `models/${id}`,
+      displayName: id,
+      inputTokenLimit: 1048576,
+      supportedGenerationMethods: id.startsWith('text-embedding') ? ['embedContent'] : ['generateContent', 'countTokens'],
+    })),
+  });
+}
+
+/** `:countTokens`: `{contents}` or `{generateContentRequest}`, answered `{totalTokens}` (here: a word count). */
+async function countTokens(request: RecordedRequest, res: ServerResponse): Promise<void> {
+  const inner = (request.json.generateContentRequest ?? request.json) as Record<string, unknown>;
+  if (!Array.isArray(inner.contents)) return googleError(400, '* CountTokensRequest.contents: contents is not specified\n')(request, res);
+  const words = JSON.stringify(inner.contents).match(/"text":"([^"]*)"/g)?.join(' ').split(/\s+/).length ?? 0;
+  sendJson(res, 200, { totalTokens: words, promptTokensDetails: [{ modality: 'TEXT', tokenCount: words }] });
+}
+
+/** `streamGenerateContent` without `alt=sse`: one JSON array, its elements written one network write at a time. */
+async function answerAsJsonArray(request: RecordedRequest, res: ServerResponse, model: string): Promise<void> {
+  const fragments: unknown[] = [];
+  const collector = { writeHead: () => collector, write: (text: string) => (fragments.push(...[...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]) as unknown)), true), end: () => undefined } as unknown as ServerResponse;
+  await answerGenerateContent(request, collector, model, true);
+  res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+  for (const [i, fragment] of fragments.entries()) {
+    res.write(`${i ? ',\r\n' : '['}${JSON.stringify(fragment, null, 2)}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end(fragments.length ? ']' : '[]');
+}
 
 const defaultAnswer: Behaviour = async (request, res) => {
+  const listing = request.method === 'GET' && request.url.split('?')[0] === '/v1beta/models';
   const match = MODEL_URL.exec(request.url);
-  if (!match) return googleError(404, `Requested entity was not found: ${request.url}`)(request, res);
+  if (!listing && (!match || request.method !== 'POST')) return googleError(404, `Requested entity was not found: ${request.url}`)(request, res);
   if (!request.headers['x-goog-api-key']) return googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")(request, res);
+  if (!match) return modelList(res);
   if (match[2] === 'embedContent' || match[2] === 'batchEmbedContents') return answerEmbedContent(request, res, decodeURIComponent(match[1]), match[2]);
+  if (match[2] === 'countTokens') return countTokens(request, res);
   const invalid = geminiRequestProblem(request.json);
   if (invalid) return googleError(400, invalid)(request, res);
+  if (match[2] === 'streamGenerateContent' && !match[3]) return answerAsJsonArray(request, res, decodeURIComponent(match[1]));
   await answerGenerateContent(request, res, decodeURIComponent(match[1]), match[2] === 'streamGenerateContent');
 };
 

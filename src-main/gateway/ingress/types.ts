@@ -12,22 +12,40 @@ export interface RoutedRequest {
   n: number;
   /** The body as the dialect codec's `decodeRequest` takes it (validated where the dialect has a schema). */
   body: unknown;
+  /** Gemini's `streamGenerateContent` without `alt=sse`: the stream is one JSON array, not SSE. */
+  streamFraming?: 'json-array';
+}
+
+/** What a dialect that puts part of its request in the URL says there (Gemini: `/v1beta/models/{model}:{method}`). */
+export interface PathRequest {
+  model: string;
+  stream: boolean;
+  streamFraming?: 'json-array';
 }
 
 export interface Ingress {
   readonly dialect: Dialect;
   /** The dialect's half of its codec: the request decoded to the canonical model, answers and streams encoded back. */
   readonly codec: DialectCodec;
+  /**
+   * The model is named in the URL, not the body: the body goes to a provider of the same format unchanged
+   * even when the provider takes the model in its URL too, and `readRequest` is given the path's request.
+   */
+  readonly modelFromPath?: boolean;
   /** Checks the parsed JSON enough to route it; throws GatewayError (400 naming the field). */
-  readRequest(json: unknown): RoutedRequest;
+  readRequest(json: unknown, path?: PathRequest): RoutedRequest;
   /** An error as this dialect's clients expect its JSON body. */
   errorBody(error: GatewayError): object;
   /** An error inside a stream that already began, as this dialect's SSE event. */
   streamErrorEvent(error: GatewayError): string;
+  /** A token count the gateway makes itself, in this dialect's answer shape; without it, Anthropic's `{input_tokens}`. */
+  tokenCountBody?(tokens: number): object;
 }
 
 /** A generation (or token count) in one dialect: what a front-door path stands for. */
 export interface GenerationRoute {
   ingress: Ingress;
   operation: Operation;
+  /** What the path said, for a dialect whose ingress reads the model from it. */
+  path?: PathRequest;
 }

@@ -3,6 +3,7 @@
 // design — no tokenizer: the prompt is taken as its bytes / 3 (o200k averages 4+ bytes a token on text
 // and code, so this leans high), never more than the model's context window (a base64 image is not a
 // million tokens), and the output as the most the call may ask the provider for.
+import { geminiMaxOutputTokens } from '../../codecs/gemini-dialect.js';
 import type { Dialect } from '../../codecs/canonical.js';
 import type { Operation } from '../../providers/types.js';
 import { catalogModel } from '../../catalog/catalog.js';
@@ -28,6 +29,8 @@ function requestedOutputTokens(dialect: Dialect, body: Json): number | undefined
       return positive(body.max_tokens) ?? COMPLETION_BOUNDS.max_tokens.default;
     case 'anthropic-messages':
       return positive(body.max_tokens);
+    case 'gemini':
+      return positive(geminiMaxOutputTokens(body));
   }
 }
 

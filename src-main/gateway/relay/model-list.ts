@@ -6,7 +6,7 @@ import type { ModelListing } from '../../providers/types.js';
 import { readListedModels, type ListedModels } from '../../providers/model-list.js';
 import type { UpstreamResponse } from '../../providers/upstream.js';
 import { redactSecrets } from '../../core/redact.js';
-import { anthropicModelList, routeModelEntry } from '../model-list-shapes.js';
+import { routeModelEntry, shapedModelList, type ModelListRequest } from '../model-list-shapes.js';
 import { MAX_ERROR_BODY_BYTES, readHeldJson, readUpTo, relayedHeaders, relayProviderError } from './provider-answer.js';
 import { relayPassthrough } from './passthrough.js';
 import type { RelayOptions, RelayOutcome } from './types.js';
@@ -16,19 +16,19 @@ export async function relayModelList(
   res: ServerResponse,
   upstream: UpstreamResponse,
   listing: ModelListing,
-  shape: 'openai' | 'anthropic',
+  request: ModelListRequest,
   options: RelayOptions,
   /** Route names, listed beside the provider's models (owned by "gatehouse-route"). */
   routeNames?: readonly string[],
 ): Promise<RelayOutcome> {
-  if (!listing.map && shape === 'openai' && !routeNames?.length) return relayPassthrough(res, upstream, options);
+  if (!listing.map && request.shape === 'openai' && request.model === undefined && !routeNames?.length) return relayPassthrough(res, upstream, options);
   if (upstream.status >= 400) return relayProviderError(res, upstream, options);
   const json = await readHeldJson(upstream, options, 'answered its model list');
   const mapped = listedModels(json, listing);
   const list: ListedModels = routeNames?.length
     ? { ...mapped, data: [...mapped.data, ...routeNames.map(routeModelEntry)] }
     : mapped;
-  const text = JSON.stringify(shape === 'anthropic' ? anthropicModelList(list) : list);
+  const text = JSON.stringify(shapedModelList(list, request));
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...relayedHeaders(upstream) });
   res.end(text);
   return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: text };

@@ -15,12 +15,13 @@ export interface TranslatedRelayOptions extends RelayOptions {
   dialectCodec: DialectCodec;
 }
 
-/** Merges the answers of n single-choice calls into one answer with choices 0..n-1 (Chat and Completions' `n`). */
+/** Merges the answers of n single-choice calls into one answer with choices 0..n-1 (Chat and Completions' `n`, Gemini's `candidates`). */
 function mergeChoices(answers: object[]): object {
   if (answers.length === 1) return answers[0];
-  type WithChoices = { choices?: object[] } & Record<string, unknown>;
+  type WithChoices = Record<string, unknown>;
   const merged = { ...(answers[0] as WithChoices) };
-  merged.choices = answers.flatMap((answer, index) => ((answer as WithChoices).choices ?? []).map((choice) => ({ ...choice, index })));
+  const key = 'candidates' in merged ? 'candidates' : 'choices';
+  merged[key] = answers.flatMap((answer, index) => (((answer as WithChoices)[key] as object[] | undefined) ?? []).map((choice) => ({ ...choice, index })));
   return merged;
 }
 
@@ -43,14 +44,16 @@ export async function relayTranslated(res: ServerResponse, all: UpstreamResponse
     for (const answer of answers) usage = addUsage(usage, answer.usage);
     const encoded = answers.map((answer) => dialectCodec.encodeResponse(answer, request));
     const merged = mergeChoices(encoded);
-    if (answers.length > 1 && usage) (merged as Record<string, unknown>).usage = summedUsage(dialectCodec, request, answers[0], usage);
+    if (answers.length > 1 && usage) Object.assign(merged, summedUsage(dialectCodec, request, answers[0], usage));
     const json = JSON.stringify(merged);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...relayedHeaders(all[0]) });
     res.end(json);
     return { status: 200, ttfbMs: performance.now() - options.started, error: null, responseBody: json, usage };
   }
 
-  res.writeHead(200, { ...streamHeaders, ...relayedHeaders(all[0]) });
+  // Gemini's stream without `alt=sse` is one JSON array written piece by piece, not SSE.
+  const head = request.streamFraming === 'json-array' ? { ...streamHeaders, 'content-type': 'application/json; charset=utf-8' } : streamHeaders;
+  res.writeHead(200, { ...head, ...relayedHeaders(all[0]) });
   const writer = new StreamWriter(res, options);
   const fanOut = all.length > 1;
   const encoders = all.map((_, index) => dialectCodec.createStreamEncoder(request, fanOut ? { index, of: all.length } : undefined));
@@ -86,7 +89,8 @@ function sumUsages(usages: (Usage | undefined)[]): Usage | undefined {
   return total;
 }
 
-/** The `usage` object of the dialect for a summed usage: encoded as an empty answer of that usage, and read back. */
-function summedUsage(dialectCodec: DialectCodec, request: CanonicalRequest, template: CanonicalAnswer, usage: Usage): unknown {
-  return (dialectCodec.encodeResponse({ ...template, content: [], usage }, request) as Record<string, unknown>).usage;
+/** The dialect's usage field for a summed usage (`usage`, Gemini's `usageMetadata`): encoded as an empty answer of that usage, and read back. */
+function summedUsage(dialectCodec: DialectCodec, request: CanonicalRequest, template: CanonicalAnswer, usage: Usage): Record<string, unknown> {
+  const encoded = dialectCodec.encodeResponse({ ...template, content: [], usage }, request) as Record<string, unknown>;
+  return 'usageMetadata' in encoded ? { usageMetadata: encoded.usageMetadata } : { usage: encoded.usage };
 }

@@ -58,6 +58,8 @@ export function InspectorPanel() {
       auth: snippetAuthOf(authOf(state)),
       body: draftRequest(state).body,
       extraHeaders: buildGatewayOptionHeaders(state.gatewayOptions).headers,
+      model: state.model,
+      stream: state.parameters.stream,
     });
     content = (
       <div className="stack-small">

@@ -323,6 +323,8 @@ export interface RequestProfile {
   holds(request: CanonicalRequest): CanonicalRequest;
   /** The request as the decoder reads it back (defaults the encoder writes out made explicit). */
   readsBack(request: CanonicalRequest): CanonicalRequest;
+  /** What the dialect's decoder takes when the body alone is not all of it (Gemini's model and stream switch are in its path). */
+  dialectInput?(body: Record<string, unknown>, request: CanonicalRequest): unknown;
 }
 
 export interface FormatProfile {
@@ -451,7 +453,65 @@ export const PROFILES: Record<WireFormat, FormatProfile> = {
   },
   'openai-completions': { why: 'a client dialect only: no provider codec reads or writes it upstream' },
   gemini: {
-    why: 'a provider format only: no dialect decodes a Gemini request',
+    request: {
+      loses: [
+        'call ids (the encoder sends none: the decoder makes them and matches results by name and order)',
+        'reasoning text (a thought signature travels on the part after it), encrypted reasoning',
+        'images given by URL, images in tool results',
+        'turn boundaries between consecutive user turns (merged), system turns (moved to systemInstruction)',
+        'an effort level (a budget on models before Gemini 3)',
+        'strict tools, user, parallel_tool_calls, the json_schema name and strict flag',
+      ],
+      holds: (r) => {
+        const out = withoutKeys(r, ['user', 'parallelToolCalls']);
+        out.dialect = 'gemini';
+        out.onUnsupported = 'drop';
+        if (out.tools) out.tools = out.tools.map((tool) => withoutKeys(tool, ['strict']));
+        out.turns = mapTurns(r, (p) => {
+          if (p.type === 'reasoning') return p.signature ? { type: 'reasoning', text: '', signature: p.signature } : undefined;
+          if (p.type === 'image') return p.source.kind === 'url' ? undefined : p;
+          if (p.type === 'tool_result') return { ...p, content: typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : '')).join('') };
+          return p;
+        });
+        if (r.responseFormat?.type === 'text') delete out.responseFormat;
+        return out;
+      },
+      readsBack: (r) => {
+        const out: CanonicalRequest = { ...r };
+        const system = r.turns.filter((turn) => turn.role === 'system').flatMap((turn) => turn.parts.filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text'));
+        out.system = [...r.system, ...system];
+        // The encoder sends no ids: calls are numbered in order, each result answers the first open call of its name.
+        let made = 0;
+        const ids = new Map<string, string>();
+        const open = new Map<string, string[]>();
+        const turns = r.turns
+          .filter((turn) => turn.role !== 'system')
+          .map((turn) => ({
+            ...turn,
+            parts: turn.parts.map((p): ContentPart => {
+              if (p.type === 'tool_call') {
+                const id = `call_gemini_${++made}`;
+                ids.set(p.id, id);
+                open.set(p.name, [...(open.get(p.name) ?? []), id]);
+                return { ...p, id };
+              }
+              if (p.type === 'tool_result') return { ...p, callId: open.get(p.name!)!.shift()! };
+              return p;
+            }),
+          }));
+        out.turns = turns.reduce<Turn[]>((merged, turn) => {
+          const last = merged.at(-1);
+          if (last && last.role === turn.role) merged[merged.length - 1] = { ...last, parts: [...last.parts, ...turn.parts] };
+          else merged.push(turn);
+          return merged;
+        }, []);
+        const budgets = { minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768 };
+        if (r.reasoning?.enabled && r.reasoning.effort) out.reasoning = { enabled: true, budgetTokens: budgets[r.reasoning.effort] };
+        if (r.responseFormat?.type === 'json_schema') out.responseFormat = { type: 'json_schema', name: 'response', schema: r.responseFormat.schema };
+        return out;
+      },
+      dialectInput: (body, request) => ({ model: request.model, stream: request.stream, body }),
+    },
     recorded: [
       {
         name: 'gemini-stream.sse',

@@ -45,7 +45,7 @@ const replay = (decoder: StreamDecoder, events: UpstreamEvent[]) => foldEvents([
 
 /** The request an answer answers: streamed, usage asked for, in the format's own dialect when it has one. */
 const answerRequest = (format: WireFormat): CanonicalRequest => ({
-  dialect: (['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages'].includes(format) ? format : 'openai-chat') as Dialect,
+  dialect: (['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'gemini'].includes(format) ? format : 'openai-chat') as Dialect,
   onUnsupported: 'drop',
   model: 'model-1',
   system: [],
@@ -119,12 +119,13 @@ for (const format of Object.keys(PROFILES) as WireFormat[]) {
             const sent = requestProfile.holds(generated);
             const encoded = provider.encodeRequest(sent, TARGET);
             expect(encoded.dropped).toEqual([]);
-            const decoded = dialect.decodeRequest(encoded.body);
+            const asDialect = (body: Record<string, unknown>) => (requestProfile.dialectInput ? requestProfile.dialectInput(body, sent) : body);
+            const decoded = dialect.decodeRequest(asDialect(encoded.body));
             expect(strip(decoded)).toEqual(strip(requestProfile.readsBack(sent)));
             // decode → encode → decode: a fixed point, nothing left out.
             const again = provider.encodeRequest(decoded, TARGET);
             expect(again.body).toEqual(encoded.body);
-            expect(strip(dialect.decodeRequest(again.body))).toEqual(strip(decoded));
+            expect(strip(dialect.decodeRequest(asDialect(again.body)))).toEqual(strip(decoded));
           }),
           RUNS,
         );

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codexConfigToml, CODEX_ENV_KEY, KEY_PLACEHOLDER, MODEL_PLACEHOLDER, openCodeConfig, toolSetups, toolSetupsMarkdown, type ToolSetup } from '../../../src-renderer/connect/tool-setups';
+import { codexConfigToml, CODEX_ENV_KEY, geminiCliSettings, KEY_PLACEHOLDER, MODEL_PLACEHOLDER, openCodeConfig, toolSetups, toolSetupsMarkdown, type ToolSetup } from '../../../src-renderer/connect/tool-setups';
 
 const ORIGIN = 'http://127.0.0.1:8799';
 const KEY = 'gh-vk-0123456789abcdef';
@@ -51,7 +51,7 @@ const byId = (id: ToolSetup['id']) => toolSetups(input).find((setup) => setup.id
 describe('tool set-ups', () => {
   it('each have the key and the address written in, and no placeholder left', () => {
     const setups = toolSetups(input);
-    expect(setups.map((setup) => setup.id)).toEqual(['claude-code', 'codex', 'opencode', 'openai-js', 'openai-python', 'anthropic-js', 'anthropic-python', 'curl-chat', 'curl-messages', 'curl-responses']);
+    expect(setups.map((setup) => setup.id)).toEqual(['claude-code', 'codex', 'opencode', 'gemini-cli', 'openai-js', 'openai-python', 'anthropic-js', 'anthropic-python', 'genai-js', 'curl-chat', 'curl-messages', 'curl-responses', 'curl-gemini']);
     for (const setup of setups) {
       const code = allCode(setup);
       expect(code, setup.id).toContain(KEY);
@@ -108,6 +108,21 @@ describe('tool set-ups', () => {
     expect(JSON.parse(byId('opencode').steps[0].code)).toEqual(config);
   });
 
+  it('give Gemini CLI the root address, the key as GEMINI_API_KEY and settings that select API-key auth', () => {
+    const gemini = byId('gemini-cli');
+    expect(gemini.dialect).toBe('gemini');
+    expect(gemini.steps[0]).toMatchObject({ language: 'json', label: expect.stringContaining('~/.gemini/settings.json') });
+    expect(JSON.parse(gemini.steps[0].code)).toEqual({ security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: MODEL } });
+    expect(geminiCliSettings(input)).toEqual(JSON.parse(gemini.steps[0].code));
+    expect(gemini.steps[1].code).toContain(`export GOOGLE_GEMINI_BASE_URL=${ORIGIN}\n`);
+    expect(gemini.steps[1].code).toContain(`export GEMINI_API_KEY=${KEY}\n`);
+    expect(allCode(gemini)).not.toContain('/v1');
+    expect(allCode(byId('genai-js'))).toContain(`httpOptions: { baseUrl: "${ORIGIN}" }`);
+    const curl = allCode(byId('curl-gemini'));
+    expect(curl).toContain(`curl ${ORIGIN}/v1beta/models/${MODEL}:generateContent`);
+    expect(curl).toContain(`-H 'x-goog-api-key: ${KEY}'`);
+  });
+
   it('point the openai SDKs at /v1 and the anthropic SDKs at the root', () => {
     expect(allCode(byId('openai-js'))).toContain(`baseURL: "${ORIGIN}/v1"`);
     expect(allCode(byId('openai-python'))).toContain(`base_url="${ORIGIN}/v1"`);
@@ -128,6 +143,7 @@ describe('tool set-ups', () => {
       const body = /-d '(.*)'$/.exec(allCode(byId(id)))![1];
       expect(JSON.parse(body)).toMatchObject({ model: MODEL });
     }
+    expect(JSON.parse(/-d '(.*)'$/.exec(allCode(byId('curl-gemini')))![1])).toMatchObject({ contents: [{ role: 'user' }] });
   });
 
   it('take an address given with /v1 or a trailing slash as the same root', () => {
