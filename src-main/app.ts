@@ -32,6 +32,8 @@ import { backfillCosts } from './store/usage-backfill.js';
 import { limitRoutes } from './admin/limit-routes.js';
 import { KeyLimitsService } from './gateway/limits/limits-service.js';
 import { KeyLimitsTable } from './store/key-limits.js';
+import type { KeyLimitCounters } from './gateway/limits/limit-counters.js';
+import { openRedisLimits } from './gateway/limits/redis/open-redis-limits.js';
 import { localRoutes } from './admin/local-routes.js';
 import { DiscoveryService } from './discovery/service.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
@@ -60,6 +62,8 @@ export interface StartOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
   limitsClock?: () => number;
+  /** Team mode: limits decided in this Redis, shared by every instance on it (else GATEHOUSE_REDIS_URL; else in this process). */
+  redisUrl?: string;
   /** Local server discovery: the probe's deadline per port and the time between sweeps. */
   discovery?: { timeoutMs?: number; intervalMs?: number };
   /**
@@ -164,8 +168,17 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
     closers.unshift(() => requestLog.close());
     const adminToken = loadAdminToken(dataDir, env);
-    // Limits per key: checked in memory; spend written back about once a second and on stop.
-    const limits = new KeyLimitsService(new KeyLimitsTable(db), { now: options.limitsClock });
+    // Limits per key: checked in memory, or in Redis when instances share them; spend written back about
+    // once a second and on stop either way.
+    const redisUrl = options.redisUrl ?? env.GATEHOUSE_REDIS_URL;
+    const redisLimits = redisUrl
+      ? await openRedisLimits(redisUrl, { log, now: options.limitsClock, whenDown: () => settings.get().teamLimitsWhenRedisDown })
+      : undefined;
+    if (redisLimits) {
+      closers.unshift(() => redisLimits.close());
+      log(`Limits: decided in Redis at ${redisLimits.where}`);
+    }
+    const limits = new KeyLimitsService<KeyLimitCounters>(new KeyLimitsTable(db), { now: options.limitsClock, counters: redisLimits?.counters });
     closers.unshift(() => limits.close());
 
     let usual: number[];
@@ -185,7 +198,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     closers.unshift(() => discovery.stop());
 
     // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
-    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
+    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY), extraFamilies: redisLimits?.metrics });
     // A burst of refusals without a valid key is one row per window, so it cannot push real history out.
     const refusals = new RefusalCoalescer((entry) => requestLog.append(entry), options.refusalWindowMs);
     closers.unshift(() => refusals.flush());

@@ -6,13 +6,13 @@ import { runRoutesCommand } from './cli-routes.js';
 import { runDiscoverCommand } from './cli-discover.js';
 
 const USAGE = `Usage:
-  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
+  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--redis-url redis://...]
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
   gatehouse keys list | keys revoke ID
   gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
-Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
+Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEHOUSE_REDIS_URL, GATEWAY_API_KEY`;
 
 async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -22,6 +22,7 @@ async function serve(args: string[]): Promise<number> {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       'allow-remote': { type: 'boolean', default: false },
+      'redis-url': { type: 'string' },
     },
     strict: true,
   });
@@ -37,6 +38,7 @@ async function serve(args: string[]): Promise<number> {
       port,
       dataDir: values['data-dir'],
       allowRemote: values['allow-remote'],
+      redisUrl: values['redis-url'],
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {

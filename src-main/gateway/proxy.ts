@@ -82,7 +82,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     refuseForwardedGatewayKeys(headers, deps.keys);
     // Before any body is read or provider called: a key over its limit costs nothing more. What the call
     // may cost is held against its budgets once the body is read and its target known (CallAdmission).
-    ticket = deps.limits?.admit(caller.keyId);
+    const admitted = deps.limits?.admit(caller.keyId);
+    // Counters in this process answer on this turn; Redis's with a promise.
+    ticket = admitted instanceof Promise ? await admitted : admitted;
     if (route !== 'models' && 'ingress' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
       generation = readGeneration(body, route.ingress, route.operation, caller);

@@ -37,8 +37,9 @@ export class CallAdmission {
   /**
    * Before a target's first call: refuses a fan-out past the cap (400) and holds the call's worst-case
    * cost against the caller's budgets and the lending key's (429 budget_exceeded when it would not fit).
+   * A promise only when a budget is held in Redis.
    */
-  reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void {
+  reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void | Promise<void> {
     const calls = CallAdmission.callsFor(call.adapter, call.request);
     checkFanOut(calls, call.adapter.slug);
     const callerHolds = this.ticket?.hasBudget === true;
@@ -56,14 +57,23 @@ export class CallAdmission {
         choices: choicesOf(dialect, call.request.body, call.request.n),
       });
     // The caller's budgets first: a caller over its own budget is refused as itself, not as the lender.
-    if (callerHolds) this.ticket!.reserve(worstCaseUsd);
-    if (!lenderHolds) return;
-    try {
-      this.lender!.reserve(worstCaseUsd);
-    } catch (error) {
-      // The lending key cannot hold it: the route skips that target, as it skips one over its rpm.
-      if (error instanceof LimitExceeded) throw new LenderOverLimit(error);
-      throw error;
-    }
+    const held = callerHolds ? this.ticket!.reserve(worstCaseUsd) : undefined;
+    if (!lenderHolds) return held;
+    const lender = this.lender!;
+    return held instanceof Promise ? held.then(() => holdByLender(lender, worstCaseUsd)) : holdByLender(lender, worstCaseUsd);
+  }
+}
+
+/** The lending key cannot hold it: the route skips that target, as it skips one over its rpm. */
+function holdByLender(lender: LimitTicket, worstCaseUsd: number | null): void | Promise<void> {
+  const overLimit = (error: unknown): never => {
+    if (error instanceof LimitExceeded) throw new LenderOverLimit(error);
+    throw error;
+  };
+  try {
+    const held = lender.reserve(worstCaseUsd);
+    return held instanceof Promise ? held.catch(overLimit) : held;
+  } catch (error) {
+    return overLimit(error);
   }
 }
