@@ -36,6 +36,8 @@ export interface StartGatewayOptions {
   refusalWindowMs?: number;
   /** --allow-remote: /v1 answers any Host. */
   allowRemote?: boolean;
+  /** Team mode: limits decided in this Redis (test/helpers/redis.ts). */
+  redisUrl?: string;
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -51,6 +53,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     limitsClock: options.limitsClock,
     refusalWindowMs: options.refusalWindowMs,
     allowRemote: options.allowRemote,
+    redisUrl: options.redisUrl,
   });
   return {
     baseUrl: running.url,
