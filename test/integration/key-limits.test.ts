@@ -16,15 +16,6 @@ let openai: OpenAIFake;
 let anthropic: AnthropicFake;
 let backendRun: LimitsBackendRun;
 
-beforeAll(async () => {
-  openai = await startOpenAIFake();
-  anthropic = await startAnthropicFake();
-});
-afterAll(async () => {
-  await openai.close();
-  await anthropic.close();
-});
-
 interface Answer {
   status: number;
   retryAfter: string | null;
@@ -74,12 +65,17 @@ const tally = (answers: Answer[]) => ({ passed: answers.filter((a) => a.status =
 describe.each(LIMIT_BACKENDS)('limits per key (%s counters)', (backend) => {
   beforeAll(async () => {
     now = new Date(2026, 2, 10, 23, 0, 0).getTime();
+    // Doubles of their own per run: what one run queued on them never answers the other's calls.
+    openai = await startOpenAIFake();
+    anthropic = await startAnthropicFake();
     backendRun = await startLimitsBackend(backend);
     gateway = await startGateway({ limitsClock: () => now, redisUrl: backendRun.redisUrl });
   });
   afterAll(async () => {
     await gateway.close();
     await backendRun.close();
+    await openai.close();
+    await anthropic.close();
   });
 
   it('200 chat completions at once on a gateway key with 50 rpm and a daily budget: exactly 50 pass, the rest get an OpenAI 429 with Retry-After', async () => {
