@@ -162,10 +162,11 @@ return 'ok'
 `;
 
 /**
- * How close a key is to its limits. KEYS: req, tok, day, month, held, heldexp. ARGV: now, rpm, tpm.
- * → {now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls}.
+ * How close a key is to its limits. KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm.
+ * → {now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls} | {'unseeded'}.
  */
 export const READ = `${COMMON}
+if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
 local requests, reqBuckets = window(KEYS[1], now)

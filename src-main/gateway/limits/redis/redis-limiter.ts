@@ -255,11 +255,11 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     const name = this.names.get(keyId);
     const period = this.period();
     const answer = await this.decided(keyId, name, () =>
-      this.run(SCRIPTS.read, this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
+      this.seeded(() => this.run(SCRIPTS.read, this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
         this.clockArg(),
         text(limits?.rpm ?? null),
         text(limits?.tpm ?? null),
-      ]), () => { throw new LimitsUnavailable(keyLabel(keyId, name), this.where, this.health.lastError ?? 'not connected'); });
+      ])), () => { throw new LimitsUnavailable(keyLabel(keyId, name), this.where, this.health.lastError ?? 'not connected'); });
     const [now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls] = answer.map(Number);
     const shown = this.fakeNow ? now : this.localNow();
     const who = keyLabel(keyId, name);
