@@ -30,10 +30,13 @@ import { UsageStore } from './store/usage.js';
 import { ModelOverrideStore } from './store/model-overrides.js';
 import { backfillCosts } from './store/usage-backfill.js';
 import { limitRoutes } from './admin/limit-routes.js';
+import { modelAccessRoutes } from './admin/model-access-routes.js';
 import { KeyLimitsService } from './gateway/limits/limits-service.js';
 import { KeyLimitsTable } from './store/key-limits.js';
 import type { KeyLimitCounters } from './gateway/limits/limit-counters.js';
 import { openRedisLimits } from './gateway/limits/redis/open-redis-limits.js';
+import { ModelAccess } from './gateway/model-access.js';
+import { ModelAllowListTable } from './store/model-allow-lists.js';
 import { localRoutes } from './admin/local-routes.js';
 import { DiscoveryService } from './discovery/service.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
@@ -180,6 +183,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     }
     const limits = new KeyLimitsService<KeyLimitCounters>(new KeyLimitsTable(db), { now: options.limitsClock, counters: redisLimits?.counters });
     closers.unshift(() => limits.close());
+    // Which models each key may call: in memory, reloaded when the lists change.
+    const modelAccess = new ModelAccess(new ModelAllowListTable(db));
+    closers.unshift(() => modelAccess.close());
 
     let usual: number[];
     try {
@@ -214,6 +220,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       routes,
       router,
       limits,
+      modelAccess,
       keyProtection: protector,
       discovery,
       // What every proxied call needs; the admin Playground runs its calls with the same.
@@ -226,6 +233,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         },
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
+        modelAccess,
       },
       savedPrompts: new SavedPromptStore(db),
       shutdown: shutdown.signal,
@@ -247,7 +255,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes], services),
       handleMetrics: createMetricsHandler(metrics, adminToken),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });

@@ -24,6 +24,7 @@ import { serveGeneration } from './generation-call.js';
 import { serveRoute } from './routed-call.js';
 import { serveModelList, serveStoredResponse, type StoredResponseRoute } from './provider-reads.js';
 import { recordCall } from './call-recording.js';
+import type { ModelAccess } from './model-access.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
@@ -33,6 +34,8 @@ export interface ProxyDependencies {
   router?: Router;
   /** Limits per key (requests and tokens per minute, USD budgets); absent = no limits at all. */
   limits?: KeyLimiter;
+  /** Which models each key may call; absent = every key every model. */
+  modelAccess?: Pick<ModelAccess, 'check'>;
   /**
    * A caller already authenticated by someone else (the admin Playground runs a virtual key picked by
    * name); when set, the request's own key headers are not read.
@@ -129,5 +132,7 @@ function serve(route: ProxyRoute, generation: Generation | undefined, context: C
   const { caller, headers } = context;
   // A gateway key that names its provider calls it directly; otherwise a matching route decides.
   const matched = deps.router && !deps.router.isEmpty && !(caller.kind === 'gateway-key' && headers.provider) ? deps.router.match(generation!.request.model) : undefined;
+  // The key's allow-list, like a limit: refused before any provider is called.
+  deps.modelAccess?.check(caller, generation!.request.model, matched?.name);
   return matched ? serveRoute(deps.router!, matched, generation!, context, deps.limits) : serveGeneration(generation!, context);
 }
