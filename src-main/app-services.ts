@@ -6,7 +6,9 @@ import type { KeyProtection, KeyRepository } from './core/key-repository.js';
 import type { RouteRepository } from './core/route-repository.js';
 import type { SavedPromptRepository } from './core/saved-prompts.js';
 import type { KeyLimitsService } from './gateway/limits/limits-service.js';
+import type { KeyLimitCounters } from './gateway/limits/limit-counters.js';
 import type { Router } from './gateway/routing/router.js';
+import type { ModelAccess } from './gateway/model-access.js';
 import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
 
@@ -23,7 +25,9 @@ export interface AppServices {
   /** The running gateway's route table (explain asks it what it would do). */
   router: Router;
   /** Limits per key and how close each key is to them. */
-  limits: KeyLimitsService;
+  limits: KeyLimitsService<KeyLimitCounters>;
+  /** Which models each key may call (allowedModels). */
+  modelAccess: ModelAccess;
   keyProtection: KeyProtection;
   /** Local model servers found on this machine's loopback ports. */
   discovery: DiscoveryService;

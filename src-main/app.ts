@@ -30,8 +30,14 @@ import { UsageStore } from './store/usage.js';
 import { ModelOverrideStore } from './store/model-overrides.js';
 import { backfillCosts } from './store/usage-backfill.js';
 import { limitRoutes } from './admin/limit-routes.js';
+import { modelAccessRoutes } from './admin/model-access-routes.js';
 import { KeyLimitsService } from './gateway/limits/limits-service.js';
 import { KeyLimitsTable } from './store/key-limits.js';
+import type { KeyLimitCounters } from './gateway/limits/limit-counters.js';
+import { openRedisLimits } from './gateway/limits/redis/open-redis-limits.js';
+import { ModelAccess } from './gateway/model-access.js';
+import { ModelAllowListTable } from './store/model-allow-lists.js';
+import type { ModelAllowListRepository } from './core/model-allow-lists.js';
 import { localRoutes } from './admin/local-routes.js';
 import { DiscoveryService } from './discovery/service.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
@@ -80,7 +86,7 @@ export interface StartOptions {
   rememberPort?: boolean;
   /** Team mode: PostgreSQL holds keys, routes, settings, the log and spend (else GATEHOUSE_DATABASE_URL; else SQLite in the data dir). */
   databaseUrl?: string;
-  /** Team mode: Redis for limits shared across instances (else GATEHOUSE_REDIS_URL). */
+  /** Limits decided in this Redis, shared by every instance on it (else GATEHOUSE_REDIS_URL; else in this process). */
   redisUrl?: string;
 }
 
@@ -98,6 +104,7 @@ interface Storage {
   routes: RouteRepository;
   requestLog: RequestLog;
   limits: KeyLimitsRepository;
+  modelAllowLists: ModelAllowListRepository;
   savedPrompts: SavedPromptRepository;
   /** Work started once the server is up (SQLite: pricing rows of older versions). */
   background(stopped: AbortSignal): void;
@@ -146,6 +153,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
       routes: new RouteStore(db),
       requestLog,
       limits: new KeyLimitsTable(db),
+      modelAllowLists: new ModelAllowListTable(db),
       savedPrompts: new SavedPromptStore(db),
       background: (stopped) => {
         // Rows logged by a version before costs were get theirs, a slice at a time, once.
@@ -193,6 +201,7 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
     routes: store.routes,
     requestLog: store.requestLog,
     limits: store.limits,
+    modelAllowLists: store.modelAllowLists,
     savedPrompts: store.savedPrompts,
     background: () => undefined,
     closers: [() => store.close()],
@@ -276,7 +285,6 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const databaseUrl = options.databaseUrl ?? (env.GATEHOUSE_DATABASE_URL || undefined);
   const redisUrl = options.redisUrl ?? (env.GATEHOUSE_REDIS_URL || undefined);
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
-  if (redisUrl !== undefined && databaseUrl === undefined) throw new Error('--redis-url is for team mode: give --database-url (PostgreSQL) with it.');
   const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, env, log) : await openSqliteStorage(dataDir, options, env, log);
   const closers = storage.closers;
   try {
@@ -300,9 +308,20 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     router.setRoutes(routes.definitions());
     closers.unshift(routes.watch((table) => router.setRoutes(table)));
     const adminToken = loadAdminToken(dataDir, env);
-    // Limits per key: checked in memory; spend written back about once a second and on stop.
-    const limits = new KeyLimitsService(storage.limits, { now: options.limitsClock });
+    // Limits per key: checked in memory, or in Redis when instances share them; spend written back about
+    // once a second and on stop either way.
+    const redisLimits = redisUrl
+      ? await openRedisLimits(redisUrl, { log, now: options.limitsClock, whenDown: () => settings.get().teamLimitsWhenRedisDown })
+      : undefined;
+    if (redisLimits) {
+      closers.unshift(() => redisLimits.close());
+      log(`Limits: decided in Redis at ${redisLimits.where}`);
+    }
+    const limits = new KeyLimitsService<KeyLimitCounters>(storage.limits, { now: options.limitsClock, counters: redisLimits?.counters });
     closers.unshift(() => limits.close());
+    // Which models each key may call: in memory, reloaded when the lists change.
+    const modelAccess = new ModelAccess(storage.modelAllowLists);
+    closers.unshift(() => modelAccess.close());
 
     let usual: number[];
     try {
@@ -321,7 +340,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     closers.unshift(() => discovery.stop());
 
     // Counted from each call's log entry as it is handed over (no work of its own on the request's path).
-    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY) });
+    const metrics = new GatewayMetrics({ keyName: (id) => keys.keyName(id), hasEnvironmentKey: Boolean(env.GATEWAY_API_KEY), extraFamilies: redisLimits?.metrics });
     // A burst of refusals without a valid key is one row per window, so it cannot push real history out.
     const refusals = new RefusalCoalescer((entry) => requestLog.append(entry), options.refusalWindowMs);
     closers.unshift(() => refusals.flush());
@@ -337,6 +356,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       routes,
       router,
       limits,
+      modelAccess,
       keyProtection: protector,
       discovery,
       // What every proxied call needs; the admin Playground runs its calls with the same.
@@ -349,6 +369,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         },
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
+        modelAccess,
       },
       savedPrompts: storage.savedPrompts,
       shutdown: shutdown.signal,
@@ -370,7 +391,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes], services),
       handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });

@@ -3,6 +3,7 @@
 // writes to the database directly; a server running on the same data dir picks the change up
 // within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
 // master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
+import { runModelsCommand, ModelsUsageError } from './cli-models.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,6 +52,9 @@ const USAGE = `Usage:
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear] [--json]
       Limits of a virtual or gateway key, by name (or id): requests and tokens per minute, USD per
       local day and month. Given flags change those limits ('none' removes one); no flags shows them.
+  gatehouse keys models NAME [--allow MODEL,GLOB,route:NAME,... | --all] [--json]
+      Which models a virtual or gateway key may call (by name or id); --all lets it call every model
+      again. Others get a 403 naming the model. No flag shows the list.
   gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
 Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
 
@@ -78,6 +82,9 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
       case 'keys limits':
       case 'gateway-keys limits':
         return await runLimitsCommand(options, io);
+      case 'keys models':
+      case 'gateway-keys models':
+        return await runModelsCommand(options, io);
       case 'keys revoke':
       case 'gateway-keys revoke':
         return await revokeKey(options, io);
@@ -95,7 +102,7 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
         throw new UsageError(subcommand ? `Unknown command '${group} ${subcommand}'.` : `'${group}' needs a command.`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof LimitsUsageError) {
+    if (error instanceof UsageError || error instanceof LimitsUsageError || error instanceof ModelsUsageError) {
       io.stderr.write(`${error.message}\n${USAGE}\n`);
       return 2;
     }

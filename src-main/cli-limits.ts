@@ -32,7 +32,7 @@ function flagValue(flag: string, text: string): number | null {
   return Number(trimmed);
 }
 
-function findKey(table: KeyLimitsTable, nameOrId: string): LimitedKey {
+export function findKey(table: KeyLimitsTable, nameOrId: string): LimitedKey {
   if (/^(vk|gk)_[0-9a-f]+$/.test(nameOrId)) {
     try {
       return table.key(nameOrId);

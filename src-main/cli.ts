@@ -13,6 +13,7 @@ const USAGE = `Usage:
   gatehouse keys list | keys revoke ID
   gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
+  gatehouse keys models NAME [--allow MODEL,GLOB,route:NAME,... | --all]
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY,
   GATEHOUSE_DATABASE_URL, GATEHOUSE_REDIS_URL (team mode)`;

@@ -1,6 +1,7 @@
 // Admin endpoints for limits per key (CONTRACT §5): read, set and clear a key's limits, and how close
 // each key is to them (the Keys page meters). A change applies to this server at once and is stored for
-// the next start; a change made by the CLI reaches it within a second.
+// the next start; a change made by the CLI reaches it within a second. With limits in Redis (team mode)
+// the figures are read from Redis, so the answers wait on it.
 import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
@@ -28,21 +29,21 @@ export const limitRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/limits',
-    handle: ({ services }) => ({ status: 200, body: { items: services.limits.list() } }),
+    handle: async ({ services }) => ({ status: 200, body: { items: await services.limits.list() } }),
   },
   {
     method: 'GET',
     path: '/keys/:id/limits',
-    handle: ({ services, params }) => ({ status: 200, body: services.limits.get(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.limits.get(params.id) }),
   },
   {
     method: 'PUT',
     path: '/keys/:id/limits',
-    handle: ({ services, params, body }) => ({ status: 200, body: services.limits.set(params.id, parseLimits(body ?? {})) }),
+    handle: async ({ services, params, body }) => ({ status: 200, body: await services.limits.set(params.id, parseLimits(body ?? {})) }),
   },
   {
     method: 'DELETE',
     path: '/keys/:id/limits',
-    handle: ({ services, params }) => ({ status: 200, body: services.limits.clear(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.limits.clear(params.id) }),
   },
 ];

@@ -11,6 +11,11 @@ export const settingsSchema = z.object({
   host: z.string().min(1),
   /** Loopback ports probed for local model servers besides the usual ones (Ollama's 11434 ...). */
   discoveryPorts: z.array(z.number().int().min(1).max(65535)).max(32),
+  /**
+   * Team mode: what a key with limits gets while Redis (where its limits are decided) is unreachable:
+   * "closed" refuses it with a 503 naming Redis, "open" serves it uncounted. Keys without limits are served either way.
+   */
+  teamLimitsWhenRedisDown: z.enum(['closed', 'open']),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -22,6 +27,7 @@ export const DEFAULT_SETTINGS: Settings = {
   port: 8787,
   host: '127.0.0.1',
   discoveryPorts: [],
+  teamLimitsWhenRedisDown: 'closed',
 };
 
 /** The settings from what a store holds (name → value): what is valid of it over the defaults. */

@@ -67,12 +67,14 @@ export function prepareCall(generation: Generation, context: CallContext, target
   return admittedPlan(generation, context, target, model);
 }
 
-function admittedPlan(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan {
+function admittedPlan(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
   const adapter = getProvider(target.provider);
   const providerFormat = providerFormatOf(adapter, model, generation);
   if (!gatewayAnswers(adapter, providerFormat, generation)) {
     const { ingress, operation, request } = generation;
-    context.admission.reserve({ adapter, credentials: target.credentials, model, ingress, operation, request, bodyBytes: generation.rawBody.length });
+    const held = context.admission.reserve({ adapter, credentials: target.credentials, model, ingress, operation, request, bodyBytes: generation.rawBody.length });
+    // A budget held in Redis: the plan is made once Redis has said yes.
+    if (held instanceof Promise) return held.then(() => planCall(generation, adapter, providerFormat, target, model, context.headers));
   }
   return planCall(generation, adapter, providerFormat, target, model, context.headers);
 }

@@ -45,6 +45,16 @@ export interface GatewayMetricsOptions {
   limits?: Partial<MetricsLimits>;
   /** Process metrics (CPU, memory, event loop lag, GC); on unless turned off. */
   processMetrics?: boolean;
+  /** Families other parts of the server report (team mode's Redis health), read at each scrape. */
+  extraFamilies?: ExtraFamily[];
+}
+
+/** A counter or gauge whose figures some other part of the server keeps. */
+export interface ExtraFamily {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge';
+  values: () => { labels: Record<string, string>; value: number }[];
 }
 
 /** Takes values as they come until `max` distinct ones are held; later new ones read as `other`. */
@@ -197,8 +207,10 @@ export class GatewayMetrics {
   /** Requests refused before any work, by reason (browser-guard.ts, and 401s without a valid key). */
   private readonly refusals = new Map<string, number>();
   private failureReported = false;
+  private readonly extraFamilies: ExtraFamily[];
 
   constructor(options: GatewayMetricsOptions) {
+    this.extraFamilies = options.extraFamilies ?? [];
     const limits = { ...DEFAULT_METRICS_LIMITS, ...options.limits };
     this.keyName = options.keyName;
     this.hasEnvironmentKey = options.hasEnvironmentKey;
@@ -257,6 +269,10 @@ export class GatewayMetrics {
     const refused = { name: REFUSED_FAMILY.name, help: REFUSED_FAMILY.help, type: 'counter', aggregator: 'sum' };
     const refusedValues = () => [...this.refusals].map(([reason, value]) => ({ labels: { reason }, value }));
     registry.registerMetric({ ...refused, get: async () => ({ ...refused, values: refusedValues() }) } as unknown as Metric);
+    for (const family of this.extraFamilies) {
+      const head = { name: family.name, help: family.help, type: family.type, aggregator: 'sum' };
+      registry.registerMetric({ ...head, get: async () => ({ ...head, values: family.values() }) } as unknown as Metric);
+    }
     return registry;
   }
 

@@ -27,6 +27,7 @@ import { recordCall } from './call-recording.js';
 import { serveEmbeddings } from './embeddings/embeddings-call.js';
 import { readEmbeddings } from './embeddings/embeddings-body.js';
 import type { EmbeddingsInbound, EmbeddingsIngress } from './embeddings/embeddings-ingress.js';
+import type { ModelAccess } from './model-access.js';
 
 export interface ProxyDependencies {
   keys: KeyDirectory;
@@ -36,6 +37,8 @@ export interface ProxyDependencies {
   router?: Router;
   /** Limits per key (requests and tokens per minute, USD budgets); absent = no limits at all. */
   limits?: KeyLimiter;
+  /** Which models each key may call; absent = every key every model. */
+  modelAccess?: Pick<ModelAccess, 'check'>;
   /**
    * A caller already authenticated by someone else (the admin Playground runs a virtual key picked by
    * name); when set, the request's own key headers are not read.
@@ -96,7 +99,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     refuseForwardedGatewayKeys(headers, deps.keys);
     // Before any body is read or provider called: a key over its limit costs nothing more. What the call
     // may cost is held against its budgets once the body is read and its target known (CallAdmission).
-    ticket = deps.limits?.admit(caller.keyId);
+    const admitted = deps.limits?.admit(caller.keyId);
+    // Counters in this process answer on this turn; Redis's with a promise.
+    ticket = admitted instanceof Promise ? await admitted : admitted;
     if (route !== 'models' && 'ingress' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
       generation = readGeneration(body, route, caller);
@@ -145,5 +150,7 @@ function serve(route: ProxyRoute, generation: Generation | undefined, context: C
   const { caller, headers } = context;
   // A gateway key that names its provider calls it directly; otherwise a matching route decides.
   const matched = deps.router && !deps.router.isEmpty && !(caller.kind === 'gateway-key' && headers.provider) ? deps.router.match(generation!.request.model) : undefined;
+  // The key's allow-list, like a limit: refused before any provider is called.
+  deps.modelAccess?.check(caller, generation!.request.model, matched?.name);
   return matched ? serveRoute(deps.router!, matched, generation!, context, deps.limits) : serveGeneration(generation!, context);
 }

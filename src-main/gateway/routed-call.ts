@@ -106,7 +106,8 @@ export async function serveRouteWith<Prepared extends PreparedCall>(router: Rout
       const isLast = index === plan.attempts.length - 1;
       let ticket: LimitTicket | undefined;
       try {
-        ticket = admitTarget(context.caller, route.name, target, limits);
+        const admitted = admitTarget(context.caller, route.name, target, limits);
+        ticket = admitted instanceof Promise ? await admitted : admitted;
       } catch (error) {
         if (!(error instanceof TargetRefused)) throw error;
         // Skipped before anything was sent: no attempt, only the reason. With no target left, the client

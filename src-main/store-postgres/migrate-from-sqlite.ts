@@ -10,7 +10,7 @@ import { checkDatabaseUrl } from './open.js';
 import { migrate } from './schema.js';
 
 /** Tables a team database holds data in: any row in one means it is not empty. */
-const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_spend', 'request_log', 'usage_daily', 'usage_monthly'];
+const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'request_log', 'usage_daily', 'usage_monthly'];
 const ROWS_PER_INSERT = 500;
 
 const LOG_COLUMNS = [

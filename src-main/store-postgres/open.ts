@@ -6,6 +6,7 @@ import { RequestLog } from '../store/request-log.js';
 import { ChangeFeed } from './change-feed.js';
 import { InstanceRegistration, newInstanceId } from './instances.js';
 import { PgKeyLimitsStore } from './key-limits.js';
+import { PgModelAllowListStore } from './model-allow-lists.js';
 import { PgKeyStore } from './key-store.js';
 import { PgBridge } from './pg-bridge.js';
 import { PgLogQueries, PgLogWriter } from './request-log.js';
@@ -32,6 +33,7 @@ export interface PostgresStore {
   keys: PgKeyStore;
   routes: PgRouteStore;
   limits: PgKeyLimitsStore;
+  modelAllowLists: PgModelAllowListStore;
   savedPrompts: PgSavedPromptStore;
   requestLog: RequestLog;
   instances: InstanceRegistration;
@@ -78,6 +80,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     closers.unshift(() => keys.close());
     const routes = await PgRouteStore.open(bridge);
     const limits = new PgKeyLimitsStore(bridge);
+    const modelAllowLists = new PgModelAllowListStore(bridge);
     closers.unshift(() => limits.close());
     let logClosed = false;
     const requestLog = new RequestLog(null, {
@@ -96,8 +99,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (topic === 'keys') {
         void refresh(keys.reload());
         limits.markChanged();
+        modelAllowLists.markChanged();
       } else if (topic === 'routes') void refresh(routes.reload());
-      else if (topic === 'limits') limits.markChanged();
+      else if (topic === 'limits') {
+        limits.markChanged();
+        modelAllowLists.markChanged();
+      }
       else if (topic === 'settings') void refresh(Promise.all([settings.reload(), modelOverrides.reload()]).then(() => undefined));
     });
     return {
@@ -109,6 +116,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       keys,
       routes,
       limits,
+      modelAllowLists,
       savedPrompts: new PgSavedPromptStore(bridge),
       requestLog,
       instances,

@@ -148,6 +148,23 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       );
     `,
   },
+  {
+    version: 2,
+    description: 'which models each key may call (an allow-list per key; no row = every model)',
+    sql: `
+      -- models: a JSON array of model names, globs or route:NAME entries (core/model-allow-lists.ts).
+      CREATE TABLE key_allowed_models (key_id text PRIMARY KEY, models text NOT NULL, updated_at bigint NOT NULL);
+      CREATE TRIGGER key_allowed_models_changed AFTER INSERT OR UPDATE OR DELETE ON key_allowed_models FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('limits');
+    `,
+  },
+  {
+    version: 3,
+    description: "whether a call's usage is the gateway's own count (embeddings from providers that report none)",
+    sql: `
+      -- 1 when the provider reported no token count and the gateway counted the input itself (SQLite's migration 16).
+      ALTER TABLE request_log ADD COLUMN usage_estimated int;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -442,4 +442,20 @@ ${USAGE_REPRICE}
       ALTER TABLE request_log ADD COLUMN usage_estimated INTEGER;
     `,
   },
+  {
+    version: 17,
+    description: 'which models each key may call (an allow-list per key; no row = every model)',
+    sql: `
+      -- models: a JSON array of model names, globs or route:NAME entries (core/model-allow-lists.ts).
+      -- key_id is a virtual or a gateway key's id; a revoked key's row is never read.
+      CREATE TABLE key_allowed_models (
+        key_id     TEXT PRIMARY KEY,
+        models     TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      -- Moves on every change, so a running server (or another on the same data dir) reloads the lists.
+      CREATE TABLE key_allowed_models_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+      INSERT INTO key_allowed_models_generation (id, generation) VALUES (1, 0);
+    `,
+  },
 ];

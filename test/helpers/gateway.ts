@@ -38,6 +38,7 @@ export interface StartGatewayOptions {
   allowRemote?: boolean;
   /** Team mode: PostgreSQL (and Redis) instead of SQLite in the data dir. */
   databaseUrl?: string;
+  /** Team mode: limits decided in this Redis (test/helpers/redis.ts). */
   redisUrl?: string;
 }
 

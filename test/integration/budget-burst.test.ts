@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ServerResponse } from 'node:http';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { LIMIT_BACKENDS, startLimitsBackend, type LimitsBackendRun } from '../helpers/limit-backends.js';
 import { startOpenAIFake, type OpenAIFake, type RecordedRequest } from '../fakes/openai.js';
 import { startAnthropicFake, anthropicError, type AnthropicFake } from '../fakes/anthropic.js';
 import { sendJson } from '../fakes/recording-server.js';
@@ -17,17 +18,7 @@ let now = new Date(2026, 5, 10, 12, 0, 0).getTime();
 let gateway: TestGateway;
 let openai: OpenAIFake;
 let anthropic: AnthropicFake;
-
-beforeAll(async () => {
-  gateway = await startGateway({ limitsClock: () => now });
-  openai = await startOpenAIFake();
-  anthropic = await startAnthropicFake();
-});
-afterAll(async () => {
-  await gateway.close();
-  await openai.close();
-  await anthropic.close();
-});
+let backendRun: LimitsBackendRun;
 
 async function json<T>(response: Response): Promise<T> {
   expect(response.status, await response.clone().text()).toBeLessThan(300);
@@ -61,7 +52,23 @@ function answerAtMaxTokens(request: RecordedRequest, res: ServerResponse): Promi
   );
 }
 
-describe('budgets and rate limits under a burst', () => {
+// Once with the counters in the gateway's memory, once in Redis (team mode).
+describe.each(LIMIT_BACKENDS)('budgets and rate limits under a burst (%s counters)', (backend) => {
+  beforeAll(async () => {
+    now = new Date(2026, 5, 10, 12, 0, 0).getTime();
+    // Doubles of their own per run: what one run queued on them never answers the other's calls.
+    openai = await startOpenAIFake();
+    anthropic = await startAnthropicFake();
+    backendRun = await startLimitsBackend(backend);
+    gateway = await startGateway({ limitsClock: () => now, redisUrl: backendRun.redisUrl });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await backendRun.close();
+    await openai.close();
+    await anthropic.close();
+  });
+
   it('200 calls at once against a $0.05 daily budget: the provider serves no more than the budget buys', async () => {
     const created = await gatewayKey('burst');
     const budget = 0.05;

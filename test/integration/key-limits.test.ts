@@ -1,9 +1,10 @@
 // Limits per key through the real gateway, against local provider doubles: 200 requests at once on a
 // key with a rate limit and a budget let exactly the allowed number through, the rest get a 429 in the
 // client's own dialect with Retry-After; the limits reset on time (a fake clock); the admin API shows
-// how close the key is.
+// how close the key is. Once with the counters in the gateway's memory, once in Redis (team mode).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { LIMIT_BACKENDS, startLimitsBackend, type LimitsBackendRun } from '../helpers/limit-backends.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { startAnthropicFake, FAKE_USAGE, type AnthropicFake } from '../fakes/anthropic.js';
 import { priceCall } from '../../src-main/catalog/pricing.js';
@@ -13,17 +14,7 @@ let now = new Date(2026, 2, 10, 23, 0, 0).getTime();
 let gateway: TestGateway;
 let openai: OpenAIFake;
 let anthropic: AnthropicFake;
-
-beforeAll(async () => {
-  gateway = await startGateway({ limitsClock: () => now });
-  openai = await startOpenAIFake();
-  anthropic = await startAnthropicFake();
-});
-afterAll(async () => {
-  await gateway.close();
-  await openai.close();
-  await anthropic.close();
-});
+let backendRun: LimitsBackendRun;
 
 interface Answer {
   status: number;
@@ -71,7 +62,22 @@ function messages(key: string): Promise<Answer> {
 
 const tally = (answers: Answer[]) => ({ passed: answers.filter((a) => a.status === 200).length, refused: answers.filter((a) => a.status === 429).length });
 
-describe('limits per key', () => {
+describe.each(LIMIT_BACKENDS)('limits per key (%s counters)', (backend) => {
+  beforeAll(async () => {
+    now = new Date(2026, 2, 10, 23, 0, 0).getTime();
+    // Doubles of their own per run: what one run queued on them never answers the other's calls.
+    openai = await startOpenAIFake();
+    anthropic = await startAnthropicFake();
+    backendRun = await startLimitsBackend(backend);
+    gateway = await startGateway({ limitsClock: () => now, redisUrl: backendRun.redisUrl });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await backendRun.close();
+    await openai.close();
+    await anthropic.close();
+  });
+
   it('200 chat completions at once on a gateway key with 50 rpm and a daily budget: exactly 50 pass, the rest get an OpenAI 429 with Retry-After', async () => {
     const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'ci-bot' }) }));
     const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: 5, outputTokens: 3 });

@@ -8,7 +8,7 @@ import type { Router } from '../routing/router.js';
 import type { KeyLimiter } from '../limits/limiter.js';
 import type { RequestTraits } from '../routing/conditions.js';
 import { reachDirect, type CallContext, type Served } from '../call-context.js';
-import { mappedModel, sendCall } from '../generation-call.js';
+import { isPromise, mappedModel, sendCall } from '../generation-call.js';
 import { serveRouteWith, type RoutedWork } from '../routed-call.js';
 import { planEmbeddings, type EmbeddingsPlan } from './embeddings-plan.js';
 import { relayEmbeddings } from './embeddings-relay.js';
@@ -29,14 +29,14 @@ function embeddingTraits(request: EmbeddingRequest): RequestTraits {
 }
 
 /** The plan for one target, its worst case held against the budgets before anything is sent. */
-function prepareEmbeddings(inbound: EmbeddingsInbound, context: CallContext, target: RouteTarget, model: string): EmbeddingsPlan {
+function prepareEmbeddings(inbound: EmbeddingsInbound, context: CallContext, target: RouteTarget, model: string): EmbeddingsPlan | Promise<EmbeddingsPlan> {
   const adapter = getProvider(target.provider);
   const plan = planEmbeddings(inbound, adapter, target, model, context.headers);
-  if (context.admission.holdsBudget) {
-    const pricedModel = adapter.pricedModel?.(target.credentials, model) ?? model;
-    context.admission.hold(embeddingsWorstCaseUsd(adapter.slug, pricedModel, inbound.request));
-  }
-  return plan;
+  if (!context.admission.holdsBudget) return plan;
+  const pricedModel = adapter.pricedModel?.(target.credentials, model) ?? model;
+  // A promise only when the budget is held in Redis.
+  const held = context.admission.hold(embeddingsWorstCaseUsd(adapter.slug, pricedModel, inbound.request));
+  return held instanceof Promise ? held.then(() => plan) : plan;
 }
 
 function embeddingsWork(inbound: EmbeddingsInbound): RoutedWork<EmbeddingsPlan> {
@@ -65,7 +65,8 @@ export async function serveEmbeddings(inbound: EmbeddingsInbound, context: CallC
   const { attemptLog } = direct;
   let plan: EmbeddingsPlan;
   try {
-    plan = prepareEmbeddings(inbound, context, direct.target, model);
+    const preparing = prepareEmbeddings(inbound, context, direct.target, model);
+    plan = isPromise(preparing) ? await preparing : preparing;
   } catch (failure) {
     return { target: direct.served, route: null, attemptLog, outcome: undefined, failure };
   }

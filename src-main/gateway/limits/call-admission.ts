@@ -37,13 +37,14 @@ export class CallAdmission {
   /**
    * Before a target's first call: refuses a fan-out past the cap (400) and holds the call's worst-case
    * cost against the caller's budgets and the lending key's (429 budget_exceeded when it would not fit).
+   * A promise only when a budget is held in Redis.
    */
-  reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void {
+  reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void | Promise<void> {
     const calls = CallAdmission.callsFor(call.adapter, call.request);
     checkFanOut(calls, call.adapter.slug);
     if (!this.holdsBudget) return;
     const dialect = call.ingress.dialect;
-    this.hold(
+    return this.hold(
       worstCaseCostUsd({
         provider: call.adapter.slug,
         pricedModel: call.adapter.pricedModel?.(call.credentials ?? {}, call.model) ?? call.model,
@@ -63,18 +64,27 @@ export class CallAdmission {
   }
 
   /** Holds a worst case worked out by the caller (embeddings: their input tokens at the model's price) against both keys' budgets. */
-  hold(worstCaseUsd: number | null): void {
+  hold(worstCaseUsd: number | null): void | Promise<void> {
     const callerHolds = this.ticket?.hasBudget === true;
     const lenderHolds = this.lender?.hasBudget === true;
     // The caller's budgets first: a caller over its own budget is refused as itself, not as the lender.
-    if (callerHolds) this.ticket!.reserve(worstCaseUsd);
-    if (!lenderHolds) return;
-    try {
-      this.lender!.reserve(worstCaseUsd);
-    } catch (error) {
-      // The lending key cannot hold it: the route skips that target, as it skips one over its rpm.
-      if (error instanceof LimitExceeded) throw new LenderOverLimit(error);
-      throw error;
-    }
+    const held = callerHolds ? this.ticket!.reserve(worstCaseUsd) : undefined;
+    if (!lenderHolds) return held;
+    const lender = this.lender!;
+    return held instanceof Promise ? held.then(() => holdByLender(lender, worstCaseUsd)) : holdByLender(lender, worstCaseUsd);
+  }
+}
+
+/** The lending key cannot hold it: the route skips that target, as it skips one over its rpm. */
+function holdByLender(lender: LimitTicket, worstCaseUsd: number | null): void | Promise<void> {
+  const overLimit = (error: unknown): never => {
+    if (error instanceof LimitExceeded) throw new LenderOverLimit(error);
+    throw error;
+  };
+  try {
+    const held = lender.reserve(worstCaseUsd);
+    return held instanceof Promise ? held.catch(overLimit) : held;
+  } catch (error) {
+    return overLimit(error);
   }
 }

@@ -7,9 +7,10 @@
 // provider call a request makes beyond its first (fan-out, retries, fallbacks) counts one more request
 // per minute (countCall). Spend is kept for every key, limited or not (a budget set at noon counts the
 // morning), and handed to the store in batches (takePending), never written per request.
-import { GatewayError } from '../../core/errors.js';
 import { localIsoTime, periodAt, type Period } from './calendar.js';
-import { NO_LIMITS, type KeyLimits, type KeyUsage, type LimitName, type SpendDelta } from '../../core/limits.js';
+import { budgetSpent, keyLabel, LimitExceeded, rateOver, reservationRefused } from './limit-refusals.js';
+import { NO_LIMITS, type KeyLimits, type KeyUsage, type SpendDelta, type SpentDay } from '../../core/limits.js';
+import type { KeyLimitCounters } from './limit-counters.js';
 
 export interface CallOutcome {
   /** Input + output tokens of the call (0 if unknown). */
@@ -23,45 +24,25 @@ export interface LimitTicket {
   readonly hasBudget: boolean;
   /**
    * Holds `worstCaseUsd` of every budget covering the key until release (a second reserve replaces the
-   * amount: a route's next target); throws LimitExceeded, holding nothing new, when it would not fit.
+   * amount: a route's next target); throws (or rejects with) LimitExceeded, holding nothing new, when it
+   * would not fit. Synchronous for counters in this process; a promise when they are in Redis.
    */
-  reserve(worstCaseUsd: number | null): void;
+  reserve(worstCaseUsd: number | null): void | Promise<void>;
   /** One more provider call of this request (fan-out, a retry, a fallback): one more request this minute. */
   countCall(): void;
   /** The call is over: its reservation goes, its tokens and real cost are counted. */
   release(outcome: CallOutcome): void;
 }
 
-/** What proxy.ts depends on (ProxyDependencies.limits). */
+/**
+ * What proxy.ts depends on (ProxyDependencies.limits). A ticket comes back at once from counters in
+ * this process (no promise hop on the hot path) and as a promise from counters in Redis.
+ */
 export interface KeyLimiter {
-  admit(keyId: string | null, keyName?: string): LimitTicket;
+  admit(keyId: string | null, keyName?: string): LimitTicket | Promise<LimitTicket>;
 }
 
-/** A rate limit's Retry-After never says more than this: its windows are a minute long. */
-export const MAX_RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
-
-/** A 429 that says which limit, until when, and how long to wait (proxy.ts sends it as Retry-After). */
-export class LimitExceeded extends GatewayError {
-  constructor(
-    message: string,
-    code: 'budget_exceeded' | 'rate_limit_exceeded',
-    readonly limit: LimitName,
-    readonly retryAfterSeconds: number,
-    readonly resetsAt: number,
-  ) {
-    super(429, 'rate_limit_error', message, null, code);
-  }
-
-  /**
-   * The answer's headers. A spent budget will not admit a retry before it resets (hours away): the
-   * official SDKs sleep for whatever Retry-After says unless `x-should-retry: false` tells them not to
-   * retry, so a client shows the error at once instead of hanging until midnight.
-   */
-  headers(): Record<string, string> {
-    const retryAfter = { 'retry-after': String(this.retryAfterSeconds) };
-    return this.code === 'budget_exceeded' ? { ...retryAfter, 'x-should-retry': 'false' } : retryAfter;
-  }
-}
+export { LimitExceeded, MAX_RATE_LIMIT_RETRY_AFTER_SECONDS } from './limit-refusals.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -168,17 +149,13 @@ class Ticket implements LimitTicket {
 
 const NO_TICKET: LimitTicket = { hasBudget: false, reserve: () => undefined, countCall: () => undefined, release: () => undefined };
 
-const usd = (value: number) => `$${value < 1 ? value.toFixed(4).replace(/0{1,2}$/, '') : value.toFixed(2)}`;
-const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000));
-/** A minute window admits again within its minute: never more than that, whatever the clock did. */
-const windowSecondsUntil = (at: number, now: number) => Math.min(MAX_RATE_LIMIT_RETRY_AFTER_SECONDS, secondsUntil(at, now));
-
 export interface LimiterOptions {
   /** The clock (ms since the epoch); tests pass a fake one. */
   now?: () => number;
 }
 
-export class InMemoryKeyLimiter implements KeyLimiter {
+export class InMemoryKeyLimiter implements KeyLimitCounters {
+  readonly backend = 'memory' as const;
   private readonly states = new Map<string, KeyState>();
   /** Unwritten spend; a key's entry is reached through its state, so a finished call costs no lookup. */
   private pending: SpendDelta[] = [];
@@ -321,6 +298,24 @@ export class InMemoryKeyLimiter implements KeyLimiter {
     for (const delta of deltas) this.pending.push({ ...delta });
   }
 
+  /** This month's stored spend added to the totals, and the last minute's calls of keys with a minute limit put back in their windows. */
+  startFrom(spent: () => SpentDay[], recentCalls: (keyId: string, since: number) => [number, number][], limits: ReadonlyMap<string, KeyLimits>): void {
+    const period = this.currentPeriod();
+    for (const day of spent()) {
+      if (!day.day.startsWith(period.month)) continue;
+      const today = day.day === period.day;
+      this.seedSpend(day.keyId, { dayUsd: today ? day.costUsd : 0, monthUsd: day.costUsd, dayTokens: today ? day.tokens : 0, dayRequests: today ? day.requests : 0 });
+    }
+    const since = this.now() - 60_000;
+    for (const [keyId, keyLimits] of limits) {
+      if (keyLimits.rpm === null && keyLimits.tpm === null) continue;
+      for (const [at, tokens] of recentCalls(keyId, since)) this.seedCall(keyId, at, tokens);
+    }
+  }
+
+  /** Nothing to let go: the counts live and die with this process. */
+  close(): void {}
+
   currentPeriod(): Period {
     return this.refreshPeriod(this.now());
   }
@@ -353,74 +348,31 @@ export class InMemoryKeyLimiter implements KeyLimiter {
   // ---- internals ----
 
   private check(state: KeyState, limits: KeyLimits, now: number): LimitExceeded | undefined {
-    const who = state.name !== undefined ? `Key '${state.name}'` : `Key ${state.keyId}`;
+    const who = keyLabel(state.keyId, state.name);
     if (limits.dailyUsd !== null || limits.monthlyUsd !== null) {
       this.align(state, now);
-      if (limits.dailyUsd !== null && state.dayUsd >= limits.dailyUsd) {
-        const at = this.period.dayEnd;
-        return new LimitExceeded(
-          `${who} has used its daily budget of ${usd(limits.dailyUsd)} (${usd(state.dayUsd)} spent today); it resets at local midnight, ${localIsoTime(at)}`,
-          'budget_exceeded',
-          'dailyUsd',
-          secondsUntil(at, now),
-          at,
-        );
-      }
-      if (limits.monthlyUsd !== null && state.monthUsd >= limits.monthlyUsd) {
-        const at = this.period.monthEnd;
-        return new LimitExceeded(
-          `${who} has used its monthly budget of ${usd(limits.monthlyUsd)} (${usd(state.monthUsd)} spent this month); it resets on the 1st, ${localIsoTime(at)}`,
-          'budget_exceeded',
-          'monthlyUsd',
-          secondsUntil(at, now),
-          at,
-        );
-      }
+      if (limits.dailyUsd !== null && state.dayUsd >= limits.dailyUsd) return budgetSpent(who, 'dailyUsd', limits.dailyUsd, state.dayUsd, this.period.dayEnd, now);
+      if (limits.monthlyUsd !== null && state.monthUsd >= limits.monthlyUsd) return budgetSpent(who, 'monthlyUsd', limits.monthlyUsd, state.monthUsd, this.period.monthEnd, now);
     }
-    if (state.requests && limits.rpm !== null && state.requests.sum(now) >= limits.rpm) {
-      const at = state.requests.belowAt(now, limits.rpm);
-      return new LimitExceeded(
-        `${who} is over its limit of ${limits.rpm} requests per minute; a request is allowed again at ${localIsoTime(at)} (in ${windowSecondsUntil(at, now)} s)`,
-        'rate_limit_exceeded',
-        'rpm',
-        windowSecondsUntil(at, now),
-        at,
-      );
+    if (state.requests && limits.rpm !== null) {
+      const used = state.requests.sum(now);
+      if (used >= limits.rpm) return rateOver(who, 'rpm', limits.rpm, used, state.requests.belowAt(now, limits.rpm), now);
     }
     if (state.tokens && limits.tpm !== null) {
       const used = state.tokens.sum(now);
-      if (used >= limits.tpm) {
-        const at = state.tokens.belowAt(now, limits.tpm);
-        return new LimitExceeded(
-          `${who} is over its limit of ${limits.tpm} tokens per minute (${used} used in the last minute); requests are allowed again at ${localIsoTime(at)} (in ${windowSecondsUntil(at, now)} s)`,
-          'rate_limit_exceeded',
-          'tpm',
-          windowSecondsUntil(at, now),
-          at,
-        );
-      }
+      if (used >= limits.tpm) return rateOver(who, 'tpm', limits.tpm, used, state.tokens.belowAt(now, limits.tpm), now);
     }
     return undefined;
   }
 
   /** A reservation that would take a budget past its amount, counting what calls in flight hold. */
   private checkReservation(state: KeyState, limits: KeyLimits, now: number, amount: number, heldUsd: number, heldCalls: number): LimitExceeded | undefined {
-    const who = state.name !== undefined ? `Key '${state.name}'` : `Key ${state.keyId}`;
-    const budgets = [
-      { limit: 'dailyUsd' as const, budget: limits.dailyUsd, spent: state.dayUsd, period: 'daily', at: this.period.dayEnd, resets: 'it resets at local midnight' },
-      { limit: 'monthlyUsd' as const, budget: limits.monthlyUsd, spent: state.monthUsd, period: 'monthly', at: this.period.monthEnd, resets: 'it resets on the 1st' },
-    ];
-    for (const { limit, budget, spent, period, at, resets } of budgets) {
-      if (budget === null || spent + heldUsd + amount <= budget) continue;
-      const left = Math.max(0, budget - spent - heldUsd);
-      const held = heldUsd > 0 ? ` (${usd(heldUsd)} of it held by ${heldCalls} call${heldCalls === 1 ? '' : 's'} in flight until they finish)` : '';
-      return new LimitExceeded(
-        `${who} has ${usd(left)} left of its ${period} budget of ${usd(budget)}${held}, and this call could cost up to ${usd(amount)} (its prompt and its maximum output tokens); ask for fewer output tokens, or wait: ${resets}, ${localIsoTime(at)}`,
-        'budget_exceeded',
-        limit,
-        secondsUntil(at, now),
-        at,
-      );
+    const who = keyLabel(state.keyId, state.name);
+    if (limits.dailyUsd !== null && state.dayUsd + heldUsd + amount > limits.dailyUsd) {
+      return reservationRefused(who, 'dailyUsd', { budget: limits.dailyUsd, spent: state.dayUsd, heldUsd, heldCalls, amount, at: this.period.dayEnd, now });
+    }
+    if (limits.monthlyUsd !== null && state.monthUsd + heldUsd + amount > limits.monthlyUsd) {
+      return reservationRefused(who, 'monthlyUsd', { budget: limits.monthlyUsd, spent: state.monthUsd, heldUsd, heldCalls, amount, at: this.period.monthEnd, now });
     }
     return undefined;
   }

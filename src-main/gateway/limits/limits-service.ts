@@ -5,6 +5,7 @@
 // It knows the store only as a KeyLimitsRepository.
 import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type KeyLimitsView, type LimitedKey } from '../../core/limits.js';
 import { InMemoryKeyLimiter } from './limiter.js';
+import type { KeyLimitCounters } from './limit-counters.js';
 
 /**
  * A flush does not wait for another writer (the log writer thread's transaction): it tries, and leaves
@@ -20,8 +21,11 @@ export interface KeyLimitsServiceOptions {
   intervalMs?: number;
 }
 
-export class KeyLimitsService {
-  readonly limiter: InMemoryKeyLimiter;
+/** A view as the counters give it: at once from this process's, as a promise from Redis's. */
+type Read<C extends KeyLimitCounters, T> = C extends InMemoryKeyLimiter ? T : T | Promise<T>;
+
+export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
+  readonly limiter: C;
   private readonly timer: NodeJS.Timeout;
   private readonly now: () => number;
   private loadedVersion = '';
@@ -30,19 +34,25 @@ export class KeyLimitsService {
 
   constructor(
     readonly store: KeyLimitsRepository,
-    options: KeyLimitsServiceOptions = {},
+    options: KeyLimitsServiceOptions & {
+      /** Where the counts live; by default in this process (InMemoryKeyLimiter). Team mode passes Redis's. */
+      counters?: C;
+    } = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.limiter = new InMemoryKeyLimiter({ now: this.now });
+    this.limiter = options.counters ?? (new InMemoryKeyLimiter({ now: this.now }) as KeyLimitCounters as C);
     this.reloadLimits();
-    this.restoreSpend();
-    this.restoreMinuteWindows();
+    this.limiter.startFrom(
+      () => this.store.spendSince(this.limiter.currentPeriod().monthFirstDay),
+      (keyId, since) => this.store.recentCalls(keyId, since),
+      this.store.all(),
+    );
     this.timer = setInterval(() => this.tick(), options.intervalMs ?? 500);
     this.timer.unref();
   }
 
   /** Sets (or with all null, clears) a key's limits and applies them at once to this server. */
-  set(keyId: string, limits: KeyLimits): KeyLimitsView {
+  set(keyId: string, limits: KeyLimits): Read<C, KeyLimitsView> {
     const key = this.store.key(keyId);
     this.store.set(keyId, limits);
     this.limiter.setLimits(keyId, hasAnyLimit(limits) ? limits : null, key.name);
@@ -50,16 +60,17 @@ export class KeyLimitsService {
     return this.view(key);
   }
 
-  clear(keyId: string): KeyLimitsView {
+  clear(keyId: string): Read<C, KeyLimitsView> {
     return this.set(keyId, { rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null });
   }
 
-  get(keyId: string): KeyLimitsView {
+  get(keyId: string): Read<C, KeyLimitsView> {
     return this.view(this.store.key(keyId));
   }
 
-  list(): KeyLimitsView[] {
-    return this.store.activeKeys().map((key) => this.view(key));
+  list(): Read<C, KeyLimitsView[]> {
+    const views = this.store.activeKeys().map((key) => this.view(key));
+    return (views.some((view) => view instanceof Promise) ? Promise.all(views) : views) as Read<C, KeyLimitsView[]>;
   }
 
   /** Writes the spend recorded since the last flush, in one transaction, waiting for the store if need be. */
@@ -71,6 +82,7 @@ export class KeyLimitsService {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    this.limiter.close();
     if (!this.store.isOpen) return;
     try {
       this.flush();
@@ -94,8 +106,10 @@ export class KeyLimitsService {
     return written;
   }
 
-  private view(key: LimitedKey): KeyLimitsView {
-    return { ...this.limiter.usage(key.id), keyName: key.name, kind: key.kind };
+  private view(key: LimitedKey): Read<C, KeyLimitsView> {
+    const usage = this.limiter.usage(key.id);
+    if (usage instanceof Promise) return usage.then((read) => ({ ...read, keyName: key.name, kind: key.kind })) as Read<C, KeyLimitsView>;
+    return { ...usage, keyName: key.name, kind: key.kind } as Read<C, KeyLimitsView>;
   }
 
   private tick(): void {
@@ -113,28 +127,5 @@ export class KeyLimitsService {
     const { version, limits, keys } = this.store.snapshot();
     this.limiter.replaceLimits(limits, new Map(keys.map((key) => [key.id, key.name])));
     this.loadedVersion = version;
-  }
-
-  private restoreSpend(): void {
-    const period = this.limiter.currentPeriod();
-    for (const spent of this.store.spendSince(period.monthFirstDay)) {
-      if (!spent.day.startsWith(period.month)) continue;
-      const today = spent.day === period.day;
-      this.limiter.seedSpend(spent.keyId, {
-        dayUsd: today ? spent.costUsd : 0,
-        monthUsd: spent.costUsd,
-        dayTokens: today ? spent.tokens : 0,
-        dayRequests: today ? spent.requests : 0,
-      });
-    }
-  }
-
-  /** The last minute's calls of keys with a minute limit. */
-  private restoreMinuteWindows(): void {
-    const since = this.now() - 60_000;
-    for (const [keyId, limits] of this.store.all()) {
-      if (limits.rpm === null && limits.tpm === null) continue;
-      for (const [at, tokens] of this.store.recentCalls(keyId, since)) this.limiter.seedCall(keyId, at, tokens);
-    }
   }
 }

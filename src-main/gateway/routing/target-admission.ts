@@ -33,10 +33,10 @@ export function mayBorrow(caller: Caller, target: PlannedTarget['caller']): bool
 
 /**
  * Admits the call against the target key: its leave, then its limits. Returns the target's ticket
- * (undefined when the target is the caller's own key, whose ticket the call holds already); throws
- * TargetRefused when the target may not serve.
+ * (undefined when the target is the caller's own key, whose ticket the call holds already), as a promise
+ * when the limits are decided in Redis; throws (or rejects with) TargetRefused when the target may not serve.
  */
-export function admitTarget(caller: Caller, routeName: string, target: PlannedTarget, limits: KeyLimiter | undefined): LimitTicket | undefined {
+export function admitTarget(caller: Caller, routeName: string, target: PlannedTarget, limits: KeyLimiter | undefined): LimitTicket | undefined | Promise<LimitTicket> {
   const key = target.caller;
   const keyName = key.name ?? target.key;
   if (!mayBorrow(caller, key)) {
@@ -53,11 +53,15 @@ export function admitTarget(caller: Caller, routeName: string, target: PlannedTa
     );
   }
   if (!limits || key.keyId === caller.keyId) return undefined;
-  try {
-    return limits.admit(key.keyId, keyName);
-  } catch (error) {
+  const refused = (error: unknown): never => {
     if (!(error instanceof LimitExceeded)) throw error;
     throw targetOverLimit(routeName, error);
+  };
+  try {
+    const admitted = limits.admit(key.keyId, keyName);
+    return admitted instanceof Promise ? admitted.catch(refused) : admitted;
+  } catch (error) {
+    return refused(error);
   }
 }
 

@@ -91,6 +91,7 @@ describe('key protection on the Settings page', () => {
     maxLogRows: 1_000_000,
     storeBodies: true,
     discoveryPorts: [],
+    teamLimitsWhenRedisDown: 'closed',
     keyProtection: { mode: 'key-file', protected: false, warning: 'Secrets are only as safe as /data/master.key' },
   };
 

@@ -1,0 +1,206 @@
+// The Lua scripts that decide limits in Redis. Each runs atomically on the Redis server, so however many
+// gateway instances ask at once, each request is checked and counted in one step against what every
+// instance counted before it: no instance counts locally first. Time is Redis's own (TIME), the same for
+// every instance; a test may pass a fake clock instead (ARGV[1], empty in production).
+//
+// Per key id K (under the prefix): `K:req` and `K:tok` hold the minute windows as one hash field per second
+// (requests, tokens); `K:day:<YYYY-MM-DD>` (usd, tokens, requests) and `K:month:<YYYY-MM>` (usd) the spend;
+// `K:held` the reservations (ticket → worst-case USD) and `K:heldexp` when each lapses, so that the
+// reservations of an instance that died are let go. Figures go back as strings: Redis turns a Lua number
+// into an integer.
+
+/** Shared head: the clock and the minute window (seconds s-59..s count; a second leaves as s+60 begins). */
+const COMMON = `
+local function clock(arg)
+  if arg ~= nil and arg ~= '' then return tonumber(arg) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function window(key, now)
+  local second = math.floor(now / 1000)
+  local all = redis.call('HGETALL', key)
+  local total, buckets, stale = 0, {}, {}
+  for i = 1, #all, 2 do
+    local at, amount = tonumber(all[i]), tonumber(all[i + 1])
+    if at <= second - 60 then stale[#stale + 1] = all[i] else
+      total = total + amount
+      buckets[#buckets + 1] = { at, amount }
+    end
+  end
+  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
+  return total, buckets
+end
+local function below_at(buckets, total, limit, now)
+  table.sort(buckets, function(a, b) return a[1] < b[1] end)
+  for _, bucket in ipairs(buckets) do
+    total = total - bucket[2]
+    if total < limit then return (bucket[1] + 60) * 1000 end
+  end
+  return now
+end
+local function num(value) return tonumber(value) or 0 end
+local function held(heldKey, expKey, now, except)
+  local lapsed = redis.call('ZRANGEBYSCORE', expKey, '-inf', now)
+  if #lapsed > 0 then
+    redis.call('HDEL', heldKey, unpack(lapsed))
+    redis.call('ZREM', expKey, unpack(lapsed))
+  end
+  local all = redis.call('HGETALL', heldKey)
+  local sum, calls = 0, 0
+  for i = 1, #all, 2 do
+    if all[i] ~= except then
+      sum = sum + tonumber(all[i + 1])
+      calls = calls + 1
+    end
+  end
+  return sum, calls
+end
+`;
+
+/**
+ * Admission. KEYS: req, tok, day, month, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd ('' = none).
+ * → {'ok', now} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, now} | {'rpm'|'tpm', used, at, now}.
+ * A budget is checked as spent (what calls in flight hold is checked when they reserve); one request is
+ * counted in the minute window only when admitted.
+ */
+export const ADMIT = `${COMMON}
+if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
+local now = clock(ARGV[1])
+local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if daily ~= nil then
+  local spent = num(redis.call('HGET', KEYS[3], 'usd'))
+  if spent >= daily then return { 'dailyUsd', tostring(spent), tostring(now) } end
+end
+if monthly ~= nil then
+  local spent = num(redis.call('HGET', KEYS[4], 'usd'))
+  if spent >= monthly then return { 'monthlyUsd', tostring(spent), tostring(now) } end
+end
+if rpm ~= nil then
+  local used, buckets = window(KEYS[1], now)
+  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(buckets, used, rpm, now)), tostring(now) } end
+end
+if tpm ~= nil then
+  local used, buckets = window(KEYS[2], now)
+  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(buckets, used, tpm, now)), tostring(now) } end
+end
+if rpm ~= nil then
+  redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), 1)
+  redis.call('PEXPIRE', KEYS[1], 120000)
+end
+return { 'ok', tostring(now) }
+`;
+
+/**
+ * A call's worst case held against the budgets (replacing what its ticket held). KEYS: day, month, held,
+ * heldexp, seeded. ARGV: now, ticket, amount, dailyUsd, monthlyUsd, ttlMs.
+ * → {'ok', now} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, heldUsd, heldCalls, now}.
+ */
+export const RESERVE = `${COMMON}
+if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
+local now = clock(ARGV[1])
+local ticket, amount = ARGV[2], tonumber(ARGV[3])
+local daily, monthly, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local others, calls = held(KEYS[3], KEYS[4], now, ticket)
+if amount > 0 then
+  local spentDay = num(redis.call('HGET', KEYS[1], 'usd'))
+  if daily ~= nil and spentDay + others + amount > daily then
+    return { 'dailyUsd', tostring(spentDay), tostring(others), tostring(calls), tostring(now) }
+  end
+  local spentMonth = num(redis.call('HGET', KEYS[2], 'usd'))
+  if monthly ~= nil and spentMonth + others + amount > monthly then
+    return { 'monthlyUsd', tostring(spentMonth), tostring(others), tostring(calls), tostring(now) }
+  end
+  redis.call('HSET', KEYS[3], ticket, tostring(amount))
+  redis.call('ZADD', KEYS[4], now + ttl, ticket)
+  redis.call('PEXPIRE', KEYS[3], ttl * 2)
+  redis.call('PEXPIRE', KEYS[4], ttl * 2)
+else
+  redis.call('HDEL', KEYS[3], ticket)
+  redis.call('ZREM', KEYS[4], ticket)
+end
+return { 'ok', tostring(now) }
+`;
+
+/**
+ * A finished call: its reservation goes, its real cost and tokens are counted. KEYS: tok, day, month, held,
+ * heldexp. ARGV: now, ticket, tokens, costUsd, countTokens (1/0).
+ */
+export const SETTLE = `${COMMON}
+local now = clock(ARGV[1])
+local tokens, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('HDEL', KEYS[4], ARGV[2])
+redis.call('ZREM', KEYS[5], ARGV[2])
+if ARGV[5] == '1' and tokens > 0 then
+  redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), tokens)
+  redis.call('PEXPIRE', KEYS[1], 120000)
+end
+if cost > 0 then redis.call('HINCRBYFLOAT', KEYS[2], 'usd', ARGV[4]) end
+redis.call('HINCRBY', KEYS[2], 'tokens', tokens)
+redis.call('HINCRBY', KEYS[2], 'requests', 1)
+redis.call('EXPIRE', KEYS[2], 3 * 86400)
+if cost > 0 then
+  redis.call('HINCRBYFLOAT', KEYS[3], 'usd', ARGV[4])
+  redis.call('EXPIRE', KEYS[3], 40 * 86400)
+end
+return 'ok'
+`;
+
+/** One more provider call of an admitted request (a retry, a fallback). KEYS: req. ARGV: now. */
+export const COUNT_CALL = `${COMMON}
+local now = clock(ARGV[1])
+redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), 1)
+redis.call('PEXPIRE', KEYS[1], 120000)
+return 'ok'
+`;
+
+/** Keeps the reservations of calls still running. KEYS: heldexp of each; ARGV: now, ttlMs, then the tickets. */
+export const RENEW = `${COMMON}
+local now = clock(ARGV[1])
+local ttl = tonumber(ARGV[2])
+for i = 1, #KEYS do redis.call('ZADD', KEYS[i], 'XX', now + ttl, ARGV[i + 2]) end
+return 'ok'
+`;
+
+/**
+ * How close a key is to its limits. KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm.
+ * → {now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls} | {'unseeded'}.
+ */
+export const READ = `${COMMON}
+if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
+local now = clock(ARGV[1])
+local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
+local requests, reqBuckets = window(KEYS[1], now)
+local tokens, tokBuckets = window(KEYS[2], now)
+local rpmAt = rpm ~= nil and below_at(reqBuckets, requests, rpm, now) or now
+local tpmAt = tpm ~= nil and below_at(tokBuckets, tokens, tpm, now) or now
+local day = redis.call('HMGET', KEYS[3], 'usd', 'tokens', 'requests')
+local heldUsd, heldCalls = held(KEYS[5], KEYS[6], now, '')
+return { tostring(now), tostring(requests), tostring(rpmAt), tostring(tokens), tostring(tpmAt), tostring(num(day[1])), tostring(num(day[2])),
+  tostring(num(day[3])), tostring(num(redis.call('HGET', KEYS[4], 'usd'))), tostring(heldUsd), tostring(heldCalls) }
+`;
+
+/**
+ * Puts the stored spend into a Redis that holds none (new, flushed or restarted without a save), once:
+ * the first instance to get here adds it and sets the marker; the others find the marker and add nothing.
+ * KEYS: seeded, then day and month keys; ARGV: for each day key usd, tokens, requests; for each month key usd
+ * (ARGV[1] = how many day keys come first). → 1 when this call seeded, 0 when it was done already.
+ */
+export const SEED = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local days = tonumber(ARGV[1])
+local arg = 2
+for i = 2, days + 1 do
+  if tonumber(ARGV[arg]) > 0 then redis.call('HINCRBYFLOAT', KEYS[i], 'usd', ARGV[arg]) end
+  redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[arg + 1])
+  redis.call('HINCRBY', KEYS[i], 'requests', ARGV[arg + 2])
+  redis.call('EXPIRE', KEYS[i], 3 * 86400)
+  arg = arg + 3
+end
+for i = days + 2, #KEYS do
+  if tonumber(ARGV[arg]) > 0 then redis.call('HINCRBYFLOAT', KEYS[i], 'usd', ARGV[arg]) end
+  redis.call('EXPIRE', KEYS[i], 40 * 86400)
+  arg = arg + 1
+end
+redis.call('SET', KEYS[1], '1')
+return 1
+`;

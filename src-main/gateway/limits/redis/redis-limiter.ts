@@ -1,0 +1,437 @@
+// Limits decided in Redis, shared by every gateway instance that points at it: each admission, each
+// reservation of a call's worst case and each settlement is one Lua script (limit-scripts.ts), atomic on
+// the Redis server and on its clock, so N instances admit exactly what one would. What this instance
+// keeps is only what it must know without asking: which keys have which limits (loaded from the store),
+// and the spend it recorded since the last batch was handed to the store (the durable copy, which a Redis
+// flushed or restarted empty is seeded from).
+//
+// When Redis cannot be reached, a key with limits is refused with a 503 that names Redis (the setting
+// teamLimitsWhenRedisDown: "open" lets it through uncounted instead); a key without limits never asks
+// Redis before its call, so it is served as ever.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { GatewayError } from '../../../core/errors.js';
+import { NO_LIMITS, type KeyLimits, type KeyUsage, type SpendDelta, type SpentDay } from '../../../core/limits.js';
+import { localIsoTime, periodAt, type Period } from '../calendar.js';
+import type { KeyLimitCounters } from '../limit-counters.js';
+import { budgetSpent, keyLabel, LimitExceeded, rateOver, reservationRefused } from '../limit-refusals.js';
+import type { CallOutcome, LimitTicket } from '../limiter.js';
+import { ADMIT, COUNT_CALL, READ, RENEW, RESERVE, SEED, SETTLE } from './limit-scripts.js';
+import type { RedisHealth } from './redis-connection.js';
+
+export type RedisDownPolicy = 'closed' | 'open';
+
+export interface RedisLimiterOptions {
+  redis: Redis;
+  health: RedisHealth;
+  /** Where Redis is (no password), for the 503's message. */
+  where: string;
+  /** What a key with limits gets while Redis is unreachable; read at each refusal (a setting). */
+  whenDown?: () => RedisDownPolicy;
+  /** Every Redis key of Gatehouse's limits starts with this. */
+  prefix?: string;
+  /** Tests pass a fake clock: it is then handed to the scripts instead of Redis's TIME. */
+  now?: () => number;
+  /** A reservation lapses this long after its instance last renewed it (an instance that died). */
+  reservationTtlMs?: number;
+}
+
+const DEFAULT_PREFIX = 'gatehouse:limits:';
+const DEFAULT_RESERVATION_TTL_MS = 60_000;
+
+/** The 503 a key with limits gets while Redis is unreachable. */
+export class LimitsUnavailable extends GatewayError {
+  constructor(who: string, where: string, cause: string) {
+    super(
+      503,
+      'api_error',
+      `${who} has limits, and limits are decided in Redis (${where}), which cannot be reached (${cause}). ` +
+        'The call was refused rather than let through uncounted; it is admitted again as soon as Redis answers.',
+      null,
+      'limits_unavailable',
+    );
+  }
+}
+
+interface Script {
+  source: string;
+  sha: string;
+}
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+const SCRIPTS = { admit: script(ADMIT), reserve: script(RESERVE), settle: script(SETTLE), countCall: script(COUNT_CALL), renew: script(RENEW), read: script(READ), seed: script(SEED) };
+
+const text = (value: number | null) => (value === null ? '' : String(value));
+const positive = (value: number | null) => (value !== null && Number.isFinite(value) && value > 0 ? value : 0);
+const hasBudget = (limits: KeyLimits | undefined) => limits !== undefined && (limits.dailyUsd !== null || limits.monthlyUsd !== null);
+
+const NO_TICKET: LimitTicket = { hasBudget: false, reserve: () => undefined, countCall: () => undefined, release: () => undefined };
+
+class RedisTicket implements LimitTicket {
+  private released = false;
+  /** Whether Redis holds a reservation of this ticket (so the instance renews it while the call runs). */
+  holding = false;
+  readonly id: string;
+
+  constructor(
+    private readonly limiter: RedisKeyLimiter,
+    readonly keyId: string,
+    readonly name: string | undefined,
+    /** The key's limits when it was admitted; undefined when it has none (nothing is asked of Redis before the call). */
+    readonly limits: KeyLimits | undefined,
+    /** Admitted uncounted while Redis was down (teamLimitsWhenRedisDown: "open"): holds nothing. */
+    readonly uncounted = false,
+  ) {
+    this.id = limiter.ticketId();
+  }
+
+  get hasBudget(): boolean {
+    return !this.uncounted && hasBudget(this.limits);
+  }
+
+  reserve(worstCaseUsd: number | null): void | Promise<void> {
+    if (this.released || !this.hasBudget) return;
+    const amount = positive(worstCaseUsd);
+    if (amount === 0 && !this.holding) return;
+    return this.limiter.reserve(this, amount);
+  }
+
+  countCall(): void {
+    if (!this.released && !this.uncounted && this.limits?.rpm != null) this.limiter.countCall(this.keyId);
+  }
+
+  release(outcome: CallOutcome): void {
+    if (this.released) return;
+    this.released = true;
+    this.limiter.settle(this, outcome);
+  }
+}
+
+export class RedisKeyLimiter implements KeyLimitCounters {
+  readonly backend = 'redis' as const;
+  private readonly redis: Redis;
+  private readonly health: RedisHealth;
+  private readonly where: string;
+  private readonly whenDown: () => RedisDownPolicy;
+  private readonly prefix: string;
+  private readonly fakeNow: (() => number) | undefined;
+  private readonly reservationTtlMs: number;
+  private readonly limits = new Map<string, KeyLimits>();
+  private readonly names = new Map<string, string>();
+  /** Spend recorded since the store last took it, per key and local day. */
+  private pending = new Map<string, SpendDelta>();
+  /** Tickets whose reservations Redis holds, renewed while their calls run. */
+  private readonly holding = new Set<RedisTicket>();
+  private readonly renewTimer: NodeJS.Timeout;
+  private readonly instance = randomBytes(6).toString('hex');
+  private tickets = 0;
+  private spentSource: () => SpentDay[] = () => [];
+  private seeding: Promise<void> | undefined;
+
+  constructor(options: RedisLimiterOptions) {
+    this.redis = options.redis;
+    this.health = options.health;
+    this.where = options.where;
+    this.whenDown = options.whenDown ?? (() => 'closed');
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.fakeNow = options.now;
+    this.reservationTtlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+    this.renewTimer = setInterval(() => this.renew(), Math.max(1_000, Math.floor(this.reservationTtlMs / 3)));
+    this.renewTimer.unref();
+  }
+
+  ticketId(): string {
+    return `${this.instance}.${++this.tickets}`;
+  }
+
+  admit(keyId: string | null, keyName?: string): LimitTicket | Promise<LimitTicket> {
+    if (keyId === null) return NO_TICKET;
+    const limits = this.limits.get(keyId);
+    const name = keyName ?? this.names.get(keyId);
+    // No limits: nothing to decide, so nothing waits on Redis (and a Redis outage does not touch this key).
+    if (limits === undefined) return new RedisTicket(this, keyId, name, undefined);
+    return this.decided(keyId, name, async () => {
+      const period = this.period();
+      const answer = await this.seeded(() => this.run(SCRIPTS.admit, this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`).concat(this.seededKey()), [
+        this.clockArg(),
+        text(limits.rpm),
+        text(limits.tpm),
+        text(limits.dailyUsd),
+        text(limits.monthlyUsd),
+      ]));
+      const refusal = this.admitRefusal(keyId, name, limits, period, answer);
+      if (refusal) throw refusal;
+      return new RedisTicket(this, keyId, name, limits);
+    }, () => new RedisTicket(this, keyId, name, limits, true));
+  }
+
+  /** Holds a ticket's worst case in Redis (replacing what it held), or refuses with the budget it would pass. */
+  reserve(ticket: RedisTicket, amount: number): Promise<void> {
+    const limits = ticket.limits!;
+    return this.decided(ticket.keyId, ticket.name, async () => {
+      const period = this.period();
+      const answer = await this.seeded(() => this.run(SCRIPTS.reserve, this.keys(ticket.keyId, `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
+        this.clockArg(),
+        ticket.id,
+        String(amount),
+        text(limits.dailyUsd),
+        text(limits.monthlyUsd),
+        String(this.reservationTtlMs),
+      ]));
+      if (answer[0] === 'ok') {
+        ticket.holding = amount > 0;
+        if (ticket.holding) this.holding.add(ticket);
+        else this.holding.delete(ticket);
+        return;
+      }
+      const limit = answer[0] as 'dailyUsd' | 'monthlyUsd';
+      const [, spent, heldUsd, heldCalls, now] = answer.map(Number);
+      const budget = limit === 'dailyUsd' ? limits.dailyUsd! : limits.monthlyUsd!;
+      const at = limit === 'dailyUsd' ? period.dayEnd : period.monthEnd;
+      throw reservationRefused(keyLabel(ticket.keyId, ticket.name), limit, { budget, spent, heldUsd, heldCalls, amount, at, now: this.fakeNow ? now : this.localNow() });
+    }, () => undefined);
+  }
+
+  countCall(keyId: string): void {
+    this.run(SCRIPTS.countCall, this.keys(keyId, 'req'), [this.clockArg()]).catch((error: unknown) => this.health.failed(error));
+  }
+
+  /** A finished call: counted for the store at once, and in Redis (its reservation let go) without waiting. */
+  settle(ticket: RedisTicket, outcome: CallOutcome): void {
+    const tokens = Number.isFinite(outcome.tokens) && outcome.tokens > 0 ? Math.round(outcome.tokens) : 0;
+    const cost = positive(outcome.costUsd);
+    const period = this.period();
+    this.addPending({ keyId: ticket.keyId, day: period.day, costUsd: cost, tokens, requests: 1 });
+    this.holding.delete(ticket);
+    this.run(SCRIPTS.settle, this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
+      this.clockArg(),
+      ticket.id,
+      String(tokens),
+      String(cost),
+      ticket.limits?.tpm != null && !ticket.uncounted ? '1' : '0',
+    ]).catch((error: unknown) => {
+      // The durable copy has it already; Redis lets the reservation lapse on its own.
+      this.health.failed(error);
+    });
+  }
+
+  // ---- kept in step by the limits service ----
+
+  replaceLimits(limits: ReadonlyMap<string, KeyLimits>, names: ReadonlyMap<string, string> = new Map()): void {
+    this.limits.clear();
+    for (const [keyId, keyLimits] of limits) this.setLimits(keyId, keyLimits);
+    for (const [keyId, name] of names) this.names.set(keyId, name);
+  }
+
+  setLimits(keyId: string, limits: KeyLimits | null, name?: string): void {
+    if (name !== undefined) this.names.set(keyId, name);
+    const active = limits && (limits.rpm !== null || limits.tpm !== null || limits.dailyUsd !== null || limits.monthlyUsd !== null);
+    if (active) this.limits.set(keyId, { ...limits });
+    else this.limits.delete(keyId);
+  }
+
+  takePending(): SpendDelta[] {
+    if (this.pending.size === 0) return [];
+    const deltas = [...this.pending.values()];
+    this.pending = new Map();
+    return deltas;
+  }
+
+  restorePending(deltas: readonly SpendDelta[]): void {
+    for (const delta of deltas) this.addPending(delta);
+  }
+
+  currentPeriod(): Period {
+    return this.period();
+  }
+
+  /** Seeds an empty Redis from the stored spend now, in the background (a Redis still down is seeded when it answers). */
+  startFrom(spent: () => SpentDay[]): void {
+    this.spentSource = spent;
+    this.seed().catch((error: unknown) => this.health.failed(error));
+  }
+
+  async usage(keyId: string): Promise<KeyUsage> {
+    const limits = this.limits.get(keyId);
+    const name = this.names.get(keyId);
+    const period = this.period();
+    const answer = await this.decided(keyId, name, () =>
+      this.seeded(() => this.run(SCRIPTS.read, this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
+        this.clockArg(),
+        text(limits?.rpm ?? null),
+        text(limits?.tpm ?? null),
+      ])), () => { throw new LimitsUnavailable(keyLabel(keyId, name), this.where, this.health.lastError ?? 'not connected'); });
+    const [now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls] = answer.map(Number);
+    const shown = this.fakeNow ? now : this.localNow();
+    const who = keyLabel(keyId, name);
+    let refusal: LimitExceeded | undefined;
+    if (limits?.dailyUsd != null && dayUsd >= limits.dailyUsd) refusal = budgetSpent(who, 'dailyUsd', limits.dailyUsd, dayUsd, period.dayEnd, shown);
+    else if (limits?.monthlyUsd != null && monthUsd >= limits.monthlyUsd) refusal = budgetSpent(who, 'monthlyUsd', limits.monthlyUsd, monthUsd, period.monthEnd, shown);
+    else if (limits?.rpm != null && requests >= limits.rpm) refusal = rateOver(who, 'rpm', limits.rpm, requests, rpmAt, shown);
+    else if (limits?.tpm != null && tokens >= limits.tpm) refusal = rateOver(who, 'tpm', limits.tpm, tokens, tpmAt, shown);
+    return {
+      keyId,
+      limits: { ...(limits ?? NO_LIMITS) },
+      requestsLastMinute: limits?.rpm != null ? requests : 0,
+      tokensLastMinute: limits?.tpm != null ? tokens : 0,
+      spentTodayUsd: dayUsd,
+      spentThisMonthUsd: monthUsd,
+      reservedUsd: heldUsd,
+      callsInFlight: heldCalls,
+      requestsToday: dayRequests,
+      tokensToday: dayTokens,
+      dayResetsAt: localIsoTime(period.dayEnd),
+      monthResetsAt: localIsoTime(period.monthEnd),
+      blocked: refusal
+        ? { limit: refusal.limit, code: String(refusal.code), message: refusal.message, retryAfterSeconds: refusal.retryAfterSeconds, resetsAt: localIsoTime(refusal.resetsAt) }
+        : null,
+    };
+  }
+
+  close(): void {
+    clearInterval(this.renewTimer);
+  }
+
+  // ---- internals ----
+
+  private admitRefusal(keyId: string, name: string | undefined, limits: KeyLimits, period: Period, answer: string[]): LimitExceeded | undefined {
+    if (answer[0] === 'ok') return undefined;
+    const who = keyLabel(keyId, name);
+    const figures = answer.slice(1).map(Number);
+    // A fake clock (tests) is the scripts' clock too; otherwise the reset times are shown against this machine's.
+    const now = this.fakeNow ? figures[figures.length - 1] : this.localNow();
+    switch (answer[0]) {
+      case 'dailyUsd':
+        return budgetSpent(who, 'dailyUsd', limits.dailyUsd!, figures[0], period.dayEnd, now);
+      case 'monthlyUsd':
+        return budgetSpent(who, 'monthlyUsd', limits.monthlyUsd!, figures[0], period.monthEnd, now);
+      case 'rpm':
+        return rateOver(who, 'rpm', limits.rpm!, figures[0], figures[1], figures[2]);
+      case 'tpm':
+        return rateOver(who, 'tpm', limits.tpm!, figures[0], figures[1], figures[2]);
+      default:
+        throw new Error(`Unexpected answer from the limits script: ${answer.join(' ')}`);
+    }
+  }
+
+  /**
+   * Runs a decision; when Redis fails (unreachable, timed out) the key is refused with a 503 naming Redis,
+   * or with teamLimitsWhenRedisDown "open", `whenDown` decides instead. A limit's own refusal passes through.
+   */
+  private async decided<T>(keyId: string, name: string | undefined, decide: () => Promise<T>, whenDown: () => T): Promise<T> {
+    try {
+      return await decide();
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      this.health.failed(error);
+      if (this.whenDown() === 'open') return whenDown();
+      throw new LimitsUnavailable(keyLabel(keyId, name), this.where, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** Runs a script that finds Redis unseeded (empty or flushed) once more after seeding it. */
+  private async seeded(run: () => Promise<string[]>): Promise<string[]> {
+    const answer = await run();
+    if (answer[0] !== 'unseeded') return answer;
+    await this.seed();
+    const again = await run();
+    if (again[0] === 'unseeded') throw new Error('Redis lost the limits state again while it was being restored');
+    return again;
+  }
+
+  /**
+   * Puts the stored spend of this month (and what this instance has not handed to the store yet) into
+   * Redis, unless another instance did so first. One at a time per instance.
+   */
+  private seed(): Promise<void> {
+    this.seeding ??= (async () => {
+      const period = this.period();
+      const today = new Map<string, { usd: number; tokens: number; requests: number }>();
+      const month = new Map<string, number>();
+      const add = (keyId: string, day: string, usd: number, tokens: number, requests: number) => {
+        if (!day.startsWith(period.month)) return;
+        month.set(keyId, (month.get(keyId) ?? 0) + usd);
+        if (day !== period.day) return;
+        const sum = today.get(keyId) ?? { usd: 0, tokens: 0, requests: 0 };
+        sum.usd += usd;
+        sum.tokens += tokens;
+        sum.requests += requests;
+        today.set(keyId, sum);
+      };
+      for (const spent of this.spentSource()) add(spent.keyId, spent.day, spent.costUsd, spent.tokens, spent.requests);
+      for (const delta of this.pending.values()) add(delta.keyId, delta.day, delta.costUsd, delta.tokens, delta.requests);
+      const keys = [this.seededKey()];
+      const args = [String(today.size)];
+      for (const [keyId, sum] of today) {
+        keys.push(this.key(keyId, `day:${period.day}`));
+        args.push(String(sum.usd), String(Math.round(sum.tokens)), String(sum.requests));
+      }
+      for (const [keyId, usd] of month) {
+        keys.push(this.key(keyId, `month:${period.month}`));
+        args.push(String(usd));
+      }
+      await this.runRaw(SCRIPTS.seed, keys, args);
+    })().finally(() => {
+      this.seeding = undefined;
+    });
+    return this.seeding;
+  }
+
+  /** Keeps the reservations of this instance's running calls from lapsing. */
+  private renew(): void {
+    if (this.holding.size === 0) return;
+    const tickets = [...this.holding];
+    this.run(SCRIPTS.renew, tickets.map((ticket) => this.key(ticket.keyId, 'heldexp')), [this.clockArg(), String(this.reservationTtlMs), ...tickets.map((ticket) => ticket.id)]).catch(
+      (error: unknown) => this.health.failed(error),
+    );
+  }
+
+  private addPending(delta: SpendDelta): void {
+    const id = `${delta.keyId}\n${delta.day}`;
+    const sum = this.pending.get(id);
+    if (sum === undefined) this.pending.set(id, { ...delta });
+    else {
+      sum.costUsd += delta.costUsd;
+      sum.tokens += delta.tokens;
+      sum.requests += delta.requests;
+    }
+  }
+
+  private async run(which: Script, keys: string[], args: string[]): Promise<string[]> {
+    return (await this.runRaw(which, keys, args)) as string[];
+  }
+
+  /** EVALSHA, and EVAL once when Redis does not have the script (a restarted or flushed Redis). */
+  private async runRaw(which: Script, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(which.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return this.redis.eval(which.source, keys.length, ...keys, ...args);
+    }
+  }
+
+  private key(keyId: string, part: string): string {
+    return `${this.prefix}${keyId}:${part}`;
+  }
+
+  private keys(keyId: string, ...parts: string[]): string[] {
+    return parts.map((part) => this.key(keyId, part));
+  }
+
+  private seededKey(): string {
+    return `${this.prefix}seeded`;
+  }
+
+  private clockArg(): string {
+    return this.fakeNow ? String(this.fakeNow()) : '';
+  }
+
+  private localNow(): number {
+    return Date.now();
+  }
+
+  /** The local calendar day and month the spend is filed under (the instance's time zone, as on the desktop). */
+  private period(): Period {
+    return periodAt(this.fakeNow ? this.fakeNow() : Date.now());
+  }
+}

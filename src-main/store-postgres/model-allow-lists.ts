@@ -1,0 +1,45 @@
+// Which models each key may call, in PostgreSQL: one row per key with a list (schema version 2). Every
+// instance hears a change through the change feed ('limits'), so `version` is answered from memory: the
+// limiter polls it twice a second and must not wait on the database to do so.
+import { GatewayError } from '../core/errors.js';
+import type { ModelAllowListRepository } from '../core/model-allow-lists.js';
+import type { PgBridge } from './pg-bridge.js';
+
+const ACTIVE_KEY = `SELECT 1 FROM virtual_keys WHERE id = $1 AND revoked_at IS NULL UNION ALL SELECT 1 FROM gateway_keys WHERE id = $1 AND revoked_at IS NULL`;
+
+export class PgModelAllowListStore implements ModelAllowListRepository {
+  private generation = 0;
+
+  constructor(private readonly bridge: PgBridge) {}
+
+  get(keyId: string): string[] | null {
+    const row = this.bridge.querySync<{ models: string }>('SELECT models FROM key_allowed_models WHERE key_id = $1', [keyId])[0];
+    return row ? (JSON.parse(row.models) as string[]) : null;
+  }
+
+  all(): Map<string, string[]> {
+    const rows = this.bridge.querySync<{ key_id: string; models: string }>('SELECT key_id, models FROM key_allowed_models');
+    return new Map(rows.map((row) => [row.key_id, JSON.parse(row.models) as string[]]));
+  }
+
+  set(keyId: string, models: string[] | null): void {
+    if (this.bridge.querySync(ACTIVE_KEY, [keyId]).length === 0) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${keyId}'`, 'id');
+    if (models === null) this.bridge.querySync('DELETE FROM key_allowed_models WHERE key_id = $1', [keyId]);
+    else {
+      this.bridge.querySync(
+        'INSERT INTO key_allowed_models (key_id, models, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key_id) DO UPDATE SET models = excluded.models, updated_at = excluded.updated_at',
+        [keyId, JSON.stringify(models), Date.now()],
+      );
+    }
+    this.markChanged();
+  }
+
+  /** Set by the change feed when any instance changed limits or keys (and by this instance's own writes). */
+  markChanged(): void {
+    this.generation++;
+  }
+
+  version(): string {
+    return String(this.generation);
+  }
+}

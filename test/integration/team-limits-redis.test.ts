@@ -1,0 +1,194 @@
+// Team mode's limits: three gateways on one Redis (and one shared data dir) act as one. 60 calls at once
+// spread over the three against rpm 20 let exactly 20 through; 200 at once against a $0.05 daily budget
+// are not served past it; with Redis stopped a key with limits gets a 503 naming Redis within 3 s while a
+// key without limits is served, and once Redis is back (empty) the key is served again within 5 s, with
+// its spend restored from the store; a FLUSHALL loses no spend either.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { startOpenAIFake, type OpenAIFake, type RecordedRequest } from '../fakes/openai.js';
+import { sendJson } from '../fakes/recording-server.js';
+import { priceCall } from '../../src-main/catalog/pricing.js';
+
+let redis: TestRedis;
+let openai: OpenAIFake;
+let dataDir: string;
+let gateways: TestGateway[];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  openai = await startOpenAIFake();
+  dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-team-'));
+  gateways = [];
+  for (let i = 0; i < 3; i++) gateways.push(await startGateway({ dataDir, redisUrl: redis.url }));
+}, 60_000);
+afterAll(async () => {
+  for (const gateway of gateways ?? []) await gateway.close();
+  await openai?.close();
+  await redis?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function json<T>(response: Response): Promise<T> {
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+  return (await response.json()) as T;
+}
+
+interface LimitsView {
+  limits: { rpm: number | null; dailyUsd: number | null };
+  spentTodayUsd: number;
+  reservedUsd: number;
+  callsInFlight: number;
+}
+
+const admin = (i: number, path: string, init?: RequestInit) => gateways[i].admin(path, init);
+const gatewayKey = (name: string) => admin(0, '/gateway-keys', { method: 'POST', body: JSON.stringify({ name }) }).then((r) => json<{ id: string; key: string }>(r));
+const setLimits = (id: string, limits: Record<string, number | null>) => admin(0, `/keys/${id}/limits`, { method: 'PUT', body: JSON.stringify(limits) });
+
+/** Until every gateway has the key's limits (the others read the change from the shared store within a second). */
+async function everywhere(id: string, check: (view: LimitsView) => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let i = 0; i < gateways.length; i++) {
+    for (;;) {
+      const response = await admin(i, `/keys/${id}/limits`);
+      if (response.status === 200 && check((await response.json()) as LimitsView)) break;
+      if (Date.now() > deadline) throw new Error(`gateway ${i} did not see the limits of ${id}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function chat(i: number, key: string, maxTokens = 3): Promise<{ status: number; body: { error?: { code: string | null; message: string; type: string } } }> {
+  return fetch(`${gateways[i].baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }),
+  }).then(async (response) => ({ status: response.status, body: (await response.json()) as { error?: { code: string | null; message: string; type: string } } }));
+}
+
+/** Writes every gateway's recorded spend to the shared store now (they do so twice a second anyway). */
+const flushSpend = () => gateways.forEach((gateway) => gateway.running.services.limits.flush());
+
+const PROMPT_TOKENS = 30;
+/** A provider that bills every call the most it may: the reservation's worst case, less the prompt's lean-high estimate. */
+function answerAtMaxTokens(request: RecordedRequest, res: ServerResponse): Promise<void> {
+  const output = Number(request.json.max_tokens);
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      sendJson(res, 200, {
+        id: 'chatcmpl-team',
+        object: 'chat.completion',
+        created: 1700000000,
+        model: request.json.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, logprobs: null, finish_reason: 'length' }],
+        usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: output, total_tokens: PROMPT_TOKENS + output },
+      });
+      resolve();
+    }, 30),
+  );
+}
+
+describe('limits across three gateways on one Redis', () => {
+  it('60 calls at once spread over three gateways against rpm 20: exactly 20 are served', async () => {
+    const created = await gatewayKey('team-rpm');
+    await json(await setLimits(created.id, { rpm: 20 }));
+    await everywhere(created.id, (view) => view.limits.rpm === 20);
+    const before = openai.requests.length;
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, n) => chat(n % 3, created.key)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(40);
+    expect(openai.requests.length - before).toBe(20);
+    for (const refused of answers.filter((a) => a.status === 429)) expect(refused.body.error?.code).toBe('rate_limit_exceeded');
+    // Each gateway refused some: none of them counted on its own.
+    for (let i = 0; i < 3; i++) expect(answers.filter((a, n) => n % 3 === i && a.status === 200).length).toBeLessThan(20);
+  });
+
+  it('200 calls at once over three gateways against a $0.05 daily budget: not served past it by more than one call', async () => {
+    const created = await gatewayKey('team-budget');
+    const budget = 0.05;
+    await json(await setLimits(created.id, { dailyUsd: budget }));
+    await everywhere(created.id, (view) => view.limits.dailyUsd === budget);
+    const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: PROMPT_TOKENS, outputTokens: 1000 })!;
+    expect(perCall * 200).toBeGreaterThan(budget * 2);
+    openai.enqueue(...Array.from({ length: 200 }, () => answerAtMaxTokens));
+    const before = openai.requests.length;
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, n) => chat(n % 3, created.key, 1000)));
+    const served = openai.requests.length - before;
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(served);
+    expect(served * perCall).toBeLessThanOrEqual(budget + perCall);
+    // The budget is used, not refused wholesale.
+    expect(served * perCall).toBeGreaterThan(budget - 2 * perCall);
+    for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body.error?.code).toBe('budget_exceeded');
+    // Every gateway reads the same spend, all reservations settled.
+    for (let i = 0; i < 3; i++) {
+      const view = await json<LimitsView>(await admin(i, `/keys/${created.id}/limits`));
+      expect(view.spentTodayUsd).toBeCloseTo(served * perCall, 9);
+      expect(view).toMatchObject({ reservedUsd: 0, callsInFlight: 0 });
+    }
+  });
+
+  it('Redis stopped: a key with limits gets a 503 naming Redis within 3 s, a key without is served; back within 5 s of Redis returning, its spend restored', async () => {
+    const limited = await gatewayKey('team-limited');
+    const free = await gatewayKey('team-free');
+    await json(await setLimits(limited.id, { rpm: 1000, dailyUsd: 10 }));
+    await everywhere(limited.id, (view) => view.limits.dailyUsd === 10);
+    for (let i = 0; i < 3; i++) expect((await chat(i, limited.key)).status).toBe(200);
+    flushSpend();
+    const spentBefore = (await json<LimitsView>(await admin(0, `/keys/${limited.id}/limits`))).spentTodayUsd;
+    expect(spentBefore).toBeGreaterThan(0);
+
+    await redis.stop();
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const refused = await chat(i, limited.key);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(refused.status).toBe(503);
+      expect(refused.body.error?.code).toBe('limits_unavailable');
+      expect(refused.body.error?.message).toContain('Redis');
+      expect(refused.body.error?.message).toContain("Key 'team-limited'");
+      expect((await chat(i, free.key)).status).toBe(200);
+    }
+    const metrics = await (await fetch(`${gateways[0].baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^gatehouse_redis_up 0$/m);
+    expect(Number(/^gatehouse_redis_errors_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+
+    // Back, empty (nothing saved): each gateway serves the key again within 5 s, from the stored spend.
+    await redis.start();
+    const back = Date.now();
+    for (let i = 0; i < 3; i++) {
+      for (;;) {
+        const answer = await chat(i, limited.key);
+        if (answer.status === 200) break;
+        expect(answer.status).toBe(503);
+        expect(Date.now() - back).toBeLessThan(5_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const view = await json<LimitsView>(await admin(1, `/keys/${limited.id}/limits`));
+    expect(view.spentTodayUsd).toBeGreaterThanOrEqual(spentBefore);
+    expect((await (await fetch(`${gateways[2].baseUrl}/metrics`)).text())).toMatch(/^gatehouse_redis_up 1$/m);
+  });
+
+  it('a FLUSHALL loses no spend: the budget still holds, from the store', async () => {
+    const created = await gatewayKey('team-flush');
+    const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: PROMPT_TOKENS, outputTokens: 5 })!;
+    await json(await setLimits(created.id, { dailyUsd: 1 }));
+    await everywhere(created.id, (view) => view.limits.dailyUsd === 1);
+    openai.enqueue(...Array.from({ length: 6 }, () => answerAtMaxTokens));
+    for (let n = 0; n < 6; n++) expect((await chat(n % 3, created.key, 5)).status).toBe(200);
+    flushSpend();
+    const spent = (await json<LimitsView>(await admin(0, `/keys/${created.id}/limits`))).spentTodayUsd;
+    expect(spent).toBeCloseTo(6 * perCall, 9);
+
+    await redis.flush();
+    for (let i = 0; i < 3; i++) expect((await json<LimitsView>(await admin(i, `/keys/${created.id}/limits`))).spentTodayUsd).toBeCloseTo(spent, 9);
+    // A budget below what was spent before the flush refuses the key on every gateway.
+    await json(await setLimits(created.id, { dailyUsd: spent / 2 }));
+    await everywhere(created.id, (view) => view.limits.dailyUsd === spent / 2);
+    for (let i = 0; i < 3; i++) expect((await chat(i, created.key)).body.error?.code).toBe('budget_exceeded');
+  });
+});
