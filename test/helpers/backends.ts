@@ -26,6 +26,8 @@ export interface BackendStores {
   usage(now?: () => Date): UsageRepository;
   /** SQL in this backend's dialect (`?` placeholders for both), for what a test checks beneath the contract. */
   sql<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** The SQLite database itself, for what only SQLite has (undefined on PostgreSQL). */
+  db?: SqliteDatabase;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ function sqliteBackend(): Backend {
       const requestLog = new RequestLog(db);
       return {
         requestLog,
+        db,
         usage: (now) => new UsageStore(db, now),
         sql: async (text, params = []) => {
           const statement = db.prepare(text);
