@@ -1,6 +1,6 @@
 // `gatehouse migrate`: a desktop data dir with 100k log rows moved into an empty team database; its keys
 // (secrets still sealed) answer through a team instance, and its routes, settings, prompts, limits and
-// usage totals come along. A database that is not empty is refused.
+// usage totals come along. A database that is not empty is refused, and so is a data dir a server still has open.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +47,8 @@ beforeAll(async () => {
   } finally {
     await gateway.close();
   }
-  // 100k log rows written straight into SQLite (as the benchmark does), with their usage totals.
+  // 100k log rows written straight into SQLite (as the benchmark does), with their usage totals. They end
+  // two minutes back: within the last minute they would count against the key's 1000 rpm on the team instance.
   const db = openDatabase(dataDir);
   const first = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM request_log').get() as { id: number }).id;
   const now = Date.now();
@@ -56,7 +57,7 @@ beforeAll(async () => {
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, prompt_tokens, completion_tokens, stream, attempts, dialect_given, cost_usd, client, day)
        SELECT ? - i, 'trace-' || i, '{}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', CASE WHEN i % 50 = 0 THEN 500 ELSE 200 END, 12.5, 10, 5, 0, 1, 'openai-chat', 0.000001, 'curl', date((? - i) / 1000, 'unixepoch', 'localtime') FROM n`,
-    ).run(GENERATED_ROWS, now, desktop.virtualKey!.id, now);
+    ).run(GENERATED_ROWS, now - 120_000, desktop.virtualKey!.id, now - 120_000);
     for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(first);
   })();
   db.close();
@@ -109,6 +110,31 @@ describe('gatehouse migrate', () => {
       await team.close();
     }
   }, 120_000);
+
+  it('refuses while a server still has the data dir open, copying nothing; once it is stopped the data dir is free again', async () => {
+    const url = await postgres.newDatabase();
+    const running = await startGateway({ dataDir });
+    try {
+      const refused = await migrateCommand(['--data-dir', dataDir, '--to', url]);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toMatch(/is in use \(another process has its database open: a gatehouse serve or the desktop app\)\. Stop it/);
+      expect(refused.out).toBe('');
+    } finally {
+      await running.close();
+    }
+    const { Client } = (await import('pg')).default;
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Not even the schema was made: the refusal came before anything was written.
+      expect((await client.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+    // The lock went with the refused command: a server starts on the data dir again.
+    const again = await startGateway({ dataDir });
+    await again.close();
+  }, 60_000);
 
   it('refuses a database that is not empty, and a missing master key, changing nothing', async () => {
     const url = await postgres.newDatabase();
