@@ -1,5 +1,6 @@
 // Virtual keys and gateway keys through the admin API, used against a running gateway, on each storage backend.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { backends } from '../helpers/backends.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -73,6 +74,18 @@ describe.each(backends())('on $name', (backend) => {
       const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { id: string; lastUsedAt: string | null }[] };
       const entry = listed.items.find((item) => item.id === created.id);
       expect(Date.parse(entry?.lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    });
+
+    it.runIf(backend.name === 'PostgreSQL')('lists the keys with when each was last used in one query', async () => {
+      const queries = vi.spyOn(PgBridge.prototype, 'runSync');
+      try {
+        const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { lastUsedAt: string | null }[] };
+        expect(listed.items.length).toBeGreaterThan(1);
+        expect(listed.items.some((item) => item.lastUsedAt !== null)).toBe(true);
+        expect(queries).toHaveBeenCalledTimes(1);
+      } finally {
+        queries.mockRestore();
+      }
     });
 
     it('does not let request headers swap in other credentials', async () => {

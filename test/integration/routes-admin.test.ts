@@ -5,9 +5,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { runRoutesCommand } from '../../src-main/cli-routes.js';
+import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { backends } from '../helpers/backends.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -130,6 +131,18 @@ describe.each(backends())('on $name', (backend) => {
       expect((await json<{ items: unknown[] }>(gateway.admin('/logs?route=fast'))).items).toHaveLength(0);
       const routes = await json<{ items: RouteBody[] }>(gateway.admin('/routes'));
       expect(routes.items[0].lastServed).toMatchObject({ key: 'local-ollama', model: 'qwen3-coder:30b' });
+    });
+
+    it.runIf(backend.name === 'PostgreSQL')('lists every route with its last served target in one query', async () => {
+      const queries = vi.spyOn(PgBridge.prototype, 'runSync');
+      try {
+        const routes = await json<{ items: RouteBody[] }>(gateway.admin('/routes'));
+        expect(routes.items.length).toBeGreaterThan(1);
+        expect(routes.items.find((route) => route.name === 'background')?.lastServed).toMatchObject({ key: 'local-ollama' });
+        expect(queries).toHaveBeenCalledTimes(1);
+      } finally {
+        queries.mockRestore();
+      }
     });
   });
 
