@@ -14,6 +14,7 @@ import { USAGE_FOR_BATCH } from '../../src-main/store/log-usage-rollup.js';
 import { runMigrateCommand } from '../../src-main/cli-migrate.js';
 
 const GENERATED_ROWS = 100_000;
+const TRICKY_BODY = '{"a":"tab\there","b":"line\nnext\r\nend","c":"back\\\\slash \\N","d":"\u00e9\u{1F600}"}';
 let postgres: TestPostgres;
 let fake: OpenAIFake;
 let dataDir: string;
@@ -58,6 +59,11 @@ beforeAll(async () => {
        INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, prompt_tokens, completion_tokens, stream, attempts, dialect_given, cost_usd, client, day)
        SELECT ? - i, 'trace-' || i, '{}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', CASE WHEN i % 50 = 0 THEN 500 ELSE 200 END, 12.5, 10, 5, 0, 1, 'openai-chat', 0.000001, 'curl', date((? - i) / 1000, 'unixepoch', 'localtime') FROM n`,
     ).run(GENERATED_ROWS, now - 120_000, desktop.virtualKey!.id, now - 120_000);
+    // A row whose bodies hold what COPY's text format must escape: tab, newline, carriage return, backslash, \N.
+    db.prepare(
+      `INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, stream, attempts, request_body, response_body, day)
+       VALUES (?, 'escapes', '{"note":"a\\\\b"}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', 200, 1, 0, 1, ?, ?, date(? / 1000, 'unixepoch', 'localtime'))`,
+    ).run(now - 200_000, desktop.virtualKey!.id, TRICKY_BODY, '\\N', now - 200_000);
     for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(first);
   })();
   db.close();
@@ -76,7 +82,7 @@ describe('gatehouse migrate', () => {
     const migrated = await migrateCommand(['--data-dir', dataDir, '--to', url]);
     expect(migrated.err).toBe('');
     expect(migrated.code).toBe(0);
-    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100000 log rows/);
+    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100001 log rows/);
     console.log(`migrate of ${GENERATED_ROWS} rows: ${Date.now() - started} ms`);
 
     const team: TestGateway = await startGateway({ databaseUrl: url });
@@ -97,6 +103,9 @@ describe('gatehouse migrate', () => {
       expect(usage.totals.requests).toBeGreaterThanOrEqual(GENERATED_ROWS + 1);
       const all = (await (await team.admin('/logs?limit=1&status=error')).json()) as { items: { status: number }[] };
       expect(all.items[0].status).toBe(500);
+      const escapes = (await (await team.admin('/logs?q=escapes')).json()) as { items: { id: string }[] };
+      const moved = (await (await team.admin(`/logs/${escapes.items[0].id}`)).json()) as { requestBody: string; responseBody: string; metadata: Record<string, string> };
+      expect(moved).toMatchObject({ requestBody: TRICKY_BODY, responseBody: '\\N', metadata: { note: 'a\\b' } });
       const search = (await (await team.admin('/logs?q=trace-4242')).json()) as { items: { traceId: string }[] };
       expect(search.items.map((item) => item.traceId)).toContain('trace-4242');
       const routes = (await (await team.admin('/routes')).json()) as { items: { name: string }[] };
