@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { headlessProtectionUpgrade } from './store/keys/data-key.js';
+import { takeExclusiveUse } from './store/exclusive-use.js';
 import { masterKeyProtector, MASTER_KEY_ENV } from './store/key-protection.js';
 import { migrateSqliteToPostgres } from './store-postgres/migrate-from-sqlite.js';
 import { describeDatabaseUrl } from './store-postgres/open.js';
@@ -50,6 +51,12 @@ export async function runMigrateCommand(args: string[], io: MigrateCommandIO): P
   }
   const db = openDatabase(dataDir);
   try {
+    if (!takeExclusiveUse(db)) {
+      io.stderr.write(
+        `gatehouse migrate refused: ${dataDir} is in use (another process has its database open: a gatehouse serve or the desktop app). Stop it, then run gatehouse migrate again; nothing was copied.\n`,
+      );
+      return 1;
+    }
     const started = Date.now();
     const counts = await migrateSqliteToPostgres(db, to, masterKeyProtector(masterKey), headlessProtectionUpgrade(dataDir, io.env));
     io.stdout.write(

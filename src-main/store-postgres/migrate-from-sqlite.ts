@@ -1,11 +1,12 @@
 // `gatehouse migrate`: a desktop data dir's SQLite database copied into an empty team database, in one
 // PostgreSQL transaction: the data key (wrapped by GATEHOUSE_MASTER_KEY) and the keys with their secrets
 // still sealed (the same sealed format, so nothing is decrypted), routes, settings and overrides, saved
-// prompts, limits and spend, and the request log with its usage totals.
+// prompts, limits and spend, and the request log with its usage totals (streamed with COPY).
 import pg from 'pg';
 import type { SqliteDatabase } from '../store/database.js';
 import { openDataKey, KeyStoreLockedError } from '../store/keys/data-key.js';
 import type { KeyProtector } from '../store/key-protection.js';
+import { copyRows } from './copy-in.js';
 import { checkDatabaseUrl } from './open.js';
 import { migrate } from './schema.js';
 
@@ -18,13 +19,6 @@ const LOG_COLUMNS = [
   'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body', 'dialect', 'provider_format', 'dropped',
   'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id', 'request_count',
 ];
-/** PostgreSQL's type of each log column, for moving them as one array per column (unnest): far fewer parameters than rows × columns. */
-const LOG_TYPES: Record<string, string> = {
-  id: 'bigint', created_at: 'bigint', status: 'int', latency_ms: 'float8', ttfb_ms: 'float8', prompt_tokens: 'bigint', completion_tokens: 'bigint',
-  stream: 'int', attempts: 'int', cache_read_tokens: 'bigint', cache_write_tokens: 'bigint', reasoning_tokens: 'bigint', cost_usd: 'float8', request_count: 'int',
-};
-const LOG_ROWS_PER_INSERT = 5_000;
-
 /** SQLite's expression for each column: `dialect` is its generated column, `day` is worked out for rows from before migration 8. */
 const LOG_SOURCE = LOG_COLUMNS.map((column) => (column === 'day' ? "coalesce(day, date(created_at / 1000, 'unixepoch', 'localtime')) AS day" : column)).join(', ');
 
@@ -72,23 +66,23 @@ async function insertRows(client: pg.Client, table: string, columns: readonly st
   return count;
 }
 
+/**
+ * The log, streamed with COPY (one round trip for all rows, no parameters to build). The log's secondary
+ * indexes (the full-text one above all) are dropped for the copy and built once after it, in the same
+ * transaction: building an index over 100k rows at once is far cheaper than growing it row by row.
+ */
 async function copyLog(db: SqliteDatabase, client: pg.Client): Promise<number> {
-  const sql = `INSERT INTO request_log (${LOG_COLUMNS.join(', ')}) SELECT * FROM unnest(${LOG_COLUMNS.map((column, index) => `$${index + 1}::${LOG_TYPES[column] ?? 'text'}[]`).join(', ')})`;
-  let columns: unknown[][] = LOG_COLUMNS.map(() => []);
-  let count = 0;
-  let inBatch = 0;
-  const flush = async () => {
-    if (!inBatch) return;
-    await client.query(sql, columns);
-    count += inBatch;
-    inBatch = 0;
-    columns = LOG_COLUMNS.map(() => []);
-  };
-  for (const row of db.prepare(`SELECT ${LOG_SOURCE} FROM request_log ORDER BY id`).raw().iterate() as Iterable<unknown[]>) {
-    for (let index = 0; index < row.length; index++) columns[index].push(row[index]);
-    if (++inBatch >= LOG_ROWS_PER_INSERT) await flush();
-  }
-  await flush();
+  const indexes = (
+    await client.query<{ name: string; definition: string }>(
+      "SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'request_log' AND indexname <> 'request_log_pkey'",
+    )
+  ).rows;
+  for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
+  const rows = db.prepare(`SELECT ${LOG_SOURCE} FROM request_log ORDER BY id`).raw().iterate() as Iterable<unknown[]>;
+  const count = await copyRows(client, 'request_log', LOG_COLUMNS, rows);
+  // More memory for the builds than the default 64 MB, for this transaction only.
+  await client.query("SET LOCAL maintenance_work_mem = '256MB'");
+  for (const index of indexes) await client.query(index.definition);
   return count;
 }
 
@@ -134,6 +128,7 @@ export async function migrateSqliteToPostgres(db: SqliteDatabase, url: string, p
         keyLimits: await copyTable(db, client, 'key_limits', ['key_id', 'rpm', 'tpm', 'daily_usd', 'monthly_usd', 'updated_at']),
         logRows: 0,
       };
+      await copyTable(db, client, 'key_allowed_models', ['key_id', 'models', 'updated_at']);
       await copyTable(db, client, 'key_spend', ['key_id', 'day', 'cost_usd', 'tokens', 'requests']);
       counts.logRows = await copyLog(db, client);
       const usageColumns = ['dim', 'name', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];

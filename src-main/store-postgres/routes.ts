@@ -9,6 +9,11 @@ import type { RouteDefinition, RouteInput, RoutesFile } from '../core/routes/typ
 import type { Route, RouteRepository } from '../core/route-repository.js';
 import type { PgBridge, Statement } from './pg-bridge.js';
 
+interface RouteWithLastServed extends RouteRow {
+  last_target: string | null;
+  last_at: number | null;
+}
+
 interface RouteRow {
   id: string;
   position: number;
@@ -23,6 +28,13 @@ interface RouteRow {
 const newId = () => `rt_${randomBytes(8).toString('hex')}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 const SELECT_ALL = 'SELECT * FROM routes ORDER BY position, id';
+/**
+ * Routes with the target that served each last, in one round trip: per route one step back through the
+ * route index (route, id) to the newest answered call, as SQLite does, instead of one query per route.
+ */
+const WITH_LAST_SERVED = (where: string) => `SELECT r.*, l.route_target AS last_target, l.created_at AS last_at FROM routes r
+  LEFT JOIN LATERAL (SELECT route_target, created_at FROM request_log WHERE route = r.name AND status < 400 AND route_target IS NOT NULL ORDER BY id DESC LIMIT 1) l ON true
+  ${where} ORDER BY r.position, r.id`;
 const INSERT = 'INSERT INTO routes (id, position, name, match, strategy, targets, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)';
 
 function toInput(row: RouteRow): RouteInput {
@@ -55,13 +67,13 @@ export class PgRouteStore implements RouteRepository {
   }
 
   list(): Route[] {
-    return this.rows().map((row) => this.toRoute(row));
+    return this.bridge.querySync<RouteWithLastServed>(WITH_LAST_SERVED('')).map(toRoute);
   }
 
   get(id: string): Route {
-    const row = this.bridge.querySync<RouteRow>('SELECT * FROM routes WHERE id = $1', [id])[0];
+    const row = this.bridge.querySync<RouteWithLastServed>(WITH_LAST_SERVED('WHERE r.id = $1'), [id])[0];
     if (!row) throw notFound(id);
-    return this.toRoute(row);
+    return toRoute(row);
   }
 
   create(input: unknown): Route {
@@ -149,17 +161,9 @@ export class PgRouteStore implements RouteRepository {
   private rows(): RouteRow[] {
     return this.bridge.querySync<RouteRow>(SELECT_ALL);
   }
+}
 
-  private toRoute(row: RouteRow): Route {
-    return { id: row.id, position: row.position, ...toInput(row), createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), lastServed: this.lastServed(row.name) };
-  }
-
-  private lastServed(name: string): Route['lastServed'] {
-    const row = this.bridge.querySync<{ route_target: string; created_at: number }>(
-      'SELECT route_target, created_at FROM request_log WHERE route = $1 AND status < 400 AND route_target IS NOT NULL ORDER BY id DESC LIMIT 1',
-      [name],
-    )[0];
-    if (!row) return null;
-    return { ...splitTargetLabel(row.route_target), at: iso(row.created_at) };
-  }
+function toRoute(row: RouteWithLastServed): Route {
+  const lastServed = row.last_target === null || row.last_at === null ? null : { ...splitTargetLabel(row.last_target), at: iso(row.last_at) };
+  return { id: row.id, position: row.position, ...toInput(row), createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), lastServed };
 }

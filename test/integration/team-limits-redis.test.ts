@@ -122,7 +122,7 @@ describe('limits across three gateways on one Redis', () => {
     expect(served * perCall).toBeLessThanOrEqual(budget + perCall);
     // The budget is used, not refused wholesale.
     expect(served * perCall).toBeGreaterThan(budget - 2 * perCall);
-    for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body.error?.code).toBe('budget_exceeded');
+    for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body.error?.code, JSON.stringify(refused)).toBe('budget_exceeded');
     // Every gateway reads the same spend, all reservations settled.
     for (let i = 0; i < 3; i++) {
       const view = await json<LimitsView>(await admin(i, `/keys/${created.id}/limits`));

@@ -1,6 +1,6 @@
 // `gatehouse migrate`: a desktop data dir with 100k log rows moved into an empty team database; its keys
 // (secrets still sealed) answer through a team instance, and its routes, settings, prompts, limits and
-// usage totals come along. A database that is not empty is refused.
+// usage totals come along. A database that is not empty is refused, and so is a data dir a server still has open.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { USAGE_FOR_BATCH } from '../../src-main/store/log-usage-rollup.js';
 import { runMigrateCommand } from '../../src-main/cli-migrate.js';
 
 const GENERATED_ROWS = 100_000;
+const TRICKY_BODY = '{"a":"tab\there","b":"line\nnext\r\nend","c":"back\\\\slash \\N","d":"\u00e9\u{1F600}"}';
 let postgres: TestPostgres;
 let fake: OpenAIFake;
 let dataDir: string;
@@ -47,8 +48,8 @@ beforeAll(async () => {
   } finally {
     await gateway.close();
   }
-  // 100k log rows written straight into SQLite (as the benchmark does), with their usage totals; all
-  // older than a minute, so that the key's rpm (1000, counted from the log on start) is not spent by them.
+  // 100k log rows written straight into SQLite (as the benchmark does), with their usage totals. They end
+  // two minutes back: within the last minute they would count against the key's 1000 rpm on the team instance.
   const db = openDatabase(dataDir);
   const first = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM request_log').get() as { id: number }).id;
   const now = Date.now();
@@ -56,8 +57,13 @@ beforeAll(async () => {
     db.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, prompt_tokens, completion_tokens, stream, attempts, dialect_given, cost_usd, client, day)
-       SELECT ? - 120000 - i, 'trace-' || i, '{}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', CASE WHEN i % 50 = 0 THEN 500 ELSE 200 END, 12.5, 10, 5, 0, 1, 'openai-chat', 0.000001, 'curl', date((? - 120000 - i) / 1000, 'unixepoch', 'localtime') FROM n`,
-    ).run(GENERATED_ROWS, now, desktop.virtualKey!.id, now);
+       SELECT ? - i, 'trace-' || i, '{}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', CASE WHEN i % 50 = 0 THEN 500 ELSE 200 END, 12.5, 10, 5, 0, 1, 'openai-chat', 0.000001, 'curl', date((? - i) / 1000, 'unixepoch', 'localtime') FROM n`,
+    ).run(GENERATED_ROWS, now - 120_000, desktop.virtualKey!.id, now - 120_000);
+    // A row whose bodies hold what COPY's text format must escape: tab, newline, carriage return, backslash, \N.
+    db.prepare(
+      `INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, stream, attempts, request_body, response_body, day)
+       VALUES (?, 'escapes', '{"note":"a\\\\b"}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', 200, 1, 0, 1, ?, ?, date(? / 1000, 'unixepoch', 'localtime'))`,
+    ).run(now - 200_000, desktop.virtualKey!.id, TRICKY_BODY, '\\N', now - 200_000);
     for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(first);
   })();
   db.close();
@@ -76,7 +82,7 @@ describe('gatehouse migrate', () => {
     const migrated = await migrateCommand(['--data-dir', dataDir, '--to', url]);
     expect(migrated.err).toBe('');
     expect(migrated.code).toBe(0);
-    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100000 log rows/);
+    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100001 log rows/);
     console.log(`migrate of ${GENERATED_ROWS} rows: ${Date.now() - started} ms`);
 
     const team: TestGateway = await startGateway({ databaseUrl: url });
@@ -86,7 +92,7 @@ describe('gatehouse migrate', () => {
         headers: { authorization: `Bearer ${desktop.virtualKey!.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
       });
-      expect(call.status, await call.clone().text()).toBe(200);
+      expect(call.status).toBe(200);
       // The provider got the secret that was sealed on the desktop: it was never decrypted on the way.
       expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-desk-secret');
       const models = await fetch(`${team.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${desktop.gatewayKey}` } });
@@ -97,6 +103,9 @@ describe('gatehouse migrate', () => {
       expect(usage.totals.requests).toBeGreaterThanOrEqual(GENERATED_ROWS + 1);
       const all = (await (await team.admin('/logs?limit=1&status=error')).json()) as { items: { status: number }[] };
       expect(all.items[0].status).toBe(500);
+      const escapes = (await (await team.admin('/logs?q=escapes')).json()) as { items: { id: string }[] };
+      const moved = (await (await team.admin(`/logs/${escapes.items[0].id}`)).json()) as { requestBody: string; responseBody: string; metadata: Record<string, string> };
+      expect(moved).toMatchObject({ requestBody: TRICKY_BODY, responseBody: '\\N', metadata: { note: 'a\\b' } });
       const search = (await (await team.admin('/logs?q=trace-4242')).json()) as { items: { traceId: string }[] };
       expect(search.items.map((item) => item.traceId)).toContain('trace-4242');
       const routes = (await (await team.admin('/routes')).json()) as { items: { name: string }[] };
@@ -110,6 +119,31 @@ describe('gatehouse migrate', () => {
       await team.close();
     }
   }, 120_000);
+
+  it('refuses while a server still has the data dir open, copying nothing; once it is stopped the data dir is free again', async () => {
+    const url = await postgres.newDatabase();
+    const running = await startGateway({ dataDir });
+    try {
+      const refused = await migrateCommand(['--data-dir', dataDir, '--to', url]);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toMatch(/is in use \(another process has its database open: a gatehouse serve or the desktop app\)\. Stop it/);
+      expect(refused.out).toBe('');
+    } finally {
+      await running.close();
+    }
+    const { Client } = (await import('pg')).default;
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Not even the schema was made: the refusal came before anything was written.
+      expect((await client.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+    // The lock went with the refused command: a server starts on the data dir again.
+    const again = await startGateway({ dataDir });
+    await again.close();
+  }, 60_000);
 
   it('refuses a database that is not empty, and a missing master key, changing nothing', async () => {
     const url = await postgres.newDatabase();

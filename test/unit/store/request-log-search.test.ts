@@ -1,12 +1,10 @@
 // The log's search box: the words of model, trace id, error, metadata or path, in order, the last one a
 // prefix; newest first, paged, combined with the other filters. Punctuation alone is matched as a substring.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../src-main/store/database.js';
-import { RequestLog } from '../../../src-main/store/request-log.js';
+// Run on both backends: SQLite's FTS5 index and PostgreSQL's tsvector must find the same rows.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestLog } from '../../../src-main/store/request-log.js';
 import type { CallRecord } from '../../../src-main/core/call-record.js';
+import { backends, type BackendStores } from '../../helpers/backends.js';
 
 function entry(overrides: Partial<CallRecord>): CallRecord {
   return {
@@ -30,26 +28,28 @@ function entry(overrides: Partial<CallRecord>): CallRecord {
   };
 }
 
-describe('searching the request log', () => {
-  let dataDir: string;
-  let db: SqliteDatabase;
+describe.each(backends())('searching the request log ($name)', (backend) => {
+  let stores: BackendStores;
   let log: RequestLog;
 
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-log-search-'));
-    db = openDatabase(dataDir);
-    log = new RequestLog(db);
+  // One database per backend, emptied before each test (a fresh PostgreSQL database costs seconds).
+  beforeAll(async () => {
+    stores = await backend.stores();
+    log = stores.requestLog;
+  }, 60_000);
+  afterAll(async () => {
+    await stores?.close();
+    await backend.close();
+  }, 30_000);
+
+  beforeEach(async () => {
+    await stores.sql('DELETE FROM request_log');
     log.append(entry({ traceId: 'checkout-7f3a', model: 'gpt-4o-mini', metadata: { team: 'payments' } }));
     log.append(entry({ traceId: 'search-91bc', model: 'claude-3-5-haiku', provider: 'anthropic', status: 429, error: 'Rate limit reached' }));
     log.append(entry({ traceId: 'checkout-0d2e', model: 'llama-3.1-8b', provider: 'groq', path: '/v1/chat/completions', metadata: { team: 'say "hi"' } }));
     log.flush();
-  });
+  }, 60_000);
 
-  afterEach(() => {
-    log.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
 
   const traceIds = (query: Parameters<RequestLog['list']>[0]) => log.list(query).items.map((item) => item.traceId);
 
@@ -87,16 +87,16 @@ describe('searching the request log', () => {
     expect(traceIds({ q: 'checkout', limit: 1, before: first.next! })).toEqual(['checkout-7f3a']);
   });
 
-  it('keeps working when a row is deleted before it was indexed', () => {
-    db.prepare("INSERT INTO request_log (created_at, trace_id, path, status, latency_ms) VALUES (0, 'unindexed-1', '/v1/completions', 200, 1)").run();
-    db.prepare("DELETE FROM request_log WHERE trace_id = 'unindexed-1'").run();
+  it('keeps working when a row is deleted before it was indexed', async () => {
+    await stores.sql("INSERT INTO request_log (created_at, trace_id, metadata, path, status, latency_ms, stream, attempts, day) VALUES (0, 'unindexed-1', '{}', '/v1/completions', 200, 1, 0, 1, '1970-01-01')");
+    await stores.sql("DELETE FROM request_log WHERE trace_id = 'unindexed-1'");
     log.append(entry({ traceId: 'checkout-after' }));
     log.flush();
     expect(traceIds({ q: 'checkout' })).toEqual(['checkout-after', 'checkout-0d2e', 'checkout-7f3a']);
   });
 
-  it('forgets deleted rows (pruning deletes this way)', () => {
-    db.prepare('DELETE FROM request_log WHERE trace_id = ?').run('checkout-7f3a');
+  it('forgets deleted rows (pruning deletes this way)', async () => {
+    await stores.sql('DELETE FROM request_log WHERE trace_id = ?', ['checkout-7f3a']);
     expect(traceIds({ q: 'checkout' })).toEqual(['checkout-0d2e']);
   });
 });
