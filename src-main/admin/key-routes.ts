@@ -4,6 +4,7 @@ import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
 import { listProviders } from '../providers/registry.js';
 import type { AdminRoute } from './router.js';
+import { checkKeyHost, customHostWarnings } from './key-host-check.js';
 
 const name = z.string().trim().min(1).max(100);
 /** Credential fields by field name (`azure.resourceName`), spec parameter (`cloud_a_resource_name`) or camelCase. */
@@ -15,6 +16,8 @@ const defaultModel = z.string().max(256).nullable();
 const modelMap = z.record(z.string(), z.string());
 /** Lets routes serve other virtual keys' calls with this key's credentials (gateway keys need no leave). */
 const allowRouting = z.boolean();
+/** The key's server speaks Chat Completions only: Responses calls are translated to Chat for it. */
+const chatOnly = z.boolean();
 
 const createVirtualKeyBody = z.object({
   name,
@@ -25,6 +28,7 @@ const createVirtualKeyBody = z.object({
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
+  chatOnly: chatOnly.optional(),
 });
 
 const updateVirtualKeyBody = z.object({
@@ -37,6 +41,7 @@ const updateVirtualKeyBody = z.object({
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
+  chatOnly: chatOnly.optional(),
 });
 
 const createGatewayKeyBody = z.object({ name });
@@ -65,7 +70,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'POST',
     path: '/virtual-keys',
-    handle: ({ services, body }) => {
+    handle: async ({ services, body }) => {
       const input = parseOrRefuse(createVirtualKeyBody, body);
       const created = services.keys.createVirtualKey({
         name: input.name,
@@ -76,8 +81,11 @@ export const keyRoutes: AdminRoute[] = [
         defaultModel: input.defaultModel,
         modelMap: input.modelMap,
         allowRouting: input.allowRouting,
+        chatOnly: input.chatOnly,
       });
-      return { status: 201, body: created };
+      // A key for a custom host is tried at once (a model list), so a wrong host shows now, not in a tool.
+      const hostCheck = created.customHost ? await checkKeyHost(services, created.id) : undefined;
+      return { status: 201, body: { ...created, ...(hostCheck ? { hostCheck } : {}), warnings: customHostWarnings(created.provider, created.customHost) } };
     },
   },
   {
@@ -93,7 +101,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/virtual-keys/:id',
-    handle: ({ services, params, body }) => {
+    handle: async ({ services, params, body }) => {
       const change = parseOrRefuse(updateVirtualKeyBody, body);
       const updated = services.keys.updateVirtualKey(params.id, {
         name: change.name,
@@ -104,8 +112,11 @@ export const keyRoutes: AdminRoute[] = [
         defaultModel: change.defaultModel,
         modelMap: change.modelMap,
         allowRouting: change.allowRouting,
+        chatOnly: change.chatOnly,
       });
-      return { status: 200, body: updated };
+      if (change.customHost === undefined) return { status: 200, body: updated };
+      const hostCheck = updated.customHost ? await checkKeyHost(services, updated.id) : undefined;
+      return { status: 200, body: { ...updated, ...(hostCheck ? { hostCheck } : {}), warnings: customHostWarnings(updated.provider, updated.customHost) } };
     },
   },
   {
