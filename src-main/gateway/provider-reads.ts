@@ -51,9 +51,9 @@ export async function serveStoredResponse(route: StoredResponseRoute, context: C
 /** `GET /v1/models`: the provider's list (route names beside it), or for a gateway key alone, the routes. */
 export async function serveModelList(context: CallContext, shape: 'openai' | 'anthropic', router: Router | undefined): Promise<Served> {
   const routeNames = router && !router.isEmpty ? router.names() : undefined;
-  if (routeNames && context.caller.kind === 'gateway-key' && !context.headers.provider) {
-    // A gateway key alone names no provider to ask: the routes are the models it can reach.
-    return { target: undefined, route: null, attemptLog: [], outcome: sendRouteModelList(context.res, routeNames, shape, context.started), failure: undefined };
+  if (context.caller.kind === 'gateway-key' && !context.headers.provider) {
+    // A gateway key alone names no provider to ask: the routes are the models it can reach (none yet: an empty list).
+    return { target: undefined, route: null, attemptLog: [], outcome: sendRouteModelList(context.res, routeNames ?? [], shape, context.started), failure: undefined };
   }
   const direct = await reachDirect(context, null, false, undefined);
   const { adapter, target, attemptLog } = direct;
