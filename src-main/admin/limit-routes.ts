@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
 import { validLimits } from '../core/limits.js';
 import type { AdminRoute } from './router.js';
+import { withBudgetWarning } from './budget-warning.js';
 
 /** All four fields; a missing or null one means no limit of that kind (PUT replaces the whole set). */
 const limitsBody = z
@@ -28,21 +29,21 @@ export const limitRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/limits',
-    handle: ({ services }) => ({ status: 200, body: { items: services.limits.list() } }),
+    handle: ({ services }) => ({ status: 200, body: { items: services.limits.list().map((view) => withBudgetWarning(services, view)) } }),
   },
   {
     method: 'GET',
     path: '/keys/:id/limits',
-    handle: ({ services, params }) => ({ status: 200, body: services.limits.get(params.id) }),
+    handle: ({ services, params }) => ({ status: 200, body: withBudgetWarning(services, services.limits.get(params.id)) }),
   },
   {
     method: 'PUT',
     path: '/keys/:id/limits',
-    handle: ({ services, params, body }) => ({ status: 200, body: services.limits.set(params.id, parseLimits(body ?? {})) }),
+    handle: ({ services, params, body }) => ({ status: 200, body: withBudgetWarning(services, services.limits.set(params.id, parseLimits(body ?? {}))) }),
   },
   {
     method: 'DELETE',
     path: '/keys/:id/limits',
-    handle: ({ services, params }) => ({ status: 200, body: services.limits.clear(params.id) }),
+    handle: ({ services, params }) => ({ status: 200, body: withBudgetWarning(services, services.limits.clear(params.id)) }),
   },
 ];
