@@ -70,7 +70,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'POST',
     path: '/virtual-keys',
-    handle: async ({ services, body }) => {
+    handle: ({ services, body }) => {
       const input = parseOrRefuse(createVirtualKeyBody, body);
       const created = services.keys.createVirtualKey({
         name: input.name,
@@ -83,9 +83,7 @@ export const keyRoutes: AdminRoute[] = [
         allowRouting: input.allowRouting,
         chatOnly: input.chatOnly,
       });
-      // A key for a custom host is tried at once (a model list), so a wrong host shows now, not in a tool.
-      const hostCheck = created.customHost ? await checkKeyHost(services, created.id) : undefined;
-      return { status: 201, body: { ...created, ...(hostCheck ? { hostCheck } : {}), warnings: customHostWarnings(created.provider, created.customHost) } };
+      return { status: 201, body: { ...created, warnings: customHostWarnings(created.provider, created.customHost) } };
     },
   },
   {
@@ -101,7 +99,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/virtual-keys/:id',
-    handle: async ({ services, params, body }) => {
+    handle: ({ services, params, body }) => {
       const change = parseOrRefuse(updateVirtualKeyBody, body);
       const updated = services.keys.updateVirtualKey(params.id, {
         name: change.name,
@@ -115,8 +113,17 @@ export const keyRoutes: AdminRoute[] = [
         chatOnly: change.chatOnly,
       });
       if (change.customHost === undefined) return { status: 200, body: updated };
-      const hostCheck = updated.customHost ? await checkKeyHost(services, updated.id) : undefined;
-      return { status: 200, body: { ...updated, ...(hostCheck ? { hostCheck } : {}), warnings: customHostWarnings(updated.provider, updated.customHost) } };
+      return { status: 200, body: { ...updated, warnings: customHostWarnings(updated.provider, updated.customHost) } };
+    },
+  },
+  {
+    // Tries the key's host as a tool would first (a model list): the UI asks right after a key for a custom
+    // host is made or moved, so a wrong host or a server that is down shows now, not later in a tool.
+    method: 'POST',
+    path: '/virtual-keys/:id/host-check',
+    handle: async ({ services, params }) => {
+      const key = services.keys.getVirtualKey(params.id);
+      return { status: 200, body: { ...(await checkKeyHost(services, key.id)), warnings: customHostWarnings(key.provider, key.customHost) } };
     },
   },
   {

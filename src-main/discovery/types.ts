@@ -18,6 +18,11 @@ export interface LocalModel {
 export interface LocalConnection {
   provider: 'ollama' | 'openai';
   customHost: string;
+  /**
+   * The server answered 404 to `POST /v1/responses`: it speaks Chat Completions only, and a key made for it
+   * gets `chatOnly` (Responses calls translated to Chat). Absent for Ollama keys, which are always translated.
+   */
+  chatOnly?: boolean;
 }
 
 export interface DiscoveredServer {
