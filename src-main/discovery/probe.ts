@@ -139,7 +139,7 @@ async function probeHost(host: string, port: number, signal: AbortSignal, timeou
     const asking = deadline(timeoutMs, outer);
     try {
       const chatOnly = await hasNoResponsesApi(server.connection.customHost, asking.signal);
-      if (chatOnly !== undefined) server.connection.chatOnly = chatOnly;
+      if (chatOnly !== undefined) server.chatOnly = chatOnly;
     } finally {
       asking.release();
     }

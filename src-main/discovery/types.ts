@@ -18,11 +18,6 @@ export interface LocalModel {
 export interface LocalConnection {
   provider: 'ollama' | 'openai';
   customHost: string;
-  /**
-   * The server answered 404 to `POST /v1/responses`: it speaks Chat Completions only, and a key made for it
-   * gets `chatOnly` (Responses calls translated to Chat). Absent for Ollama keys, which are always translated.
-   */
-  chatOnly?: boolean;
 }
 
 export interface DiscoveredServer {
@@ -34,6 +29,11 @@ export interface DiscoveredServer {
   version: string | null;
   models: LocalModel[];
   connection: LocalConnection;
+  /**
+   * The server answered 404 to `POST /v1/responses`: it speaks Chat Completions only, and a key made for it
+   * gets `chatOnly` (Responses calls translated to Chat). Absent when unknown, and for Ollama (always translated).
+   */
+  chatOnly?: boolean;
 }
 
 /** A server as the app remembers it: one that stops answering stays listed, offline. */
