@@ -298,7 +298,11 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     }
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
     const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : saved.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${port}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      // Say which setting held the bad value, as it was written ("abc", not NaN).
+      const source = options.port !== undefined ? `--port ${options.port}` : env.GATEHOUSE_PORT !== undefined ? `GATEHOUSE_PORT=${env.GATEHOUSE_PORT}` : `the saved port ${saved.port}`;
+      throw new Error(`Invalid port (${source}): a port is a whole number from 0 to 65535, e.g. GATEHOUSE_PORT=8787`);
+    }
     if (!isLoopbackHostname(host) && !options.allowRemote) {
       throw new Error(`Refusing to listen on ${host}: it is not a loopback address. Pass --allow-remote to expose Gatehouse to other machines.`);
     }

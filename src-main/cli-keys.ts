@@ -17,6 +17,7 @@ import type { GatewayKeySummary, VirtualKeySummary } from './core/key-repository
 import { CREDENTIAL_FIELD_HEADERS, getProvider } from './providers/registry.js';
 import type { ProviderAdapter } from './providers/types.js';
 import { LimitsUsageError, runLimitsCommand } from './cli-limits.js';
+import { describeHostCheck } from './cli-host-check.js';
 
 export interface KeysCommandIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
@@ -34,7 +35,7 @@ const CLOUD_PARAMETERS: Readonly<Record<string, string>> = Object.fromEntries(
 const SECRET_FLAGS = new Set(['cloud-c-secret-access-key', 'cloud-c-session-token', 'secret', 'token', 'api-key']);
 
 const USAGE = `Usage:
-  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret] [--allow-routing]
+  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret] [--allow-routing] [--chat-only]
       Reads the provider secret from stdin (hidden prompt on a terminal; one line per secret field
       when piped, e.g. Bedrock: secret access key, then an optional session token) and prints the
       new virtual key once. Cloud flags: ${Object.keys(CLOUD_PARAMETERS)
@@ -43,8 +44,16 @@ const USAGE = `Usage:
         .join(', ')}
       Vertex AI: --service-account-key FILE (its key file) makes and renews access tokens; no token is read then.
       --allow-routing lets routes serve other virtual keys' calls with this key's credentials (see keys routing).
+      --chat-only: the server speaks Chat Completions but not Responses (see keys chat-only).
+      Names are unique among active keys of both kinds, whatever their case.
+      With --custom-host, the host is tried with a model list and the answer printed (a warning, never a refusal).
   gatehouse keys list [--all] [--json]
   gatehouse keys rotate ID            (the new secret from stdin, as for add)
+  gatehouse keys host NAME URL        (moves a virtual key to another host, by name or id; the key string
+      stays the same, and its secret is read again from stdin as for add: a secret never follows a key to a new host)
+  gatehouse keys chat-only NAME [--on | --off] [--json]
+      Whether the key's server speaks Chat Completions only: Responses calls (/v1/responses, Codex) are then
+      translated to Chat. Learnt by itself when the server answers 404 there. No flag shows it.
   gatehouse keys revoke ID            (a virtual key vk_..., or a gateway key gk_...)
   gatehouse keys routing NAME [--allow | --deny] [--json]
       Whether routes may serve other virtual keys' calls with this virtual key's credentials (by name or
@@ -79,6 +88,10 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
         return await rotateVirtualKey(options, io);
       case 'keys routing':
         return await setRouting(options, io);
+      case 'keys host':
+        return await changeHost(options, io);
+      case 'keys chat-only':
+        return await setChatOnly(options, io);
       case 'keys limits':
       case 'gateway-keys limits':
         return await runLimitsCommand(options, io);
@@ -172,6 +185,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
       'service-account-key': { type: 'string' },
       'no-secret': { type: 'boolean', default: false },
       'allow-routing': { type: 'boolean', default: false },
+      'chat-only': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -200,13 +214,14 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
   const mayOmitToken = typeof values['custom-host'] === 'string';
   const secrets = values['no-secret'] ? {} : await readSecrets(provider, fields, io, mayOmitToken);
 
-  return withKeyStore(values['data-dir'], io, (store) => {
+  const created = await withKeyStore(values['data-dir'], io, (store) => {
     const created = store.createVirtualKey({
       name: values.name as string,
       provider: provider.slug,
       customHost: values['custom-host'],
       fields: { ...fields, ...secrets },
       allowRouting: values['allow-routing'] === true,
+      chatOnly: values['chat-only'] === true,
     });
     warnIfUnprotected(store, values['data-dir'], io);
     io.stderr.write(
@@ -214,6 +229,54 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
         'It is shown only this once:\n',
     );
     io.stdout.write(`${created.key}\n`);
+    return created;
+  });
+  if (created.customHost) await reportHostCheck(created.provider, { ...created.settings, ...fields, ...secrets }, created.customHost, io);
+  return 0;
+}
+
+/** The model-list check of a key's host, on stderr: advice, whatever it finds. */
+async function reportHostCheck(provider: string, values: Record<string, string>, host: string, io: KeysCommandIO): Promise<void> {
+  if (getProvider(provider).defaultBaseUrl.endsWith('/v1') && new URL(host).pathname.replace(/\/+$/, '') === '') {
+    io.stderr.write(`Warning: ${host} has no path: ${provider} servers usually answer under /v1 (e.g. ${host}/v1).\n`);
+  }
+  const line = await describeHostCheck(provider, values, host);
+  if (line) io.stderr.write(`${line}\n`);
+}
+
+/** `keys host NAME URL`: the same key string at a new host; the secrets are asked for again (a key is bound to its host). */
+async function changeHost(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
+  if (positionals.length !== 2) throw new UsageError('keys host takes a virtual key name (or id) and the new host, e.g. gatehouse keys host lm-studio http://127.0.0.1:1234/v1');
+  const [nameOrId, host] = positionals;
+  const found = await withExistingKeyStore(values['data-dir'], io, (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
+  if (!found) throw new Error(`No active virtual key named '${nameOrId}' (see 'gatehouse keys list').`);
+  const provider = getProvider(found.provider);
+  const secrets = await readSecrets(provider, {}, io, true);
+  const updated = await withExistingKeyStore(values['data-dir'], io, (store) => store!.updateVirtualKey(found.id, { customHost: host, fields: secrets }));
+  io.stderr.write(`Virtual key ${updated.id} '${updated.name}' now calls ${updated.customHost ?? provider.defaultBaseUrl}. The key itself is unchanged.\n`);
+  if (updated.customHost) await reportHostCheck(updated.provider, { ...updated.settings, ...secrets }, updated.customHost, io);
+  return 0;
+}
+
+/** `keys chat-only NAME [--on | --off]`: shows or sets whether Responses calls are translated to Chat for the key. */
+async function setChatOnly(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...commonOptions, on: { type: 'boolean', default: false }, off: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('keys chat-only takes one virtual key name (or id), e.g. gatehouse keys chat-only lm-studio --on');
+  if (values.on && values.off) throw new UsageError('keys chat-only takes --on or --off, not both.');
+  return withExistingKeyStore(values['data-dir'], io, (store) => {
+    const key = store ? findVirtualKey(store, positionals[0]) : undefined;
+    if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
+    const changed = values.on || values.off ? store.updateVirtualKey(key.id, { chatOnly: values.on === true }) : key;
+    const says = changed.chatOnly ? 'its server speaks Chat only: Responses calls are translated to Chat' : 'Responses calls are passed through to its server';
+    if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, chatOnly: changed.chatOnly }, null, 2)}\n`);
+    else if (changed === key) io.stdout.write(`${key.id} '${key.name}': ${says}\n`);
+    else io.stderr.write(`Virtual key ${changed.id} '${changed.name}': ${says}.\n`);
     return 0;
   });
 }
@@ -260,7 +323,9 @@ function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | 
   const keys = store.listVirtualKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
-  const named = keys.filter((key) => key.name === nameOrId);
+  const exact = keys.filter((key) => key.name === nameOrId);
+  // Names are unique case aside (older data dirs may still hold twins): an exact match first.
+  const named = exact.length ? exact : keys.filter((key) => key.name.toLowerCase() === nameOrId.toLowerCase());
   if (named.length > 1) throw new Error(`${named.length} virtual keys are named '${nameOrId}': ${named.map((key) => key.id).join(', ')}. Give the id instead of the name.`);
   return named[0];
 }
@@ -316,8 +381,8 @@ function singleId(positionals: string[], command: string): string {
 
 function virtualKeyRows(items: VirtualKeySummary[]): string[][] {
   return [
-    ['ID', 'NAME', 'PROVIDER', 'KEY', 'HOST', 'CREATED', 'LAST USED', 'REVOKED'],
-    ...items.map((item) => [item.id, item.name, item.provider, `${item.keyPrefix}…`, item.customHost ?? '-', item.createdAt, item.lastUsedAt ?? '-', item.revokedAt ?? '-']),
+    ['ID', 'NAME', 'PROVIDER', 'KEY', 'HOST', 'CHAT ONLY', 'CREATED', 'LAST USED', 'REVOKED'],
+    ...items.map((item) => [item.id, item.name, item.provider, `${item.keyPrefix}…`, item.customHost ?? '-', item.chatOnly ? 'yes' : '-', item.createdAt, item.lastUsedAt ?? '-', item.revokedAt ?? '-']),
   ];
 }
 

@@ -9,7 +9,7 @@ import { defaultDataDir } from './app.js';
 import { DATABASE_FILE, openDatabase } from './store/database.js';
 import { RouteStore } from './store/routes.js';
 import type { Route, RouteRepository } from './core/route-repository.js';
-import { GatewayError } from './core/errors.js';
+import { GatewayError, GatewayErrorList } from './core/errors.js';
 import type { TargetInput } from './core/routes/types.js';
 
 export interface RoutesCommandIO {
@@ -207,8 +207,13 @@ function importRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): number {
       return store!.replaceAll(value);
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
-      const line = lineOf(error.param);
-      throw new Error(`${file}${line ? `:${line}` : ''}: ${error.message}\nNothing was changed.`);
+      // Every problem of the file, each at its line with the field's path (for a search in the file).
+      const problems = error instanceof GatewayErrorList ? error.errors : [error];
+      const lines = problems.map((problem) => {
+        const line = lineOf(problem.param);
+        return `${file}${line ? `:${line}` : ''}: ${problem.param ? `${problem.param}: ` : ''}${problem.message}`;
+      });
+      throw new Error(`${lines.join('\n')}\nNothing was changed${problems.length > 1 ? ` (${problems.length} problems)` : ''}.`);
     }
   });
   io.stdout.write(`Imported ${routes.length} route${routes.length === 1 ? '' : 's'} from ${file}; they replace the ones before.\n`);

@@ -9,12 +9,16 @@ import { runMigrateCommand } from './cli-migrate.js';
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--database-url postgres://… [--redis-url redis://…]]
   gatehouse migrate --data-dir D --to postgres://…   (copies a stopped desktop data dir into an empty team database)
-  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-* ...]   (secret on stdin)
-  gatehouse keys list | keys revoke ID
+  gatehouse keys add --name N --provider SLUG [--custom-host URL] [--chat-only] [--cloud-* ...]   (secret on stdin)
+  gatehouse keys list | keys revoke ID | keys rotate ID   (rotate: the new secret on stdin)
+  gatehouse keys host NAME URL         (moves a key to another host; its secret again on stdin)
+  gatehouse keys chat-only NAME [--on | --off]
+  gatehouse gateway-keys add --name N | gateway-keys list | gateway-keys revoke ID
   gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
   gatehouse keys models NAME [--allow MODEL,GLOB,route:NAME,... | --all]
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
+  gatehouse keys --help | routes --help   (every option of those commands)
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY,
   GATEHOUSE_DATABASE_URL, GATEHOUSE_REDIS_URL (team mode)`;
 

@@ -4,6 +4,7 @@ import { GatewayError, invalidRequest } from '../core/errors.js';
 import { STREAMED, type AdminRoute } from './router.js';
 import { CLIENT_DIALECTS } from '../codecs/usage-from-body.js';
 import type { LogQuery } from '../core/log-store.js';
+import { logExportRoute } from './log-export.js';
 
 function parseLogQuery(query: URLSearchParams): LogQuery {
   const limit = query.get('limit');
@@ -41,6 +42,7 @@ export const coreRoutes: AdminRoute[] = [
       return { status: 200, body: services.requestLog.list(parseLogQuery(query)) };
     },
   },
+  logExportRoute(parseLogQuery),
   {
     method: 'GET',
     path: '/logs/:id',

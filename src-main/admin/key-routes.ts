@@ -4,6 +4,7 @@ import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
 import { listProviders } from '../providers/registry.js';
 import type { AdminRoute } from './router.js';
+import { checkKeyHost, customHostWarnings } from './key-host-check.js';
 
 const name = z.string().trim().min(1).max(100);
 /** Credential fields by field name (`azure.resourceName`), spec parameter (`cloud_a_resource_name`) or camelCase. */
@@ -15,6 +16,8 @@ const defaultModel = z.string().max(256).nullable();
 const modelMap = z.record(z.string(), z.string());
 /** Lets routes serve other virtual keys' calls with this key's credentials (gateway keys need no leave). */
 const allowRouting = z.boolean();
+/** The key's server speaks Chat Completions only: Responses calls are translated to Chat for it. */
+const chatOnly = z.boolean();
 
 const createVirtualKeyBody = z.object({
   name,
@@ -25,6 +28,7 @@ const createVirtualKeyBody = z.object({
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
+  chatOnly: chatOnly.optional(),
 });
 
 const updateVirtualKeyBody = z.object({
@@ -37,6 +41,7 @@ const updateVirtualKeyBody = z.object({
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
+  chatOnly: chatOnly.optional(),
 });
 
 const createGatewayKeyBody = z.object({ name });
@@ -76,8 +81,9 @@ export const keyRoutes: AdminRoute[] = [
         defaultModel: input.defaultModel,
         modelMap: input.modelMap,
         allowRouting: input.allowRouting,
+        chatOnly: input.chatOnly,
       });
-      return { status: 201, body: created };
+      return { status: 201, body: { ...created, warnings: customHostWarnings(created.provider, created.customHost) } };
     },
   },
   {
@@ -104,8 +110,20 @@ export const keyRoutes: AdminRoute[] = [
         defaultModel: change.defaultModel,
         modelMap: change.modelMap,
         allowRouting: change.allowRouting,
+        chatOnly: change.chatOnly,
       });
-      return { status: 200, body: updated };
+      if (change.customHost === undefined) return { status: 200, body: updated };
+      return { status: 200, body: { ...updated, warnings: customHostWarnings(updated.provider, updated.customHost) } };
+    },
+  },
+  {
+    // Tries the key's host as a tool would first (a model list): the UI asks right after a key for a custom
+    // host is made or moved, so a wrong host or a server that is down shows now, not later in a tool.
+    method: 'POST',
+    path: '/virtual-keys/:id/host-check',
+    handle: async ({ services, params }) => {
+      const key = services.keys.getVirtualKey(params.id);
+      return { status: 200, body: { ...(await checkKeyHost(services, key.id)), warnings: customHostWarnings(key.provider, key.customHost) } };
     },
   },
   {

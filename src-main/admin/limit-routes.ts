@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
 import { validLimits } from '../core/limits.js';
 import type { AdminRoute } from './router.js';
+import { withBudgetWarning } from './budget-warning.js';
 
 /** All four fields; a missing or null one means no limit of that kind (PUT replaces the whole set). */
 const limitsBody = z
@@ -29,21 +30,21 @@ export const limitRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/limits',
-    handle: async ({ services }) => ({ status: 200, body: { items: await services.limits.list() } }),
+    handle: async ({ services }) => ({ status: 200, body: { items: (await services.limits.list()).map((view) => withBudgetWarning(services, view)) } }),
   },
   {
     method: 'GET',
     path: '/keys/:id/limits',
-    handle: async ({ services, params }) => ({ status: 200, body: await services.limits.get(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: withBudgetWarning(services, await services.limits.get(params.id)) }),
   },
   {
     method: 'PUT',
     path: '/keys/:id/limits',
-    handle: async ({ services, params, body }) => ({ status: 200, body: await services.limits.set(params.id, parseLimits(body ?? {})) }),
+    handle: async ({ services, params, body }) => ({ status: 200, body: withBudgetWarning(services, await services.limits.set(params.id, parseLimits(body ?? {}))) }),
   },
   {
     method: 'DELETE',
     path: '/keys/:id/limits',
-    handle: async ({ services, params }) => ({ status: 200, body: await services.limits.clear(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: withBudgetWarning(services, await services.limits.clear(params.id)) }),
   },
 ];

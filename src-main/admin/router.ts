@@ -1,7 +1,7 @@
 // The admin API under /admin/api/ (CONTRACT §5): loopback Host only, same-origin only, admin token
 // required, JSON in and out. Routes are a plain table; each module contributes its rows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, errorBody } from '../core/errors.js';
+import { GatewayError, GatewayErrorList, errorBody } from '../core/errors.js';
 import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
 import type { AppServices } from '../app-services.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
@@ -98,7 +98,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
     } catch (error) {
       const failure = toGatewayError(error);
       if (!(error instanceof GatewayError)) console.error('Gatehouse: admin API error', error);
-      if (!res.headersSent) sendJson(res, failure.status, errorBody(failure.type, failure.message, failure.param, failure.code));
+      if (!res.headersSent) sendJson(res, failure.status, failure instanceof GatewayErrorList ? failure.toBody() : errorBody(failure.type, failure.message, failure.param, failure.code));
       else res.end();
     }
   };

@@ -16,6 +16,8 @@ export interface ErrorBody {
     param: string | null;
     code: string | number | null;
     provider?: string;
+    /** Every problem, when several were found at once (GatewayErrorList). */
+    errors?: { message: string; param: string | null }[];
   };
 }
 
@@ -34,6 +36,22 @@ export class GatewayError extends Error {
 
   toBody(): ErrorBody {
     return errorBody(this.type, this.message, this.param, this.code, this.provider);
+  }
+}
+
+/** Several problems found at once (a routes file): `errors` holds each, the message all of them. */
+export class GatewayErrorList extends GatewayError {
+  constructor(
+    message: string,
+    readonly errors: readonly GatewayError[],
+  ) {
+    super(errors[0]?.status ?? 400, errors[0]?.type ?? 'invalid_request_error', message, errors[0]?.param ?? null, errors[0]?.code ?? null);
+  }
+
+  override toBody(): ErrorBody {
+    const body = super.toBody();
+    body.error.errors = this.errors.map((error) => ({ message: error.message, param: error.param }));
+    return body;
   }
 }
 

@@ -27,6 +27,12 @@ export interface VirtualKeySummary {
   modelMap: Record<string, string>;
   /** Whether a route may serve another virtual key's call with this key's credentials. */
   allowRouting: boolean;
+  /**
+   * The key's server speaks Chat Completions but not Responses: a `/v1/responses` call is translated to
+   * Chat for it (as for `ollama` keys). Set by hand, by Make a key from discovery, or learnt when the
+   * server answers 404 to a passed-through `/v1/responses`.
+   */
+  chatOnly: boolean;
 }
 
 export interface GatewayKeySummary {
@@ -51,6 +57,8 @@ export interface NewVirtualKey {
   modelMap?: Record<string, string>;
   /** Lets routes serve other virtual keys' calls with this key's credentials; false when left out. */
   allowRouting?: boolean;
+  /** The server speaks Chat Completions only; false when left out. */
+  chatOnly?: boolean;
 }
 
 export interface VirtualKeyChange {
@@ -66,6 +74,7 @@ export interface VirtualKeyChange {
   /** Replaces the whole map; {} clears it. */
   modelMap?: Record<string, string>;
   allowRouting?: boolean;
+  chatOnly?: boolean;
 }
 
 /**
@@ -73,7 +82,8 @@ export interface VirtualKeyChange {
  * on every request (or every /metrics line) and must answer from memory, never from the database: an
  * implementation keeps the active keys in memory and refreshes them when any process changes them.
  * The rest is the admin API's and the CLI's, and may go to the database. Errors are GatewayErrors
- * (400 for bad input, 404 for an unknown id, 409 for a change to a revoked key).
+ * (400 for bad input, 404 for an unknown id, 409 for a change to a revoked key or for a name an active key
+ * of either kind has, compared case-insensitively: a revoked key's name is free again).
  */
 export interface KeyRepository extends KeyDirectory {
   /** The active virtual key of a name (route targets name their key); memory only. */

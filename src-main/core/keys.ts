@@ -22,6 +22,10 @@ export type Caller =
       customHost?: string;
       /** Whether a route may serve another virtual key's call with this key's credentials. */
       allowRouting?: boolean;
+      /** The key's server speaks Chat Completions only: Responses calls are translated to Chat. */
+      chatOnly?: boolean;
+      /** Records that the key's server has no Responses API (it answered 404 there); absent where nothing can be stored. */
+      learnChatOnly?(): void;
       /** Decrypts the stored secret for this one request. */
       loadCredentials(): Promise<ProviderCredentials>;
     };

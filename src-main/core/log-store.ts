@@ -44,6 +44,11 @@ export interface LogQuery {
   q?: string;
 }
 
+/** A row of an export: the entry and the key that made the call (its id; the admin API adds the name). */
+export interface ExportedLogEntry extends LogEntry {
+  keyId: string | null;
+}
+
 export type LogListener = (entry: LogEntry) => void;
 
 /** Where the request log is kept, and how it is read back. */
@@ -58,6 +63,11 @@ export interface RequestLogStore {
   /** A page of entries, newest first; `next` is the cursor for the page after it (null at the end). */
   list(query?: LogQuery): { items: LogEntry[]; next: string | null };
   get(id: string): LogEntryDetail | undefined;
+  /**
+   * A page of an export: list()'s page (same filters, same `before` cursor, at most 500 rows) with each
+   * row's key id. An export reads page after page, so it never holds more than one in memory.
+   */
+  exportPage(query: LogQuery): { items: ExportedLogEntry[]; next: string | null };
   /** Hears of each entry once it is stored; returns a function that stops. */
   subscribe(listener: LogListener): () => void;
   /** Deletes entries older than `maxAgeMs`, then all beyond the newest `maxRows`, without holding requests up; resolves to how many went. */

@@ -89,6 +89,21 @@ async function addOllamaContextLengths(origin: string, models: LocalModel[], sig
   );
 }
 
+/**
+ * Whether an OpenAI-compatible server lacks the Responses API: an empty `POST {base}/responses` is refused
+ * (400/422) by a server that has it and answered 404 by one that has not. Undefined when it could not tell.
+ */
+async function hasNoResponsesApi(base: string, signal: AbortSignal): Promise<boolean | undefined> {
+  try {
+    const response = await request(`${base}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal, dispatcher: probeAgent, reset: true });
+    await response.body.dump().catch(() => undefined);
+    if (response.statusCode === 404) return true;
+    return response.statusCode < 500 ? false : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 type HostProbe = { server: DiscoveredServer } | { refused: true } | { none: true };
 
 /**
@@ -120,6 +135,15 @@ async function probeHost(host: string, port: number, signal: AbortSignal, timeou
   for (const [path, outcome] of outcomes) if ('answer' in outcome) answers[path] = outcome.answer;
   const server = identify(host, port, answers);
   if (!server) return { none: true };
+  if (server.connection.provider === 'openai') {
+    const asking = deadline(timeoutMs, outer);
+    try {
+      const chatOnly = await hasNoResponsesApi(server.connection.customHost, asking.signal);
+      if (chatOnly !== undefined) server.chatOnly = chatOnly;
+    } finally {
+      asking.release();
+    }
+  }
   // Its own deadline: a slow /api/show costs the context lengths, never the server it already named.
   if (server.kind === 'ollama') {
     const showing = deadline(timeoutMs, outer);

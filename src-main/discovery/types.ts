@@ -29,6 +29,11 @@ export interface DiscoveredServer {
   version: string | null;
   models: LocalModel[];
   connection: LocalConnection;
+  /**
+   * The server answered 404 to `POST /v1/responses`: it speaks Chat Completions only, and a key made for it
+   * gets `chatOnly` (Responses calls translated to Chat). Absent when unknown, and for Ollama (always translated).
+   */
+  chatOnly?: boolean;
 }
 
 /** A server as the app remembers it: one that stops answering stays listed, offline. */

@@ -44,10 +44,25 @@ export function chainKeyDirectories(...directories: KeyDirectory[]): KeyDirector
   };
 }
 
+/** Keys of the providers themselves (OpenAI, Anthropic, Google, Groq, xAI …): pasted where a Gatehouse key belongs. */
+const PROVIDER_KEY_PREFIXES = ['sk-', 'AIza', 'gsk_', 'xai-', 'pplx-', 'hf_', 'r8_'];
+const looksLikeProviderKey = (key: string) => PROVIDER_KEY_PREFIXES.some((prefix) => key.startsWith(prefix));
+const GATEHOUSE_KEYS = 'a Gatehouse virtual key (gh-vk-…) or gateway API key (gh-gk-…)';
+
+/** Why a key that was sent is refused: a provider's own key gets told so, not that no key came. */
+function notAGatehouseKey(where: string, key: string): GatewayError {
+  if (looksLikeProviderKey(key)) {
+    return unauthorized(
+      `The key sent in ${where} is a provider's API key, not a Gatehouse key: send ${GATEHOUSE_KEYS} there (a virtual key keeps the provider key for you), or send a gateway API key in x-gateway-api-key beside it`,
+    );
+  }
+  return unauthorized(`The key sent in ${where} is not a Gatehouse key (no such virtual key or gateway API key; revoked keys stop working): send ${GATEHOUSE_KEYS}`);
+}
+
 export function authenticate(headers: GatewayHeaders, directory: KeyDirectory): Caller {
   if (headers.apiKey !== undefined) {
     const caller = directory.resolve(headers.apiKey);
-    if (!caller) throw unauthorized('Invalid x-gateway-api-key: no such gateway API key or virtual key');
+    if (!caller) throw notAGatehouseKey('x-gateway-api-key (or x-api-key)', headers.apiKey);
     return caller;
   }
   // Tools that can only set a base URL and an API key send the virtual key as a bearer token.
@@ -65,11 +80,13 @@ export function authenticate(headers: GatewayHeaders, directory: KeyDirectory): 
       headers.bearer = undefined;
       return caller;
     }
+    throw notAGatehouseKey('Authorization: Bearer', headers.bearer);
   }
   throw unauthorized('Missing x-gateway-api-key: send a gateway API key or a virtual key (in x-gateway-api-key, x-api-key or Authorization: Bearer)');
 }
 
-export async function resolveTarget(headers: GatewayHeaders, caller: Caller): Promise<RouteTarget> {
+/** `model`: the model a generation asked for, which no route took (null for calls that name none). */
+export async function resolveTarget(headers: GatewayHeaders, caller: Caller, model: string | null = null): Promise<RouteTarget> {
   const requestedHost = headers.customHost ? normalizeCustomHost(headers.customHost) : undefined;
   if (caller.kind === 'virtual-key') {
     if (headers.provider && headers.provider !== caller.provider) {
@@ -84,6 +101,14 @@ export async function resolveTarget(headers: GatewayHeaders, caller: Caller): Pr
     return { caller, provider: caller.provider, customHost: caller.customHost, credentials: await caller.loadCredentials() };
   }
   if (!headers.provider) {
+    // A gateway key reaches providers through routes: what it lacks is a route for this model, not a header.
+    if (model !== null) {
+      throw invalidRequest(
+        `No route matches model '${model}': add a route for it (Routes page, or gatehouse routes add), use a virtual key, or name the provider in x-gateway-provider`,
+        'model',
+        'no_route',
+      );
+    }
     throw invalidRequest("Missing 'x-gateway-provider': name the provider (e.g. openai) or use a virtual key", 'x-gateway-provider');
   }
   // The bearer token is the provider's; it must not be a virtual key smuggled past the key check.

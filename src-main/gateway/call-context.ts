@@ -96,7 +96,7 @@ export interface DirectTarget {
 /** Reaches the provider the caller names (no route): the same steps for generations, model lists and stored responses. */
 export async function reachDirect(context: Pick<CallContext, 'headers' | 'caller' | 'started' | 'abort'> & { admission?: CallAdmission }, model: string | null, stream: boolean, ingress: Ingress | undefined): Promise<DirectTarget> {
   const { headers, abort } = context;
-  const target = await resolveTarget(headers, context.caller);
+  const target = await resolveTarget(headers, context.caller, model);
   const adapter = getProvider(target.provider);
   // Worked out once: the same list redacts the relay's errors and the log entry.
   const secrets = callSecrets(target.credentials, headers);

@@ -12,7 +12,8 @@ import { sendTokenEstimate } from './token-estimate.js';
 import { relayPassthrough } from './relay/passthrough.js';
 import { relayTranslated } from './relay/translated.js';
 import type { RelayOptions, RelayOutcome } from './relay/types.js';
-import { gatewayAnswers, planCall, providerFormatOf, type CallPlan } from './plan-call.js';
+import { gatewayAnswers, isChatOnly, planCall, providerFormatOf, type CallPlan } from './plan-call.js';
+import { learnsChatOnly, retryAsChat } from './chat-only-fallback.js';
 import type { Generation } from './request-body.js';
 import { reachDirect, type CallContext, type Served } from './call-context.js';
 
@@ -69,7 +70,7 @@ export function prepareCall(generation: Generation, context: CallContext, target
 
 function admittedPlan(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
   const adapter = getProvider(target.provider);
-  const providerFormat = providerFormatOf(adapter, model, generation);
+  const providerFormat = providerFormatOf(adapter, model, generation, isChatOnly(target));
   if (!gatewayAnswers(adapter, providerFormat, generation)) {
     const { ingress, operation, request } = generation;
     const held = context.admission.reserve({ adapter, credentials: target.credentials, model, ingress, operation, request, bodyBytes: generation.rawBody.length });
@@ -111,8 +112,21 @@ export async function serveGeneration(generation: Generation, context: CallConte
   const target = direct.served;
   target.providerFormat = plan.providerFormat;
   target.dropped = plan.dropped;
+  const send = (call: ProviderCall) => sendCall(direct.adapter, call, direct.send);
   try {
-    const outcome = await relayPlan(context, plan, null, (call) => sendCall(direct.adapter, call, direct.send), direct.relay);
+    if (learnsChatOnly(plan, direct.target)) {
+      // A Responses call passed through to a custom host that may have no Responses API: a 404 there is
+      // answered by the same call translated to Chat, and the key remembers it.
+      const first = await send(plan.call);
+      const retried = await retryAsChat(first, generation, direct.target, model, context.headers);
+      if (retried) {
+        target.providerFormat = retried.providerFormat;
+        target.dropped = retried.dropped;
+        return { target, route: null, attemptLog, outcome: await relayPlan(context, retried, null, send, direct.relay), failure: undefined };
+      }
+      return { target, route: null, attemptLog, outcome: await relayPlan(context, plan, first, send, direct.relay), failure: undefined };
+    }
+    const outcome = await relayPlan(context, plan, null, send, direct.relay);
     return { target, route: null, attemptLog, outcome, failure: undefined };
   } catch (failure) {
     return { target, route: null, attemptLog, outcome: undefined, failure };

@@ -43,9 +43,17 @@ export interface TranslatedPlan extends PlanBase {
 
 export type CallPlan = EstimatePlan | PassthroughPlan | TranslatedPlan;
 
-/** The format a provider is sent for this model: the client's own when the provider takes it. */
-export function providerFormatOf(adapter: ProviderAdapter, model: string, generation: Generation): WireFormat {
-  const formats = adapter.formats(model);
+/** Whether the target's server is known to speak Chat Completions only (a virtual key's `chatOnly`). */
+export function isChatOnly(target: Pick<RouteTarget, 'caller'>): boolean {
+  return target.caller.kind === 'virtual-key' && target.caller.chatOnly === true;
+}
+
+/**
+ * The format a provider is sent for this model: the client's own when the provider takes it. A chat-only
+ * server (`chatOnly`) takes no Responses: those are translated to its first other format, Chat.
+ */
+export function providerFormatOf(adapter: ProviderAdapter, model: string, generation: Generation, chatOnly = false): WireFormat {
+  const formats = chatOnly ? adapter.formats(model).filter((format) => format !== 'openai-responses') : adapter.formats(model);
   return formats.includes(generation.ingress.dialect) ? generation.ingress.dialect : formats[0];
 }
 

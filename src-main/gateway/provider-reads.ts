@@ -58,10 +58,10 @@ export async function serveStoredResponse(route: StoredResponseRoute, context: C
 /** `GET /v1/models`: the provider's list (route names beside it), or for a gateway key alone, the routes. */
 export async function serveModelList(context: CallContext, request: ModelListRequest, router: Router | undefined): Promise<Served> {
   const routeNames = router && !router.isEmpty ? router.names() : undefined;
-  if (routeNames && context.caller.kind === 'gateway-key' && !context.headers.provider) {
-    // A gateway key alone names no provider to ask: the routes are the models it can reach.
+  if (context.caller.kind === 'gateway-key' && !context.headers.provider) {
+    // A gateway key alone names no provider to ask: the routes are the models it can reach (none yet: an empty list).
     try {
-      return { target: undefined, route: null, attemptLog: [], outcome: sendRouteModelList(context.res, routeNames, request, context.started), failure: undefined };
+      return { target: undefined, route: null, attemptLog: [], outcome: sendRouteModelList(context.res, routeNames ?? [], request, context.started), failure: undefined };
     } catch (failure) {
       return { target: undefined, route: null, attemptLog: [], outcome: undefined, failure };
     }

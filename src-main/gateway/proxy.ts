@@ -149,7 +149,7 @@ function serve(route: ProxyRoute, generation: Generation | undefined, context: C
   if ('storedResponse' in route) return serveStoredResponse(route, context, openaiResponsesIngress);
   const { caller, headers } = context;
   // A gateway key that names its provider calls it directly; otherwise a matching route decides.
-  const matched = deps.router && !deps.router.isEmpty && !(caller.kind === 'gateway-key' && headers.provider) ? deps.router.match(generation!.request.model) : undefined;
+  const matched = deps.router && !deps.router.isEmpty && !(caller.kind === 'gateway-key' && headers.provider) ? deps.router.match(generation!.request.model, caller.kind === 'virtual-key') : undefined;
   // The key's allow-list, like a limit: refused before any provider is called.
   deps.modelAccess?.check(caller, generation!.request.model, matched?.name);
   return matched ? serveRoute(deps.router!, matched, generation!, context, deps.limits) : serveGeneration(generation!, context);

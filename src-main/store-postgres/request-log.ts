@@ -110,6 +110,13 @@ export class PgLogQueries implements LogReader {
     private readonly isClosed: () => boolean,
   ) {}
 
+  /** The key id of each row of a page (by entry id): one lookup per page of an export. */
+  keyIds(ids: readonly string[]): Map<string, string | null> {
+    if (ids.length === 0) return new Map();
+    const rows = this.bridge.querySync<{ id: string; key_id: string | null }>('SELECT id::text AS id, key_id FROM request_log WHERE id = ANY($1::bigint[])', [ids.map(Number)]);
+    return new Map(rows.map((row) => [row.id, row.key_id]));
+  }
+
   list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     const where: string[] = [];

@@ -74,6 +74,13 @@ export class LogQueries {
     return { items, next: rows.length > limit ? items[items.length - 1].id : null };
   }
 
+  /** The key id of each row of a page (by entry id): one indexed lookup per page of an export. */
+  keyIds(ids: readonly string[]): Map<string, string | null> {
+    if (ids.length === 0) return new Map();
+    const rows = this.db.prepare('SELECT id, key_id FROM request_log WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids.map(Number))) as { id: number; key_id: string | null }[];
+    return new Map(rows.map((row) => [String(row.id), row.key_id]));
+  }
+
   get(id: string): LogEntryDetail | undefined {
     if (!/^\d+$/.test(id)) return undefined;
     const row = this.db.prepare('SELECT * FROM request_log WHERE id = ?').get(Number(id)) as Row | undefined;

@@ -434,6 +434,18 @@ ${USAGE_REPRICE}
     `,
   },
   {
+    version: 13,
+    description: "whether a virtual key's server speaks Chat Completions only (no Responses API)",
+    sql: `
+      -- chat_only: 1 when the key's server has no /v1/responses (a local LM Studio, vLLM or llama.cpp behind an
+      -- 'openai' key): Responses calls are then translated to Chat. Set by hand, by Make a key from what
+      -- discovery saw, or by the gateway when the server answers 404 to a passed-through /v1/responses.
+      -- Key names stay unchecked here: the two kinds live in two tables, so the key store checks that a
+      -- name is free among the active keys of both in the transaction that writes it.
+      ALTER TABLE virtual_keys ADD COLUMN chat_only INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
     version: 16,
     description: "whether a call's usage is the gateway's own count (embeddings from providers that report none)",
     sql: `

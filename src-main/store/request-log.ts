@@ -3,7 +3,7 @@
 // format, the writers, the usage totals and the queries each have their own file (log-*.ts).
 import type { SqliteDatabase } from './database.js';
 import type { CallRecord } from '../core/call-record.js';
-import type { LogEntry, LogEntryDetail, LogListener, LogQuery, RequestLogStore } from '../core/log-store.js';
+import type { ExportedLogEntry, LogEntry, LogEntryDetail, LogListener, LogQuery, RequestLogStore } from '../core/log-store.js';
 import { rowFromValues, toEntry, type RowValues } from './log-row.js';
 import { toRowValues } from './log-row-values.js';
 import { SameThreadLogWriter, type BatchOutcome, type LogBatchWriter } from './log-writer.js';
@@ -22,7 +22,7 @@ export interface RequestLogOptions {
 }
 
 /** The reading half of the log: a page, one entry, the purge. */
-export type LogReader = Pick<LogQueries, 'list' | 'get' | 'prune'>;
+export type LogReader = Pick<LogQueries, 'list' | 'get' | 'prune' | 'keyIds'>;
 
 /** Rows held in memory while the database refuses writes or the writer falls behind; past this the oldest are dropped. */
 const MAX_PENDING_ROWS = 50_000;
@@ -188,6 +188,12 @@ export class RequestLog implements RequestLogStore {
 
   get(id: string): LogEntryDetail | undefined {
     return this.queries.get(id);
+  }
+
+  exportPage(query: LogQuery): { items: ExportedLogEntry[]; next: string | null } {
+    const page = this.queries.list(query);
+    const keyIds = this.queries.keyIds(page.items.map((item) => item.id));
+    return { items: page.items.map((item) => ({ ...item, keyId: keyIds.get(item.id) ?? null })), next: page.next };
   }
 
   /**

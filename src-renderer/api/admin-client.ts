@@ -103,6 +103,16 @@ export class AdminClient {
     return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, models);
   }
 
+  /** Moves a key to another host (its secret given again) and sets whether its server speaks Chat only. */
+  editVirtualKey(id: string, patch: VirtualKeyRotation & { customHost?: string | null; chatOnly?: boolean }): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, patch);
+  }
+
+  /** Tries the key's host with a model list (advice only: a server that is down is reported, not refused). */
+  checkVirtualKeyHost(id: string): Promise<{ ok: boolean; models: number; message: string; warnings: string[] }> {
+    return this.request('POST', `/virtual-keys/${encodeURIComponent(id)}/host-check`);
+  }
+
   /** Whether routes may serve other virtual keys' calls with this key's credentials. */
   setVirtualKeyRouting(id: string, allowRouting: boolean): Promise<VirtualKey> {
     return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { allowRouting });

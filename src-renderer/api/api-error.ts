@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly type: string | null = null,
     readonly param: string | null = null,
     readonly code: string | number | null = null,
+    /** Every problem, when the server found several at once (a routes file). */
+    readonly problems: readonly { message: string; param: string | null }[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -27,7 +29,8 @@ export function apiErrorFromBody(status: number, statusText: string, bodyText: s
     const parsed: unknown = JSON.parse(bodyText);
     if (isApiErrorBody(parsed)) {
       const { message, type, param, code } = parsed.error;
-      return new ApiError(message, status, type ?? null, param ?? null, code ?? null);
+      const problems = (parsed.error as { errors?: unknown }).errors;
+      return new ApiError(message, status, type ?? null, param ?? null, code ?? null, Array.isArray(problems) ? (problems as { message: string; param: string | null }[]) : []);
     }
   } catch {
     // Not JSON: fall through to the status line.

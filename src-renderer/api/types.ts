@@ -46,6 +46,8 @@ export interface NewVirtualKey {
   modelMap?: Record<string, string>;
   /** Lets routes serve other virtual keys' calls with this key's credentials; off when left out. */
   allowRouting?: boolean;
+  /** Its server speaks Chat Completions only (Make a key sets it from what discovery saw). */
+  chatOnly?: boolean;
 }
 
 /** PATCH /admin/api/virtual-keys/:id with only the model settings: null clears the default model. */
@@ -109,7 +111,10 @@ export interface ExplainRequest {
   tools?: boolean;
 }
 /** Limits per key and how close the key is to each (GET /admin/api/limits). */
-export type { KeyLimits, KeyLimitsView } from '../../src-main/core/limits';
+export type { KeyLimits } from '../../src-main/core/limits';
+import type { KeyLimitsView as KeyLimitsViewBase } from '../../src-main/core/limits';
+/** `budgetWarning`: why a USD budget may count nothing (a model without a price); null when none. */
+export type KeyLimitsView = KeyLimitsViewBase & { budgetWarning?: string | null };
 
 export type { UsageReport, UsageFigures, UsagePeriod, UsageRange, UsageDimension, KeySpend } from '../../src-main/core/usage';
 export type { CatalogModel } from '../../src-main/catalog/catalog';

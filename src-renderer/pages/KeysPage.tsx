@@ -10,6 +10,7 @@ import { EmptyState, ErrorNotice, LoadingState } from '../components/StatusViews
 import { useKeysStore } from '../stores/keys-store';
 import { useToastStore } from '../stores/toast-store';
 import { describeKeyModels } from '../keys/model-map';
+import { EditKeyHostDialog } from './keys/EditKeyHostDialog';
 import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKeyDialog, RevealedKeyDialog, RotateKeyDialog, RoutingSwitch } from './keys/KeyDialogs';
 import { KeyUsage } from './keys/KeyUsage';
 import { KeySpend } from './keys/KeySpend';
@@ -19,6 +20,7 @@ type OpenDialog =
   | { type: 'new-virtual' }
   | { type: 'new-gateway' }
   | { type: 'rotate'; key: VirtualKey }
+  | { type: 'edit-host'; key: VirtualKey }
   | { type: 'models'; key: VirtualKey }
   | { type: 'revoke-virtual'; key: VirtualKey }
   | { type: 'revoke-gateway'; key: GatewayKey }
@@ -126,6 +128,11 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
               → {virtualKey.customHost}
             </span>
           )}
+          {virtualKey.chatOnly && (
+            <span className="badge" title="Its server speaks Chat Completions only: Responses calls (Codex) are translated to Chat">
+              Chat only
+            </span>
+          )}
           {settings.map(([name, value]) => (
             <span key={name} className="muted small truncate" title={name}>
               {name.split('.').pop()}: {value}
@@ -151,6 +158,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
         <RowAction icon="code" verb="Use" subject={virtualKey.name} onClick={() => onOpen({ type: 'usage', kind: 'virtual', name: virtualKey.name, provider: virtualKey.provider })} />
         <RowAction icon="edit" verb="Rename" subject={virtualKey.name} onClick={() => setRenaming(true)} />
         <RowAction icon="route" verb="Models" subject={virtualKey.name} onClick={() => onOpen({ type: 'models', key: virtualKey })} />
+        <RowAction icon="edit" verb="Edit" subject={virtualKey.name} onClick={() => onOpen({ type: 'edit-host', key: virtualKey })} />
         <RowAction icon="rotate" verb="Rotate" subject={virtualKey.name} onClick={() => onOpen({ type: 'rotate', key: virtualKey })} />
         <RowAction icon="trash" verb="Revoke" subject={virtualKey.name} danger onClick={() => onOpen({ type: 'revoke-virtual', key: virtualKey })} />
       </div>
@@ -290,6 +298,7 @@ export function KeysPage() {
       {dialog?.type === 'new-virtual' && <NewVirtualKeyDialog onClose={close} />}
       {dialog?.type === 'new-gateway' && <NewGatewayKeyDialog onClose={close} />}
       {dialog?.type === 'rotate' && <RotateKeyDialog virtualKey={dialog.key} onClose={close} onRotated={() => { close(); showToast('Credential rotated'); }} />}
+      {dialog?.type === 'edit-host' && <EditKeyHostDialog virtualKey={dialog.key} onClose={close} onSaved={(message) => { close(); showToast(message); }} />}
       {dialog?.type === 'models' && <KeyModelsDialog virtualKey={dialog.key} onClose={close} onSaved={() => { close(); showToast(`Saved the models of ${dialog.key.name}`); }} />}
       {dialog?.type === 'revoke-virtual' && (
         <ConfirmRevokeDialog kind="virtual" name={dialog.key.name} onClose={close} onConfirm={async () => { await revokeVirtualKey(dialog.key.id); showToast(`Revoked ${dialog.key.name}`); }} />

@@ -85,7 +85,7 @@ export const useLocalServersStore = create<LocalServersState>()((set, get) => {
     async makeKey(server) {
       set({ creatingKeyFor: server.url });
       try {
-        await useKeysStore.getState().createVirtualKey({ name: keyNameFor(server), provider: server.connection.provider, customHost: server.connection.customHost });
+        await useKeysStore.getState().createVirtualKey({ name: keyNameFor(server), provider: server.connection.provider, customHost: server.connection.customHost, ...(server.chatOnly ? { chatOnly: true } : {}) });
       } finally {
         set({ creatingKeyFor: null });
       }
@@ -101,7 +101,7 @@ export const useLocalServersStore = create<LocalServersState>()((set, get) => {
         const name = keyNameFor(server);
         const existing = findServerKey(virtualKeys, server, name);
         if (existing) return { name: existing.name, made: null };
-        await keys.createVirtualKey({ name, provider: server.connection.provider, customHost: server.connection.customHost });
+        await keys.createVirtualKey({ name, provider: server.connection.provider, customHost: server.connection.customHost, ...(server.chatOnly ? { chatOnly: true } : {}) });
         const made = useKeysStore.getState().revealed;
         useKeysStore.getState().dismissRevealed();
         return { name: made?.name ?? name, made };

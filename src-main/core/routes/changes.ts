@@ -1,7 +1,7 @@
 // A change to the route table checked as the table it would make: a new route, a changed one, a new
 // order, a whole file. Whatever store keeps the routes writes only what these return.
 import { GatewayError, invalidRequest } from '../errors.js';
-import { MAX_ROUTES, parseRoute, parseRoutesFile, validateRouteTable, type KeyNameLookup } from './validate.js';
+import { checkRoutesFile, MAX_ROUTES, parseRoute, validateRouteTable, type KeyNameLookup } from './validate.js';
 import type { RouteInput } from './types.js';
 
 /** Reads the fields of a change to a route: absent ones keep their value. */
@@ -63,9 +63,7 @@ export function checkedOrder<T extends { id: string }>(routes: readonly T[], ids
 
 /** The routes of a routes file, once the table they make passes. */
 export function checkedRoutesFile(file: unknown, keyStatus: KeyNameLookup): RouteInput[] {
-  const routes = parseRoutesFile(file);
-  validateRouteTable(routes, keyStatus);
-  return routes;
+  return checkRoutesFile(file, keyStatus);
 }
 
 /** A logged route target ("key → model", targetLabel) split back into its key and model. */

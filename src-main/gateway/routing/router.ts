@@ -4,6 +4,7 @@
 // Electron: keys are looked up by name through the function it is given.
 import type { Caller } from '../../core/keys.js';
 import { compileMatcher } from '../../core/routes/match.js';
+import { isCatchAll } from '../../core/routes/validate.js';
 import { conditionFailure, type RequestTraits } from './conditions.js';
 import type { RandomSource } from './random.js';
 import { targetLabel, type RouteDefinition, type RouteStrategy, type TargetInput } from '../../core/routes/types.js';
@@ -27,6 +28,8 @@ export interface CompiledRoute {
   strategy: RouteStrategy;
   targets: readonly TargetInput[];
   matches: (model: string) => boolean;
+  /** Matches every model (`*`): the default route, which a virtual key's own provider goes before. */
+  catchAll: boolean;
 }
 
 /** One target to try, in order, for one request. */
@@ -88,6 +91,7 @@ export class Router {
       strategy: route.strategy,
       targets: route.targets,
       matches: compileMatcher(route.match),
+      catchAll: isCatchAll(route.match),
     }));
   }
 
@@ -100,9 +104,16 @@ export class Router {
     return this.routes.map((route) => route.name);
   }
 
-  match(model: string): CompiledRoute | undefined {
+  /**
+   * The route a model goes to. `forVirtualKey`: a catch-all is skipped unless named, so a virtual key keeps
+   * calling its own provider when no specific route matches (a default never overrides a key's provider).
+   */
+  match(model: string, forVirtualKey = false): CompiledRoute | undefined {
     // A route's own name selects it too, so a model picker offering route names works.
-    for (const route of this.routes) if (route.name === model || route.matches(model)) return route;
+    for (const route of this.routes) {
+      if (route.name === model) return route;
+      if (route.matches(model) && !(forVirtualKey && route.catchAll)) return route;
+    }
     return undefined;
   }
 

@@ -17,6 +17,7 @@ export interface VirtualKeyRow {
   /** JSON object; NULL when empty. */
   model_map: string | null;
   allow_routing: number;
+  chat_only: number;
 }
 
 export interface GatewayKeyRow {
@@ -47,6 +48,7 @@ export function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null)
     defaultModel: row.default_model ?? null,
     modelMap: row.model_map ? (JSON.parse(row.model_map) as Record<string, string>) : {},
     allowRouting: row.allow_routing === 1,
+    chatOnly: row.chat_only === 1,
   };
 }
 

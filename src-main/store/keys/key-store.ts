@@ -26,6 +26,9 @@ function notFound(kind: string, id: string): GatewayError {
   return new GatewayError(404, 'not_found_error', `No ${kind} with id '${id}'`, 'id');
 }
 
+/** Names compare without case: `Work` and `work` would read as one key in a list, a route or `keys limits`. */
+const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
 export class KeyStore implements KeyRepository {
   private readonly directory = new MemoryKeyDirectory();
   private generation = -1;
@@ -124,12 +127,15 @@ export class KeyStore implements KeyRepository {
     const id = newId('vk');
     const { key, hash, displayPrefix } = newKey(VIRTUAL_KEY_PREFIX);
     const now = Date.now();
-    this.db
-      .prepare(
-        `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map, allow_routing)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), this.seal(id, values), now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0);
+    const sealed = this.seal(id, values);
+    this.writeWithFreeName(name, undefined, () =>
+      this.db
+        .prepare(
+          `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map, allow_routing, chat_only)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), sealed, now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0, input.chatOnly ? 1 : 0),
+    );
     this.reload();
     return { ...this.getVirtualKey(id), key };
   }
@@ -170,9 +176,14 @@ export class KeyStore implements KeyRepository {
     const defaultModel = change.defaultModel === undefined ? row.default_model : validDefaultModel(change.defaultModel);
     const modelMap = change.modelMap === undefined ? row.model_map : storedModelMap(change.modelMap);
     const allowRouting = change.allowRouting === undefined ? row.allow_routing : change.allowRouting ? 1 : 0;
-    this.db
-      .prepare('UPDATE virtual_keys SET name = ?, custom_host = ?, settings = ?, credentials = ?, key_hash = ?, key_prefix = ?, updated_at = ?, default_model = ?, model_map = ?, allow_routing = ? WHERE id = ?')
-      .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, id);
+    const chatOnly = change.chatOnly === undefined ? row.chat_only : change.chatOnly ? 1 : 0;
+    this.writeWithFreeName(name, id, () =>
+      this.db
+        .prepare(
+          'UPDATE virtual_keys SET name = ?, custom_host = ?, settings = ?, credentials = ?, key_hash = ?, key_prefix = ?, updated_at = ?, default_model = ?, model_map = ?, allow_routing = ?, chat_only = ? WHERE id = ?',
+        )
+        .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, chatOnly, id),
+    );
     this.reload();
     const summary = this.getVirtualKey(id);
     return fresh ? { ...summary, key: fresh.key } : summary;
@@ -196,9 +207,9 @@ export class KeyStore implements KeyRepository {
     const id = newId('gk');
     const { key, hash, displayPrefix } = newKey(GATEWAY_KEY_PREFIX);
     const now = Date.now();
-    this.db
-      .prepare('INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(id, name, hash, displayPrefix, now, now);
+    this.writeWithFreeName(name, undefined, () =>
+      this.db.prepare('INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, name, hash, displayPrefix, now, now),
+    );
     this.reload();
     return { ...this.getGatewayKey(id), key };
   }
@@ -216,7 +227,8 @@ export class KeyStore implements KeyRepository {
 
   renameGatewayKey(id: string, newName: string): GatewayKeySummary {
     const row = this.gatewayKeyRow(id);
-    this.db.prepare('UPDATE gateway_keys SET name = ?, updated_at = ? WHERE id = ?').run(validName(newName), Date.now(), row.id);
+    const name = validName(newName);
+    this.writeWithFreeName(name, row.id, () => this.db.prepare('UPDATE gateway_keys SET name = ?, updated_at = ? WHERE id = ?').run(name, Date.now(), row.id));
     this.reload();
     return this.getGatewayKey(id);
   }
@@ -276,6 +288,32 @@ export class KeyStore implements KeyRepository {
 
   // ---- internals ----
 
+  /**
+   * Runs `write` once no other active key of either kind has `name` (case aside), in one immediate
+   * transaction: a CLI adding a key at the same moment waits for it rather than slipping a twin in.
+   * `ownId` is the key being renamed, which may keep its own name.
+   */
+  private writeWithFreeName(name: string, ownId: string | undefined, write: () => void): void {
+    const active = this.db.prepare(
+      "SELECT id, name, 'virtual key' AS kind FROM virtual_keys WHERE revoked_at IS NULL UNION ALL SELECT id, name, 'gateway API key' AS kind FROM gateway_keys WHERE revoked_at IS NULL",
+    );
+    this.db
+      .transaction(() => {
+        const twin = (active.all() as { id: string; name: string; kind: string }[]).find((row) => row.id !== ownId && sameName(row.name, name));
+        if (twin) {
+          throw new GatewayError(
+            409,
+            'invalid_request_error',
+            `A key named '${twin.name}' already exists (${twin.kind} ${twin.id}): key names are unique among active keys, whatever their case. Choose another name, or revoke that key first.`,
+            'name',
+            'key_name_taken',
+          );
+        }
+        write();
+      })
+      .immediate();
+  }
+
   /** One index lookup per key (request_log_key); only the admin API and the CLI ask. */
   private lastUsed(keyId: string): number | null {
     const row = this.db.prepare('SELECT MAX(created_at) AS at FROM request_log WHERE key_id = ?').get(keyId) as { at: number | null };
@@ -312,8 +350,21 @@ export class KeyStore implements KeyRepository {
       ...(row.default_model ? { defaultModel: row.default_model } : {}),
       ...(row.model_map ? { modelMap: JSON.parse(row.model_map) as Record<string, string> } : {}),
       ...(row.allow_routing ? { allowRouting: true } : {}),
+      ...(row.chat_only ? { chatOnly: true } : {}),
+      learnChatOnly: () => this.learnChatOnly(row.id),
       loadCredentials: credentialsLoader(() => this.privateKey, this.publicKey, row.id, row.credentials),
     };
+  }
+
+  /** The gateway saw the key's server answer 404 to /v1/responses: later calls go translated from the start. */
+  private learnChatOnly(id: string): void {
+    if (this.closed || !this.db.open) return;
+    try {
+      const changed = this.db.prepare('UPDATE virtual_keys SET chat_only = 1, updated_at = ? WHERE id = ? AND chat_only = 0 AND revoked_at IS NULL').run(Date.now(), id);
+      if (changed.changes) this.reload();
+    } catch {
+      // A busy database: the next 404 teaches it again; the call itself has been retried translated already.
+    }
   }
 
   private seal(id: string, values: CredentialValues): Buffer {

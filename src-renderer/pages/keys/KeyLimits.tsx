@@ -93,6 +93,11 @@ export function KeyLimitsSummary({ keyId, keyName }: { keyId: string; keyName: s
       ) : (
         <span className="muted small">No limits</span>
       )}
+      {view?.budgetWarning && (
+        <span className="badge badge-warning" title={view.budgetWarning}>
+          Budget counts no unpriced calls
+        </span>
+      )}
       {view?.blocked && (
         <span className="badge badge-danger" title={view.blocked.message}>
           Blocked until {formatFullTime(view.blocked.resetsAt)}

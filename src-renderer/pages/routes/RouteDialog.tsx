@@ -177,7 +177,8 @@ export function RouteDialog({ route, onClose, onSaved }: { route: Route | null; 
     try {
       onSaved(await save(route?.id ?? null, input));
     } catch (caught) {
-      const field = caught instanceof ApiError ? fieldOfParam(caught.param) : null;
+      // An error about another route of the table (`routes[2].…`) is not about this form's fields: it goes in the notice.
+      const field = caught instanceof ApiError && !caught.param?.startsWith('routes[') ? fieldOfParam(caught.param) : null;
       if (field && isShownField(field, draft.targets.length)) setErrors({ [field]: describeError(caught) });
       else setGeneralError(describeError(caught));
       setSubmitting(false);

@@ -32,6 +32,15 @@ export function ConfirmDeleteRouteDialog({ route, onClose, onDeleted }: { route:
 /** A server refusal of an imported file, with the line of the value its `param` names. */
 export function describeImportError(error: unknown, parsed: ParsedRoutesFile): string {
   const message = describeError(error);
+  if (error instanceof ApiError && error.problems.length > 1) {
+    // Every problem of the file at once, each at its line: fixed in one round.
+    return error.problems
+      .map((problem) => {
+        const line = parsed.lineOf(problem.param);
+        return line ? `Line ${line}: ${problem.message}` : problem.message;
+      })
+      .join('; ');
+  }
   if (!(error instanceof ApiError) || !error.param) return message;
   const line = parsed.lineOf(error.param);
   return line ? `Line ${line} (${error.param}): ${message}` : `${error.param}: ${message}`;

@@ -110,6 +110,11 @@ export function RouteList({ routes, onMove, onDrop, onAction }: { routes: Route[
                 {STRATEGY_LABELS[route.strategy]}
               </span>
             </div>
+            {isCatchAllMatch(route.match) && (
+              <p className="route-note small muted">
+                Default route: takes every model no route above it takes, for gateway keys. A virtual key's own calls keep going to its own provider.
+              </p>
+            )}
             <TargetList route={route} />
             <p className="route-last small muted">
               {route.lastServed ? (
@@ -161,4 +166,9 @@ export function RouteList({ routes, onMove, onDrop, onAction }: { routes: Route[
       ))}
     </ol>
   );
+}
+
+/** A match that takes every model name (`*`): the default route. */
+function isCatchAllMatch(match: string): boolean {
+  return /^\*+$/.test(match.trim());
 }

@@ -36,6 +36,7 @@ function key(name: string, patch: Partial<VirtualKey> = {}): VirtualKey {
     defaultModel: null,
     modelMap: {},
     allowRouting: false,
+    chatOnly: false,
     ...patch,
   };
 }

@@ -36,7 +36,7 @@ describe('refused on save', () => {
   });
 
   it('a target whose key is revoked, unknown or shared by two keys', () => {
-    expect(refusal({ routes: [route({ targets: [{ key: 'a' }, { key: 'old' }] })] })).toEqual({ param: 'routes[0].targets[1].key', message: "routes[0].targets[1].key: the virtual key 'old' is revoked" });
+    expect(refusal({ routes: [route({ targets: [{ key: 'a' }, { key: 'old' }] })] })).toEqual({ param: 'routes[0].targets[1].key', message: "Route 'r', target 2, key: the virtual key 'old' is revoked" });
     expect(refusal({ routes: [route({ targets: [{ key: 'ghost' }] })] }).message).toContain("no virtual key is named 'ghost'");
     expect(refusal({ routes: [route({ targets: [{ key: 'twin' }] })] }).message).toContain('more than one');
   });
