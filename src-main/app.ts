@@ -112,6 +112,11 @@ interface Storage {
   closers: (() => void)[];
 }
 
+/** A port is a whole number from 0 to 65535; the message says which setting held the bad value, as written ("abc", not NaN). */
+function checkPort(port: number, source: string): void {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port (${source}): a port is a whole number from 0 to 65535, e.g. GATEHOUSE_PORT=8787`);
+}
+
 /** A redis:// or rediss:// URL; the message names what is wrong. */
 export function checkRedisUrl(url: string): string {
   let parsed: URL;
@@ -282,6 +287,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const dataDir = options.dataDir ?? defaultDataDir(env);
   const log = options.log ?? (() => undefined);
 
+  // A port given by flag or environment is checked before any storage is opened: its mistake is the one to report.
+  const givenPort = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : undefined);
+  if (givenPort !== undefined) checkPort(givenPort, options.port !== undefined ? `--port ${options.port}` : `GATEHOUSE_PORT=${env.GATEHOUSE_PORT}`);
   const databaseUrl = options.databaseUrl ?? (env.GATEHOUSE_DATABASE_URL || undefined);
   const redisUrl = options.redisUrl ?? (env.GATEHOUSE_REDIS_URL || undefined);
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
@@ -297,12 +305,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       saved = settings.update({ port: options.adoptPort });
     }
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
-    const port = options.port ?? (env.GATEHOUSE_PORT !== undefined ? Number(env.GATEHOUSE_PORT) : saved.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      // Say which setting held the bad value, as it was written ("abc", not NaN).
-      const source = options.port !== undefined ? `--port ${options.port}` : env.GATEHOUSE_PORT !== undefined ? `GATEHOUSE_PORT=${env.GATEHOUSE_PORT}` : `the saved port ${saved.port}`;
-      throw new Error(`Invalid port (${source}): a port is a whole number from 0 to 65535, e.g. GATEHOUSE_PORT=8787`);
-    }
+    const port = givenPort ?? saved.port;
+    checkPort(port, `the saved port ${saved.port}`);
     if (!isLoopbackHostname(host) && !options.allowRemote) {
       throw new Error(`Refusing to listen on ${host}: it is not a loopback address. Pass --allow-remote to expose Gatehouse to other machines.`);
     }
