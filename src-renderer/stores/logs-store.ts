@@ -6,7 +6,7 @@ import { ApiError, describeError, isAbortError } from '../api/api-error';
 import type { LogDetail, LogEntry, LogQuery } from '../api/types';
 import type { LoadStatus } from './keys-store';
 import { matchesSearch } from '../logs/search-text';
-import { requireAdminClient } from './session-store';
+import { connectionMayHaveDropped, requireAdminClient } from './session-store';
 
 /** '' for all, 'error' for any status of 400 or more, or one exact status code (the admin API's forms). */
 export type StatusFilter = string;
@@ -195,6 +195,7 @@ export const useLogsStore = create<LogsState>()((set, get) => ({
           set({ live: 'retrying', liveError: describeError(error) });
         }
         if (controller.signal.aborted) return;
+        connectionMayHaveDropped();
         set({ live: 'retrying' });
         await new Promise((resolve) => setTimeout(resolve, LIVE_RETRY_MS));
       }
