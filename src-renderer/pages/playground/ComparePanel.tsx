@@ -38,7 +38,7 @@ function SideTarget({ index }: { index: SideIndex }) {
         </select>
       </Field>
       <Field label={`Model ${name}`} error={side.error?.param === 'model' ? side.error.message : null} hint={models?.length ? `${models.length} listed by this key` : 'Any model the key serves'}>
-        <input className="input input-mono" list={listId} autoComplete="off" spellCheck={false} value={side.model} placeholder="gpt-4o-mini" onChange={(event) => updateSide(index, { model: event.target.value })} />
+        <input className="input input-mono" list={listId} autoComplete="off" spellCheck={false} value={side.model} placeholder="Pick or type a model name…" onChange={(event) => updateSide(index, { model: event.target.value })} />
       </Field>
       <ModelOptions id={listId} models={models ?? []} />
     </div>
