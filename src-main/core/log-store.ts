@@ -14,10 +14,11 @@ export interface LogEntry extends CallFacts {
   costUsd: number | null;
   /** The client tool (store/usage-client.ts): claude-cli, codex, openai-js, curl …, or the dialect. */
   client: string | null;
+  /** The caller's key (a virtual key's vk_… or a gateway key's id); null when no key was accepted. */
+  keyId: string | null;
 }
 
 export interface LogEntryDetail extends LogEntry {
-  keyId: string | null;
   /** On a routed call: the virtual key whose credentials served it (or were tried last); null otherwise. */
   targetKeyId: string | null;
   attemptLog: AttemptRecord[];
@@ -38,6 +39,10 @@ export interface LogQuery {
   /** A route's name: only calls that matched it. */
   route?: string;
   q?: string;
+  /** Epoch ms: only entries made at or after it. */
+  since?: number;
+  /** Epoch ms: only entries made before it. */
+  until?: number;
 }
 
 export type LogListener = (entry: LogEntry) => void;

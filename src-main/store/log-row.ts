@@ -60,7 +60,7 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'key_id']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -93,6 +93,7 @@ export function toEntry(row: Row): LogEntry {
     route: row.route ?? null,
     routeTarget: row.route_target ?? null,
     count: row.request_count ?? 1,
+    keyId: row.key_id ?? null,
   };
 }
 

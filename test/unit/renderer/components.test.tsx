@@ -33,6 +33,7 @@ function rows(count: number): LogEntry[] {
     dropped: [],
     route: null,
     routeTarget: null,
+    keyId: null,
   }));
 }
 

@@ -37,6 +37,7 @@ function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
     dropped: [],
     route: null,
     routeTarget: null,
+    keyId: null,
     ...patch,
   };
 }
