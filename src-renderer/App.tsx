@@ -31,7 +31,7 @@ function ConnectionStatus() {
   const checkHealth = useSessionStore((state) => state.checkHealth);
   const label = connection === 'connected' ? 'Running' : connection === 'checking' ? 'Connecting' : 'Stopped';
   return (
-    <div className={`connection connection-${connection}`} role="status" aria-label={`Gateway ${label.toLowerCase()}`} title={connection === 'offline' ? 'The gateway does not answer: it is stopped or unreachable. Checking again every few seconds.' : undefined}>
+    <div className={`connection connection-${connection}`} role="status" aria-label={`Gateway ${label.toLowerCase()}`} title={connection === 'offline' ? 'The gateway does not answer: it is stopped or unreachable. Checking again every few seconds.' : `Gateway ${label.toLowerCase()}`}>
       <span className="connection-dot" aria-hidden="true" />
       <div className="connection-text">
         <span className="connection-state">{label}</span>
@@ -124,6 +124,7 @@ export function App() {
               key={item.page}
               href={`#/${item.page}`}
               className="nav-link"
+              title={item.label}
               aria-current={page === item.page ? 'page' : undefined}
               onClick={(event) => {
                 event.preventDefault();

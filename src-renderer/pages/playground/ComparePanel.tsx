@@ -101,12 +101,11 @@ function SideResult({ side, name }: { side: CompareSide; name: string }) {
             )}
           </dd>
         </div>
-        {side.costUsd !== null && (
-          <div className="stat">
-            <dt>Cost</dt>
-            <dd>{formatCost(side.costUsd)}</dd>
-          </div>
-        )}
+        <div className="stat">
+          <dt>Cost</dt>
+          {/* Tokens without a price read "unknown", never a missing cell. */}
+          <dd title={side.costUsd === null && side.usage ? 'No price for this model: set one in Settings → Model prices' : undefined}>{side.costUsd !== null ? formatCost(side.costUsd) : side.usage ? 'unknown' : '—'}</dd>
+        </div>
       </dl>
     </div>
   );
