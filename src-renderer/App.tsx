@@ -29,9 +29,9 @@ function ConnectionStatus() {
   const connection = useSessionStore((state) => state.connection);
   const version = useSessionStore((state) => state.version);
   const checkHealth = useSessionStore((state) => state.checkHealth);
-  const label = connection === 'connected' ? 'Running' : connection === 'checking' ? 'Connecting' : 'Unreachable';
+  const label = connection === 'connected' ? 'Running' : connection === 'checking' ? 'Connecting' : 'Stopped';
   return (
-    <div className={`connection connection-${connection}`}>
+    <div className={`connection connection-${connection}`} role="status" aria-label={`Gateway ${label.toLowerCase()}`} title={connection === 'offline' ? 'The gateway does not answer: it is stopped or unreachable. Checking again every few seconds.' : `Gateway ${label.toLowerCase()}`}>
       <span className="connection-dot" aria-hidden="true" />
       <div className="connection-text">
         <span className="connection-state">{label}</span>
@@ -70,8 +70,13 @@ function CurrentPage({ page }: { page: PageName }) {
   }
 }
 
-/** How often the sidebar re-checks that the gateway still answers. */
-const HEALTH_CHECK_INTERVAL_MS = 15_000;
+/**
+ * How often the sidebar re-checks that the gateway still answers: often enough that a stop shows within
+ * 5 s on any page (a loopback health call is cheap), and faster while it is away so its return shows
+ * at once. The log's event feed breaking triggers a check too (connectionMayHaveDropped).
+ */
+const HEALTH_CHECK_INTERVAL_MS = 3000;
+const HEALTH_RECHECK_WHEN_DOWN_MS = 1500;
 
 export function App() {
   const connection = useSessionStore((state) => state.connection);
@@ -87,7 +92,7 @@ export function App() {
 
   useEffect(() => {
     if (connection === 'no-token' || connection === 'unauthorized') return;
-    const timer = setInterval(() => void checkHealth(), HEALTH_CHECK_INTERVAL_MS);
+    const timer = setInterval(() => void checkHealth(), connection === 'offline' ? HEALTH_RECHECK_WHEN_DOWN_MS : HEALTH_CHECK_INTERVAL_MS);
     return () => clearInterval(timer);
   }, [connection, checkHealth]);
 
@@ -119,6 +124,7 @@ export function App() {
               key={item.page}
               href={`#/${item.page}`}
               className="nav-link"
+              title={item.label}
               aria-current={page === item.page ? 'page' : undefined}
               onClick={(event) => {
                 event.preventDefault();

@@ -4,6 +4,8 @@ import { createRoot } from 'react-dom/client';
 import { resolveAdminToken } from './api/admin-token';
 import { App } from './App';
 import { useSessionStore } from './stores/session-store';
+// Read before the first render, so a pinned theme shows from the first frame.
+import './stores/theme-store';
 import './styles/base.css';
 import './styles/components.css';
 import './styles/pages.css';

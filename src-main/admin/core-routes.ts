@@ -6,6 +6,14 @@ import { CLIENT_DIALECTS } from '../codecs/usage-from-body.js';
 import type { LogQuery } from '../core/log-store.js';
 import { logExportRoute } from './log-export.js';
 
+/** A date range bound: an ISO 8601 date or date-time, or epoch milliseconds; '' or absent for none. */
+function parseInstant(value: string | null, name: string): number | undefined {
+  if (value === null || value === '') return undefined;
+  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isFinite(ms)) throw invalidRequest(`'${name}' must be an ISO 8601 date-time (2026-05-01T00:00:00Z) or epoch milliseconds`, name);
+  return ms;
+}
+
 function parseLogQuery(query: URLSearchParams): LogQuery {
   const limit = query.get('limit');
   const status = query.get('status');
@@ -16,6 +24,8 @@ function parseLogQuery(query: URLSearchParams): LogQuery {
     throw invalidRequest(`'dialect' must be one of ${CLIENT_DIALECTS.join(', ')}`, 'dialect');
   }
   return {
+    since: parseInstant(query.get('since'), 'since'),
+    until: parseInstant(query.get('until'), 'until'),
     limit: limit === null ? undefined : Number(limit),
     before: query.get('before') ?? undefined,
     provider: query.get('provider') || undefined,

@@ -18,10 +18,11 @@ export interface LogEntry extends CallFacts {
   instance?: string | null;
   /** The usage is the gateway's own count: the provider reported none (embeddings from Gemini's batch, say). Rows read back always have it. */
   usageEstimated?: boolean;
+  /** The caller's key (a virtual key's vk_… or a gateway key's id); null when no key was accepted. */
+  keyId: string | null;
 }
 
 export interface LogEntryDetail extends LogEntry {
-  keyId: string | null;
   /** On a routed call: the virtual key whose credentials served it (or were tried last); null otherwise. */
   targetKeyId: string | null;
   attemptLog: AttemptRecord[];
@@ -42,6 +43,10 @@ export interface LogQuery {
   /** A route's name: only calls that matched it. */
   route?: string;
   q?: string;
+  /** Epoch ms: only entries made at or after it. */
+  since?: number;
+  /** Epoch ms: only entries made before it. */
+  until?: number;
 }
 
 /** A row of an export: the entry and the key that made the call (its id; the admin API adds the name). */

@@ -53,6 +53,14 @@ export class LogQueries {
       where.push('request_log.route = @route');
       params.route = query.route;
     }
+    if (query.since !== undefined) {
+      where.push('request_log.created_at >= @since');
+      params.since = query.since;
+    }
+    if (query.until !== undefined) {
+      where.push('request_log.created_at < @until');
+      params.until = query.until;
+    }
     if (query.status === 'error') where.push('request_log.status >= 400');
     else if (typeof query.status === 'number') {
       where.push('request_log.status = @status');
@@ -87,7 +95,6 @@ export class LogQueries {
     if (!row) return undefined;
     return {
       ...toEntry(row),
-      keyId: row.key_id,
       targetKeyId: row.target_key_id ?? null,
       attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
       requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},

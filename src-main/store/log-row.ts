@@ -62,7 +62,7 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated', 'key_id']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -96,6 +96,7 @@ export function toEntry(row: Row): LogEntry {
     routeTarget: row.route_target ?? null,
     count: row.request_count ?? 1,
     usageEstimated: row.usage_estimated === 1,
+    keyId: row.key_id ?? null,
   };
 }
 

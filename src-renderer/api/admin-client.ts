@@ -39,6 +39,9 @@ import type { LocalServerList } from '../../src-main/discovery/types';
 
 export const ADMIN_BASE = '/admin/api';
 
+/** The formats of GET /admin/api/logs/export: comma-separated values, or one JSON object a line. */
+export type LogExportFormat = 'csv' | 'jsonl';
+
 /** What POST /admin/api/playground/models takes: a pasted virtual key, or a provider and its token. */
 export interface PlaygroundModelLookup {
   virtualKey?: string;
@@ -189,6 +192,23 @@ export class AdminClient {
     }
     const search = params.toString();
     return this.request('GET', `/logs${search ? `?${search}` : ''}`, undefined, signal);
+  }
+
+  /**
+   * The filtered log as a file (GET /logs/export, the list's filters plus `format`). The admin token goes
+   * in a header, which a plain download link cannot send, so the answer is read here and handed over as a Blob.
+   */
+  async exportLogs(query: Omit<LogQuery, 'limit' | 'before'>, format: LogExportFormat, signal?: AbortSignal): Promise<Blob> {
+    const params = new URLSearchParams({ format });
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '') params.set(name, String(value));
+    }
+    const response = await this.fetchImpl(`${ADMIN_BASE}/logs/export?${params}`, {
+      headers: { authorization: `Bearer ${this.token}`, accept: format === 'csv' ? 'text/csv' : 'application/x-ndjson' },
+      signal,
+    });
+    if (!response.ok) throw await apiErrorFromResponse(response);
+    return response.blob();
   }
 
   logDetail(id: string, signal?: AbortSignal): Promise<LogDetail> {

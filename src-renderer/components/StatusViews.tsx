@@ -1,6 +1,20 @@
 // The in-place states every page shares: loading, empty, and errors shown where they happened.
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Icon, type IconName } from './Icon';
+import { useSessionStore } from '../stores/session-store';
+
+/** Calls `retry` each time the gateway answers again after it was unreachable (not on mount). */
+function useRetryWhenGatewayReturns(retry: (() => void) | undefined) {
+  const reconnects = useSessionStore((state) => state.reconnects);
+  const seen = useRef(reconnects);
+  const latestRetry = useRef(retry);
+  latestRetry.current = retry;
+  useEffect(() => {
+    if (reconnects === seen.current) return;
+    seen.current = reconnects;
+    latestRetry.current?.();
+  }, [reconnects]);
+}
 
 export function Spinner({ label = 'Loading' }: { label?: string }) {
   return <span className="spinner" role="status" aria-label={label} />;
@@ -29,6 +43,8 @@ export function EmptyState({ icon, title, children, action }: { icon: IconName; 
 }
 
 export function ErrorNotice({ title, message, onRetry }: { title?: string; message: string; onRetry?: () => void }) {
+  // What failed while the gateway was down loads again by itself when it returns; Retry stays for other failures.
+  useRetryWhenGatewayReturns(onRetry);
   return (
     <div className="notice notice-danger" role="alert">
       <Icon name="alert" size={18} />

@@ -1,5 +1,6 @@
 // Virtual keys (provider credentials stored in Gatehouse) and gateway API keys (for clients that
 // bring their own provider token).
+import { KeyHost } from './keys/KeyHost';
 import { useEffect, useState, type FormEvent } from 'react';
 import { describeError } from '../api/api-error';
 import type { GatewayKey, VirtualKey } from '../api/types';
@@ -124,9 +125,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
           <span className="badge badge-accent">{providerName}</span>
           <code className="key-prefix">{virtualKey.keyPrefix}…</code>
           {virtualKey.customHost && (
-            <span className="muted truncate mono small" title={virtualKey.customHost}>
-              → {virtualKey.customHost}
-            </span>
+            <KeyHost url={virtualKey.customHost} />
           )}
           {virtualKey.chatOnly && (
             <span className="badge" title="Its server speaks Chat Completions only: Responses calls (Codex) are translated to Chat">

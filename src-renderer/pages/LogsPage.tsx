@@ -9,7 +9,8 @@ import { EMPTY_FILTERS, summarize, useLogsStore } from '../stores/logs-store';
 import { useRouteStore } from '../stores/route-store';
 import { useRoutesStore } from '../stores/routes-store';
 import { LogDetailPanel } from './logs/LogDetailPanel';
-import { LogsTable } from './logs/LogsTable';
+import { LogsTable, type KeyLabel } from './logs/LogsTable';
+import { LogExport } from './logs/LogExport';
 
 const SEARCH_DEBOUNCE_MS = 250;
 const FILTERABLE_STATUS_CODES = [200, 400, 401, 404, 413, 429, 500, 502, 503, 504];
@@ -47,7 +48,9 @@ export function LogsPage() {
   const selectedId = useLogsStore((state) => state.selectedId);
   const { load, loadMore, setFilters, startLive, stopLive, select } = useLogsStore.getState();
   const providers = useKeysStore((state) => state.providers);
-  const loadProviders = useKeysStore((state) => state.loadProviders);
+  const virtualKeys = useKeysStore((state) => state.virtualKeys);
+  const gatewayKeys = useKeysStore((state) => state.gatewayKeys);
+  const loadKeys = useKeysStore((state) => state.load);
   const navigate = useRouteStore((state) => state.navigate);
   const routes = useRoutesStore((state) => state.routes);
   const loadRoutes = useRoutesStore((state) => state.load);
@@ -69,17 +72,24 @@ export function LogsPage() {
   useEffect(() => {
     void load();
     startLive();
-    void loadProviders();
+    // Providers for the filter, key names for the Key column.
+    void loadKeys();
     // For the route filter; without routes it stays hidden.
     void loadRoutes();
     return () => stopLive();
-  }, [load, startLive, stopLive, loadProviders, loadRoutes]);
+  }, [load, startLive, stopLive, loadKeys, loadRoutes]);
 
   const applySearch = (q: string) => setFilters({ q });
   const applyModel = (model: string) => setFilters({ model });
   const [searchDraft, setSearchDraft] = useDebouncedFilter(filters.q, applySearch);
   const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
-  const isFiltered = filters.q !== '' || filters.model !== '' || filters.provider !== '' || filters.dialect !== '' || filters.status !== '' || filters.route !== '';
+  const isFiltered = Object.values(filters).some((value) => value !== '');
+  const keyNames = useMemo(() => {
+    const names = new Map<string, KeyLabel>();
+    for (const key of virtualKeys) names.set(key.id, { name: key.name, provider: key.provider });
+    for (const key of gatewayKeys) names.set(key.id, { name: key.name, provider: null });
+    return names;
+  }, [virtualKeys, gatewayKeys]);
   const summary = useMemo(() => summarize(rows), [rows]);
   // Suggestions for the model filter, which matches a model name exactly (as the server does).
   const knownModels = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.model).filter((model): model is string => Boolean(model)))].sort(), [rows]);
@@ -105,7 +115,7 @@ export function LogsPage() {
         Requests through the gateway appear here the moment they finish.
       </EmptyState>
     );
-  else body = <LogsTable rows={rows} selectedId={selectedId} onSelect={(id) => void select(id)} onNearEnd={() => void loadMore()} />;
+  else body = <LogsTable rows={rows} keyNames={keyNames} selectedId={selectedId} onSelect={(id) => void select(id)} onNearEnd={() => void loadMore()} />;
 
   return (
     <div className="page page-fill" onKeyDown={(event) => event.key === 'Escape' && selectedId && void select(null)}>
@@ -138,6 +148,7 @@ export function LogsPage() {
               Clear filters
             </button>
           )}
+          <LogExport filters={filters} />
           <button type="button" className="button button-secondary" onClick={() => void load()}>
             <Icon name="refresh" />
             Refresh
@@ -183,6 +194,11 @@ export function LogsPage() {
             ))}
           </select>
         )}
+        <span className="date-range" role="group" aria-label="Date range">
+          <input className="input" type="date" aria-label="From day" title="From this day (included)" value={filters.from} max={filters.to || undefined} onChange={(event) => setFilters({ from: event.target.value })} />
+          <span className="muted" aria-hidden="true">–</span>
+          <input className="input" type="date" aria-label="To day" title="To this day (included)" value={filters.to} min={filters.from || undefined} onChange={(event) => setFilters({ to: event.target.value })} />
+        </span>
         <select className="input" aria-label="Status filter" value={filters.status} onChange={(event) => setFilters({ status: event.target.value })}>
           <option value="">All statuses</option>
           <option value="error">Failed (400 and up)</option>

@@ -10,49 +10,9 @@ import { OutputPanel } from './playground/OutputPanel';
 import { ParametersPanel } from './playground/ParametersPanel';
 import { CompareResults, CompareTargets } from './playground/ComparePanel';
 import { SavedPromptsCard, SavePromptDialog } from './playground/SavedPrompts';
+import { ChatTranscript } from './playground/ChatTranscript';
 import { draftRequest, endpointFor, runPathFor, usePlaygroundStore, type ChatRole, type PlaygroundView } from '../stores/playground-store';
 import { useCompareStore } from '../stores/compare-store';
-
-function ConversationEditor() {
-  const messages = usePlaygroundStore((state) => state.messages);
-  const addMessage = usePlaygroundStore((state) => state.addMessage);
-  const updateMessage = usePlaygroundStore((state) => state.updateMessage);
-  const removeMessage = usePlaygroundStore((state) => state.removeMessage);
-  return (
-    <div className="conversation" aria-label="Conversation" role="group">
-      {messages.map((message, index) => (
-        <div key={message.id} className={`message message-${message.role}`}>
-          <div className="message-header">
-            <select
-              className="input input-compact"
-              aria-label={`Role of message ${index + 1}`}
-              value={message.role}
-              onChange={(event) => updateMessage(message.id, { role: event.target.value as ChatRole })}
-            >
-              <option value="system">System</option>
-              <option value="user">User</option>
-              <option value="assistant">Assistant</option>
-            </select>
-            <button type="button" className="button button-ghost button-icon" aria-label={`Remove message ${index + 1}`} onClick={() => removeMessage(message.id)}>
-              <Icon name="trash" />
-            </button>
-          </div>
-          <textarea
-            className="input message-text"
-            rows={2}
-            aria-label={`Message ${index + 1} (${message.role})`}
-            value={message.content}
-            onChange={(event) => updateMessage(message.id, { content: event.target.value })}
-          />
-        </div>
-      ))}
-      <button type="button" className="button button-ghost button-small" onClick={() => addMessage(messages.length % 2 === 1 ? 'user' : 'assistant')}>
-        <Icon name="plus" />
-        Add message
-      </button>
-    </div>
-  );
-}
 
 /** The desktop bridge says which OS; in a browser, the user agent does. */
 const isMac = (typeof window !== 'undefined' && window.gatehouse?.platform === 'darwin') || (typeof navigator !== 'undefined' && /Mac/.test(navigator.userAgent));
@@ -125,8 +85,8 @@ export function PlaygroundPage() {
             value={mode}
             onChange={(next) => update({ mode: next })}
             options={[
-              { value: 'completion', label: 'Completion' },
               { value: 'chat', label: 'Chat' },
+              { value: 'completion', label: 'Completion' },
               { value: 'messages', label: 'Messages' },
               { value: 'responses', label: 'Responses' },
               { value: 'gemini', label: 'Gemini' },
@@ -158,7 +118,7 @@ export function PlaygroundPage() {
                     A Gemini API request, as Gemini CLI sends it: the model is in the path, system messages go in <code>systemInstruction</code>, the key in <code>x-goog-api-key</code>.
                   </p>
                 )}
-                <ConversationEditor />
+                <ChatTranscript />
               </>
             )}
             <Field
@@ -173,7 +133,7 @@ export function PlaygroundPage() {
               }
               hint={
                 <>
-                  {mode !== 'completion' ? 'Sent as the next user message. ' : ''}
+                  {mode !== 'completion' ? 'Sent as the next user message; the reply joins the conversation. ' : ''}
                   <kbd>{RUN_MODIFIER}</kbd> + <kbd>Enter</kbd> runs.
                 </>
               } error={errors.prompt ?? errors.messages}>

@@ -11,6 +11,7 @@ import { useSettingsStore } from '../stores/settings-store';
 import { useToastStore } from '../stores/toast-store';
 import { ModelOverrides } from './settings/ModelOverrides';
 import { DiscoveryPortsCard } from './settings/DiscoveryPortsCard';
+import { AppearanceCard } from './settings/AppearanceCard';
 
 interface SettingsDraft {
   host: string;
@@ -103,8 +104,9 @@ export function SettingsPage() {
     if (settings) setDraft(draftOf(settings));
   }, [settings]);
 
-  if (status === 'loading' && !settings) return <div className="page"><LoadingState label="Loading settings" /></div>;
-  if (status === 'error' && !settings) return <div className="page"><ErrorNotice title="Could not load settings" message={loadError ?? ''} onRetry={() => void load()} /></div>;
+  // Appearance is the browser's own, so it stays at hand while the server's settings cannot load.
+  if (status === 'loading' && !settings) return <div className="page page-narrow"><AppearanceCard /><LoadingState label="Loading settings" /></div>;
+  if (status === 'error' && !settings) return <div className="page page-narrow"><AppearanceCard /><ErrorNotice title="Could not load settings" message={loadError ?? ''} onRetry={() => void load()} /></div>;
   if (!settings || !draft) return null;
 
   const localErrors: Partial<Record<EditableSetting, string>> = {};
@@ -142,6 +144,7 @@ export function SettingsPage() {
         </div>
       </header>
 
+      <AppearanceCard />
       <KeyProtectionCard settings={settings} />
 
       <form className="stack" onSubmit={onSubmit} noValidate>

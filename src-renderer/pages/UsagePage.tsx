@@ -144,7 +144,7 @@ export function UsagePage() {
       {status === 'error' && error && <ErrorNotice title="Could not load usage" message={error} onRetry={() => void load()} />}
       {status === 'loading' && !report && <LoadingState label="Loading usage" />}
       {report && report.totals.requests === 0 && (
-        <EmptyState icon="sparkle" title="No calls yet">
+        <EmptyState icon="chart" title="No calls yet">
           Calls through the gateway show up here with their tokens and cost.
         </EmptyState>
       )}

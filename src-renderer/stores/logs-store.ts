@@ -6,7 +6,7 @@ import { ApiError, describeError, isAbortError } from '../api/api-error';
 import type { LogDetail, LogEntry, LogQuery } from '../api/types';
 import type { LoadStatus } from './keys-store';
 import { matchesSearch } from '../logs/search-text';
-import { requireAdminClient } from './session-store';
+import { connectionMayHaveDropped, requireAdminClient } from './session-store';
 
 /** '' for all, 'error' for any status of 400 or more, or one exact status code (the admin API's forms). */
 export type StatusFilter = string;
@@ -20,9 +20,24 @@ export interface LogFilters {
   q: string;
   /** '' for all, or a route's name. */
   route: string;
+  /** A date range in local days (YYYY-MM-DD, as a date input gives it), both days included; '' for open. */
+  from: string;
+  to: string;
 }
 
-export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '' };
+export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '', from: '', to: '' };
+
+/** The start of a local day (YYYY-MM-DD) in epoch ms, `days` later; undefined for ''. */
+function localDayStart(day: string, days = 0): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return undefined;
+  return new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + days).getTime();
+}
+
+/** The date range as the admin API's bounds: from the first day's midnight to the midnight after the last. */
+export function rangeOf(filters: Pick<LogFilters, 'from' | 'to'>): { since?: number; until?: number } {
+  return { since: localDayStart(filters.from), until: localDayStart(filters.to, 1) };
+}
 export const LOG_PAGE_SIZE = 200;
 const LIVE_FLUSH_MS = 120;
 /** A page left open for days keeps at most this many rows; the oldest fall off (they stay in the log). */
@@ -45,6 +60,9 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
   // The same search as the server's (search-text.ts), so a live row shows only if a reload would show it.
   if (filters.q && !matchesSearch(entry, filters.q)) return false;
+  const { since, until } = rangeOf(filters);
+  const at = Date.parse(entry.createdAt);
+  if ((since !== undefined && at < since) || (until !== undefined && at >= until)) return false;
   return true;
 }
 
@@ -67,16 +85,24 @@ export function summarize(rows: readonly LogEntry[], limit = 2000): LogSummary {
   };
 }
 
-export function queryOf(filters: LogFilters, before?: string): LogQuery {
+/** The filters as the admin API's query: the list's, and the export's (which takes the same). */
+export function filterQueryOf(filters: LogFilters): Omit<LogQuery, 'limit' | 'before'> {
   return {
-    limit: LOG_PAGE_SIZE,
-    before,
     provider: filters.provider || undefined,
     model: filters.model || undefined,
     dialect: filters.dialect || undefined,
     status: filters.status || undefined,
     q: filters.q || undefined,
     route: filters.route || undefined,
+    ...rangeOf(filters),
+  };
+}
+
+export function queryOf(filters: LogFilters, before?: string): LogQuery {
+  return {
+    limit: LOG_PAGE_SIZE,
+    before,
+    ...filterQueryOf(filters),
   };
 }
 
@@ -195,6 +221,7 @@ export const useLogsStore = create<LogsState>()((set, get) => ({
           set({ live: 'retrying', liveError: describeError(error) });
         }
         if (controller.signal.aborted) return;
+        connectionMayHaveDropped();
         set({ live: 'retrying' });
         await new Promise((resolve) => setTimeout(resolve, LIVE_RETRY_MS));
       }

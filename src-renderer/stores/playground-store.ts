@@ -119,7 +119,8 @@ interface PlaygroundState {
   addMessage(role: ChatRole): void;
   updateMessage(id: number, patch: Partial<Omit<ChatMessage, 'id'>>): void;
   removeMessage(id: number): void;
-  keepReplyInConversation(): void;
+  /** Starts the conversation over: the system messages stay, the turns and the last run go. */
+  newConversation(): void;
   /**
    * Replaces what to send with a request taken from the log or a saved prompt; with `keyId` (a virtual
    * key that still exists) that key is picked too, else how to authenticate is left as it is.
@@ -260,7 +261,7 @@ function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> 
 /** What is kept in localStorage: the draft, never a key, a token or a run. */
 type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'keyId' | 'view' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions'>;
 
-/** The state of no run at all: before the first one, and after a draft is loaded or a reply kept. */
+/** The state of no run at all: before the first one, and after a draft is loaded or the conversation started over. */
 const NO_RUN: Pick<PlaygroundState, 'phase' | 'outputs' | 'tokenLogprobs' | 'stats' | 'error' | 'raw'> = {
   phase: 'idle',
   outputs: [],
@@ -280,8 +281,14 @@ function canListModels(auth: GatewayAuth): boolean {
 /** Answers to an older model list request are dropped: only the newest choice of key counts. */
 let modelListRequest = 0;
 
+/** The modes whose runs continue a conversation (Completion sends one prompt and keeps no turns). */
+export function isConversationMode(mode: PlaygroundMode): boolean {
+  return mode !== 'completion';
+}
+
 export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
-  mode: 'completion',
+  // A new user starts in Chat, what most tools speak; Completion is the legacy API.
+  mode: 'chat',
   authKind: 'key-by-name',
   keyId: '',
   virtualKey: '',
@@ -324,13 +331,9 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   removeMessage(id) {
     set({ messages: get().messages.filter((message) => message.id !== id) });
   },
-  keepReplyInConversation() {
-    const { prompt, outputs, messages } = get();
-    const reply = outputs[0] ?? '';
-    const added: ChatMessage[] = [];
-    if (prompt) added.push({ id: nextMessageId++, role: 'user', content: prompt });
-    if (reply) added.push({ id: nextMessageId++, role: 'assistant', content: reply });
-    set({ messages: [...messages, ...added], prompt: '', ...NO_RUN, error: get().error });
+  newConversation() {
+    activeRun?.abort();
+    set({ messages: get().messages.filter((message) => message.role === 'system'), prompt: '', ...NO_RUN });
   },
 
   loadDraft(draft, keyId) {
@@ -450,11 +453,22 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       );
       stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };
       raw.response.body = rawLines.join(stream ? '\n\n' : '');
+      const phase: RunPhase = controller.signal.aborted ? 'stopped' : outcome.streamError ? 'error' : 'done';
+      // A finished chat turn joins the transcript at once, so the next Run continues the conversation.
+      const reply = outputs[0] ?? '';
+      const turn: ChatMessage[] =
+        phase === 'done' && isConversationMode(state.mode) && reply
+          ? [
+              ...(state.prompt ? [{ id: nextMessageId++, role: 'user' as const, content: state.prompt }] : []),
+              { id: nextMessageId++, role: 'assistant', content: reply },
+            ]
+          : [];
       set({
-        phase: controller.signal.aborted ? 'stopped' : outcome.streamError ? 'error' : 'done',
+        phase,
         stats,
         raw: { ...raw },
         error: outcome.streamError ? { message: outcome.streamError, param: null, status: outcome.status } : null,
+        ...(turn.length ? { messages: [...get().messages, ...turn], prompt: get().prompt === state.prompt ? '' : get().prompt } : {}),
       });
     } catch (error) {
       stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };

@@ -12,6 +12,8 @@ interface SessionState {
   connection: ConnectionState;
   version: string | null;
   connectionError: string | null;
+  /** Counts the gateway's returns after it was unreachable: what failed while it was away loads again on each. */
+  reconnects: number;
   start(token: string | null): void;
   signIn(token: string): void;
   checkHealth(): Promise<void>;
@@ -22,6 +24,7 @@ export const useSessionStore = create<SessionState>()((set, get) => ({
   connection: 'no-token',
   version: null,
   connectionError: null,
+  reconnects: 0,
   start(token) {
     if (!token) {
       set({ client: null, connection: 'no-token' });
@@ -39,7 +42,8 @@ export const useSessionStore = create<SessionState>()((set, get) => ({
     if (!client) return;
     try {
       const health = await client.health();
-      set({ connection: 'connected', version: health.version, connectionError: null });
+      const cameBack = get().connection === 'offline';
+      set({ connection: 'connected', version: health.version, connectionError: null, reconnects: get().reconnects + (cameBack ? 1 : 0) });
     } catch (error) {
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
         forgetAdminToken();
@@ -55,4 +59,10 @@ export function requireAdminClient(): AdminClient {
   const client = useSessionStore.getState().client;
   if (!client) throw new Error('Not signed in: open Gatehouse from the link the server printed');
   return client;
+}
+
+/** A live connection of the page's (the log's event feed) broke: the gateway may be down, so look now, not at the next poll. */
+export function connectionMayHaveDropped(): void {
+  const { connection, checkHealth } = useSessionStore.getState();
+  if (connection === 'connected') void checkHealth();
 }

@@ -16,6 +16,10 @@ export interface ServedGatehouse {
   dataDir: string;
   /** Calls the admin API with the admin token. */
   admin(path: string, init?: RequestInit): Promise<Response>;
+  /** Stops the server but keeps its data dir, as when someone quits it for a while. */
+  halt(): Promise<void>;
+  /** Starts it again after halt(), on the same port with the same data (and admin token). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,14 +47,25 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
   });
 }
 
-export async function serveGatehouse(env: Record<string, string> = {}): Promise<ServedGatehouse> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
-  const child = spawn(process.execPath, [join(root, 'bin', 'gatehouse.js'), 'serve', '--port', '0', '--data-dir', dataDir], {
+function startServe(dataDir: string, port: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [join(root, 'bin', 'gatehouse.js'), 'serve', '--port', port, '--data-dir', dataDir], {
     cwd: root,
     // HOME points into the temp dir so nothing of the person running the tests is read or written.
     env: { ...process.env, HOME: dataDir, GATEHOUSE_ADMIN_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+async function halted(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function serveGatehouse(env: Record<string, string> = {}): Promise<ServedGatehouse> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
+  let child = startServe(dataDir, '0', env);
   let ready: RegExpMatchArray;
   try {
     ready = await waitForLine(child, /Open the UI: ((http:\/\/[^/\s]+)\/#token=(\S+))/, 20_000);
@@ -71,12 +86,13 @@ export async function serveGatehouse(env: Record<string, string> = {}): Promise<
         ...init,
         headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
       }),
+    halt: () => halted(child),
+    resume: async () => {
+      child = startServe(dataDir, new URL(origin).port, env);
+      await waitForLine(child, /Open the UI: /, 20_000);
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await halted(child);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

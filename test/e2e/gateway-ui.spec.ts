@@ -62,8 +62,9 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await expect(page.getByText(virtualKey)).toHaveCount(0);
   await screenshot(page, 'keys');
 
-  // Playground: a streamed run, token by token into Output.
+  // Playground: a streamed run, token by token into Output (a Completion run; Chat is the default).
   await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByRole('radio', { name: 'Completion' }).click();
   await page.getByRole('radio', { name: 'Paste a key' }).click();
   await page.getByLabel('Virtual key').fill(virtualKey);
   await page.getByLabel('Model').fill('gpt-3.5-turbo-instruct');

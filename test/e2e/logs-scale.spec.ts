@@ -53,6 +53,7 @@ function syntheticEntries(count: number): LogEntry[] {
       dropped: [],
       route: null,
       routeTarget: null,
+      keyId: null,
     };
   });
 }

@@ -41,6 +41,8 @@ test('an empty log says so and points to the Playground', async ({ page }) => {
 
 test('the Playground blocks out-of-range values and shows gateway errors next to the run', async ({ page }) => {
   await page.goto(gatehouse.uiUrl);
+  // Best of is the Completion API's (Chat is the default mode).
+  await page.getByRole('radio', { name: 'Completion' }).click();
   await page.getByRole('radio', { name: 'Paste a key' }).click();
   await page.getByLabel('Virtual key').fill('gh-vk-this-key-does-not-exist');
   await page.getByLabel('Model').fill('gpt-3.5-turbo-instruct');
@@ -90,8 +92,9 @@ test('provider mode sends the provider, token and custom host, with presets for 
     for (let press = 0; press < 2; press++) document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
   });
   await expect(page.getByRole('radio', { name: 'Messages' })).toHaveAttribute('aria-checked', 'true');
+  // Chat comes first, before Completion.
   await page.getByRole('radio', { name: 'Completion' }).focus();
-  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowLeft');
   await expect(page.getByRole('radio', { name: 'Chat' })).toHaveAttribute('aria-checked', 'true');
   await page.getByLabel('Model').fill('gpt-4o-mini');
   await page.getByLabel('Prompt').fill('Hi there');
@@ -161,6 +164,8 @@ test('token probabilities are shown when logprobs are asked for', async ({ page 
   const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'Logprobs', provider: 'openai', secret: 'sk-lp', customHost: fake.baseUrl }) });
   const { key } = (await created.json()) as { key: string };
   await page.goto(gatehouse.uiUrl);
+  // Chat is the default mode; logprobs as numbers are the Completion API's.
+  await page.getByRole('radio', { name: 'Completion' }).click();
   await page.getByRole('radio', { name: 'Paste a key' }).click();
   await page.getByLabel('Virtual key').fill(key);
   // The Model field reads the key's model list from the provider first; the scripted answer is for the run.

@@ -1,6 +1,7 @@
 // A key's limits on the Keys page: a meter per limit (how close the key is: requests and tokens in the
 // last minute, spend today and this month) and the editor to set or remove them. A key over a limit
 // gets 429 with Retry-After from the gateway; the meter says which limit and until when.
+import { formatUsd as formatSpendUsd } from '../usage/usage-format';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { KeyLimits, KeyLimitsView } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
@@ -23,13 +24,8 @@ const FIELDS: { name: LimitField; label: string; hint: string; step: string }[] 
 
 const NO_LIMITS: KeyLimits = { rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null };
 
-/** Dollars to the cent, cents to four places, and tiny amounts (a few cheap calls) to two significant digits. */
-export function formatUsd(value: number): string {
-  if (value === 0) return '$0.00';
-  if (value >= 1) return `$${value.toFixed(2)}`;
-  if (value >= 0.01) return `$${value.toFixed(4)}`;
-  return `$${value.toFixed(Math.min(12, 1 - Math.floor(Math.log10(value))))}`;
-}
+/** The same dollars as the Keys page's spend column and the Usage page, so a meter and the figure beside it agree. */
+export const formatUsd = formatSpendUsd;
 
 const hasLimits = (limits: KeyLimits) => Object.values(limits).some((value) => value !== null);
 

@@ -34,11 +34,15 @@ export const useKeySpendStore = create<KeySpendState>()((set) => ({
   },
 }));
 
+/**
+ * The priced part, as the budget meter beside it counts it (same figure, same format), then "+ unknown"
+ * when some calls had no price: never "unknown" alone beside a meter that says $0.00, never wrapped.
+ */
 function Amount({ usd, unpriced }: { usd: number; unpriced: number }) {
   return (
-    <strong>
-      {unpriced > 0 && usd === 0 ? 'unknown' : formatUsd(usd)}
-      {unpriced > 0 && usd > 0 ? ' + unknown' : ''}
+    <strong className="spend-amount" title={unpriced > 0 ? `${unpriced} call${unpriced === 1 ? '' : 's'} without a price: not in this figure, nor in a budget. Set a price in Settings → Model prices.` : undefined}>
+      {formatUsd(usd)}
+      {unpriced > 0 ? ' + unknown' : ''}
     </strong>
   );
 }

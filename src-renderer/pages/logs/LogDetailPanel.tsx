@@ -2,6 +2,8 @@
 import { useState } from 'react';
 import type { LogDetail } from '../../api/types';
 import { CodeBlock } from '../../components/CodeBlock';
+import { logCostText } from './LogsTable';
+import { useKeysStore } from '../../stores/keys-store';
 import { formatCount, formatDuration, formatFullTime } from '../../components/format';
 import { Icon } from '../../components/Icon';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -152,9 +154,20 @@ function tokenBreakdown(detail: LogDetail): string {
   return parts.join(' · ');
 }
 
+/** The caller's key by name (with its id), and on a routed call the key whose credentials served it. */
+function useKeyName(id: string | null): string {
+  const virtualKey = useKeysStore((state) => (id ? state.virtualKeys.find((key) => key.id === id) : undefined));
+  const gatewayKey = useKeysStore((state) => (id ? state.gatewayKeys.find((key) => key.id === id) : undefined));
+  if (!id) return 'none accepted';
+  const name = virtualKey?.name ?? gatewayKey?.name;
+  return name ? `${name} (${id})` : `${id} (revoked or not found)`;
+}
+
 function DetailBody({ detail }: { detail: LogDetail }) {
   const [tab, setTab] = useState<'response' | 'request'>('response');
   const metadata = Object.entries(detail.metadata ?? {});
+  const keyName = useKeyName(detail.keyId);
+  const targetKeyName = useKeyName(detail.targetKeyId);
   return (
     <>
       {detail.error && <ErrorNotice title="Error" message={detail.error} />}
@@ -164,8 +177,22 @@ function DetailBody({ detail }: { detail: LogDetail }) {
           <dd>{formatFullTime(detail.createdAt)}</dd>
         </div>
         <div>
+          <dt>Key</dt>
+          <dd className="detail-key">{keyName}</dd>
+        </div>
+        {detail.targetKeyId && detail.targetKeyId !== detail.keyId && (
+          <div>
+            <dt>Served with</dt>
+            <dd className="detail-key">{targetKeyName}</dd>
+          </div>
+        )}
+        <div>
           <dt>Provider</dt>
           <dd>{detail.provider ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{logCostText(detail)}</dd>
         </div>
         <div>
           <dt>Path</dt>

@@ -3,6 +3,7 @@
 import { useCallback, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import type { LogEntry } from '../../api/types';
 import { formatCount, formatDuration, formatLogTime } from '../../components/format';
+import { formatUsd } from '../usage/usage-format';
 import { StatusBadge } from '../../components/StatusBadge';
 import { dialectDescription, dialectLabel } from '../../logs/dialects';
 import { VirtualList, type VirtualListHandle } from '../../components/VirtualList';
@@ -11,6 +12,8 @@ export const LOG_ROW_HEIGHT = 40;
 
 interface LogsTableProps {
   rows: readonly LogEntry[];
+  /** Key names by id (virtual and gateway keys); a key gone from the list shows its id. */
+  keyNames?: ReadonlyMap<string, KeyLabel>;
   selectedId: string | null;
   onSelect(id: string): void;
   onNearEnd(): void;
@@ -18,7 +21,47 @@ interface LogsTableProps {
 
 const logKey = (entry: LogEntry) => entry.id;
 
-export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTableProps) {
+interface RowTag {
+  text: string;
+  title?: string;
+  className?: string;
+  dialect?: string;
+}
+
+/** The small labels after the model: dialect, route, streaming, retries. */
+function rowTags(entry: LogEntry): RowTag[] {
+  const tags: RowTag[] = [];
+  if (entry.dialect) tags.push({ text: dialectLabel(entry.dialect) ?? entry.dialect, title: dialectDescription(entry.dialect) ?? undefined, className: 'tag-dialect', dialect: entry.dialect });
+  if (entry.route) tags.push({ text: `route ${entry.route}`, title: entry.routeTarget ? `Route ${entry.route}: ${entry.routeTarget}` : `Route ${entry.route}`, className: 'tag-route' });
+  if (entry.stream) tags.push({ text: 'stream' });
+  if (entry.attempts > 1) tags.push({ text: `${entry.attempts} attempts`, title: 'Retried by the gateway (x-gateway-retry-count)', className: 'tag-warning' });
+  return tags;
+}
+
+export interface KeyLabel {
+  name: string;
+  /** A virtual key's provider; null for a gateway key. */
+  provider: string | null;
+}
+
+/** What the row's cost cell says: a price, or "unknown" where there were tokens but no price (never a blank). */
+export function logCostText(entry: LogEntry): string {
+  if (entry.costUsd !== null) return formatUsd(entry.costUsd);
+  return entry.promptTokens !== null || entry.completionTokens !== null ? 'unknown' : '—';
+}
+
+/**
+ * Provider and model of a row. A call refused before its body was read (a key over its limits: 429)
+ * has neither on record; the key's own provider is then the one it asked for, and its model was never read.
+ */
+export function askedTarget(entry: LogEntry, key: KeyLabel | undefined): { provider: string | null; model: string | null; inferred: boolean } {
+  if (entry.provider || entry.model) return { provider: entry.provider, model: entry.model, inferred: false };
+  return { provider: key?.provider ?? null, model: null, inferred: Boolean(key?.provider) };
+}
+
+const NO_KEY_NAMES: ReadonlyMap<string, KeyLabel> = new Map();
+
+export function LogsTable({ rows, keyNames = NO_KEY_NAMES, selectedId, onSelect, onNearEnd }: LogsTableProps) {
   const listRef = useRef<VirtualListHandle>(null);
   // The row the keyboard last moved to. Focus follows a frame later, so a key pressed in between
   // (a held arrow key, fast typing) must move on from here, not from the row that still has focus.
@@ -60,6 +103,9 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
   const renderRow = (entry: LogEntry, index: number, style: CSSProperties) => {
     const isSelected = entry.id === selectedId;
     const tokens = entry.promptTokens !== null || entry.completionTokens !== null ? `${formatCount(entry.promptTokens)} / ${formatCount(entry.completionTokens)}` : '—';
+    const key = entry.keyId ? keyNames.get(entry.keyId) : undefined;
+    const target = askedTarget(entry, key);
+    const tags = rowTags(entry);
     return (
       <div
         key={entry.id}
@@ -87,25 +133,21 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
             </span>
           )}
         </div>
-        <div role="cell" className="col-provider">
-          {entry.provider ?? '—'}
+        <div role="cell" className="col-key truncate" title={key ? `${key.name} (${entry.keyId})` : (entry.keyId ?? 'No key accepted')}>
+          {key?.name ?? entry.keyId ?? '—'}
         </div>
-        <div role="cell" className="col-model truncate" title={entry.model ?? undefined}>
-          {entry.model ?? '—'}
-          {entry.dialect && (
-            <span className="tag tag-dialect" data-dialect={entry.dialect} title={dialectDescription(entry.dialect) ?? undefined}>
-              {dialectLabel(entry.dialect)}
-            </span>
-          )}
-          {entry.route && (
-            <span className="tag tag-route" title={entry.routeTarget ? `Route ${entry.route}: ${entry.routeTarget}` : `Route ${entry.route}`}>
-              {`route ${entry.route}`}
-            </span>
-          )}
-          {entry.stream && <span className="tag">stream</span>}
-          {entry.attempts > 1 && (
-            <span className="tag tag-warning" title="Retried by the gateway (x-gateway-retry-count)">
-              {`${entry.attempts} attempts`}
+        <div role="cell" className={`col-provider${target.inferred ? ' inferred' : ''}`} title={target.inferred ? "Refused before the request was read: the key's provider" : undefined}>
+          {target.provider ?? '—'}
+        </div>
+        <div role="cell" className="col-model" title={[entry.model, ...tags.map((tag) => tag.title)].filter(Boolean).join(' · ') || undefined}>
+          <span className={`log-model truncate${target.model ? '' : ' inferred'}`}>{target.model ?? (target.inferred ? 'not read' : '—')}</span>
+          {tags.length > 0 && (
+            <span className="log-tags">
+              {tags.map((tag) => (
+                <span key={tag.text} className={`tag${tag.className ? ` ${tag.className}` : ''}`} data-dialect={tag.dialect} title={tag.title}>
+                  {tag.text}
+                </span>
+              ))}
             </span>
           )}
         </div>
@@ -118,6 +160,9 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
         <div role="cell" className="col-tokens">
           {tokens}
         </div>
+        <div role="cell" className={`col-cost${entry.costUsd === null ? ' inferred' : ''}`} title={entry.costUsd === null && tokens !== '—' ? 'No price for this model: set one in Settings → Model prices' : undefined}>
+          {logCostText(entry)}
+        </div>
       </div>
     );
   };
@@ -128,11 +173,13 @@ export function LogsTable({ rows, selectedId, onSelect, onNearEnd }: LogsTablePr
         <div role="row" aria-rowindex={1} className="log-row log-row-head">
           <div role="columnheader" className="col-time">Time</div>
           <div role="columnheader" className="col-status">Status</div>
+          <div role="columnheader" className="col-key">Key</div>
           <div role="columnheader" className="col-provider">Provider</div>
           <div role="columnheader" className="col-model">Model</div>
           <div role="columnheader" className="col-path">Path</div>
           <div role="columnheader" className="col-latency">Latency</div>
           <div role="columnheader" className="col-tokens" title="Prompt / completion tokens">Tokens</div>
+          <div role="columnheader" className="col-cost" title="What the call cost, in USD">Cost</div>
         </div>
       </div>
       <VirtualList<LogEntry>

@@ -38,7 +38,7 @@ function SideTarget({ index }: { index: SideIndex }) {
         </select>
       </Field>
       <Field label={`Model ${name}`} error={side.error?.param === 'model' ? side.error.message : null} hint={models?.length ? `${models.length} listed by this key` : 'Any model the key serves'}>
-        <input className="input input-mono" list={listId} autoComplete="off" spellCheck={false} value={side.model} placeholder="gpt-4o-mini" onChange={(event) => updateSide(index, { model: event.target.value })} />
+        <input className="input input-mono" list={listId} autoComplete="off" spellCheck={false} value={side.model} placeholder="Pick or type a model name…" onChange={(event) => updateSide(index, { model: event.target.value })} />
       </Field>
       <ModelOptions id={listId} models={models ?? []} />
     </div>
@@ -101,12 +101,11 @@ function SideResult({ side, name }: { side: CompareSide; name: string }) {
             )}
           </dd>
         </div>
-        {side.costUsd !== null && (
-          <div className="stat">
-            <dt>Cost</dt>
-            <dd>{formatCost(side.costUsd)}</dd>
-          </div>
-        )}
+        <div className="stat">
+          <dt>Cost</dt>
+          {/* Tokens without a price read "unknown", never a missing cell. */}
+          <dd title={side.costUsd === null && side.usage ? 'No price for this model: set one in Settings → Model prices' : undefined}>{side.costUsd !== null ? formatCost(side.costUsd) : side.usage ? 'unknown' : '—'}</dd>
+        </div>
       </dl>
     </div>
   );

@@ -23,14 +23,13 @@ export function OutputPanel() {
   const stats = usePlaygroundStore((state) => state.stats);
   const error = usePlaygroundStore((state) => state.error);
   const mode = usePlaygroundStore((state) => state.mode);
-  const keepReply = usePlaygroundStore((state) => state.keepReplyInConversation);
   const navigate = useRouteStore((state) => state.navigate);
   const findInLogs = (traceId: string) => {
     // The Logs page loads with these filters when it opens.
     useLogsStore.setState({ filters: { ...EMPTY_FILTERS, q: traceId }, selectedId: null, detail: null });
     navigate('logs');
   };
-  return <OutputView phase={phase} outputs={outputs} tokenLogprobs={tokenLogprobs} stats={stats} error={error} mode={mode} onKeepReply={keepReply} onFindInLogs={findInLogs} />;
+  return <OutputView phase={phase} outputs={outputs} tokenLogprobs={tokenLogprobs} stats={stats} error={error} mode={mode} onFindInLogs={findInLogs} />;
 }
 
 interface OutputViewProps {
@@ -40,7 +39,6 @@ interface OutputViewProps {
   stats: RunStats | null;
   error: RunError | null;
   mode: PlaygroundMode;
-  onKeepReply(): void;
   onFindInLogs?(traceId: string): void;
 }
 
@@ -56,7 +54,7 @@ function TokenChip({ token }: { token: TokenLogprob }) {
   );
 }
 
-export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, mode, onKeepReply, onFindInLogs }: OutputViewProps) {
+export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, mode, onFindInLogs }: OutputViewProps) {
   const [showTokens, setShowTokens] = useState(false);
   const hasTokens = tokenLogprobs.some((tokens) => tokens?.length);
   const isRunning = phase === 'running';
@@ -72,11 +70,6 @@ export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, m
           {phase === 'stopped' && <span className="badge badge-neutral">stopped</span>}
         </h2>
         <div className="card-actions">
-          {mode !== 'completion' && phase === 'done' && outputs[0] && (
-            <button type="button" className="button button-secondary button-small" onClick={onKeepReply}>
-              Add reply to conversation
-            </button>
-          )}
           {hasTokens && (
             <label className="checkbox checkbox-small">
               <input type="checkbox" checked={showTokens} onChange={(event) => setShowTokens(event.target.checked)} />

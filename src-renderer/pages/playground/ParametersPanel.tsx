@@ -166,11 +166,17 @@ function ModelField({ error }: { error?: string }) {
     const timer = setTimeout(() => void loadModelOptions(), authKind === 'key-by-name' ? 0 : MODEL_LIST_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [authKind, keyId, virtualKey, provider, providerToken, customHost, gatewayApiKey, loadModelOptions, modelSourceChanged]);
+  // A first Run should not fail for want of a name: when a key's list arrives and no name is typed, its
+  // first model is taken (once per list, so clearing the field to type another is left alone).
+  const firstOffered = offered[0];
+  useEffect(() => {
+    if (status === 'ready' && firstOffered && !usePlaygroundStore.getState().model.trim()) update({ model: firstOffered });
+  }, [status, options, firstOffered, update]);
   return (
     <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
       {(control) => (
         <>
-          <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="gpt-4o-mini" onChange={(event) => update({ model: event.target.value })} />
+          <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="Pick or type a model name…" onChange={(event) => update({ model: event.target.value })} />
           <ModelOptions id="playground-model-options" models={offered} />
         </>
       )}

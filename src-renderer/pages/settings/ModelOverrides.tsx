@@ -137,7 +137,7 @@ export function ModelOverrides() {
       {loadError && <ErrorNotice title="Could not load the overrides" message={loadError} onRetry={() => void load()} />}
       {items && items.length > 0 && (
         <div className="usage-table-wrap">
-          <table className="usage-table" aria-label="Model overrides">
+          <table className="usage-table override-table" aria-label="Model overrides">
             <thead>
               <tr>
                 <th scope="col">Provider</th>

@@ -3,9 +3,11 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { UsageGroupView, UsagePeriod, UsageRange } from '../../api/types';
 import { useChartColors } from './theme-colors';
-import { formatPeriod, formatTokens, formatUsd } from './usage-format';
+import { formatPeriod, formatTokens, formatUsd, niceTicks } from './usage-format';
 
 const CHART_HEIGHT = 220;
+/** A few periods of data must not fill the chart with one or two slabs. */
+const MAX_BAR_WIDTH = 36;
 
 function tooltipStyle(colors: ReturnType<typeof useChartColors>) {
   return {
@@ -18,15 +20,16 @@ function tooltipStyle(colors: ReturnType<typeof useChartColors>) {
 export function SpendOverTime({ series, range }: { series: UsagePeriod[]; range: UsageRange }) {
   const colors = useChartColors();
   const data = series.map((period) => ({ label: formatPeriod(period.period, range), spend: period.costUsd }));
+  const ticks = niceTicks(Math.max(0, ...data.map((point) => point.spend)));
   return (
     <div className="usage-chart" role="img" aria-label={`Spend per ${range}`}>
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke={colors.grid} />
           <XAxis dataKey="label" tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={{ stroke: colors.grid }} minTickGap={12} />
-          <YAxis tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={false} width={84} tickFormatter={(value: number) => formatUsd(value)} />
+          <YAxis tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={false} width={84} ticks={ticks} domain={[0, ticks[ticks.length - 1]]} tickFormatter={(value: number) => formatUsd(value)} />
           <Tooltip {...tooltipStyle(colors)} formatter={(value) => [formatUsd(Number(value)), 'Spend']} />
-          <Bar dataKey="spend" name="Spend" fill={colors.accent} radius={[3, 3, 0, 0]} isAnimationActive={false} />
+          <Bar dataKey="spend" name="Spend" fill={colors.accent} radius={[3, 3, 0, 0]} maxBarSize={MAX_BAR_WIDTH} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -50,9 +53,9 @@ export function TokensOverTime({ series, range }: { series: UsagePeriod[]; range
           <YAxis tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={false} width={64} tickFormatter={(value: number) => formatTokens(value)} />
           <Tooltip {...tooltipStyle(colors)} formatter={(value, name) => [formatTokens(Number(value)), String(name)]} />
           <Legend wrapperStyle={{ fontSize: 12, color: colors.text }} />
-          <Bar dataKey="input" name="Input" stackId="tokens" fill={colors.accent} isAnimationActive={false} />
-          <Bar dataKey="cached" name="Cached input" stackId="tokens" fill={colors.third} isAnimationActive={false} />
-          <Bar dataKey="output" name="Output" stackId="tokens" fill={colors.second} radius={[3, 3, 0, 0]} isAnimationActive={false} />
+          <Bar dataKey="input" name="Input" stackId="tokens" fill={colors.accent} maxBarSize={MAX_BAR_WIDTH} isAnimationActive={false} />
+          <Bar dataKey="cached" name="Cached input" stackId="tokens" fill={colors.third} maxBarSize={MAX_BAR_WIDTH} isAnimationActive={false} />
+          <Bar dataKey="output" name="Output" stackId="tokens" fill={colors.second} radius={[3, 3, 0, 0]} maxBarSize={MAX_BAR_WIDTH} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -66,16 +69,17 @@ export function SpendBreakdown({ groups, title }: { groups: UsageGroupView[]; ti
     .filter((group) => group.costUsd > 0)
     .slice(0, 10)
     .map((group) => ({ label: group.label, spend: group.costUsd }));
+  const ticks = niceTicks(Math.max(0, ...data.map((point) => point.spend)), 3);
   if (data.length === 0) return <p className="muted small usage-chart-empty">No priced calls in this period.</p>;
   return (
     <div className="usage-chart" role="img" aria-label={title}>
       <ResponsiveContainer width="100%" height={Math.max(120, data.length * 32 + 24)}>
         <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid horizontal={false} stroke={colors.grid} />
-          <XAxis type="number" tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={{ stroke: colors.grid }} tickFormatter={(value: number) => formatUsd(value)} />
+          <XAxis type="number" tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={{ stroke: colors.grid }} ticks={ticks} domain={[0, ticks[ticks.length - 1]]} tickFormatter={(value: number) => formatUsd(value)} />
           <YAxis type="category" dataKey="label" tick={{ fill: colors.text, fontSize: 11 }} tickLine={false} axisLine={false} width={150} />
           <Tooltip {...tooltipStyle(colors)} formatter={(value) => [formatUsd(Number(value)), 'Spend']} />
-          <Bar dataKey="spend" name="Spend" fill={colors.accent} radius={[0, 3, 3, 0]} isAnimationActive={false} />
+          <Bar dataKey="spend" name="Spend" fill={colors.accent} radius={[0, 3, 3, 0]} maxBarSize={24} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

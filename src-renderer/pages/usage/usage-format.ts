@@ -31,3 +31,18 @@ export function formatDay(day: string): string {
   const [year, month, date] = day.split('-').map(Number);
   return `${MONTHS[month - 1] ?? day} ${date}, ${year}`;
 }
+
+/**
+ * Round axis ticks from 0 past the largest value, 1-2-5 steps: $0.01, $0.02… rather than recharts'
+ * even fifths of the maximum ($0.009, $0.018, $0.027…). About four steps; [0, 1] when all is zero.
+ */
+export function niceTicks(max: number, steps = 4): number[] {
+  if (!(max > 0)) return [0, 1];
+  const rough = max / steps;
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((factor) => factor * magnitude).find((candidate) => candidate >= rough) ?? 10 * magnitude;
+  const ticks: number[] = [];
+  for (let tick = 0; tick < max + step / 2 && ticks.length <= steps + 1; tick += step) ticks.push(Number(tick.toPrecision(12)));
+  if (ticks[ticks.length - 1] < max) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
+  return ticks;
+}

@@ -33,6 +33,7 @@ function rows(count: number): LogEntry[] {
     dropped: [],
     route: null,
     routeTarget: null,
+    keyId: null,
   }));
 }
 
@@ -65,7 +66,7 @@ describe('the log table', () => {
 describe('the Playground output', () => {
   it('is a region named Output holding each choice, with the run statistics beside it', () => {
     const stats = { status: 200, firstTokenMs: 85, latencyMs: 420, usage: { promptTokens: 4, completionTokens: 9, totalTokens: 13 }, finishReasons: ['stop', 'length'], traceId: 'trace-9', eventCount: 5 };
-    const html = renderToStaticMarkup(<OutputView phase="done" outputs={['first', 'second']} stats={stats} error={null} mode="completion" onKeepReply={() => undefined} />);
+    const html = renderToStaticMarkup(<OutputView phase="done" outputs={['first', 'second']} stats={stats} error={null} mode="completion" />);
     expect(html).toMatch(/role="region" aria-label="Output"/);
     expect(html).toContain('Choice 2');
     expect(html).toContain('85 ms');
@@ -75,7 +76,7 @@ describe('the Playground output', () => {
   });
 
   it('shows a failed run’s error in place with its status', () => {
-    const html = renderToStaticMarkup(<OutputView phase="error" outputs={[]} stats={null} error={{ message: 'Invalid x-gateway-api-key', param: null, status: 401 }} mode="completion" onKeepReply={() => undefined} />);
+    const html = renderToStaticMarkup(<OutputView phase="error" outputs={[]} stats={null} error={{ message: 'Invalid x-gateway-api-key', param: null, status: 401 }} mode="completion" />);
     expect(html).toContain('Request failed (401)');
     expect(html).toContain('Invalid x-gateway-api-key');
     expect(html).toContain('No output.');

@@ -8,7 +8,7 @@ import { EMPTY_FILTERS, matchesFilters, queryOf } from '../../../src-renderer/st
 const entry = (dialect: string | null): LogEntry => ({
   id: '1', createdAt: '2026-01-01T00:00:00.000Z', traceId: 't', metadata: {}, provider: 'anthropic', model: 'claude', path: '/v1/messages',
   status: 200, latencyMs: 1, ttfbMs: 1, promptTokens: 1, completionTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null, costUsd: null, client: null,
-  stream: true, error: null, attempts: 1, dialect, providerFormat: 'openai-chat', dropped: [], route: null, routeTarget: null,
+  stream: true, error: null, attempts: 1, dialect, providerFormat: 'openai-chat', dropped: [], route: null, routeTarget: null, keyId: null,
 });
 
 describe('the dialect filter', () => {

@@ -94,7 +94,7 @@ describe('the Playground in Messages mode', () => {
     expect(state.raw?.response.body).toContain('event: message_stop');
   });
 
-  it('reads a whole message when not streaming, and keeps the reply in the conversation', async () => {
+  it('reads a whole message when not streaming, and the reply joins the conversation by itself', async () => {
     const store = usePlaygroundStore.getState();
     store.update({ mode: 'messages', virtualKey: 'gh-vk-messages-key', model: 'claude', prompt: 'Once' });
     store.updateParameters({ stream: false, stop: ['END'] });
@@ -104,7 +104,8 @@ describe('the Playground in Messages mode', () => {
     expect(sent[0].body.stream_options).toBeUndefined();
     expect(usePlaygroundStore.getState().outputs).toEqual(['Whole answer']);
     expect(usePlaygroundStore.getState().stats?.usage).toEqual({ promptTokens: 12, completionTokens: 2, totalTokens: 14 });
-    usePlaygroundStore.getState().keepReplyInConversation();
+    // The finished turn joined the conversation by itself: the prompt box is free for the next one.
+    expect(usePlaygroundStore.getState().prompt).toBe('');
     usePlaygroundStore.getState().update({ prompt: 'Again' });
     await usePlaygroundStore.getState().run();
     expect((sent[1].body.messages as unknown[]).slice(-3)).toEqual([

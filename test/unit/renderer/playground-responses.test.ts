@@ -97,7 +97,7 @@ describe('the Playground in Responses mode', () => {
     expect(state.raw?.response.body).toContain('event: response.output_text.delta\ndata: {"type":"response.output_text.delta"');
   });
 
-  it('reads a whole response when not streaming, and sends the kept reply back as the conversation', async () => {
+  it('reads a whole response when not streaming, and the next run sends the reply back as the conversation', async () => {
     const store = usePlaygroundStore.getState();
     store.update({ mode: 'responses', virtualKey: 'gh-vk-responses-key', model: 'gpt-5', prompt: 'Once' });
     store.updateParameters({ stream: false, stop: ['END'], logitBias: '{"1": 5}', user: 'me' });
@@ -108,7 +108,8 @@ describe('the Playground in Responses mode', () => {
     for (const field of ['stream', 'stream_options', 'stop', 'logit_bias', 'max_tokens']) expect(sent[0].body[field]).toBeUndefined();
     expect(usePlaygroundStore.getState().outputs).toEqual(['Whole answer']);
     expect(usePlaygroundStore.getState().stats?.usage).toEqual({ promptTokens: 12, completionTokens: 5, totalTokens: 17 });
-    usePlaygroundStore.getState().keepReplyInConversation();
+    // The finished turn joined the conversation by itself: the prompt box is free for the next one.
+    expect(usePlaygroundStore.getState().prompt).toBe('');
     usePlaygroundStore.getState().update({ prompt: 'Again' });
     await usePlaygroundStore.getState().run();
     expect(usePlaygroundStore.getState().error).toBeNull();

@@ -37,6 +37,7 @@ function entry(id: string, patch: Partial<LogEntry> = {}): LogEntry {
     dropped: [],
     route: null,
     routeTarget: null,
+    keyId: null,
     ...patch,
   };
 }
@@ -162,7 +163,7 @@ describe('the Playground store', () => {
         '[DONE]',
       ]);
     });
-    usePlaygroundStore.getState().update({ virtualKey: 'gh-vk-test', model: 'm', prompt: 'Say hello' });
+    usePlaygroundStore.getState().update({ mode: 'completion', virtualKey: 'gh-vk-test', model: 'm', prompt: 'Say hello' });
     await usePlaygroundStore.getState().run();
     const state = usePlaygroundStore.getState();
     expect(sentHeaders['x-gateway-api-key']).toBe('gh-vk-test');
