@@ -1,6 +1,7 @@
 // The Gemini paths at the front door, answered in Google's error shape: generations (the ingress reads the
-// model from the path), the model list and one model of it, and the embedding methods, which are served at
-// `POST /v1/embeddings` and not yet here. `GET /v1/models` comes here when the key was sent Gemini's way.
+// model from the path), the model list and one model of it, and the embedding methods (the embeddings core
+// of `POST /v1/embeddings`, read and written in Gemini's shape). `GET /v1/models` comes here when the key was
+// sent Gemini's way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, errorBody } from '../core/errors.js';
 import { sendJson } from '../core/http-io.js';
@@ -8,6 +9,7 @@ import { geminiErrorBody } from '../codecs/gemini-dialect.js';
 import { PATH_MODEL_DIALECTS } from './ingress/registry.js';
 import type { GeminiPath } from './ingress/gemini.js';
 import { handleProxy, type ProxyDependencies } from './proxy.js';
+import { geminiEmbeddingsIngress } from './embeddings/embeddings-ingress.js';
 
 /** Paths only Gemini's clients send (`/v1/models/{model}` too: OpenAI's spelling of one model is read there as well). */
 export function mayBeGeminiPath(path: string): boolean {
@@ -52,7 +54,7 @@ export function routeGeminiPath(req: IncomingMessage, res: ServerResponse, path:
       return handleProxy(req, res, read.route, path, options, queryKey);
     case 'embedding':
       if (!method('POST')) return;
-      return sendGeminiError(res, new GatewayError(501, 'api_error', `':${read.method}' is not served on the Gemini paths yet: send embeddings to POST /v1/embeddings (OpenAI's shape)`));
+      return handleProxy(req, res, { embeddings: geminiEmbeddingsIngress(read.model, read.method) }, path, options, queryKey);
     case 'unknown-method':
       return sendGeminiError(res, new GatewayError(404, 'not_found_error', `Gatehouse serves generateContent, streamGenerateContent and countTokens on a Gemini model, not ':${read.method}'`));
     case 'model-list':

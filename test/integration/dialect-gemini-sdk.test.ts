@@ -353,13 +353,29 @@ describe('keys, model lists and what the log keeps', () => {
     expect(((await missing.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
   });
 
-  it('a wrong key: 401 in Google’s shape; :embedContent answers in Google’s shape that it is served elsewhere', async () => {
+  it('a wrong key: 401 in Google’s shape', async () => {
     const wrong = await fetch(`${gateway.baseUrl}/v1beta/models/gemini-2.5-flash:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': 'nope-not-a-key' }, body: '{"contents":[]}' });
     expect(wrong.status).toBe(401);
     expect(((await wrong.json()) as { error: { status: string; code: number } }).error).toMatchObject({ status: 'UNAUTHENTICATED', code: 401 });
-    const embed = await fetch(`${gateway.baseUrl}/v1beta/models/text-embedding-004:embedContent`, { method: 'POST', headers: { 'x-goog-api-key': keys.gemini }, body: '{}' });
-    expect(embed.status).toBe(501);
-    expect(((await embed.json()) as { error: { status: string; message: string } }).error).toMatchObject({ status: 'UNIMPLEMENTED', message: expect.stringContaining('/v1/embeddings') });
+  });
+
+  it('embedContent through the SDK: to Gemini (its batch passed through) and to an OpenAI-format server (translated), the vectors in Gemini’s shape', async () => {
+    const toGemini = await client(keys.gemini).models.embedContent({ model: 'text-embedding-004', contents: ['first text', 'second text'] });
+    expect(toGemini.embeddings).toHaveLength(2);
+    expect(toGemini.embeddings![0].values!.length).toBeGreaterThan(0);
+    expect(gemini.requests.at(-1)!.url).toContain('text-embedding-004:batchEmbedContents');
+    const toOpenAI = await client(keys.openai).models.embedContent({ model: 'text-embedding-3-small', contents: ['one text'] });
+    expect(toOpenAI.embeddings).toHaveLength(1);
+    expect(toOpenAI.embeddings![0].values!.length).toBeGreaterThan(0);
+    const sent = openai.requests.at(-1)!;
+    expect(sent.url).toBe('/v1/embeddings');
+    expect(sent.json).toMatchObject({ model: 'text-embedding-3-small', input: ['one text'] });
+  });
+
+  it(':embedContent with no content: a 400 in Google’s shape naming the field', async () => {
+    const bad = await fetch(`${gateway.baseUrl}/v1beta/models/text-embedding-004:embedContent`, { method: 'POST', headers: { 'x-goog-api-key': keys.gemini, 'content-type': 'application/json' }, body: '{}' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { status: string; message: string } }).error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringContaining('content') });
   });
 });
 

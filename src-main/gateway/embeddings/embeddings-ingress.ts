@@ -5,6 +5,8 @@
 import type { GatewayError } from '../../core/errors.js';
 import type { EmbeddingAnswer, EmbeddingFormat, EmbeddingRequest } from '../../codecs/embeddings/canonical.js';
 import { decodeOpenAIEmbeddingsRequest, encodeOpenAIEmbeddingsAnswer } from '../../codecs/embeddings/openai.js';
+import { decodeGeminiEmbeddingsRequest, encodeGeminiEmbeddingsAnswer } from '../../codecs/embeddings/gemini.js';
+import { geminiErrorBody } from '../../codecs/gemini-dialect.js';
 
 /** One embeddings request as it came in. */
 export interface EmbeddingsInbound {
@@ -45,3 +47,24 @@ export const openaiEmbeddingsIngress: EmbeddingsIngress = {
   },
   errorBody: (error) => error.toBody(),
 };
+
+/**
+ * Gemini's `:embedContent` and `:batchEmbedContents` for the model in the path. A batch body is Google's
+ * own format: it goes to a Gemini provider unchanged when no route or model map sends another model.
+ */
+export function geminiEmbeddingsIngress(model: string, method: 'embedContent' | 'batchEmbedContents'): EmbeddingsIngress {
+  return {
+    dialect: 'gemini',
+    read(json, rawBody, bodyText) {
+      return {
+        request: decodeGeminiEmbeddingsRequest(json, model, method),
+        passthroughFormat: method === 'batchEmbedContents' ? 'gemini-embeddings' : undefined,
+        rawBody,
+        bodyText,
+        rawModel: model,
+        encodeAnswer: (answer) => encodeGeminiEmbeddingsAnswer(answer, method),
+      };
+    },
+    errorBody: geminiErrorBody,
+  };
+}

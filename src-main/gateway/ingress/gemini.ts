@@ -63,7 +63,7 @@ const MODEL_PATH = /^\/(?:v1beta|v1)\/models\/([^:]+)$/;
 /** What a Gemini path asks for, or undefined when it is no Gemini path. */
 export type GeminiPath =
   | { kind: 'generation'; route: GenerationRoute }
-  | { kind: 'embedding'; method: string }
+  | { kind: 'embedding'; method: 'embedContent' | 'batchEmbedContents'; model: string }
   | { kind: 'unknown-method'; method: string }
   | { kind: 'model-list' }
   | { kind: 'model'; model: string };
@@ -99,7 +99,7 @@ export function readGeminiPath(path: string, search: URLSearchParams): GeminiPat
         return { kind: 'generation', route: { ingress: geminiCountTokensIngress, operation: 'count_tokens', path: { model, stream: false } } };
       case 'embedContent':
       case 'batchEmbedContents':
-        return { kind: 'embedding', method: name };
+        return { kind: 'embedding', method: name, model };
       default:
         return { kind: 'unknown-method', method: name };
     }
