@@ -247,10 +247,12 @@ describe('vertex-ai: virtual keys and the providers list', () => {
       await oauth?.close();
     });
 
+    // Key names are unique among active keys: each key these tests make has its own.
+    let keysMade = 0;
     const createKey = (cloud: Record<string, string>, customHost: string | null = fake.baseUrl) =>
       gateway.admin('/virtual-keys', {
         method: 'POST',
-        body: JSON.stringify({ name: 'vertex-sa', provider: 'vertex-ai', ...(customHost ? { customHost } : {}), cloud: { cloud_b_project_id: 'sa-project', cloud_b_region: 'us-central1', ...cloud } }),
+        body: JSON.stringify({ name: `vertex-sa-${++keysMade}`, provider: 'vertex-ai', ...(customHost ? { customHost } : {}), cloud: { cloud_b_project_id: 'sa-project', cloud_b_region: 'us-central1', ...cloud } }),
       });
     const chat = (key: string) =>
       fetch(`${gateway.baseUrl}/v1/chat/completions`, {

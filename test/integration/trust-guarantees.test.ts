@@ -129,9 +129,10 @@ describe('output budgets', () => {
     expect(openai.requests).toHaveLength(0);
     // Within the window both go through.
     expect((await post('/v1/chat/completions', openaiHeaders(), { model: 'gpt-4o', messages, max_completion_tokens: 100 })).status).toBe(200);
-    // (The OpenAI double serves no Responses path: reaching it is what shows the check let the call through.)
+    // (The OpenAI double serves no Responses path: reaching it is what shows the check let the call through;
+    // its 404 then has the call retried as Chat, as for any server without the Responses API.)
     await post('/v1/responses', openaiHeaders(), { model: 'gpt-4o', input: 'hi', max_output_tokens: 100 });
-    expect(openai.requests.map((request) => request.url)).toEqual(['/v1/chat/completions', '/v1/responses']);
+    expect(openai.requests.map((request) => request.url)).toEqual(['/v1/chat/completions', '/v1/responses', '/v1/chat/completions']);
   });
 
   it('max_completion_tokens has the same bounds as max_tokens', async () => {
