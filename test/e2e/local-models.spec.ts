@@ -150,7 +150,8 @@ for (const theme of ['light', 'dark'] as const) {
         });
         expect(answer.status).toBe(200);
         expect(((await answer.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe(fakeReply('lmstudio', 'meta-llama-3.1-8b-instruct'));
-        expect(studio.requests.filter((request) => request.method === 'POST').map((request) => request.json.model)).toEqual(['meta-llama-3.1-8b-instruct']);
+        // (Discovery's probe for a Responses API is an empty POST /v1/responses: only the chat calls count here.)
+        expect(studio.requests.filter((request) => request.method === 'POST' && request.path === '/v1/chat/completions').map((request) => request.json.model)).toEqual(['meta-llama-3.1-8b-instruct']);
       } finally {
         await studio.close();
         await gatehouse.admin('/settings', { method: 'PATCH', body: JSON.stringify({ discoveryPorts: [ollama.port, lmStudio.port] }) });
