@@ -112,6 +112,11 @@ describe('limits across three gateways on one Redis', () => {
     const budget = 0.05;
     await json(await setLimits(created.id, { dailyUsd: budget }));
     await everywhere(created.id, (view) => view.limits.dailyUsd === budget);
+    // Each gateway knows the new key (it reads the shared data dir's changes within a second): a refusal
+    // below must be the budget's, never an unknown key's. A gateway key's model list asks no provider.
+    for (let i = 0; i < 3; i++) {
+      await vi.waitFor(async () => expect((await fetch(`${gateways[i].baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } })).status).toBe(200), { timeout: 5_000, interval: 100 });
+    }
     const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: PROMPT_TOKENS, outputTokens: 1000 })!;
     expect(perCall * 200).toBeGreaterThan(budget * 2);
     openai.enqueue(...Array.from({ length: 200 }, () => answerAtMaxTokens));
