@@ -9,6 +9,8 @@ import type { KeyLimitsService } from './gateway/limits/limits-service.js';
 import type { Router } from './gateway/routing/router.js';
 import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
+import type { McpServerRepository } from './core/mcp-servers.js';
+import type { McpGateway } from './mcp/gateway.js';
 
 export interface AppServices {
   version: string;
@@ -30,6 +32,10 @@ export interface AppServices {
   /** What the gateway's proxy runs with: the admin Playground sends its requests through the same pipeline. */
   proxy: ProxyDependencies;
   savedPrompts: SavedPromptRepository;
+  /** The MCP servers' configuration (sealed secrets included). */
+  mcpServers: McpServerRepository;
+  /** The running MCP gateway: servers' status, tools, stderr. */
+  mcp: McpGateway;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

@@ -39,6 +39,10 @@ import { DISCOVERY_PORTS_ENV, probePorts, probeTimeoutFrom, USUAL_PORTS, usualPo
 import { playgroundRoutes } from './admin/playground-routes.js';
 import { SavedPromptStore } from './store/saved-prompts.js';
 import type { AppServices } from './app-services.js';
+import { McpServerStore } from './store/mcp-servers.js';
+import { McpGateway } from './mcp/gateway.js';
+import { createMcpHandler } from './mcp/endpoint.js';
+import { mcpRoutes } from './admin/mcp-routes.js';
 
 export interface StartOptions {
   host?: string;
@@ -190,6 +194,20 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const refusals = new RefusalCoalescer((entry) => requestLog.append(entry), options.refusalWindowMs);
     closers.unshift(() => refusals.flush());
     const shutdown = new AbortController();
+    // MCP servers: the configuration in SQLite (secrets sealed with the keys' data key); the CLI's changes
+    // reach the running gateway within a second, as keys' do.
+    const mcpServers = new McpServerStore(db, keys.valueSealer());
+    const logCall = (entry: Parameters<AppServices['proxy']['log']>[0]) => {
+      metrics.observe(entry);
+      if (!refusals.absorb(entry)) requestLog.append(entry);
+    };
+    const mcp = new McpGateway({ version: packageVersion(), log: logCall });
+    try {
+      mcp.setServers(mcpServers.connections());
+    } catch (error) {
+      log(`Warning: MCP servers not loaded: ${(error as Error).message}`);
+    }
+    closers.unshift(mcpServers.watch((servers) => mcp.setServers(servers)));
     const services: AppServices = {
       version: packageVersion(),
       dataDir,
@@ -207,14 +225,13 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       proxy: {
         keys: keyDirectory,
         router,
-        log: (entry) => {
-          metrics.observe(entry);
-          if (!refusals.absorb(entry)) requestLog.append(entry);
-        },
+        log: logCall,
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
       },
       savedPrompts: new SavedPromptStore(db),
+      mcpServers,
+      mcp,
       shutdown: shutdown.signal,
     };
     const uiDir = join(packageRoot(), 'out', 'renderer');
@@ -234,7 +251,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes], services),
+      handleMcp: createMcpHandler({ gateway: mcp, keys: keyDirectory, maxBodyBytes: services.proxy.maxBodyBytes, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) }),
       handleMetrics: createMetricsHandler(metrics, adminToken),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
@@ -289,6 +307,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         let settleTimer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.allSettled(inFlight), new Promise((resolve) => (settleTimer = setTimeout(resolve, HANDLER_SETTLE_MS)))]);
         clearTimeout(settleTimer);
+        // Stdio servers are ended (stdin closed, then signals) before the database closes.
+        await mcp.close();
         for (const close of closers) close();
       })());
 

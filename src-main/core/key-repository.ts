@@ -27,6 +27,8 @@ export interface VirtualKeySummary {
   modelMap: Record<string, string>;
   /** Whether a route may serve another virtual key's call with this key's credentials. */
   allowRouting: boolean;
+  /** The MCP servers the key may see and call; null = every server (always set by the store). */
+  mcpServers?: string[] | null;
 }
 
 export interface GatewayKeySummary {
@@ -37,6 +39,8 @@ export interface GatewayKeySummary {
   updatedAt: string;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** The MCP servers the key may see and call; null = every server (always set by the store). */
+  mcpServers?: string[] | null;
 }
 
 export interface NewVirtualKey {
@@ -96,6 +100,9 @@ export interface KeyRepository extends KeyDirectory {
   getGatewayKey(id: string): GatewayKeySummary;
   renameGatewayKey(id: string, newName: string): GatewayKeySummary;
   revokeGatewayKey(id: string): GatewayKeySummary;
+
+  /** Which MCP servers a key (virtual or gateway, by id) may see and call; null = every server. */
+  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary;
 }
 
 /** How the stored secrets are protected, as Settings shows it (a store's KeyProtector says). */

@@ -7,7 +7,12 @@ import type { ProviderCredentials } from './credentials.js';
 export const VIRTUAL_KEY_PREFIX = 'gh-vk-';
 
 export type Caller =
-  | { kind: 'gateway-key'; keyId: string | null }
+  | {
+      kind: 'gateway-key';
+      keyId: string | null;
+      /** The MCP servers the key may use; absent = every server. */
+      mcpServers?: readonly string[];
+    }
   | {
       kind: 'virtual-key';
       keyId: string;
@@ -22,6 +27,8 @@ export type Caller =
       customHost?: string;
       /** Whether a route may serve another virtual key's call with this key's credentials. */
       allowRouting?: boolean;
+      /** The MCP servers the key may use; absent = every server. */
+      mcpServers?: readonly string[];
       /** Decrypts the stored secret for this one request. */
       loadCredentials(): Promise<ProviderCredentials>;
     };

@@ -34,6 +34,10 @@ export interface Row {
   target_key_id?: string | null;
   /** NULL = 1 (migration 12). */
   request_count: number | null;
+  /** 'mcp' or NULL (a model call), and the MCP call's server and tool (migration 14). */
+  kind?: string | null;
+  mcp_server?: string | null;
+  mcp_tool?: string | null;
   cost_usd: number | null;
   client: string | null;
   attempt_log: string | null;
@@ -47,7 +51,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
-  'request_count',
+  'request_count', 'kind', 'mcp_server', 'mcp_tool',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -60,7 +64,7 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'kind', 'mcp_server', 'mcp_tool']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -93,6 +97,9 @@ export function toEntry(row: Row): LogEntry {
     route: row.route ?? null,
     routeTarget: row.route_target ?? null,
     count: row.request_count ?? 1,
+    kind: row.kind === 'mcp' ? 'mcp' : 'model',
+    server: row.mcp_server ?? null,
+    tool: row.mcp_tool ?? null,
   };
 }
 

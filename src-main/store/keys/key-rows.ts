@@ -17,6 +17,8 @@ export interface VirtualKeyRow {
   /** JSON object; NULL when empty. */
   model_map: string | null;
   allow_routing: number;
+  /** JSON array of MCP server names; NULL = every server (migration 14). */
+  mcp_servers?: string | null;
 }
 
 export interface GatewayKeyRow {
@@ -27,6 +29,7 @@ export interface GatewayKeyRow {
   created_at: number;
   updated_at: number;
   revoked_at: number | null;
+  mcp_servers?: string | null;
 }
 
 const isoTime = (ms: number) => new Date(ms).toISOString();
@@ -47,6 +50,7 @@ export function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null)
     defaultModel: row.default_model ?? null,
     modelMap: row.model_map ? (JSON.parse(row.model_map) as Record<string, string>) : {},
     allowRouting: row.allow_routing === 1,
+    mcpServers: row.mcp_servers ? (JSON.parse(row.mcp_servers) as string[]) : null,
   };
 }
 
@@ -59,5 +63,6 @@ export function gatewayKeySummary(row: GatewayKeyRow, lastUsedAt: number | null)
     updatedAt: isoTime(row.updated_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
     lastUsedAt: isoTimeOrNull(lastUsedAt),
+    mcpServers: row.mcp_servers ? (JSON.parse(row.mcp_servers) as string[]) : null,
   };
 }
