@@ -75,6 +75,8 @@ export class McpSession {
   /** Resource URIs seen in this session's listings on /mcp, with their server. */
   private readonly resourceServers = new Map<string, string>();
   private readonly templates: { server: string; template: UriTemplate; text: string }[] = [];
+  /** Aborted when the session ends: its calls still running upstream are cancelled (a client may hang up before its cancellation arrives). */
+  private readonly ended = new AbortController();
 
   constructor(
     private readonly hub: SessionHub,
@@ -96,7 +98,10 @@ export class McpSession {
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: onSessionId,
     });
-    this.transport.onclose = onClosed;
+    this.transport.onclose = () => {
+      this.ended.abort(new McpError(ErrorCode.ConnectionClosed, 'The client session ended'));
+      onClosed();
+    };
     this.registerHandlers(offered);
   }
 
@@ -112,6 +117,7 @@ export class McpSession {
   }
 
   async close(): Promise<void> {
+    this.ended.abort(new McpError(ErrorCode.ConnectionClosed, 'The client session ended'));
     await this.server.close().catch(() => undefined);
   }
 
@@ -287,7 +293,7 @@ export class McpSession {
       this.hub.log(mcpCallRecord({ ...facts, result, secrets }));
       return result;
     } catch (error) {
-      this.hub.log(mcpCallRecord({ ...facts, error, cancelled: extra.signal.aborted, secrets }));
+      this.hub.log(mcpCallRecord({ ...facts, error, cancelled: extra.signal.aborted || this.ended.signal.aborted, secrets }));
       throw error;
     }
   }
@@ -331,7 +337,7 @@ export class McpSession {
       return await upstream.request(
         { method: request.method, params } as Request,
         {
-          signal: extra?.signal,
+          signal: extra ? AbortSignal.any([extra.signal, this.ended.signal]) : this.ended.signal,
           onprogress:
             progressToken !== undefined && extra
               ? (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined)

@@ -45,6 +45,26 @@ const STABLE_AFTER_MS = 10_000;
 /** Crashes in a row (each restart that failed to start counted) before supervision gives up until the next need. */
 const MAX_RESTARTS_IN_A_ROW = 6;
 
+/** A wait its caller may give up on (a client that cancels while its server is still starting). */
+function abortable<T>(waiting: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return waiting;
+  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiting.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** The fields that decide how a server is reached: a change to any of them means a new connection. */
 function connectionIdentity(config: McpServerConnection): string {
   return JSON.stringify([config.transport, config.command, config.args, config.env, config.secretEnvValues, config.url, config.headers, config.secretHeaderValues]);
@@ -94,7 +114,7 @@ export class McpUpstream {
     const reconnect = connectionIdentity(config) !== connectionIdentity(this.config) || (this.config.enabled && !config.enabled);
     this.config = config;
     if (reconnect) {
-      this.disconnect();
+      void this.disconnect();
       this.failedAt = 0;
       this.lastError = null;
       this.toolCount = null;
@@ -123,7 +143,7 @@ export class McpUpstream {
 
   /** A request forwarded as it is, its answer returned as the server sent it; the server's call timeout applies. */
   async request(request: Request, options: Pick<RequestOptions, 'signal' | 'onprogress'> = {}): Promise<Result> {
-    const client = await this.connected();
+    const client = await abortable(this.connected(), options.signal);
     try {
       return await client.request(request, ResultSchema, { ...options, timeout: this.config.timeoutMs });
     } catch (error) {

@@ -30,7 +30,7 @@ async function mcpRows(query = ''): Promise<Record<string, unknown>[]> {
 }
 
 describe('/mcp: every server under prefixed names', () => {
-  it('lists the tools of the stdio and the HTTP server, prefixed, and calls each', async () => {
+  it('lists the tools of the stdio and the HTTP server, prefixed, and calls each', { timeout: 60_000 }, async () => {
     const client = await connectMcp(gateway, '/mcp', TEST_GATEWAY_KEY);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['local__echo', 'local__fail', 'remote__echo', 'remote__slow']));
