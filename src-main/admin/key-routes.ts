@@ -15,6 +15,8 @@ const defaultModel = z.string().max(256).nullable();
 const modelMap = z.record(z.string(), z.string());
 /** Lets routes serve other virtual keys' calls with this key's credentials (gateway keys need no leave). */
 const allowRouting = z.boolean();
+/** The MCP servers a key may see and call; null = every server. */
+const mcpServers = z.array(z.string()).max(200).nullable();
 
 const createVirtualKeyBody = z.object({
   name,
@@ -37,10 +39,11 @@ const updateVirtualKeyBody = z.object({
   defaultModel: defaultModel.optional(),
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
+  mcpServers: mcpServers.optional(),
 });
 
 const createGatewayKeyBody = z.object({ name });
-const updateGatewayKeyBody = z.object({ name });
+const updateGatewayKeyBody = z.object({ name: name.optional(), mcpServers: mcpServers.optional() });
 
 
 const includeRevoked = (query: URLSearchParams) => query.get('includeRevoked') === 'true';
@@ -105,6 +108,7 @@ export const keyRoutes: AdminRoute[] = [
         modelMap: change.modelMap,
         allowRouting: change.allowRouting,
       });
+      if (change.mcpServers !== undefined) return { status: 200, body: { ...updated, ...services.keys.setKeyMcpServers(params.id, change.mcpServers) } };
       return { status: 200, body: updated };
     },
   },
@@ -132,7 +136,12 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/gateway-keys/:id',
-    handle: ({ services, params, body }) => ({ status: 200, body: services.keys.renameGatewayKey(params.id, parseOrRefuse(updateGatewayKeyBody, body).name) }),
+    handle: ({ services, params, body }) => {
+      const change = parseOrRefuse(updateGatewayKeyBody, body);
+      let updated = change.name === undefined ? services.keys.getGatewayKey(params.id) : services.keys.renameGatewayKey(params.id, change.name);
+      if (change.mcpServers !== undefined) updated = services.keys.setKeyMcpServers(params.id, change.mcpServers) as typeof updated;
+      return { status: 200, body: updated };
+    },
   },
   {
     method: 'DELETE',
