@@ -4,6 +4,7 @@ import { startGatehouse, type RunningGatehouse } from './app.js';
 import { runKeysCommand } from './cli-keys.js';
 import { runRoutesCommand } from './cli-routes.js';
 import { runDiscoverCommand } from './cli-discover.js';
+import { runMcpCommand } from './cli-mcp.js';
 
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
@@ -12,6 +13,9 @@ const USAGE = `Usage:
   gatehouse routes list | add --name N --match GLOB --target KEY[=MODEL][,option=value] ... | remove NAME | import FILE | export [--format json|yaml]
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
+  gatehouse mcp add NAME (--command CMD [--arg A]... [--env K=V]... [--secret-env K]... | --url URL [--transport http|sse] [--header 'K: V']... [--secret-header K]...)
+  gatehouse mcp list [--json] | mcp tools NAME | mcp remove NAME   (MCP servers served at /mcp; secrets on stdin)
+  gatehouse keys mcp NAME --servers a,b | --all   (which MCP servers a key may use)
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY`;
 
 async function serve(args: string[]): Promise<number> {
@@ -71,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
       return await runKeysCommand(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
     if (command === 'routes') return await runRoutesCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+    if (command === 'mcp') return await runMcpCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === 'discover') return await runDiscoverCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);

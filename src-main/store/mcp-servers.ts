@@ -99,8 +99,11 @@ export class McpServerStore implements McpServerRepository {
     const stdio = transport === 'stdio';
     const command = stdio ? validCommand(input.command) : null;
     const url = stdio ? null : validUrl(input.url);
-    if (stdio && (input.url || input.headers || input.secretHeaders)) throw invalidRequest('A stdio server takes command, args and env, not url or headers', 'url');
-    if (!stdio && (input.command || input.args || input.env || input.secretEnv)) throw invalidRequest(`An ${transport} server takes url and headers, not command, args or env`, 'command');
+    const given = (value: unknown) => value !== undefined && value !== null && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0);
+    if (stdio && (given(input.url) || given(input.headers) || given(input.secretHeaders))) throw invalidRequest('A stdio server takes command, args and env, not url or headers', 'url');
+    if (!stdio && (given(input.command) || given(input.args) || given(input.env) || given(input.secretEnv))) {
+      throw invalidRequest(`An ${transport} server takes url and headers, not command, args or env`, 'command');
+    }
     const secretEnv = validValueMap(input.secretEnv ?? {}, 'secretEnv', 'env');
     const secretHeaders = validValueMap(input.secretHeaders ?? {}, 'secretHeaders', 'header');
     const now = Date.now();

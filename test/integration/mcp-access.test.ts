@@ -76,7 +76,7 @@ describe('a key limited to one server', () => {
   });
 
   it('refuses a request without a valid key', async () => {
-    for (const headers of [{}, { authorization: 'Bearer gh-gk-not-a-real-key' }]) {
+    for (const headers of [{}, { authorization: 'Bearer gh-gk-not-a-real-key' }] as Record<string, string>[]) {
       const response = await fetch(`${gateway.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
       expect(response.status).toBe(401);
       expect(((await response.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0');
