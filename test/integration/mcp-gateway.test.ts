@@ -138,6 +138,14 @@ describe('metrics and admin', () => {
     expect(total(samples, 'gatehouse_mcp_call_duration_seconds_count', { server: 'remote', tool: 'echo' })).toBeGreaterThan(0);
   });
 
+  it('counts tool calls per server and tool in the usage report', async () => {
+    gateway.flushLog();
+    const report = (await (await gateway.admin('/usage?range=day')).json()) as { mcpCalls: { server: string; tool: string; calls: number; errors: number }[] };
+    expect(report.mcpCalls).toEqual(expect.arrayContaining([{ server: 'local', tool: 'fail', calls: 1, errors: 1 }]));
+    const echo = report.mcpCalls.find((row) => row.server === 'local' && row.tool === 'echo');
+    expect(echo?.calls).toBeGreaterThanOrEqual(2);
+  });
+
   it('shows each server’s status, tools, a test call and the stderr of a stdio server', async () => {
     const list = (await (await gateway.admin('/mcp-servers')).json()) as { servers: Record<string, unknown>[] };
     expect(list.servers.find((server) => server.name === 'local')).toMatchObject({ transport: 'stdio', status: 'running', enabled: true, lastError: null });
