@@ -15,7 +15,6 @@ import { SettingsStore } from './store/settings.js';
 import { KeyStore } from './store/keys/key-store.js';
 import { chooseHeadlessKeyProtector } from './store/key-protection.js';
 import { headlessProtectionUpgrade } from './store/keys/data-key.js';
-import { McpUpstream } from './mcp/upstream.js';
 import type { McpServerConfig, McpTransport } from './core/mcp-servers.js';
 
 export const MCP_USAGE = `Usage:
@@ -249,12 +248,13 @@ async function toolsDirectly(dataDir: string, name: string, io: KeysCommandIO): 
   if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No MCP server named '${name}'`);
   const db = openDatabase(dataDir);
   let keys: KeyStore | undefined;
-  let upstream: McpUpstream | undefined;
+  let upstream: import('./mcp/upstream.js').McpUpstream | undefined;
   try {
     if (!KeyStore.isInitialised(db)) throw new Error(`No MCP server named '${name}'`);
     keys = await KeyStore.open(db, await chooseHeadlessKeyProtector(dataDir, io.env), headlessProtectionUpgrade(dataDir, io.env));
     const config = new McpServerStore(db, keys.valueSealer()).connections().find((server) => server.name === name);
     if (!config) throw new Error(`No MCP server named '${name}'`);
+    const { McpUpstream } = await import('./mcp/upstream.js');
     upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
     const off = new Set(config.disabledTools);
     return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));

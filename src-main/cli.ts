@@ -4,7 +4,6 @@ import { startGatehouse, type RunningGatehouse } from './app.js';
 import { runKeysCommand } from './cli-keys.js';
 import { runRoutesCommand } from './cli-routes.js';
 import { runDiscoverCommand } from './cli-discover.js';
-import { runMcpCommand } from './cli-mcp.js';
 
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote]
@@ -75,7 +74,8 @@ export async function main(argv: string[]): Promise<number> {
       return await runKeysCommand(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
     if (command === 'routes') return await runRoutesCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
-    if (command === 'mcp') return await runMcpCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+    // Loaded only for `mcp`: it brings the MCP SDK, which the other commands need not load.
+    if (command === 'mcp') return await (await import('./cli-mcp.js')).runMcpCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === 'discover') return await runDiscoverCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
