@@ -51,6 +51,8 @@ export class McpGateway implements SessionHub {
     const names = new Set(servers.map((server) => server.name));
     for (const [name, upstream] of this.upstreams) {
       if (!names.has(name)) {
+        // Told before it goes: sessions that saw its tools list again.
+        this.toolsChanged(name);
         this.upstreams.delete(name);
         void upstream.stop();
       }
@@ -63,6 +65,7 @@ export class McpGateway implements SessionHub {
         if (before !== config.disabledTools.join('\n') + config.enabled) this.toolsChanged(config.name);
       } else {
         this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
+        this.toolsChanged(config.name);
       }
     }
   }
