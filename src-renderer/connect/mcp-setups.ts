@@ -51,7 +51,7 @@ export function claudeCodeMcp(input: McpSetupInput): McpSetup {
     short: 'Claude Code',
     summary: 'A Streamable HTTP server; the key goes out as Authorization: Bearer. Add --scope user to have it in every project.',
     steps: [
-      { label: 'Run once', language: 'shell', code: `claude mcp add --transport http ${name} ${url} --header ${shellDoubleQuote(`Authorization: Bearer ${key}`)}` },
+      { label: 'Run once', language: 'shell', code: `claude mcp add --transport http ${name} ${url} \\\n  --header ${shellDoubleQuote(`Authorization: Bearer ${key}`)}` },
       { label: 'Or save as .mcp.json in your project', language: 'json', code: json({ mcpServers: { [name]: { type: 'http', url, headers: { Authorization: `Bearer ${key}` } } } }) },
     ],
   };

@@ -110,10 +110,12 @@ export function McpServersPage() {
         <div>
           <h1>MCP servers</h1>
           <p className="page-subtitle">
-            Tool servers for every agent through one address, secrets sealed here.{' '}
-            <button type="button" className="link-button" onClick={() => navigate('connect')}>
-              Connect an agent
-            </button>
+            <span>
+              Tool servers for every agent through one address, secrets sealed here.{' '}
+              <button type="button" className="link-button" onClick={() => navigate('connect')}>
+                Connect an agent
+              </button>
+            </span>
           </p>
         </div>
         <div className="header-actions">{addButton}</div>

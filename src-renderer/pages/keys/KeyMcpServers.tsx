@@ -32,9 +32,10 @@ export function KeyMcpServers({ keyRef }: { keyRef: KeyRef }) {
   return (
     <div className="key-mcp">
       <span className="muted small truncate" title={summary}>
-        <Icon name="plug" size={14} /> {summary}
+        {summary}
       </span>
       <button type="button" className="button button-ghost button-small" onClick={() => setEditing(true)}>
+        <Icon name="plug" />
         MCP servers<span className="visually-hidden"> of {keyRef.name}</span>
       </button>
       {editing && <KeyMcpServersDialog keyRef={keyRef} onClose={() => setEditing(false)} />}

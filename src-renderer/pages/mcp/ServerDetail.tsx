@@ -95,16 +95,14 @@ function SetUp({ server }: { server: McpServer }) {
           ...(server.secretHeaders ?? []).map((name): [string, string] => [name, '•••••• sealed']),
         ];
   return (
-    <table className="kv-table" aria-label={`Set-up of ${server.name}`}>
-      <tbody>
-        {rows.map(([name, value]) => (
-          <tr key={name}>
-            <th scope="row">{name}</th>
-            <td>{value}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <dl className="mcp-setup" aria-label={`Set-up of ${server.name}`}>
+      {rows.map(([name, value]) => (
+        <div key={name}>
+          <dt className="mono">{name}</dt>
+          <dd className="mono">{value}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 
