@@ -84,7 +84,7 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await expect(tools).toContainText('Echoes back the input');
   await expect(list).toContainText('Running');
   await expect(list).toContainText('3 tools');
-  const setup = page.getByRole('table', { name: 'Set-up of github' });
+  const setup = page.getByLabel('Set-up of github');
   await expect(setup).toContainText('GITHUB_PERSONAL_ACCESS_TOKEN');
   await expect(setup).toContainText('sealed');
   await expect(page.getByLabel('Stderr of github')).toContainText('running on stdio');
@@ -93,11 +93,11 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
 
   // A tool switched off is saved in the server's disabledTools and leaves "Try a tool".
   const tryTool = page.getByRole('form', { name: 'Try a tool of github' });
-  await expect(tryTool.getByLabel('Tool').locator('option')).toHaveText(['echo', 'add', 'read_secret_file']);
+  await expect(tryTool.getByLabel('Tool', { exact: true }).locator('option')).toHaveText(['echo', 'add', 'read_secret_file']);
   await flip(tools.getByRole('switch', { name: 'add on' }));
   await expect(tools.getByRole('switch', { name: 'add on' })).not.toBeChecked();
   expect(fake.servers.get('github')?.disabledTools).toEqual(['add']);
-  await expect(tryTool.getByLabel('Tool').locator('option')).toHaveText(['echo', 'read_secret_file']);
+  await expect(tryTool.getByLabel('Tool', { exact: true }).locator('option')).toHaveText(['echo', 'read_secret_file']);
 
   // Arguments are checked before anything is sent.
   const argumentsField = tryTool.getByLabel('Arguments (JSON)');
@@ -121,13 +121,13 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await expect(result).toContainText('OK');
   await expect(result).toContainText('42 ms');
   expect(fake.calls).toEqual([{ server: 'github', tool: 'echo', arguments: { message: 'hello gate' } }]);
-  const raw = result.getByLabel('Raw result of echo');
+  const raw = result.getByLabel('Raw result of echo', { exact: true });
   await expect(raw).toBeHidden();
   await result.getByText('Raw result (JSON)').click();
   await expect(raw).toContainText('"type": "text"');
 
   // A tool's own error (isError) is shown as an error, with its message.
-  await tryTool.getByLabel('Tool').selectOption('read_secret_file');
+  await tryTool.getByLabel('Tool', { exact: true }).selectOption('read_secret_file');
   await argumentsField.fill('{"path": "/etc/shadow"}');
   await tryTool.getByRole('button', { name: 'Run' }).click();
   await expect(result.locator('.badge')).toHaveText('Tool error');
@@ -293,6 +293,8 @@ test('Connect a tool gives each agent its MCP set-up with the address and the ke
   expect(JSON.parse(await code('VS Code MCP: Save as .vscode/mcp.json in your workspace'))).toEqual({ servers: { gatehouse: { type: 'http', url, headers: { Authorization: `Bearer ${key}` } } } });
 
   // One server alone: its own endpoint, its own entry name.
+  await card.getByLabel('Servers').focus();
+  await expect(card.getByRole('option', { name: 'Only github (/mcp/github)' })).toBeAttached();
   await card.getByLabel('Servers').selectOption('github');
   expect(JSON.parse(await code('VS Code MCP: Save as .vscode/mcp.json in your workspace'))).toEqual({ servers: { 'gatehouse-github': { type: 'http', url: `${url}/github`, headers: { Authorization: `Bearer ${key}` } } } });
   expect(problems).toEqual([]);

@@ -1,6 +1,6 @@
 // The Connect page's MCP card: each agent's set-up for Gatehouse's /mcp endpoint (or one server's
 // /mcp/{server}) with the address and the key written in.
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { CodeBlock } from '../../components/CodeBlock';
 import { Field } from '../../components/Field';
 import { Tabs } from '../../components/Tabs';
@@ -26,9 +26,6 @@ export function McpSetups({ origin, keyText }: { origin: string; keyText: string
   const load = useMcpServersStore((state) => state.load);
   const [server, setServer] = useState('');
   const [active, setActive] = useState<McpToolId>('claude-code');
-  useEffect(() => {
-    void load();
-  }, [load]);
   const setups = useMemo(() => mcpSetups({ origin, key: keyText.trim() || null, server: server || null }), [origin, keyText, server]);
   const current = setups.find((setup) => setup.id === active) ?? setups[0];
 
@@ -39,7 +36,8 @@ export function McpSetups({ origin, keyText }: { origin: string; keyText: string
         One address for every tool server you added in MCP servers, with the key above (a virtual or a gateway key): the agent sees only the servers that key may use, tool names prefixed with the server’s.
       </p>
       <Field label="Servers" hint={<code>{mcpEndpoint(origin, server || null)}</code>}>
-        <select className="input connect-mcp-server" value={server} onChange={(event) => setServer(event.target.value)}>
+        {/* The server list is read when the person goes to choose, not on every visit of the page. */}
+        <select className="input connect-mcp-server" value={server} onFocus={() => void load()} onChange={(event) => setServer(event.target.value)}>
           <option value="">All the key may use (/mcp)</option>
           {servers.map((item) => (
             <option key={item.name} value={item.name}>

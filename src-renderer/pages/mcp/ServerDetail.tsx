@@ -198,7 +198,9 @@ export function ServerDetail({ server, onRemoved }: { server: McpServer; onRemov
           )}
         </div>
         <div className="stack">
-          <h3 className="subheading">Set-up</h3>
+          <div className="section-title-row">
+            <h3 className="subheading">Set-up</h3>
+          </div>
           <SetUp server={server} />
           <TimeoutForm server={server} />
           {server.transport === 'stdio' && <StderrTail server={server} />}
