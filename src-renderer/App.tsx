@@ -22,7 +22,7 @@ const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'keys', label: 'Keys', icon: 'keys' },
   { page: 'routes', label: 'Routes', icon: 'route' },
   { page: 'local', label: 'Local models', icon: 'server' },
-  { page: 'mcp', label: 'MCP servers', icon: 'plug' },
+  { page: 'mcp', label: 'MCP servers', icon: 'tools' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
 ];

@@ -137,7 +137,7 @@ export function McpServersPage() {
               ))}
             </ul>
           ) : (
-            <EmptyState icon="plug" title="No MCP servers yet" action={addButton}>
+            <EmptyState icon="tools" title="No MCP servers yet" action={addButton}>
               Add one from a preset (filesystem, GitHub, fetch) or your own command or URL.
             </EmptyState>
           )}

@@ -35,7 +35,7 @@ export function KeyMcpServers({ keyRef }: { keyRef: KeyRef }) {
         {summary}
       </span>
       <button type="button" className="button button-ghost button-small" onClick={() => setEditing(true)}>
-        <Icon name="plug" />
+        <Icon name="tools" />
         MCP servers<span className="visually-hidden"> of {keyRef.name}</span>
       </button>
       {editing && <KeyMcpServersDialog keyRef={keyRef} onClose={() => setEditing(false)} />}
