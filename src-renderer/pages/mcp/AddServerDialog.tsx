@@ -123,11 +123,16 @@ export function AddServerDialog({ onClose, onAdded }: { onClose(): void; onAdded
         </div>
         <div className="field">
           <span className="field-label">Transport</span>
-          <SegmentedControl label="Transport" options={TRANSPORTS} value={draft.transport} onChange={(transport) => {
+          <SegmentedControl
+            label="Transport"
+            options={TRANSPORTS}
+            value={draft.transport}
+            onChange={(transport) => {
               update({ transport });
               // A preset's note is about its command; it no longer applies to an address.
               setPresetNote(null);
-            }} />
+            }}
+          />
         </div>
         {draft.transport === 'stdio' ? (
           <>
