@@ -6,6 +6,7 @@ import { cpus, totalmem, type as osType, release, arch } from 'node:os';
 import type { LoadResult, Target } from './load.js';
 import type { LogWriteCost } from './log-cost.js';
 import type { UsageCost } from './usage-cost.js';
+import type { McpCallCost } from './mcp-cost.js';
 import { median } from './load.js';
 
 /** The proxying targets every run measured. */
@@ -51,6 +52,8 @@ export interface BenchResults {
   routes?: { virtualKey: LoadResult[]; route: LoadResult[] };
   /** The Usage page's views over a large log (absent in runs saved before they were measured). */
   usage?: UsageCost;
+  /** A tool call through /mcp/{server} against the same call made to the MCP server directly (absent in runs from before the MCP gateway). */
+  mcp?: McpCallCost;
 }
 
 interface PerTarget {
@@ -383,6 +386,22 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
     lines.push('| view | median (ms) | first call (ms) |');
     lines.push('|---|---|---|');
     for (const query of usage.queries) lines.push(`| ${query.label} | ${fixed(query.medianMs, 1)} | ${fixed(query.coldMs, 1)} |`);
+    lines.push('');
+  }
+  if (results.mcp) {
+    const mcp = results.mcp;
+    lines.push('## MCP tool calls');
+    lines.push('');
+    lines.push(
+      `${mcp.calls.toLocaleString('en')} \`tools/call\` of an echo tool (an MCP server over Streamable HTTP built with the SDK), one at a time on one session, ` +
+        'made directly and through `/mcp/{server}` in alternating rounds; all in one process (bench/mcp-cost.ts).',
+    );
+    lines.push('');
+    lines.push('| path | median (ms) | p99 (ms) |');
+    lines.push('|---|---|---|');
+    lines.push(`| the MCP server directly | ${fixed(mcp.directMedianMs, 2)} | ${fixed(mcp.directP99Ms, 2)} |`);
+    lines.push(`| through Gatehouse /mcp/{server} | ${fixed(mcp.gatewayMedianMs, 2)} | ${fixed(mcp.gatewayP99Ms, 2)} |`);
+    lines.push(`| added by Gatehouse | ${fixed(mcp.addedMedianMs, 2)} | |`);
     lines.push('');
   }
   lines.push('## Reproduce');

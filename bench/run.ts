@@ -19,6 +19,7 @@ import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResu
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
 import { dialectVariants, measureVariants } from './variants.js';
 import { measureUsageQueries } from './usage-cost.js';
+import { measureMcpCall } from './mcp-cost.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -416,6 +417,10 @@ async function main(): Promise<void> {
     say(`  built in ${usageCost.buildSeconds.toFixed(1)} s (insert ${usageCost.insertSeconds.toFixed(1)} s); ${usageCost.totalsRows.toLocaleString('en')} daily total rows`);
     for (const query of usageCost.queries) say(`  ${query.label.padEnd(40)} ${query.medianMs.toFixed(1).padStart(7)} ms (cold ${query.coldMs.toFixed(1)})`);
 
+    say('MCP: a tool call through /mcp/{server} against the same call made to the server directly…');
+    const mcp = await measureMcpCall(quick ? 100 : 200, plan.rounds);
+    say(`  median ${mcp.directMedianMs.toFixed(2)} ms directly, ${mcp.gatewayMedianMs.toFixed(2)} ms through Gatehouse: ${mcp.addedMedianMs.toFixed(2)} ms added`);
+
     const results: BenchResults = {
       mode: quick ? 'quick' : 'full',
       date: new Date(startedAt).toISOString(),
@@ -431,6 +436,7 @@ async function main(): Promise<void> {
       variants,
       routes,
       usage: usageCost,
+      mcp,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;

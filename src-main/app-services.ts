@@ -11,6 +11,8 @@ import type { Router } from './gateway/routing/router.js';
 import type { ModelAccess } from './gateway/model-access.js';
 import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
+import type { McpServerRepository } from './core/mcp-servers.js';
+import type { McpGateway } from './mcp/gateway.js';
 
 export interface AppServices {
   version: string;
@@ -34,6 +36,10 @@ export interface AppServices {
   /** What the gateway's proxy runs with: the admin Playground sends its requests through the same pipeline. */
   proxy: ProxyDependencies;
   savedPrompts: SavedPromptRepository;
+  /** The MCP servers' configuration (sealed secrets included). */
+  mcpServers: McpServerRepository;
+  /** The running MCP gateway: servers' status, tools, stderr. */
+  mcp: McpGateway;
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

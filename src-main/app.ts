@@ -54,6 +54,11 @@ import type { KeyLimitsRepository } from './core/limits.js';
 import type { SavedPromptRepository } from './core/saved-prompts.js';
 import { masterKeyProtector, MASTER_KEY_ENV } from './store/key-protection.js';
 import { checkDatabaseUrl, describeDatabaseUrl, openPostgresStore } from './store-postgres/open.js';
+import type { McpServerRepository } from './core/mcp-servers.js';
+import { McpServerStore } from './store/mcp-servers.js';
+import { McpGateway } from './mcp/gateway.js';
+import { createMcpHandler } from './mcp/endpoint.js';
+import { mcpRoutes } from './admin/mcp-routes.js';
 
 export interface StartOptions {
   host?: string;
@@ -106,6 +111,8 @@ interface Storage {
   limits: KeyLimitsRepository;
   modelAllowLists: ModelAllowListRepository;
   savedPrompts: SavedPromptRepository;
+  /** MCP servers, their secrets sealed like provider secrets. */
+  mcpServers: McpServerRepository;
   /** Work started once the server is up (SQLite: pricing rows of older versions). */
   background(stopped: AbortSignal): void;
   /** The closers, in the order they run. */
@@ -160,6 +167,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
       limits: new KeyLimitsTable(db),
       modelAllowLists: new ModelAllowListTable(db),
       savedPrompts: new SavedPromptStore(db),
+      mcpServers: new McpServerStore(db, keys.valueSealer()),
       background: (stopped) => {
         // Rows logged by a version before costs were get theirs, a slice at a time, once.
         const costBackfill = setTimeout(() => {
@@ -208,6 +216,7 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
     limits: store.limits,
     modelAllowLists: store.modelAllowLists,
     savedPrompts: store.savedPrompts,
+    mcpServers: store.mcpServers,
     background: () => undefined,
     closers: [() => store.close()],
   };
@@ -353,6 +362,20 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const refusals = new RefusalCoalescer((entry) => requestLog.append(entry), options.refusalWindowMs);
     closers.unshift(() => refusals.flush());
     const shutdown = new AbortController();
+    // MCP servers: the configuration in storage (secrets sealed with the keys' data key); the CLI's changes,
+    // and other team instances', reach the running gateway within a second, as keys' do.
+    const mcpServers = storage.mcpServers;
+    const logCall = (entry: Parameters<AppServices['proxy']['log']>[0]) => {
+      metrics.observe(entry);
+      if (!refusals.absorb(entry)) requestLog.append(entry);
+    };
+    const mcp = new McpGateway({ version: packageVersion(), log: logCall });
+    try {
+      mcp.setServers(mcpServers.connections());
+    } catch (error) {
+      log(`Warning: MCP servers not loaded: ${(error as Error).message}`);
+    }
+    closers.unshift(mcpServers.watch((servers) => mcp.setServers(servers)));
     const services: AppServices = {
       version: packageVersion(),
       dataDir,
@@ -371,15 +394,14 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       proxy: {
         keys: keyDirectory,
         router,
-        log: (entry) => {
-          metrics.observe(entry);
-          if (!refusals.absorb(entry)) requestLog.append(entry);
-        },
+        log: logCall,
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
         modelAccess,
       },
       savedPrompts: storage.savedPrompts,
+      mcpServers,
+      mcp,
       shutdown: shutdown.signal,
     };
     const uiDir = join(packageRoot(), 'out', 'renderer');
@@ -399,7 +421,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes], services),
+      handleMcp: createMcpHandler({ gateway: mcp, keys: keyDirectory, maxBodyBytes: services.proxy.maxBodyBytes, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) }),
       handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
@@ -449,6 +472,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         let settleTimer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.allSettled(inFlight), new Promise((resolve) => (settleTimer = setTimeout(resolve, HANDLER_SETTLE_MS)))]);
         clearTimeout(settleTimer);
+        // Stdio servers are ended (stdin closed, then signals) before the database closes.
+        await mcp.close();
         for (const close of closers) close();
       })());
 

@@ -64,6 +64,9 @@ const USAGE = `Usage:
   gatehouse keys models NAME [--allow MODEL,GLOB,route:NAME,... | --all] [--json]
       Which models a virtual or gateway key may call (by name or id); --all lets it call every model
       again. Others get a 403 naming the model. No flag shows the list.
+  gatehouse keys mcp NAME [--servers a,b | --all] [--json]
+      Which MCP servers a virtual or gateway key (by name or id) may see and call through /mcp; --all
+      (the default for every key) lifts the limit. No flag shows it.
   gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
 Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
 
@@ -92,6 +95,9 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
         return await changeHost(options, io);
       case 'keys chat-only':
         return await setChatOnly(options, io);
+      case 'keys mcp':
+      case 'gateway-keys mcp':
+        return await setMcpServers(options, io);
       case 'keys limits':
       case 'gateway-keys limits':
         return await runLimitsCommand(options, io);
@@ -318,6 +324,39 @@ async function setRouting(args: string[], io: KeysCommandIO): Promise<number> {
   });
 }
 
+/** `keys mcp NAME [--servers a,b | --all]`: shows or changes which MCP servers a key may use. */
+async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...commonOptions, servers: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('keys mcp takes one key name (or id), e.g. gatehouse keys mcp laptop --servers github,fetch');
+  if (values.all && values.servers !== undefined) throw new UsageError('keys mcp takes --servers or --all, not both.');
+  return withExistingKeyStore(values['data-dir'], io, (store) => {
+    const wanted = positionals[0];
+    const key = store ? (findVirtualKey(store, wanted) ?? findGatewayKey(store, wanted)) : undefined;
+    if (!store || !key) throw new Error(`No active key named '${wanted}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
+    const servers = values.servers === undefined ? undefined : values.servers.split(',').map((name) => name.trim()).filter(Boolean);
+    const changed = values.all || servers !== undefined ? store.setKeyMcpServers(key.id, values.all ? null : servers!) : key;
+    const says = changed.mcpServers ? `may use the MCP servers ${changed.mcpServers.join(', ') || '(none)'}` : 'may use every MCP server';
+    if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, mcpServers: changed.mcpServers ?? null }, null, 2)}\n`);
+    else if (changed === key) io.stdout.write(`${key.id} '${key.name}' ${says}\n`);
+    else io.stderr.write(`Key ${changed.id} '${changed.name}' ${says}. A running server applies it within a second.\n`);
+    return 0;
+  });
+}
+
+function findGatewayKey(store: KeyStore, nameOrId: string): GatewayKeySummary | undefined {
+  const keys = store.listGatewayKeys();
+  const byId = keys.find((key) => key.id === nameOrId);
+  if (byId) return byId;
+  const named = keys.filter((key) => key.name === nameOrId);
+  if (named.length > 1) throw new Error(`${named.length} gateway keys are named '${nameOrId}': ${named.map((key) => key.id).join(', ')}. Give the id instead of the name.`);
+  return named[0];
+}
+
 /** An active virtual key by id or name; several of one name must be told apart by id. */
 function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | undefined {
   const keys = store.listVirtualKeys();
@@ -429,14 +468,14 @@ async function readSecrets(provider: ProviderAdapter, givenByFlag: Record<string
   return secrets;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads one line from a terminal without echoing it. */
-function readHiddenLine(io: KeysCommandIO, prompt: string): Promise<string> {
+export function readHiddenLine(io: KeysCommandIO, prompt: string): Promise<string> {
   const { stdin, stderr } = io;
   stderr.write(prompt);
   stdin.setRawMode?.(true);

@@ -61,7 +61,7 @@ export async function runMigrateCommand(args: string[], io: MigrateCommandIO): P
     const counts = await migrateSqliteToPostgres(db, to, masterKeyProtector(masterKey), headlessProtectionUpgrade(dataDir, io.env));
     io.stdout.write(
       `Copied into ${describeDatabaseUrl(to)} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${counts.virtualKeys} virtual keys, ${counts.gatewayKeys} gateway keys, ` +
-        `${counts.routes} routes, ${counts.settings} settings, ${counts.savedPrompts} saved prompts, ${counts.keyLimits} key limits, ${counts.logRows} log rows.\n`,
+        `${counts.routes} routes, ${counts.settings} settings, ${counts.savedPrompts} saved prompts, ${counts.keyLimits} key limits, ${counts.logRows} log rows, ${counts.mcpServers} MCP servers.\n`,
     );
     return 0;
   } catch (error) {

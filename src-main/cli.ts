@@ -18,6 +18,9 @@ const USAGE = `Usage:
   gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]
   gatehouse keys models NAME [--allow MODEL,GLOB,route:NAME,... | --all]
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
+  gatehouse mcp add NAME (--command CMD [--arg A]... [--env K=V]... [--secret-env K]... | --url URL [--transport http|sse] [--header 'K: V']... [--secret-header K]...)
+  gatehouse mcp list [--json] | mcp tools NAME | mcp remove NAME   (MCP servers served at /mcp; secrets on stdin)
+  gatehouse keys mcp NAME --servers a,b | --all   (which MCP servers a key may use)
   gatehouse keys --help | routes --help   (every option of those commands)
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY,
   GATEHOUSE_DATABASE_URL, GATEHOUSE_REDIS_URL (team mode)`;
@@ -85,6 +88,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'routes') return await runRoutesCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === 'migrate') return await runMigrateCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+    // Loaded only for `mcp`: it brings the MCP SDK, which the other commands need not load.
+    if (command === 'mcp') return await (await import('./cli-mcp.js')).runMcpCommand(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === 'discover') return await runDiscoverCommand(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);

@@ -6,6 +6,7 @@ import { ConnectPage } from './pages/ConnectPage';
 import { KeysPage } from './pages/KeysPage';
 import { LocalModelsPage } from './pages/LocalModelsPage';
 import { LogsPage } from './pages/LogsPage';
+import { McpServersPage } from './pages/McpServersPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
 import { RoutesPage } from './pages/RoutesPage';
 import { SettingsPage } from './pages/SettingsPage';
@@ -21,6 +22,7 @@ const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'keys', label: 'Keys', icon: 'keys' },
   { page: 'routes', label: 'Routes', icon: 'route' },
   { page: 'local', label: 'Local models', icon: 'server' },
+  { page: 'mcp', label: 'MCP servers', icon: 'tools' },
   { page: 'connect', label: 'Connect a tool', icon: 'connect' },
   { page: 'settings', label: 'Settings', icon: 'settings' },
 ];
@@ -61,6 +63,8 @@ function CurrentPage({ page }: { page: PageName }) {
       return <RoutesPage />;
     case 'local':
       return <LocalModelsPage />;
+    case 'mcp':
+      return <McpServersPage />;
     case 'connect':
       return <ConnectPage />;
     case 'settings':

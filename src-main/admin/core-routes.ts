@@ -23,9 +23,14 @@ function parseLogQuery(query: URLSearchParams): LogQuery {
   if (dialect !== undefined && !(CLIENT_DIALECTS as readonly string[]).includes(dialect)) {
     throw invalidRequest(`'dialect' must be one of ${CLIENT_DIALECTS.join(', ')}`, 'dialect');
   }
+  const kind = query.get('kind') || undefined;
+  if (kind !== undefined && kind !== 'mcp' && kind !== 'model') throw invalidRequest("'kind' must be mcp or model", 'kind');
   return {
     since: parseInstant(query.get('since'), 'since'),
     until: parseInstant(query.get('until'), 'until'),
+    kind,
+    server: query.get('server') || undefined,
+    tool: query.get('tool') || undefined,
     limit: limit === null ? undefined : Number(limit),
     before: query.get('before') ?? undefined,
     provider: query.get('provider') || undefined,

@@ -18,6 +18,8 @@ const modelMap = z.record(z.string(), z.string());
 const allowRouting = z.boolean();
 /** The key's server speaks Chat Completions only: Responses calls are translated to Chat for it. */
 const chatOnly = z.boolean();
+/** The MCP servers a key may see and call; null = every server. */
+const mcpServers = z.array(z.string()).max(200).nullable();
 
 const createVirtualKeyBody = z.object({
   name,
@@ -42,10 +44,11 @@ const updateVirtualKeyBody = z.object({
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
   chatOnly: chatOnly.optional(),
+  mcpServers: mcpServers.optional(),
 });
 
 const createGatewayKeyBody = z.object({ name });
-const updateGatewayKeyBody = z.object({ name });
+const updateGatewayKeyBody = z.object({ name: name.optional(), mcpServers: mcpServers.optional() });
 
 
 const includeRevoked = (query: URLSearchParams) => query.get('includeRevoked') === 'true';
@@ -112,8 +115,9 @@ export const keyRoutes: AdminRoute[] = [
         allowRouting: change.allowRouting,
         chatOnly: change.chatOnly,
       });
-      if (change.customHost === undefined) return { status: 200, body: updated };
-      return { status: 200, body: { ...updated, warnings: customHostWarnings(updated.provider, updated.customHost) } };
+      const saved = change.mcpServers === undefined ? updated : { ...updated, ...services.keys.setKeyMcpServers(params.id, change.mcpServers) };
+      if (change.customHost === undefined) return { status: 200, body: saved };
+      return { status: 200, body: { ...saved, warnings: customHostWarnings(saved.provider, saved.customHost) } };
     },
   },
   {
@@ -150,7 +154,12 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/gateway-keys/:id',
-    handle: ({ services, params, body }) => ({ status: 200, body: services.keys.renameGatewayKey(params.id, parseOrRefuse(updateGatewayKeyBody, body).name) }),
+    handle: ({ services, params, body }) => {
+      const change = parseOrRefuse(updateGatewayKeyBody, body);
+      let updated = change.name === undefined ? services.keys.getGatewayKey(params.id) : services.keys.renameGatewayKey(params.id, change.name);
+      if (change.mcpServers !== undefined) updated = services.keys.setKeyMcpServers(params.id, change.mcpServers) as typeof updated;
+      return { status: 200, body: updated };
+    },
   },
   {
     method: 'DELETE',

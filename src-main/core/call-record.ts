@@ -82,6 +82,17 @@ export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<P
    * unknown — never 0 for unknown. Left out, it is priced at write time from the usage counted then.
    */
   costUsd?: number | null;
+  /** A call through the MCP gateway (/mcp): logged with kind "mcp"; absent for model calls. */
+  mcp?: McpCallLabels;
+}
+
+/** What a log row of an MCP call names besides the common facts. */
+export interface McpCallLabels {
+  server: string;
+  /** The tool called, the prompt got or the resource URI read. */
+  tool: string;
+  /** The client tool, from the session's clientInfo.name. */
+  client: string | null;
 }
 
 export interface AttemptRecord {

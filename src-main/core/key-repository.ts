@@ -33,6 +33,8 @@ export interface VirtualKeySummary {
    * server answers 404 to a passed-through `/v1/responses`.
    */
   chatOnly: boolean;
+  /** The MCP servers the key may see and call; null = every server (always set by the store). */
+  mcpServers?: string[] | null;
 }
 
 export interface GatewayKeySummary {
@@ -43,6 +45,8 @@ export interface GatewayKeySummary {
   updatedAt: string;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** The MCP servers the key may see and call; null = every server (always set by the store). */
+  mcpServers?: string[] | null;
 }
 
 export interface NewVirtualKey {
@@ -106,6 +110,9 @@ export interface KeyRepository extends KeyDirectory {
   getGatewayKey(id: string): GatewayKeySummary;
   renameGatewayKey(id: string, newName: string): GatewayKeySummary;
   revokeGatewayKey(id: string): GatewayKeySummary;
+
+  /** Which MCP servers a key (virtual or gateway, by id) may see and call; null = every server. */
+  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary;
 }
 
 /** How the stored secrets are protected, as Settings shows it (a store's KeyProtector says). */

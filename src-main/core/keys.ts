@@ -7,7 +7,12 @@ import type { ProviderCredentials } from './credentials.js';
 export const VIRTUAL_KEY_PREFIX = 'gh-vk-';
 
 export type Caller =
-  | { kind: 'gateway-key'; keyId: string | null }
+  | {
+      kind: 'gateway-key';
+      keyId: string | null;
+      /** The MCP servers the key may use; absent = every server. */
+      mcpServers?: readonly string[];
+    }
   | {
       kind: 'virtual-key';
       keyId: string;
@@ -26,6 +31,8 @@ export type Caller =
       chatOnly?: boolean;
       /** Records that the key's server has no Responses API (it answered 404 there); absent where nothing can be stored. */
       learnChatOnly?(): void;
+      /** The MCP servers the key may use; absent = every server. */
+      mcpServers?: readonly string[];
       /** Decrypts the stored secret for this one request. */
       loadCredentials(): Promise<ProviderCredentials>;
     };

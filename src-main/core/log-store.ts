@@ -20,6 +20,11 @@ export interface LogEntry extends CallFacts {
   usageEstimated?: boolean;
   /** The caller's key (a virtual key's vk_… or a gateway key's id); null when no key was accepted. */
   keyId: string | null;
+  /** 'mcp' for a call through the MCP gateway, 'model' for the rest (always set on rows read back). */
+  kind?: 'model' | 'mcp';
+  /** The MCP server and tool (prompt, resource URI) of an MCP call; null for model calls (always set on rows read back). */
+  server?: string | null;
+  tool?: string | null;
 }
 
 export interface LogEntryDetail extends LogEntry {
@@ -42,6 +47,11 @@ export interface LogQuery {
   status?: number | 'error';
   /** A route's name: only calls that matched it. */
   route?: string;
+  /** 'mcp' or 'model'. */
+  kind?: 'model' | 'mcp';
+  /** An MCP server's name; an MCP tool's (prompt's, resource's) name. */
+  server?: string;
+  tool?: string;
   q?: string;
   /** Epoch ms: only entries made at or after it. */
   since?: number;

@@ -46,6 +46,8 @@ export interface UsageReport {
   countedFrom: string | null;
   /** How many days the log keeps its rows (Settings), when the caller said. */
   logRetentionDays: number | null;
+  /** Calls through the MCP gateway per server and tool over the same days (errors: status >= 400, a tool's isError included). */
+  mcpCalls?: { server: string; tool: string; calls: number; errors: number }[];
 }
 
 export interface KeySpend {

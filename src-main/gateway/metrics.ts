@@ -175,6 +175,16 @@ const REFUSED_FAMILY = {
   help: 'Requests refused before any work, by reason: foreign_origin, foreign_host (403, not logged), unauthenticated (401, logged coalesced per window).',
 };
 
+/** MCP calls (tools/call, resources/read, prompts/get through /mcp), apart from the model calls' series. */
+const MCP_CALLS_FAMILY = { name: 'gatehouse_mcp_calls_total', help: 'MCP calls through /mcp by server, tool (prompt, resource) and status (200, 422 the tool answered isError, 4xx refused, 499 cancelled, 502 server failed, 504 timed out).' };
+const MCP_DURATION_FAMILY = { name: 'gatehouse_mcp_call_duration_seconds', help: 'Time an MCP call through /mcp took, by server and tool.' };
+
+interface McpSeries {
+  labels: { server: string; tool: string };
+  byStatus: Map<string, number>;
+  duration: HistogramCell;
+}
+
 /** Process metrics are per process: one registry for them, however many gateways a process runs (tests). */
 let processRegistry: Registry | undefined;
 
@@ -206,6 +216,9 @@ export class GatewayMetrics {
   private readonly series = new Map<string, Series>();
   /** Requests refused before any work, by reason (browser-guard.ts, and 401s without a valid key). */
   private readonly refusals = new Map<string, number>();
+  private readonly mcpServers = new BoundedLabel(200, 200);
+  private readonly mcpTools = new BoundedLabel(2_000, 200);
+  private readonly mcpSeries = new Map<string, McpSeries>();
   private failureReported = false;
   private readonly extraFamilies: ExtraFamily[];
 
@@ -273,11 +286,20 @@ export class GatewayMetrics {
       const head = { name: family.name, help: family.help, type: family.type, aggregator: 'sum' };
       registry.registerMetric({ ...head, get: async () => ({ ...head, values: family.values() }) } as unknown as Metric);
     }
+    const mcpCalls = { ...MCP_CALLS_FAMILY, type: 'counter', aggregator: 'sum' };
+    const mcpCallValues = () => [...this.mcpSeries.values()].flatMap((series) => [...series.byStatus].map(([status, value]) => ({ labels: { ...series.labels, status }, value })));
+    registry.registerMetric({ ...mcpCalls, get: async () => ({ ...mcpCalls, values: mcpCallValues() }) } as unknown as Metric);
+    const duration = histogramFamily(MCP_DURATION_FAMILY.name, MCP_DURATION_FAMILY.help, (series) => series.latency);
+    const mcpDuration = { name: duration.name, help: duration.help, type: 'histogram', aggregator: 'sum' };
+    const durationValues = () =>
+      duration.samples([...this.mcpSeries.values()].map((series) => ({ labels: series.labels, latency: series.duration }) as unknown as Series));
+    registry.registerMetric({ ...mcpDuration, get: async () => ({ ...mcpDuration, values: durationValues() }) } as unknown as Metric);
     return registry;
   }
 
   private count(entry: CallRecord): void {
     if (!Number.isInteger(entry.status)) return;
+    if (entry.mcp) return this.countMcp(entry, entry.mcp);
     if (entry.unauthenticated === true) this.refused('unauthenticated');
     const series = this.seriesFor(entry);
     const statusClass = STATUS_CLASSES[Math.floor(entry.status / 100)] ?? `${Math.floor(entry.status / 100)}xx`;
@@ -297,6 +319,20 @@ export class GatewayMetrics {
     const cost = entry.costUsd;
     if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) series.costUsd += cost;
     else if (cost === null && ((entry.promptTokens ?? 0) > 0 || (entry.completionTokens ?? 0) > 0)) series.unpriced++;
+  }
+
+  private countMcp(entry: CallRecord, mcp: NonNullable<CallRecord['mcp']>): void {
+    const server = this.mcpServers.value(mcp.server);
+    const tool = this.mcpTools.value(mcp.tool);
+    const id = `${server}\u0000${tool}`;
+    let series = this.mcpSeries.get(id);
+    if (!series) {
+      series = { labels: { server, tool }, byStatus: new Map(), duration: new HistogramCell() };
+      this.mcpSeries.set(id, series);
+    }
+    const status = String(entry.status);
+    series.byStatus.set(status, (series.byStatus.get(status) ?? 0) + 1);
+    series.duration.observe(entry.latencyMs / 1000);
   }
 
   private seriesFor(entry: CallRecord): Series {

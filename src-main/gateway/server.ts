@@ -18,6 +18,8 @@ export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   /** GET /metrics (metrics.ts), which checks who asks; without it the path is unknown. */
   handleMetrics?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** /mcp and /mcp/{server}, the MCP gateway (mcp/endpoint.ts), which checks Origin, Host and keys itself; without it the paths are unknown. */
+  handleMcp?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   /** The built UI (out/renderer); absent in tests that need no UI. */
   uiDir?: string;
   /** Told of each request's handling, settled once it is done (logged included): shutdown waits on these. */
@@ -195,6 +197,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
         }
         if (path === '/admin/api' || path.startsWith('/admin/api/')) return options.handleAdmin(req, res, url);
         if (path === '/metrics' && options.handleMetrics) return options.handleMetrics(req, res);
+        if ((path === '/mcp' || path.startsWith('/mcp/')) && options.handleMcp) return options.handleMcp(req, res, url);
         if ((req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/v1/') && !path.startsWith('/admin/')) {
           return serveUi(options.uiDir, req, res, url);
         }

@@ -11,7 +11,9 @@ import { nonSecretValues, requireSecretsAgain, validCredentials } from '../core/
 import { getProvider } from '../providers/registry.js';
 import { describeProtectorMode, type KeyProtector } from '../store/key-protection.js';
 import { KeyStoreLockedError } from '../store/keys/data-key.js';
-import { generateDataKeyPair, loadDataPrivateKey, publicKeyOf } from '../store/secret-box.js';
+import { generateDataKeyPair, loadDataPrivateKey, openSecret, publicKeyOf, sealSecret } from '../store/secret-box.js';
+import type { ValueSealer } from '../store/keys/key-store.js';
+import { validMcpServerList } from '../core/mcp-servers.js';
 import { gatewayKeySummary, virtualKeySummary, type GatewayKeyRow, type VirtualKeyRow } from '../store/keys/key-rows.js';
 import { MemoryKeyDirectory } from '../store/keys/memory-directory.js';
 import { newId, newKey } from '../store/keys/new-key.js';
@@ -26,6 +28,10 @@ const storedModelMap = (map: Record<string, string> | undefined): string | null 
   const clean = validModelMap(map);
   return clean === null ? null : JSON.stringify(clean);
 };
+
+/** A key's MCP servers as stored: NULL = every server, else a JSON array (as on SQLite). */
+const storedMcpServers = (servers: string[] | null): string | null => (servers === null ? null : JSON.stringify(servers));
+const mcpServersOf = (stored: unknown): string[] | undefined => (typeof stored === 'string' && stored ? (JSON.parse(stored) as string[]) : undefined);
 
 function notFound(kind: string, id: string): GatewayError {
   return new GatewayError(404, 'not_found_error', `No ${kind} with id '${id}'`, 'id');
@@ -245,6 +251,37 @@ export class PgKeyStore implements KeyRepository {
     return this.getGatewayKey(id);
   }
 
+  // ---- the MCP servers a key may use ----
+
+  /** Sets which MCP servers a key (virtual `vk_` or gateway `gk_` id) may see and call; null = every server. */
+  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary {
+    const clean = validMcpServerList(servers);
+    const isGateway = id.startsWith('gk_');
+    const row = isGateway ? this.gatewayKeyRow(id) : this.virtualKeyRow(id);
+    const revoked = () => new GatewayError(409, 'invalid_request_error', `Key '${id}' is revoked`, 'id');
+    if (row.revoked_at !== null) throw revoked();
+    // Only while still active: a revoke on another instance in between wins.
+    const changed = this.bridge.querySync(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET mcp_servers = $1, updated_at = $2 WHERE id = $3 AND revoked_at IS NULL RETURNING id`, [
+      storedMcpServers(clean),
+      Date.now(),
+      id,
+    ]);
+    if (changed.length === 0) throw revoked();
+    this.reloadNow();
+    return isGateway ? this.getGatewayKey(id) : this.getVirtualKey(id);
+  }
+
+  /** Seals and opens other tables' secrets (MCP servers') with the team's data key, exactly as the SQLite store does. */
+  valueSealer(): ValueSealer {
+    return {
+      seal: (context, plaintext) => sealSecret(this.publicKey, plaintext, context),
+      open: (context, sealed) => {
+        if (!this.privateKey) throw new Error('This key store is closed and cannot decrypt secrets');
+        return openSecret(this.privateKey, this.publicKey, sealed, context);
+      },
+    };
+  }
+
   // ---- keeping memory in step with the database ----
 
   /** Rereads the keys off this thread (a NOTIFY from another instance, or PostgreSQL back after an outage). */
@@ -284,7 +321,10 @@ export class PgKeyStore implements KeyRepository {
     const gateway = gatewayRows.map(gatewayRow);
     this.directory.replace(
       virtual.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: this.virtualKeyCaller(row) })),
-      gateway.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id } })),
+      gateway.map((row) => {
+        const mcpServers = mcpServersOf(row.mcp_servers);
+        return { id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id, ...(mcpServers ? { mcpServers } : {}) } };
+      }),
     );
     this.allNames = new Map(names.map((row) => [String(row.id), String(row.name)]));
   }
@@ -299,6 +339,7 @@ export class PgKeyStore implements KeyRepository {
       ...(row.default_model ? { defaultModel: row.default_model } : {}),
       ...(row.model_map ? { modelMap: JSON.parse(row.model_map) as Record<string, string> } : {}),
       ...(row.allow_routing ? { allowRouting: true } : {}),
+      ...(row.mcp_servers ? { mcpServers: mcpServersOf(row.mcp_servers) } : {}),
       loadCredentials: credentialsLoader(() => this.privateKey, this.publicKey, row.id, row.credentials),
     };
   }

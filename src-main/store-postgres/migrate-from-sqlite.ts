@@ -1,23 +1,25 @@
 // `gatehouse migrate`: a desktop data dir's SQLite database copied into an empty team database, in one
 // PostgreSQL transaction: the data key (wrapped by GATEHOUSE_MASTER_KEY) and the keys with their secrets
-// still sealed (the same sealed format, so nothing is decrypted), routes, settings and overrides, saved
-// prompts, limits and spend, and the request log with its usage totals (streamed with COPY).
+// still sealed (the same sealed format, so nothing is decrypted), MCP servers (their secrets sealed the same
+// way), routes, settings and overrides, saved prompts, limits and spend, and the request log with its usage totals (streamed with COPY).
 import pg from 'pg';
 import type { SqliteDatabase } from '../store/database.js';
 import { openDataKey, KeyStoreLockedError } from '../store/keys/data-key.js';
 import type { KeyProtector } from '../store/key-protection.js';
+import { MCP_SERVER_COLUMNS } from '../store/mcp-server-rows.js';
 import { copyRows } from './copy-in.js';
 import { checkDatabaseUrl } from './open.js';
 import { migrate } from './schema.js';
 
 /** Tables a team database holds data in: any row in one means it is not empty. */
-const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'request_log', 'usage_daily', 'usage_monthly'];
+const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'mcp_servers', 'request_log', 'usage_daily', 'usage_monthly'];
 const ROWS_PER_INSERT = 500;
 
 const LOG_COLUMNS = [
   'id', 'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens',
   'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body', 'dialect', 'provider_format', 'dropped',
   'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id', 'request_count',
+  'usage_estimated', 'kind', 'mcp_server', 'mcp_tool',
 ];
 /** SQLite's expression for each column: `dialect` is its generated column, `day` is worked out for rows from before migration 8. */
 const LOG_SOURCE = LOG_COLUMNS.map((column) => (column === 'day' ? "coalesce(day, date(created_at / 1000, 'unixepoch', 'localtime')) AS day" : column)).join(', ');
@@ -33,6 +35,7 @@ export interface MigrationCounts {
   settings: number;
   savedPrompts: number;
   keyLimits: number;
+  mcpServers: number;
   logRows: number;
 }
 
@@ -120,12 +123,14 @@ export async function migrateSqliteToPostgres(db: SqliteDatabase, url: string, p
       await client.query('BEGIN');
       if (hasKeys) await copyTable(db, client, 'key_store', ['id', 'format', 'protector_mode', 'wrapped_private_key', 'public_key', 'created_at']);
       const counts: MigrationCounts = {
-        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing']),
-        gatewayKeys: await copyTable(db, client, 'gateway_keys', ['id', 'name', 'key_hash', 'key_prefix', 'created_at', 'updated_at', 'revoked_at']),
+        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing', 'mcp_servers']),
+        gatewayKeys: await copyTable(db, client, 'gateway_keys', ['id', 'name', 'key_hash', 'key_prefix', 'created_at', 'updated_at', 'revoked_at', 'mcp_servers']),
         settings: await copyTable(db, client, 'settings', ['key', 'value']),
         routes: await copyTable(db, client, 'routes', ['id', 'position', 'name', 'match', 'strategy', 'targets', 'created_at', 'updated_at']),
         savedPrompts: await copyTable(db, client, 'saved_prompts', ['id', 'name', 'endpoint', 'body', 'key_id', 'created_at', 'updated_at']),
         keyLimits: await copyTable(db, client, 'key_limits', ['key_id', 'rpm', 'tpm', 'daily_usd', 'monthly_usd', 'updated_at']),
+        // Their secrets stay sealed as they are: the same data key and sealing context on both sides.
+        mcpServers: await copyTable(db, client, 'mcp_servers', MCP_SERVER_COLUMNS),
         logRows: 0,
       };
       await copyTable(db, client, 'key_allowed_models', ['key_id', 'models', 'updated_at']);

@@ -1,6 +1,6 @@
 // Team mode's storage: every contract of core/ on one PostgreSQL database, opened for one instance. The
 // schema is migrated (under a lock), the instance registered, and a LISTEN connection keeps this
-// instance's in-memory keys, routes, limits and settings in step with every other instance's changes.
+// instance's in-memory keys, routes, limits, settings and MCP servers in step with every other instance's changes.
 import type { KeyProtector } from '../store/key-protection.js';
 import { RequestLog } from '../store/request-log.js';
 import { ChangeFeed } from './change-feed.js';
@@ -8,6 +8,7 @@ import { InstanceRegistration, newInstanceId } from './instances.js';
 import { PgKeyLimitsStore } from './key-limits.js';
 import { PgModelAllowListStore } from './model-allow-lists.js';
 import { PgKeyStore } from './key-store.js';
+import { PgMcpServerStore } from './mcp-servers.js';
 import { PgBridge } from './pg-bridge.js';
 import { PgLogQueries, PgLogWriter } from './request-log.js';
 import { PgRouteStore } from './routes.js';
@@ -35,6 +36,7 @@ export interface PostgresStore {
   limits: PgKeyLimitsStore;
   modelAllowLists: PgModelAllowListStore;
   savedPrompts: PgSavedPromptStore;
+  mcpServers: PgMcpServerStore;
   requestLog: RequestLog;
   instances: InstanceRegistration;
   changes: ChangeFeed;
@@ -81,6 +83,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const routes = await PgRouteStore.open(bridge);
     const limits = new PgKeyLimitsStore(bridge);
     const modelAllowLists = new PgModelAllowListStore(bridge);
+    // Sealed with the keys' data key, as on SQLite.
+    const mcpServers = new PgMcpServerStore(bridge, keys.valueSealer());
     closers.unshift(() => limits.close());
     let logClosed = false;
     const requestLog = new RequestLog(null, {
@@ -106,6 +110,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         modelAllowLists.markChanged();
       }
       else if (topic === 'settings') void refresh(Promise.all([settings.reload(), modelOverrides.reload()]).then(() => undefined));
+      else if (topic === 'mcp_servers') void refresh(mcpServers.reload());
     });
     return {
       instanceId,
@@ -118,6 +123,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       limits,
       modelAllowLists,
       savedPrompts: new PgSavedPromptStore(bridge),
+      mcpServers,
       requestLog,
       instances,
       changes,

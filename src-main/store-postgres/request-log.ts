@@ -133,6 +133,12 @@ export class PgLogQueries implements LogReader {
     if (query.model) where.push(`model = ${param(query.model)}`);
     if (query.dialect) where.push(`dialect = ${param(query.dialect)}`);
     if (query.route) where.push(`route = ${param(query.route)}`);
+    if (query.since !== undefined) where.push(`created_at >= ${param(query.since)}`);
+    if (query.until !== undefined) where.push(`created_at < ${param(query.until)}`);
+    if (query.kind === 'mcp') where.push("kind = 'mcp'");
+    else if (query.kind === 'model') where.push('kind IS NULL');
+    if (query.server) where.push(`mcp_server = ${param(query.server)}`);
+    if (query.tool) where.push(`mcp_tool = ${param(query.tool)}`);
     if (query.status === 'error') where.push('status >= 400');
     else if (typeof query.status === 'number') where.push(`status = ${param(query.status)}`);
     if (query.q) {

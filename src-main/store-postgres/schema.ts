@@ -1,12 +1,12 @@
 // The team database's tables, as versioned SQL run on start. Every instance runs them under one advisory
 // lock, so two instances starting at once migrate once; a version applied is recorded and never run again.
-// Changes to keys, routes, limits, settings and overrides bump a generation and NOTIFY `gatehouse_changes`
+// Changes to keys, routes, limits, settings, overrides and MCP servers bump a generation and NOTIFY `gatehouse_changes`
 // from a trigger, so every writer (an instance, `gatehouse migrate`, psql) reaches every instance.
 import pg from 'pg';
 
 /** The channel every instance LISTENs on; the payload names what changed (a CHANGE_TOPICS value). */
 export const CHANGES_CHANNEL = 'gatehouse_changes';
-export const CHANGE_TOPICS = ['keys', 'routes', 'limits', 'settings'] as const;
+export const CHANGE_TOPICS = ['keys', 'routes', 'limits', 'settings', 'mcp_servers'] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 /** The lock every instance's migration takes (any constant; "gatehous" in ASCII). */
@@ -163,6 +163,33 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
     sql: `
       -- 1 when the provider reported no token count and the gateway counted the input itself (SQLite's migration 16).
       ALTER TABLE request_log ADD COLUMN usage_estimated int;
+    `,
+  },
+  {
+    version: 4,
+    description: 'MCP servers (their secrets sealed), the MCP servers each key may use, and MCP calls in the request log',
+    sql: `
+      -- As SQLite's migration 14. args, env, headers, disabled_tools: JSON text. secret_env and secret_headers:
+      -- JSON {name: value} sealed to the data key (store/secret-box.ts, as provider secrets), NULL when none;
+      -- their names in the clear beside them so they can be shown.
+      CREATE TABLE mcp_servers (
+        name text PRIMARY KEY, transport text NOT NULL, command text, args text NOT NULL DEFAULT '[]', env text NOT NULL DEFAULT '{}',
+        secret_env_names text NOT NULL DEFAULT '[]', secret_env bytea, url text, headers text NOT NULL DEFAULT '{}',
+        secret_header_names text NOT NULL DEFAULT '[]', secret_headers bytea, enabled int NOT NULL DEFAULT 1, timeout_ms int NOT NULL,
+        disabled_tools text NOT NULL DEFAULT '[]', created_at bigint NOT NULL, updated_at bigint NOT NULL
+      );
+      INSERT INTO generations (name, value) VALUES ('mcp_servers', 0);
+      CREATE TRIGGER mcp_servers_changed AFTER INSERT OR UPDATE OR DELETE ON mcp_servers FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_changed('mcp_servers');
+
+      -- The MCP servers a key may see and call: a JSON array of names; NULL = every server. (The keys' trigger
+      -- already tells every instance of a change.)
+      ALTER TABLE virtual_keys ADD COLUMN mcp_servers text;
+      ALTER TABLE gateway_keys ADD COLUMN mcp_servers text;
+
+      -- kind: 'mcp' for a tools/call, resources/read or prompts/get through /mcp; NULL = a model call.
+      ALTER TABLE request_log ADD COLUMN kind text, ADD COLUMN mcp_server text, ADD COLUMN mcp_tool text;
+      CREATE INDEX request_log_mcp ON request_log (mcp_server, mcp_tool, id) WHERE mcp_server IS NOT NULL;
+      CREATE INDEX request_log_kind ON request_log (kind, id) WHERE kind IS NOT NULL;
     `,
   },
 ];

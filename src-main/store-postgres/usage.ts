@@ -82,7 +82,16 @@ export class PgUsageStore implements UsageRepository {
       .map(([name, sums]) => ({ name, ...figures(sums) }));
     const retainedFrom = options.logRetentionDays === undefined ? null : localDay(new Date(this.now().getTime() - options.logRetentionDays * 86_400_000));
     const countedFrom = retainedFrom !== null && retainedFrom > from ? retainedFrom : null;
-    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown, countedFrom, logRetentionDays: options.logRetentionDays ?? null };
+    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown, countedFrom, logRetentionDays: options.logRetentionDays ?? null, mcpCalls: this.mcpCalls(from, to) };
+  }
+
+  /** MCP calls per server and tool over local days from..to, most called first (read from the log's MCP rows, as on SQLite). */
+  private mcpCalls(from: string, to: string): UsageReport['mcpCalls'] {
+    return this.bridge.querySync<{ server: string; tool: string; calls: number; errors: number }>(
+      `SELECT mcp_server AS server, mcp_tool AS tool, count(*)::float8 AS calls, sum((status >= 400)::int)::float8 AS errors FROM request_log
+       WHERE kind = 'mcp' AND day BETWEEN $1 AND $2 GROUP BY 1, 2 ORDER BY calls DESC, server, tool LIMIT 500`,
+      [from, to],
+    );
   }
 
   keySpend(): KeySpend[] {

@@ -61,6 +61,16 @@ export class LogQueries {
       where.push('request_log.created_at < @until');
       params.until = query.until;
     }
+    if (query.kind === 'mcp') where.push("request_log.kind = 'mcp'");
+    else if (query.kind === 'model') where.push('request_log.kind IS NULL');
+    if (query.server) {
+      where.push('request_log.mcp_server = @server');
+      params.server = query.server;
+    }
+    if (query.tool) {
+      where.push('request_log.mcp_tool = @tool');
+      params.tool = query.tool;
+    }
     if (query.status === 'error') where.push('request_log.status >= 400');
     else if (typeof query.status === 'number') {
       where.push('request_log.status = @status');

@@ -95,12 +95,15 @@ export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBod
     cacheWriteTokens,
     reasoningTokens,
     costUsd,
-    clientOf(input.requestHeaders['user-agent'], dialect),
+    input.mcp ? input.mcp.client : clientOf(input.requestHeaders['user-agent'], dialect),
     dayOf(input.createdAt),
     input.route ?? null,
     input.routeTarget ?? null,
     input.targetKeyId ?? null,
     input.count !== undefined && input.count !== 1 ? input.count : null,
     input.usageEstimated ? 1 : null,
+    input.mcp ? 'mcp' : null,
+    input.mcp?.server ?? null,
+    input.mcp?.tool ?? null,
   ];
 }

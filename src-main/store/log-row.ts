@@ -36,6 +36,10 @@ export interface Row {
   request_count: number | null;
   /** 1: the usage is the gateway's own count (migration 16); NULL: as the provider reported it. */
   usage_estimated?: number | null;
+  /** 'mcp' or NULL (a model call), and the MCP call's server and tool (migration 14). */
+  kind?: string | null;
+  mcp_server?: string | null;
+  mcp_tool?: string | null;
   cost_usd: number | null;
   client: string | null;
   attempt_log: string | null;
@@ -49,7 +53,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
-  'request_count', 'usage_estimated',
+  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -62,7 +66,8 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
-  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated', 'key_id']
+  'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated', 'key_id',
+  'kind', 'mcp_server', 'mcp_tool']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -97,6 +102,9 @@ export function toEntry(row: Row): LogEntry {
     count: row.request_count ?? 1,
     usageEstimated: row.usage_estimated === 1,
     keyId: row.key_id ?? null,
+    kind: row.kind === 'mcp' ? 'mcp' : 'model',
+    server: row.mcp_server ?? null,
+    tool: row.mcp_tool ?? null,
   };
 }
 

@@ -446,6 +446,54 @@ ${USAGE_REPRICE}
     `,
   },
   {
+    version: 14,
+    description: 'MCP servers (their secrets sealed), the MCP servers each key may use, and MCP calls in the request log',
+    sql: `
+      -- One row per MCP server Gatehouse connects to. args, env, headers, disabled_tools: JSON. secret_env and
+      -- secret_headers: JSON {name: value} sealed to the data key (secret-box.ts), NULL when none; their names
+      -- are kept in the clear beside them (secret_env_names, secret_header_names) so they can be shown.
+      CREATE TABLE mcp_servers (
+        name                TEXT PRIMARY KEY,
+        transport           TEXT NOT NULL,
+        command             TEXT,
+        args                TEXT NOT NULL DEFAULT '[]',
+        env                 TEXT NOT NULL DEFAULT '{}',
+        secret_env_names    TEXT NOT NULL DEFAULT '[]',
+        secret_env          BLOB,
+        url                 TEXT,
+        headers             TEXT NOT NULL DEFAULT '{}',
+        secret_header_names TEXT NOT NULL DEFAULT '[]',
+        secret_headers      BLOB,
+        enabled             INTEGER NOT NULL DEFAULT 1,
+        timeout_ms          INTEGER NOT NULL,
+        disabled_tools      TEXT NOT NULL DEFAULT '[]',
+        created_at          INTEGER NOT NULL,
+        updated_at          INTEGER NOT NULL
+      );
+      -- Bumped by every change to mcp_servers, whoever makes it (server, CLI), as key_generation is for keys.
+      CREATE TABLE mcp_server_generation (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        value INTEGER NOT NULL
+      );
+      INSERT INTO mcp_server_generation (id, value) VALUES (1, 0);
+      CREATE TRIGGER mcp_servers_insert AFTER INSERT ON mcp_servers BEGIN UPDATE mcp_server_generation SET value = value + 1; END;
+      CREATE TRIGGER mcp_servers_update AFTER UPDATE ON mcp_servers BEGIN UPDATE mcp_server_generation SET value = value + 1; END;
+      CREATE TRIGGER mcp_servers_delete AFTER DELETE ON mcp_servers BEGIN UPDATE mcp_server_generation SET value = value + 1; END;
+
+      -- The MCP servers a key may see and call: a JSON array of names; NULL = every server.
+      ALTER TABLE virtual_keys ADD COLUMN mcp_servers TEXT;
+      ALTER TABLE gateway_keys ADD COLUMN mcp_servers TEXT;
+
+      -- kind: 'mcp' for a tools/call, resources/read or prompts/get through /mcp; NULL = a model call.
+      -- mcp_server, mcp_tool: the server and the tool (prompt name, resource URI) it was for.
+      ALTER TABLE request_log ADD COLUMN kind TEXT;
+      ALTER TABLE request_log ADD COLUMN mcp_server TEXT;
+      ALTER TABLE request_log ADD COLUMN mcp_tool TEXT;
+      CREATE INDEX request_log_mcp ON request_log (mcp_server, mcp_tool, id) WHERE mcp_server IS NOT NULL;
+      CREATE INDEX request_log_kind ON request_log (kind, id) WHERE kind IS NOT NULL;
+    `,
+  },
+  {
     version: 16,
     description: "whether a call's usage is the gateway's own count (embeddings from providers that report none)",
     sql: `

@@ -113,10 +113,20 @@ export class UsageStore implements UsageRepository {
       .map(([name, sums]) => ({ name, ...figures(sums) }));
     const retainedFrom = options.logRetentionDays === undefined ? null : localDay(new Date(this.now().getTime() - options.logRetentionDays * 86_400_000));
     const countedFrom = retainedFrom !== null && retainedFrom > from ? retainedFrom : null;
-    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown, countedFrom, logRetentionDays: options.logRetentionDays ?? null };
+    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown, countedFrom, logRetentionDays: options.logRetentionDays ?? null, mcpCalls: this.mcpCalls(from, to) };
   }
 
   /** Each key's spend today and this month (local days), for the Keys page. */
+  /** MCP calls per server and tool over local days from..to, most called first (read from the log's MCP rows, migration 14). */
+  private mcpCalls(from: string, to: string): UsageReport['mcpCalls'] {
+    return this.db
+      .prepare(
+        `SELECT mcp_server AS server, mcp_tool AS tool, COUNT(*) AS calls, SUM(status >= 400) AS errors FROM request_log
+         WHERE kind = 'mcp' AND day BETWEEN @from AND @to GROUP BY 1, 2 ORDER BY calls DESC, server, tool LIMIT 500`,
+      )
+      .all({ from, to }) as UsageReport['mcpCalls'];
+  }
+
   keySpend(): KeySpend[] {
     const today = localDay(this.now());
     const monthStart = `${today.slice(0, 8)}01`;

@@ -13,6 +13,12 @@ import type {
   LogEntry,
   LogPage,
   LogQuery,
+  McpServer,
+  McpServerAccess,
+  McpServerPatch,
+  McpTool,
+  McpToolCall,
+  NewMcpServer,
   NewVirtualKey,
   ProviderInfo,
   Route,
@@ -139,6 +145,46 @@ export class AdminClient {
 
   revokeGatewayKey(id: string): Promise<void> {
     return this.request('DELETE', `/gateway-keys/${encodeURIComponent(id)}`);
+  }
+
+  /** The MCP servers a key may list and call: a set of names, or null for every server. */
+  setVirtualKeyMcpServers(id: string, mcpServers: McpServerAccess): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { mcpServers });
+  }
+
+  setGatewayKeyMcpServers(id: string, mcpServers: McpServerAccess): Promise<GatewayKey> {
+    return this.request('PATCH', `/gateway-keys/${encodeURIComponent(id)}`, { mcpServers });
+  }
+
+  listMcpServers(signal?: AbortSignal): Promise<{ servers: McpServer[] }> {
+    return this.request('GET', '/mcp-servers', undefined, signal);
+  }
+
+  /** Secret values go in `secretEnv` / `secretHeaders`; they are sealed and never answered again. */
+  createMcpServer(input: NewMcpServer): Promise<{ server: McpServer }> {
+    return this.request('POST', '/mcp-servers', input);
+  }
+
+  updateMcpServer(name: string, patch: McpServerPatch): Promise<{ server: McpServer }> {
+    return this.request('PATCH', `/mcp-servers/${encodeURIComponent(name)}`, patch);
+  }
+
+  deleteMcpServer(name: string): Promise<void> {
+    return this.request('DELETE', `/mcp-servers/${encodeURIComponent(name)}`);
+  }
+
+  /** Starts the server if it is not running; a server that cannot start answers 502 with why. */
+  mcpServerTools(name: string, signal?: AbortSignal): Promise<{ tools: McpTool[] }> {
+    return this.request('GET', `/mcp-servers/${encodeURIComponent(name)}/tools`, undefined, signal);
+  }
+
+  callMcpTool(name: string, tool: string, args: Record<string, unknown>): Promise<McpToolCall> {
+    return this.request('POST', `/mcp-servers/${encodeURIComponent(name)}/tools/${encodeURIComponent(tool)}/call`, { arguments: args });
+  }
+
+  /** The newest lines a stdio server wrote to stderr, oldest first. */
+  mcpServerStderr(name: string, signal?: AbortSignal): Promise<{ lines: string[] }> {
+    return this.request('GET', `/mcp-servers/${encodeURIComponent(name)}/stderr`, undefined, signal);
   }
 
   /** Every active key with its limits and how close it is to them. */

@@ -32,7 +32,8 @@ export interface ProviderInfo {
 /** A key's default model and model map (routes-api.md), as the store summarises them. */
 export type VirtualKeyModels = Pick<VirtualKeySummary, 'defaultModel' | 'modelMap'>;
 
-export type VirtualKey = VirtualKeySummary & { lastUsedAt?: string | null };
+/** `mcpServers`: the MCP servers the key may use (null = all); absent from a server without MCP. */
+export type VirtualKey = VirtualKeySummary & { lastUsedAt?: string | null; mcpServers?: string[] | null };
 export type CreatedVirtualKey = VirtualKeySummary & { key: string };
 
 /** POST /admin/api/virtual-keys: the API key goes in `secret`, other credential fields in `cloud`. */
@@ -61,7 +62,7 @@ export interface VirtualKeyRotation {
   cloud?: Record<string, string>;
 }
 
-export type GatewayKey = GatewayKeySummary & { lastUsedAt?: string | null };
+export type GatewayKey = GatewayKeySummary & { lastUsedAt?: string | null; mcpServers?: string[] | null };
 export type CreatedGatewayKey = GatewayKeySummary & { key: string };
 
 export type LogEntry = StoredLogEntry;
@@ -134,3 +135,85 @@ export interface NewSavedPrompt {
 
 /** What the Playground's model look-ups answer: the model ids, or none and why. */
 export type ModelOffer = ServedModelOffer;
+
+// ---- MCP servers (the admin API of issue 25, /admin/api/mcp-servers) ----------------------------------
+
+/** http = Streamable HTTP; sse = the legacy HTTP+SSE transport. */
+export type McpTransport = 'stdio' | 'http' | 'sse';
+export type McpServerStatus = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed' | 'disabled';
+
+/** A server as the admin API answers it: secret values never, only their names. */
+export interface McpServer {
+  name: string;
+  transport: McpTransport;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Names of the sealed environment values. */
+  secretEnv?: string[];
+  url?: string;
+  headers?: Record<string, string>;
+  /** Names of the sealed headers. */
+  secretHeaders?: string[];
+  enabled: boolean;
+  /** Per tool call. */
+  timeoutMs: number;
+  disabledTools: string[];
+  status: McpServerStatus;
+  lastError: string | null;
+  /** null until the server's tools were first listed. */
+  toolCount: number | null;
+  createdAt: string;
+}
+
+/** POST /admin/api/mcp-servers: like a server, but the secret values themselves (name → value). */
+export interface NewMcpServer {
+  name: string;
+  transport: McpTransport;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  secretEnv?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  secretHeaders?: Record<string, string>;
+  enabled?: boolean;
+  timeoutMs?: number;
+}
+
+/** PATCH /admin/api/mcp-servers/{name}: any of these; secret maps carry values. */
+export type McpServerPatch = Partial<Pick<McpServer, 'enabled' | 'timeoutMs' | 'disabledTools' | 'args' | 'env' | 'headers' | 'url' | 'command'>> & {
+  secretEnv?: Record<string, string>;
+  secretHeaders?: Record<string, string>;
+};
+
+export interface McpTool {
+  name: string;
+  description?: string;
+  inputSchema?: { type?: string; properties?: Record<string, unknown>; required?: string[] } & Record<string, unknown>;
+  enabled: boolean;
+}
+
+/** One item of a tool's result, as MCP defines them; only text is shown as text. */
+export type McpContent =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; text?: string; blob?: string; mimeType?: string } }
+  | { type: 'resource_link'; uri: string; name?: string }
+  | { type: string; [field: string]: unknown };
+
+/** The CallToolResult as the server sent it. */
+export interface McpCallToolResult {
+  content?: McpContent[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  [field: string]: unknown;
+}
+
+export interface McpToolCall {
+  result: McpCallToolResult;
+  durationMs: number;
+}
+
+/** A key's MCP servers: null = every server. */
+export type McpServerAccess = string[] | null;

@@ -32,6 +32,7 @@ const PATHS = {
   download: 'M12 4v11m-5-5 5 5 5-5M5 20h14',
   upload: 'M12 16V5m-5 5 5-5 5 5M5 20h14',
   server: 'M4 4h16v7H4zM4 13h16v7H4zM8 7.5h.01M8 16.5h.01',
+  tools: 'M4 4h7v7H4zm9 0h7v7h-7zM4 13h7v7H4zm12.5 0v7M13 16.5h7',
   sparkle: 'M12 3v4m0 10v4M3 12h4m10 0h4M6 6l2.5 2.5m7 7L18 18M6 18l2.5-2.5m7-7L18 6',
 } as const;
 

@@ -60,7 +60,7 @@ export const MODEL_PLACEHOLDER = 'your-model';
 /** The variable Codex reads its key from (env_key). */
 export const CODEX_ENV_KEY = 'GATEHOUSE_API_KEY';
 
-function shellSingleQuote(text: string): string {
+export function shellSingleQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -1,12 +1,13 @@
 // Connect a tool: ready set-ups for Claude Code, Codex, OpenCode, the openai and anthropic SDKs and
 // curl, with this gateway's address and a key written in. The key typed here stays in memory.
-import { useMemo, useState } from 'react';
+import { Fragment, useMemo, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { Field } from '../components/Field';
 import { Icon } from '../components/Icon';
 import { MODEL_PLACEHOLDER, TOOL_GROUPS, toolSetups } from '../connect/tool-setups';
 import { usePlaygroundStore } from '../stores/playground-store';
 import { useRouteStore } from '../stores/route-store';
+import { McpSetups } from './connect/McpSetups';
 import { ToolSetupTabs } from './connect/ToolSetupView';
 
 const GROUP_INTROS: Record<(typeof TOOL_GROUPS)[number], string> = {
@@ -24,7 +25,9 @@ export function ConnectPage() {
   const [model, setModel] = useState(playgroundModel);
   const origin = window.location.origin;
   const setups = useMemo(() => toolSetups({ origin, key: key.trim() || null, model }), [origin, key, model]);
-  const keyLooksWrong = key.trim() !== '' && !key.trim().startsWith('gh-vk-');
+  // A gateway key reaches MCP servers (and models with the provider's own token), not the model set-ups here.
+  const isGatewayKey = key.trim().startsWith('gh-gk-');
+  const keyLooksWrong = key.trim() !== '' && !key.trim().startsWith('gh-vk-') && !isGatewayKey;
 
   return (
     <div className="page page-connect">
@@ -45,12 +48,16 @@ export function ConnectPage() {
           <Field
             label="Virtual key"
             hint={
-              <>
-                Shown once when it was created; it is kept in this window only.{' '}
-                <button type="button" className="link-button" onClick={() => navigate('keys')}>
-                  Create one in Keys
-                </button>
-              </>
+              isGatewayKey ? (
+                'A gateway key: the MCP set-ups below work with it; the model set-ups need a virtual key (gh-vk-…).'
+              ) : (
+                <>
+                  Shown once when it was created; it is kept in this window only.{' '}
+                  <button type="button" className="link-button" onClick={() => navigate('keys')}>
+                    Create one in Keys
+                  </button>
+                </>
+              )
             }
             error={keyLooksWrong ? 'Tools connect with a virtual key (gh-vk-…): it names the provider and its credentials.' : undefined}
           >
@@ -68,11 +75,15 @@ export function ConnectPage() {
       </section>
 
       {TOOL_GROUPS.map((group) => (
-        <section key={group} className="card" aria-label={group}>
-          <h2 className="card-title">{group}</h2>
-          <p className="muted small">{GROUP_INTROS[group]}</p>
-          <ToolSetupTabs label={group} setups={setups.filter((setup) => setup.group === group)} maxHeight={420} />
-        </section>
+        <Fragment key={group}>
+          <section className="card" aria-label={group}>
+            <h2 className="card-title">{group}</h2>
+            <p className="muted small">{GROUP_INTROS[group]}</p>
+            <ToolSetupTabs label={group} setups={setups.filter((setup) => setup.group === group)} maxHeight={420} />
+          </section>
+          {/* The agents' tool servers, right after their models. */}
+          {group === 'Coding agents' && <McpSetups origin={origin} keyText={key} />}
+        </Fragment>
       ))}
     </div>
   );

@@ -16,6 +16,7 @@ import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKe
 import { KeyUsage } from './keys/KeyUsage';
 import { KeySpend } from './keys/KeySpend';
 import { KeyLimitsSummary } from './keys/KeyLimits';
+import { KeyMcpServers } from './keys/KeyMcpServers';
 
 type OpenDialog =
   | { type: 'new-virtual' }
@@ -145,6 +146,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
         </div>
         <KeyRoutingToggle virtualKey={virtualKey} />
         <KeyLimitsSummary keyId={virtualKey.id} keyName={virtualKey.name} />
+        <KeyMcpServers keyRef={{ kind: 'virtual', id: virtualKey.id, name: virtualKey.name, mcpServers: virtualKey.mcpServers }} />
       </div>
       <div className="key-dates small muted">
         <KeySpend keyId={virtualKey.id} keyName={virtualKey.name} />
@@ -180,6 +182,7 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
           <code className="key-prefix">{gatewayKey.keyPrefix}…</code>
         </div>
         <KeyLimitsSummary keyId={gatewayKey.id} keyName={gatewayKey.name} />
+        <KeyMcpServers keyRef={{ kind: 'gateway', id: gatewayKey.id, name: gatewayKey.name, mcpServers: gatewayKey.mcpServers }} />
       </div>
       <div className="key-dates small muted">
         <KeySpend keyId={gatewayKey.id} keyName={gatewayKey.name} />

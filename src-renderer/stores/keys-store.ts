@@ -2,7 +2,7 @@
 // dismisses it: the server never returns it again.
 import { create } from 'zustand';
 import { describeError } from '../api/api-error';
-import type { GatewayKey, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyModelsPatch, VirtualKeyRotation } from '../api/types';
+import type { GatewayKey, McpServerAccess, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyModelsPatch, VirtualKeyRotation } from '../api/types';
 import { requireAdminClient } from './session-store';
 
 export type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -32,6 +32,8 @@ interface KeysState {
   updateVirtualKeyModels(id: string, models: VirtualKeyModelsPatch): Promise<void>;
   setVirtualKeyRouting(id: string, allowRouting: boolean): Promise<void>;
   renameGatewayKey(id: string, name: string): Promise<void>;
+  /** Which MCP servers a key may use: a set of names, or null for all. */
+  setKeyMcpServers(kind: 'virtual' | 'gateway', id: string, mcpServers: McpServerAccess): Promise<void>;
   revokeVirtualKey(id: string): Promise<void>;
   revokeGatewayKey(id: string): Promise<void>;
   dismissRevealed(): void;
@@ -97,6 +99,16 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   async setVirtualKeyRouting(id, allowRouting) {
     const updated = await requireAdminClient().setVirtualKeyRouting(id, allowRouting);
     set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, allowRouting: updated.allowRouting } : key)) });
+  },
+  async setKeyMcpServers(kind, id, mcpServers) {
+    const client = requireAdminClient();
+    if (kind === 'virtual') {
+      const updated = await client.setVirtualKeyMcpServers(id, mcpServers);
+      set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, mcpServers: updated.mcpServers ?? null } : key)) });
+    } else {
+      const updated = await client.setGatewayKeyMcpServers(id, mcpServers);
+      set({ gatewayKeys: get().gatewayKeys.map((key) => (key.id === id ? { ...key, mcpServers: updated.mcpServers ?? null } : key)) });
+    }
   },
   async renameGatewayKey(id, name) {
     await requireAdminClient().renameGatewayKey(id, name);

@@ -14,6 +14,7 @@ import { USAGE_FOR_BATCH } from '../../src-main/store/log-usage-rollup.js';
 import { runMigrateCommand } from '../../src-main/cli-migrate.js';
 
 const GENERATED_ROWS = 100_000;
+const MCP_SECRET = 'desk-mcp-secret-2b9f4e';
 const TRICKY_BODY = '{"a":"tab\there","b":"line\nnext\r\nend","c":"back\\\\slash \\N","d":"\u00e9\u{1F600}"}';
 let postgres: TestPostgres;
 let fake: OpenAIFake;
@@ -45,6 +46,10 @@ beforeAll(async () => {
     expect((await gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ retentionDays: 90 }) })).status).toBe(200);
     expect((await gateway.admin('/saved-prompts', { method: 'POST', body: JSON.stringify({ name: 'hello', endpoint: '/v1/chat/completions', body: { model: 'gpt-4o', messages: [] } }) })).status).toBeLessThan(300);
     expect((await gateway.admin(`/keys/${desktop.virtualKey.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 1000 }) })).status).toBe(200);
+    // An MCP server with a sealed secret, and the key limited to it.
+    const server = { name: 'desk-tools', command: process.execPath, args: ['--version'], secretEnv: { DESK_TOKEN: MCP_SECRET } };
+    expect((await gateway.admin('/mcp-servers', { method: 'POST', body: JSON.stringify(server) })).status).toBe(201);
+    expect((await gateway.admin(`/virtual-keys/${desktop.virtualKey.id}`, { method: 'PATCH', body: JSON.stringify({ mcpServers: ['desk-tools'] }) })).status).toBe(200);
   } finally {
     await gateway.close();
   }
@@ -64,6 +69,11 @@ beforeAll(async () => {
       `INSERT INTO request_log (created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, stream, attempts, request_body, response_body, day)
        VALUES (?, 'escapes', '{"note":"a\\\\b"}', ?, 'openai', 'gpt-4o-mini', '/v1/chat/completions', 200, 1, 0, 1, ?, ?, date(? / 1000, 'unixepoch', 'localtime'))`,
     ).run(now - 200_000, desktop.virtualKey!.id, TRICKY_BODY, '\\N', now - 200_000);
+    // An MCP call's row, and a row whose usage the gateway counted itself.
+    db.prepare(
+      `INSERT INTO request_log (created_at, trace_id, metadata, key_id, path, status, latency_ms, stream, attempts, day, kind, mcp_server, mcp_tool, usage_estimated)
+       VALUES (?, 'mcp-call', '{}', ?, '/mcp', 200, 3, 0, 1, date(? / 1000, 'unixepoch', 'localtime'), 'mcp', 'desk-tools', 'lookup', 1)`,
+    ).run(now - 300_000, desktop.virtualKey!.id, now - 300_000);
     for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(first);
   })();
   db.close();
@@ -82,7 +92,7 @@ describe('gatehouse migrate', () => {
     const migrated = await migrateCommand(['--data-dir', dataDir, '--to', url]);
     expect(migrated.err).toBe('');
     expect(migrated.code).toBe(0);
-    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100001 log rows/);
+    expect(migrated.out).toMatch(/1 virtual keys, 1 gateway keys, 1 routes, .* 1 saved prompts, 1 key limits, 100002 log rows, 1 MCP servers/);
     console.log(`migrate of ${GENERATED_ROWS} rows: ${Date.now() - started} ms`);
 
     const team: TestGateway = await startGateway({ databaseUrl: url });
@@ -115,6 +125,14 @@ describe('gatehouse migrate', () => {
       expect(prompts.items.map((prompt) => prompt.name)).toEqual(['hello']);
       const limits = (await (await team.admin(`/keys/${desktop.virtualKey!.id}/limits`)).json()) as { limits: { rpm: number } };
       expect(limits.limits.rpm).toBe(1000);
+      // The MCP server came with its secret still sealed, and the team's data key opens it.
+      const servers = (await (await team.admin('/mcp-servers')).json()) as { servers: { name: string; secretEnv: string[] }[] };
+      expect(servers.servers).toMatchObject([{ name: 'desk-tools', secretEnv: ['DESK_TOKEN'] }]);
+      expect(team.running.services.mcpServers.connections()[0].secretEnvValues).toEqual({ DESK_TOKEN: MCP_SECRET });
+      const key = (await (await team.admin(`/virtual-keys/${desktop.virtualKey!.id}`)).json()) as { mcpServers: string[] | null };
+      expect(key.mcpServers).toEqual(['desk-tools']);
+      const mcpRows = (await (await team.admin('/logs?kind=mcp')).json()) as { items: { traceId: string; server: string; tool: string; usageEstimated: boolean }[] };
+      expect(mcpRows.items).toMatchObject([{ traceId: 'mcp-call', server: 'desk-tools', tool: 'lookup', usageEstimated: true }]);
     } finally {
       await team.close();
     }

@@ -18,6 +18,8 @@ export interface VirtualKeyRow {
   model_map: string | null;
   allow_routing: number;
   chat_only: number;
+  /** JSON array of MCP server names; NULL = every server (migration 14). */
+  mcp_servers?: string | null;
 }
 
 export interface GatewayKeyRow {
@@ -28,6 +30,7 @@ export interface GatewayKeyRow {
   created_at: number;
   updated_at: number;
   revoked_at: number | null;
+  mcp_servers?: string | null;
 }
 
 const isoTime = (ms: number) => new Date(ms).toISOString();
@@ -49,6 +52,7 @@ export function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null)
     modelMap: row.model_map ? (JSON.parse(row.model_map) as Record<string, string>) : {},
     allowRouting: row.allow_routing === 1,
     chatOnly: row.chat_only === 1,
+    mcpServers: row.mcp_servers ? (JSON.parse(row.mcp_servers) as string[]) : null,
   };
 }
 
@@ -61,5 +65,6 @@ export function gatewayKeySummary(row: GatewayKeyRow, lastUsedAt: number | null)
     updatedAt: isoTime(row.updated_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
     lastUsedAt: isoTimeOrNull(lastUsedAt),
+    mcpServers: row.mcp_servers ? (JSON.parse(row.mcp_servers) as string[]) : null,
   };
 }

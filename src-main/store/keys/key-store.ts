@@ -15,6 +15,19 @@ import { gatewayKeySummary, virtualKeySummary, type GatewayKeyRow, type VirtualK
 import { MemoryKeyDirectory } from './memory-directory.js';
 import { newId, newKey } from './new-key.js';
 import { credentialsLoader, openCredentials, sealCredentials } from './sealed-credentials.js';
+import { openSecret, sealSecret, type SecretContext } from '../secret-box.js';
+import { validMcpServerList } from '../../core/mcp-servers.js';
+
+/** Seals and opens other tables' secrets (MCP servers') with the same data key as the keys' own. */
+export interface ValueSealer {
+  seal(context: SecretContext, plaintext: string): Buffer;
+  /** Throws when the store was opened for writing only (the CLI): it never decrypts. */
+  open(context: SecretContext, sealed: Buffer): string;
+}
+
+/** A key's MCP servers as stored: NULL = every server, else a JSON array. */
+const storedMcpServers = (servers: string[] | null): string | null => (servers === null ? null : JSON.stringify(servers));
+const mcpServersOf = (stored: string | null | undefined): string[] | undefined => (stored ? (JSON.parse(stored) as string[]) : undefined);
 
 /** The model map as stored: NULL when empty, else JSON. */
 const storedModelMap = (map: Record<string, string> | undefined): string | null => {
@@ -243,6 +256,30 @@ export class KeyStore implements KeyRepository {
     return this.getGatewayKey(id);
   }
 
+  // ---- the MCP servers a key may use ----
+
+  /** Sets which MCP servers a key (virtual `vk_` or gateway `gk_` id) may see and call; null = every server. */
+  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary {
+    const clean = validMcpServerList(servers);
+    const isGateway = id.startsWith('gk_');
+    const row = isGateway ? this.gatewayKeyRow(id) : this.virtualKeyRow(id);
+    if (row.revoked_at !== null) throw new GatewayError(409, 'invalid_request_error', `Key '${id}' is revoked`, 'id');
+    this.db.prepare(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET mcp_servers = ?, updated_at = ? WHERE id = ?`).run(storedMcpServers(clean), Date.now(), id);
+    this.reload();
+    return isGateway ? this.getGatewayKey(id) : this.getVirtualKey(id);
+  }
+
+  /** Seals and opens secrets of other tables with this store's data key. */
+  valueSealer(): ValueSealer {
+    return {
+      seal: (context, plaintext) => sealSecret(this.publicKey, plaintext, context),
+      open: (context, sealed) => {
+        if (!this.privateKey) throw new Error('This key store was opened without the data key and cannot decrypt secrets');
+        return openSecret(this.privateKey, this.publicKey, sealed, context);
+      },
+    };
+  }
+
   // ---- keeping memory in step with the database ----
 
   /**
@@ -335,7 +372,10 @@ export class KeyStore implements KeyRepository {
     virtual.sort((a, b) => a.created_at - b.created_at);
     this.directory.replace(
       virtual.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: this.virtualKeyCaller(row) })),
-      gateway.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id } })),
+      gateway.map((row) => {
+        const mcpServers = mcpServersOf(row.mcp_servers);
+        return { id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id, ...(mcpServers ? { mcpServers } : {}) } };
+      }),
     );
     this.generation = generation;
   }
@@ -352,6 +392,7 @@ export class KeyStore implements KeyRepository {
       ...(row.allow_routing ? { allowRouting: true } : {}),
       ...(row.chat_only ? { chatOnly: true } : {}),
       learnChatOnly: () => this.learnChatOnly(row.id),
+      ...(row.mcp_servers ? { mcpServers: mcpServersOf(row.mcp_servers) } : {}),
       loadCredentials: credentialsLoader(() => this.privateKey, this.publicKey, row.id, row.credentials),
     };
   }

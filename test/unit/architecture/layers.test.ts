@@ -29,17 +29,19 @@ export function importsOf(file: string, text: string): string[] {
 const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '');
 
 /** Which layers each layer must not import. */
-const ABOVE_THE_WIRE = ['gateway', 'store', 'store-postgres', 'admin', 'discovery', 'electron'];
+const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'discovery', 'electron'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   core: ['codecs', 'providers', 'catalog', ...ABOVE_THE_WIRE],
   codecs: ['catalog', ...ABOVE_THE_WIRE],
   providers: ['catalog', ...ABOVE_THE_WIRE],
   // Prices and context windows: read by the gateway and the store alike, so above neither; prices a canonical Usage.
   catalog: ['providers', ...ABOVE_THE_WIRE],
-  gateway: ['store', 'store-postgres', 'admin'],
-  store: ['gateway', 'admin', 'store-postgres'],
+  gateway: ['store', 'store-postgres', 'admin', 'mcp'],
+  // The MCP gateway: beside gateway/ (whose auth and browser guard it uses), never a store or the admin API.
+  mcp: ['store', 'store-postgres', 'admin'],
+  store: ['gateway', 'admin', 'store-postgres', 'mcp'],
   // Team mode's PostgreSQL store: a second implementation of the same contracts, reusing store/'s row formats.
-  'store-postgres': ['gateway', 'admin'],
+  'store-postgres': ['gateway', 'admin', 'mcp'],
   // The admin API reads and writes storage through the contracts in core (AppServices); app.ts picks the store.
   admin: ['store', 'store-postgres'],
 };

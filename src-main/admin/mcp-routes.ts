@@ -1,0 +1,114 @@
+// Admin endpoints for MCP servers (/admin/api/mcp-servers): their configuration (secret values taken,
+// never answered: only their names), their running status from the MCP gateway, their tools with an
+// on/off switch each, a test call ("Try a tool") and the stderr of a stdio server.
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
+import type { McpServerConfig, McpServerChange, NewMcpServer } from '../core/mcp-servers.js';
+import { isPlainObject } from '../core/plain-object.js';
+import type { AppServices } from '../app-services.js';
+import type { AdminRoute } from './router.js';
+
+/** A server as answered: its configuration and how it is doing. */
+function describe(services: AppServices, config: McpServerConfig) {
+  const state = services.mcp.state(config.name);
+  return {
+    ...config,
+    status: config.enabled ? state.status : 'disabled',
+    lastError: state.lastError,
+    toolCount: state.toolCount,
+  };
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (!isPlainObject(body)) throw invalidRequest('The body must be a JSON object');
+  return body;
+}
+
+const CHANGEABLE = ['enabled', 'timeoutMs', 'disabledTools', 'args', 'env', 'headers', 'url', 'command', 'secretEnv', 'secretHeaders'] as const;
+
+/** A server that cannot be reached, or a tool call that failed, is the server's failure: 502 with its words. */
+function upstreamFailure(error: unknown): unknown {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof McpError) {
+    const status = (error as McpError & { status?: number }).status;
+    return new GatewayError(status === 404 ? 404 : status === 403 ? 403 : 502, status === 404 ? 'not_found_error' : 'gateway_error', error.message.replace(/^MCP error -?\d+: /, ''));
+  }
+  return new GatewayError(502, 'gateway_error', (error as Error).message);
+}
+
+export const mcpRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/mcp-servers',
+    handle: ({ services }) => ({ status: 200, body: { servers: services.mcpServers.list().map((config) => describe(services, config)) } }),
+  },
+  {
+    method: 'POST',
+    path: '/mcp-servers',
+    handle: ({ services, body }) => {
+      const input = objectBody(body);
+      const created = services.mcpServers.create(input as unknown as NewMcpServer);
+      return { status: 201, body: { server: describe(services, created) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/mcp-servers/:name',
+    handle: ({ services, params }) => ({ status: 200, body: { server: describe(services, services.mcpServers.get(params.name)) } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/mcp-servers/:name',
+    handle: ({ services, params, body }) => {
+      const input = objectBody(body);
+      const unknown = Object.keys(input).filter((field) => !(CHANGEABLE as readonly string[]).includes(field));
+      if (unknown.length) throw invalidRequest(`'${unknown[0]}' cannot be changed; change any of ${CHANGEABLE.join(', ')}`, unknown[0]);
+      const updated = services.mcpServers.update(params.name, input as McpServerChange);
+      return { status: 200, body: { server: describe(services, updated) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/mcp-servers/:name',
+    handle: ({ services, params }) => {
+      services.mcpServers.remove(params.name);
+      return { status: 204, body: null };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/mcp-servers/:name/tools',
+    handle: async ({ services, params }) => {
+      services.mcpServers.get(params.name);
+      try {
+        const tools = await services.mcp.tools(params.name);
+        return { status: 200, body: { tools: tools.map((tool) => ({ name: tool.name, description: tool.description ?? null, inputSchema: tool.inputSchema, enabled: tool.enabled })) } };
+      } catch (error) {
+        throw upstreamFailure(error);
+      }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/mcp-servers/:name/tools/:tool/call',
+    handle: async ({ services, params, body }) => {
+      services.mcpServers.get(params.name);
+      const input = body === undefined ? {} : objectBody(body);
+      const args = input.arguments ?? {};
+      if (!isPlainObject(args)) throw invalidRequest("'arguments' must be a JSON object", 'arguments');
+      try {
+        return { status: 200, body: await services.mcp.callTool(params.name, params.tool, args) };
+      } catch (error) {
+        throw upstreamFailure(error);
+      }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/mcp-servers/:name/stderr',
+    handle: ({ services, params }) => {
+      services.mcpServers.get(params.name);
+      return { status: 200, body: { lines: services.mcp.stderr(params.name) } };
+    },
+  },
+];

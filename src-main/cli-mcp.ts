@@ -1,0 +1,266 @@
+// `gatehouse mcp add|list|tools|remove` (issue 25). Like `keys`, it writes the database directly and a
+// server running on the same data dir picks the change up within a second. Secret env values and
+// headers come from stdin (one line each, in the order their flags were given) or a hidden prompt on
+// a terminal, never from the command line; they are sealed with the data key's public half, so adding
+// a server needs no master key. `mcp tools` asks the running server, or connects to the MCP server
+// itself when none runs (then it needs the data key to open the server's secrets).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultDataDir, packageVersion } from './app.js';
+import { readAll, readHiddenLine, type KeysCommandIO } from './cli-keys.js';
+import { DATABASE_FILE, openDatabase } from './store/database.js';
+import { McpServerStore } from './store/mcp-servers.js';
+import { SettingsStore } from './store/settings.js';
+import { KeyStore } from './store/keys/key-store.js';
+import { chooseHeadlessKeyProtector } from './store/key-protection.js';
+import { headlessProtectionUpgrade } from './store/keys/data-key.js';
+import type { McpServerConfig, McpTransport } from './core/mcp-servers.js';
+
+export const MCP_USAGE = `Usage:
+  gatehouse mcp add NAME --command CMD [--arg A]... [--env K=V]... [--secret-env K]... [--timeout-ms N]
+  gatehouse mcp add NAME --url URL [--transport http|sse] [--header 'K: V']... [--secret-header K]... [--timeout-ms N]
+      A stdio server (started when first needed) or a remote one (Streamable HTTP, or legacy SSE). The value
+      of each --secret-env / --secret-header is read from stdin, one line each in the order given (a hidden
+      prompt on a terminal), and sealed at rest: never give secrets as flags.
+  gatehouse mcp list [--json]
+  gatehouse mcp tools NAME [--json]     (asks the running server; starts the MCP server itself if none runs)
+  gatehouse mcp remove NAME
+  gatehouse keys mcp NAME --servers a,b | --all     (which MCP servers a key may use)
+Every command takes --data-dir D. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
+prefixed <server>__<tool>) or /mcp/NAME, with a gateway or virtual key as Authorization: Bearer.`;
+
+class McpUsageError extends Error {}
+
+export async function runMcpCommand(args: string[], io: KeysCommandIO): Promise<number> {
+  const [subcommand, ...options] = args;
+  try {
+    switch (subcommand) {
+      case 'add':
+        return await addServer(options, io);
+      case 'list':
+        return await listServers(options, io);
+      case 'tools':
+        return await listTools(options, io);
+      case 'remove':
+        return await removeServer(options, io);
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(`${MCP_USAGE}\n`);
+        return 0;
+      default:
+        throw new McpUsageError(subcommand ? `Unknown command 'mcp ${subcommand}'.` : "'mcp' needs a command.");
+    }
+  } catch (error) {
+    if (error instanceof McpUsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`${(error as Error).message}\n${MCP_USAGE}\n`);
+      return 2;
+    }
+    io.stderr.write(`${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+function oneName(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new McpUsageError(`mcp ${command} takes one server name.`);
+  return positionals[0];
+}
+
+function pairs(values: string[] | undefined, separator: string, flag: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const value of values ?? []) {
+    const at = value.indexOf(separator);
+    if (at <= 0) throw new McpUsageError(`--${flag} '${value}' must be NAME${separator.trim()}VALUE.`);
+    result[value.slice(0, at).trim()] = value.slice(at + separator.length).trim();
+  }
+  return result;
+}
+
+/** One secret value per name, in order: a hidden prompt each on a terminal, else one line each from stdin. */
+async function readSecretValues(names: string[], io: KeysCommandIO): Promise<Record<string, string>> {
+  if (names.length === 0) return {};
+  const values: Record<string, string> = {};
+  if (io.stdin.isTTY && io.stdin.setRawMode) {
+    for (const name of names) values[name] = await readHiddenLine(io, `${name}: `);
+  } else {
+    const lines = (await readAll(io.stdin)).split(/\r?\n/);
+    names.forEach((name, index) => (values[name] = (lines[index] ?? '').trim()));
+  }
+  const missing = names.filter((name) => !values[name]);
+  if (missing.length) throw new Error(`No value on stdin for ${missing.join(', ')}: pipe one line per secret, in the order of the flags.`);
+  return values;
+}
+
+async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      'data-dir': { type: 'string' },
+      command: { type: 'string' },
+      arg: { type: 'string', multiple: true },
+      env: { type: 'string', multiple: true },
+      'secret-env': { type: 'string', multiple: true },
+      url: { type: 'string' },
+      transport: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      'secret-header': { type: 'string', multiple: true },
+      'timeout-ms': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  const name = oneName(positionals, 'add');
+  if ((values.command === undefined) === (values.url === undefined)) throw new McpUsageError('mcp add takes --command (a stdio server) or --url (a remote one).');
+  if (values.command !== undefined && (values.header || values['secret-header'] || values.transport)) throw new McpUsageError('--header, --secret-header and --transport go with --url.');
+  if (values.url !== undefined && (values.arg || values.env || values['secret-env'])) throw new McpUsageError('--arg, --env and --secret-env go with --command.');
+  for (const given of [...(values['secret-env'] ?? []), ...(values['secret-header'] ?? [])]) {
+    if (/[=:]/.test(given)) throw new McpUsageError(`--secret-env and --secret-header take a name only ('${given.split(/[=:]/)[0]}'): a secret on the command line stays in shell history, so its value is read from stdin.`);
+  }
+  const transport = (values.url === undefined ? 'stdio' : (values.transport ?? 'http')) as McpTransport;
+  const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
+  const secretEnv = await readSecretValues(values['secret-env'] ?? [], io);
+  const secretHeaders = await readSecretValues(values['secret-header'] ?? [], io);
+  return withMcpStore(values['data-dir'], io, true, (store) => {
+    const created = store!.create({
+      name,
+      transport,
+      command: values.command,
+      args: values.arg,
+      env: values.env ? pairs(values.env, '=', 'env') : undefined,
+      secretEnv,
+      url: values.url,
+      headers: values.header ? pairs(values.header, ':', 'header') : undefined,
+      secretHeaders,
+      timeoutMs,
+    });
+    io.stderr.write(`Added MCP server '${created.name}' (${created.transport}). Tools reach it at /mcp/${created.name}, or as ${created.name}__<tool> on /mcp.\n`);
+    return 0;
+  });
+}
+
+/**
+ * The MCP server store of a data dir, with the key store opened for writing only (sealing needs only the
+ * public key). Without `create`, a data dir that holds no keys yet gives undefined rather than a new database.
+ */
+async function withMcpStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, create: boolean, use: (store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
+  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
+  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
+  const db = openDatabase(dataDir);
+  try {
+    if (!create && !KeyStore.isInitialised(db)) return await use(undefined);
+    const keys = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
+    try {
+      return await use(new McpServerStore(db, keys.valueSealer()));
+    } finally {
+      keys.close();
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function withServers<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T): Promise<T> {
+  return withMcpStore(dataDirFlag, io, false, (store) => use(store?.list() ?? [], store));
+}
+
+async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+  if (positionals.length) throw new McpUsageError('mcp list takes no names.');
+  return withServers(values['data-dir'], io, (servers) => {
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ servers }, null, 2)}\n`);
+      return 0;
+    }
+    if (servers.length === 0) {
+      io.stderr.write('No MCP servers. Add one with: gatehouse mcp add NAME --command CMD | --url URL\n');
+      return 0;
+    }
+    for (const server of servers) {
+      const target = server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : server.url;
+      const secrets = [...server.secretEnv, ...server.secretHeaders];
+      io.stdout.write(
+        `${server.name}\t${server.transport}\t${server.enabled ? 'on' : 'off'}\t${target}${secrets.length ? `\tsecrets: ${secrets.join(', ')}` : ''}${server.disabledTools.length ? `\toff: ${server.disabledTools.join(', ')}` : ''}\n`,
+      );
+    }
+    return 0;
+  });
+}
+
+async function removeServer(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' } }, strict: true, allowPositionals: true });
+  const name = oneName(positionals, 'remove');
+  return withServers(values['data-dir'], io, (_servers, store) => {
+    if (!store) throw new Error(`No MCP server named '${name}'`);
+    store.remove(name);
+    io.stderr.write(`Removed MCP server '${name}'. A running server stops it within a second.\n`);
+    return 0;
+  });
+}
+
+interface ToolLine {
+  name: string;
+  description?: string | null;
+  enabled?: boolean;
+}
+
+async function listTools(args: string[], io: KeysCommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+  const name = oneName(positionals, 'tools');
+  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
+  const tools = (await toolsFromRunningServer(dataDir, name, io)) ?? (await toolsDirectly(dataDir, name, io));
+  if (values.json) io.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
+  else for (const tool of tools) io.stdout.write(`${tool.name}${tool.enabled === false ? ' (off)' : ''}\t${(tool.description ?? '').split('\n')[0]}\n`);
+  return 0;
+}
+
+/** The tools as the running server lists them (its admin API); undefined when no server answers. */
+async function toolsFromRunningServer(dataDir: string, name: string, io: KeysCommandIO): Promise<ToolLine[] | undefined> {
+  if (!existsSync(join(dataDir, DATABASE_FILE))) return undefined;
+  const tokenFile = join(dataDir, 'admin-token');
+  const token = io.env.GATEHOUSE_ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+  if (!token) return undefined;
+  const db = openDatabase(dataDir);
+  let host: string;
+  let port: number;
+  try {
+    // Where `gatehouse serve` listens without flags: the environment, else Settings.
+    const saved = new SettingsStore(db).get();
+    host = io.env.GATEHOUSE_HOST ?? saved.host;
+    port = io.env.GATEHOUSE_PORT !== undefined ? Number(io.env.GATEHOUSE_PORT) : saved.port;
+  } finally {
+    db.close();
+  }
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  let response: Response;
+  try {
+    response = await fetch(`http://${urlHost}:${port}/admin/api/mcp-servers/${encodeURIComponent(name)}/tools`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(130_000) });
+  } catch {
+    return undefined;
+  }
+  const body = (await response.json().catch(() => ({}))) as { tools?: ToolLine[]; error?: { message?: string } };
+  if (!response.ok) throw new Error(body.error?.message ?? `The running server answered ${response.status}`);
+  return body.tools ?? [];
+}
+
+/** No server runs: connect to the MCP server here, with its secrets opened by the data key. */
+async function toolsDirectly(dataDir: string, name: string, io: KeysCommandIO): Promise<ToolLine[]> {
+  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No MCP server named '${name}'`);
+  const db = openDatabase(dataDir);
+  let keys: KeyStore | undefined;
+  let upstream: import('./mcp/upstream.js').McpUpstream | undefined;
+  try {
+    if (!KeyStore.isInitialised(db)) throw new Error(`No MCP server named '${name}'`);
+    keys = await KeyStore.open(db, await chooseHeadlessKeyProtector(dataDir, io.env), headlessProtectionUpgrade(dataDir, io.env));
+    const config = new McpServerStore(db, keys.valueSealer()).connections().find((server) => server.name === name);
+    if (!config) throw new Error(`No MCP server named '${name}'`);
+    const { McpUpstream } = await import('./mcp/upstream.js');
+    upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
+    const off = new Set(config.disabledTools);
+    return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));
+  } finally {
+    await upstream?.stop();
+    keys?.close();
+    db.close();
+  }
+}

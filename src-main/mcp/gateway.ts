@@ -1,0 +1,188 @@
+// The MCP gateway: the upstream servers (one supervised connection each, shared by every session), the
+// client sessions of /mcp and /mcp/{server}, and the hub between them — who may use which server, where
+// a server's own requests and notifications go, and the log row of every call. The HTTP side is in
+// endpoint.ts; the admin API asks this class for status, tools and test calls.
+import type { Notification, Request, Result, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallRecord } from '../core/call-record.js';
+import type { Caller } from '../core/keys.js';
+import type { McpServerConnection } from '../core/mcp-servers.js';
+import { RefusedMcpCall } from './call-log.js';
+import type { McpSession, SessionHub } from './session.js';
+import { McpUpstream, type UpstreamStatus } from './upstream.js';
+
+/** Sessions idle this long are closed (a client that went away without DELETE). */
+const SESSION_IDLE_MS = 60 * 60_000;
+/** Sessions at once; past this the least recently used is closed for a new one. */
+const MAX_SESSIONS = 1_000;
+
+export interface McpServerState {
+  status: UpstreamStatus;
+  lastError: string | null;
+  toolCount: number | null;
+}
+
+export interface McpGatewayOptions {
+  version: string;
+  /** Where each call's record goes (the request log and metrics, as for model calls). */
+  log: (record: CallRecord) => void;
+}
+
+export class McpGateway implements SessionHub {
+  private readonly upstreams = new Map<string, McpUpstream>();
+  readonly sessions = new Map<string, McpSession>();
+  readonly version: string;
+  private readonly sweep: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly options: McpGatewayOptions) {
+    this.version = options.version;
+    this.sweep = setInterval(() => this.closeIdleSessions(), 60_000);
+    this.sweep.unref();
+  }
+
+  log(record: CallRecord): void {
+    this.options.log(record);
+  }
+
+  /** Takes the configured servers (at start and after every change): new ones added, changed ones reconfigured, removed ones stopped. */
+  setServers(servers: readonly McpServerConnection[]): void {
+    if (this.closed) return;
+    const names = new Set(servers.map((server) => server.name));
+    for (const [name, upstream] of this.upstreams) {
+      if (!names.has(name)) {
+        // Told before it goes: sessions that saw its tools list again.
+        this.toolsChanged(name);
+        this.upstreams.delete(name);
+        void upstream.stop();
+      }
+    }
+    for (const config of servers) {
+      const known = this.upstreams.get(config.name);
+      if (known) {
+        const before = known.settings.disabledTools.join('\n') + known.settings.enabled;
+        known.reconfigure(config);
+        if (before !== config.disabledTools.join('\n') + config.enabled) this.toolsChanged(config.name);
+      } else {
+        this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
+        this.toolsChanged(config.name);
+      }
+    }
+  }
+
+  state(name: string): McpServerState {
+    const upstream = this.upstreams.get(name);
+    if (!upstream) return { status: 'stopped', lastError: null, toolCount: null };
+    return { status: upstream.status, lastError: upstream.lastError, toolCount: upstream.toolCount };
+  }
+
+  stderr(name: string): string[] {
+    return this.upstreams.get(name)?.stderr ?? [];
+  }
+
+  /** A server's tools as it lists them, each with whether it is switched on (starts the server if need be). */
+  async tools(name: string): Promise<(Tool & { enabled: boolean })[]> {
+    const upstream = this.known(name);
+    const off = new Set(upstream.settings.disabledTools);
+    return (await upstream.tools()).map((tool) => ({ ...tool, enabled: !off.has(tool.name) }));
+  }
+
+  /** A tool called from the admin API ("Try a tool"): answered as the server sent it. */
+  async callTool(name: string, tool: string, args: Record<string, unknown>): Promise<{ result: Result; durationMs: number }> {
+    const upstream = this.known(name);
+    const started = performance.now();
+    const result = await upstream.request({ method: 'tools/call', params: { name: tool, arguments: args } });
+    return { result, durationMs: Math.round(performance.now() - started) };
+  }
+
+  // ---- the hub (SessionHub) ----
+
+  upstreamFor(caller: Caller, server: string): McpUpstream {
+    const upstream = this.upstreams.get(server);
+    if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${server}'`);
+    if (caller.mcpServers !== undefined && !caller.mcpServers.includes(server)) {
+      throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `This key may not use MCP server '${server}'`);
+    }
+    if (!upstream.settings.enabled) throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${server}' is switched off in Gatehouse`);
+    return upstream;
+  }
+
+  visibleUpstreams(caller: Caller): McpUpstream[] {
+    return [...this.upstreams.values()].filter((upstream) => upstream.settings.enabled && (caller.mcpServers === undefined || caller.mcpServers.includes(upstream.name)));
+  }
+
+  /** Whether a server exists; used by the endpoint before a session is made. */
+  has(server: string): boolean {
+    return this.upstreams.has(server);
+  }
+
+  // ---- what servers send on their own (UpstreamEvents) ----
+
+  /**
+   * A server's request to the client (sampling, elicitation, roots) goes to the session whose call to that
+   * server is in flight (the newest), else to the session that used the server last. A shared stdio
+   * server does not say which call it asks for; the call in flight is the one it is working on.
+   */
+  async onServerRequest(server: string, request: Request, signal: AbortSignal): Promise<Result> {
+    const sessions = [...this.sessions.values()].filter((session) => session.sees(server));
+    const calling = sessions
+      .flatMap((session) => session.activeCalls.filter((call) => call.server === server).map((call) => ({ session, call })))
+      .at(-1);
+    if (calling) return calling.call.extra.sendRequest(request as never, ResultSchema, { signal });
+    const recent = sessions.sort((a, b) => b.lastActive - a.lastActive)[0];
+    if (!recent) throw new McpError(ErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);
+    return recent.server.request(request as never, ResultSchema, { signal });
+  }
+
+  onServerNotification(server: string, notification: Notification): void {
+    for (const session of this.sessions.values()) {
+      if (!session.sees(server)) continue;
+      if (notification.method === 'notifications/resources/updated') {
+        const uri = (notification.params as { uri?: string } | undefined)?.uri;
+        if (uri === undefined || session.subscriptions.get(uri) !== server) continue;
+      }
+      session.relayNotification(server, notification);
+    }
+  }
+
+  // ---- sessions ----
+
+  addSession(id: string, session: McpSession): void {
+    if (this.sessions.size >= MAX_SESSIONS) {
+      const oldest = [...this.sessions.entries()].sort((a, b) => a[1].lastActive - b[1].lastActive)[0];
+      if (oldest) this.dropSession(oldest[0]);
+    }
+    this.sessions.set(id, session);
+  }
+
+  dropSession(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    void session.close();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweep);
+    const sessions = [...this.sessions.keys()];
+    for (const id of sessions) this.dropSession(id);
+    await Promise.allSettled([...this.upstreams.values()].map((upstream) => upstream.stop()));
+    this.upstreams.clear();
+  }
+
+  private toolsChanged(server: string): void {
+    this.onServerNotification(server, { method: 'notifications/tools/list_changed' });
+  }
+
+  private known(name: string): McpUpstream {
+    const upstream = this.upstreams.get(name);
+    if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${name}'`);
+    return upstream;
+  }
+
+  private closeIdleSessions(): void {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, session] of this.sessions) if (session.lastActive < cutoff) this.dropSession(id);
+  }
+}

@@ -1,0 +1,364 @@
+// One client session on /mcp or /mcp/{server}: the SDK's Server on a Streamable HTTP transport, its
+// handlers relaying each request to the upstream server(s) the key may use. On /mcp/{server} names pass
+// as the server has them; on /mcp every server's tools and prompts are listed under prefixed names and
+// resources are found by their URI. Each tools/call, resources/read and prompts/get becomes a log row.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type Notification,
+  type Request,
+  type Result,
+  type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../core/keys.js';
+import type { CallRecord } from '../core/call-record.js';
+import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
+import { prefixed, splitPrefixed } from './names.js';
+import type { McpUpstream } from './upstream.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a session needs of the hub (gateway.ts). */
+export interface SessionHub {
+  /** The upstream of a name this caller may use (enabled, allowed), or a refusal naming why not. */
+  upstreamFor(caller: Caller, server: string): McpUpstream;
+  /** Every upstream this caller may use. */
+  visibleUpstreams(caller: Caller): McpUpstream[];
+  log(record: CallRecord): void;
+  version: string;
+}
+
+/** A request of this session in flight on one server: where the server's own requests and logs go meanwhile. */
+export interface ActiveCall {
+  server: string;
+  extra: Extra;
+}
+
+/** Capabilities of the combined endpoint: everything the relay carries. */
+const COMBINED_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  logging: {},
+  completions: {},
+};
+
+/** What a single server's endpoint offers when its server cannot be reached at the start: its calls then answer with the reason. */
+const UNREACHED_CAPABILITIES: ServerCapabilities = { tools: { listChanged: true } };
+
+export class McpSession {
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+  lastActive = Date.now();
+  readonly activeCalls: ActiveCall[] = [];
+  /** Resource URIs this session subscribed to, with their server. */
+  readonly subscriptions = new Map<string, string>();
+  /** Resource URIs seen in this session's listings on /mcp, with their server. */
+  private readonly resourceServers = new Map<string, string>();
+  private readonly templates: { server: string; template: UriTemplate; text: string }[] = [];
+  /** Aborted when the session ends: its calls still running upstream are cancelled (a client may hang up before its cancellation arrives). */
+  private readonly ended = new AbortController();
+
+  constructor(
+    private readonly hub: SessionHub,
+    readonly caller: Caller,
+    /** The one server of /mcp/{server}; null for /mcp. */
+    readonly scope: string | null,
+    readonly path: string,
+    capabilities: ServerCapabilities | undefined,
+    upstreamInfo: { instructions?: string; serverInfo?: { name: string; version: string } },
+    onSessionId: (id: string) => void,
+    onClosed: () => void,
+  ) {
+    const offered = scope === null ? COMBINED_CAPABILITIES : relayedCapabilities(capabilities);
+    this.server = new Server(scope === null || !upstreamInfo.serverInfo ? { name: scope === null ? 'gatehouse' : `gatehouse-${scope}`, version: hub.version } : upstreamInfo.serverInfo, {
+      capabilities: offered,
+      ...(upstreamInfo.instructions ? { instructions: upstreamInfo.instructions } : {}),
+    });
+    this.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: onSessionId,
+    });
+    this.transport.onclose = () => {
+      this.ended.abort(new McpError(ErrorCode.ConnectionClosed, 'The client session ended'));
+      onClosed();
+    };
+    this.registerHandlers(offered);
+  }
+
+  get clientName(): string | null {
+    return this.server.getClientVersion()?.name ?? null;
+  }
+
+  /** Whether this session sees a server (its scope and its key). */
+  sees(server: string): boolean {
+    if (this.scope !== null) return this.scope === server;
+    const allowed = this.caller.mcpServers;
+    return allowed === undefined || allowed.includes(server);
+  }
+
+  async close(): Promise<void> {
+    this.ended.abort(new McpError(ErrorCode.ConnectionClosed, 'The client session ended'));
+    await this.server.close().catch(() => undefined);
+  }
+
+  /** Sends a notification of a server on to this session's client (on the call's stream while a call runs). */
+  relayNotification(server: string, notification: Notification): void {
+    const call = this.activeCalls.findLast((active) => active.server === server);
+    const send = call ? call.extra.sendNotification(notification as ServerNotification) : this.server.notification(notification as ServerNotification);
+    send.catch(() => undefined);
+  }
+
+  // ---- handlers ----
+
+  private registerHandlers(offered: ServerCapabilities): void {
+    const s = this.server;
+    if (offered.tools) {
+      s.setRequestHandler(ListToolsRequestSchema, (request) => (this.scope === null ? this.listAllTools() : this.listServerTools(request)));
+      s.setRequestHandler(CallToolRequestSchema, (request, extra) => this.callTool(request as Request, extra));
+    }
+    if (offered.prompts) {
+      s.setRequestHandler(ListPromptsRequestSchema, (request) => (this.scope === null ? this.listAll('prompts/list', 'prompts', 'name') : this.forward(this.scope, request as Request)));
+      s.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
+        const { server, name } = this.target(request.params.name, 'prompt');
+        return this.recorded(server, name, { ...request, params: { ...request.params, name } } as Request, extra);
+      });
+    }
+    if (offered.resources) {
+      s.setRequestHandler(ListResourcesRequestSchema, (request) => (this.scope === null ? this.listAll('resources/list', 'resources', 'name') : this.forward(this.scope, request as Request)));
+      s.setRequestHandler(ListResourceTemplatesRequestSchema, (request) =>
+        this.scope === null ? this.listAll('resources/templates/list', 'resourceTemplates', 'name') : this.forward(this.scope, request as Request),
+      );
+      s.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.recorded(this.resourceServer(request.params.uri), request.params.uri, request as Request, extra));
+      if (offered.resources.subscribe) {
+        s.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+          const server = this.resourceServer(request.params.uri);
+          const result = await this.forward(server, request as Request, extra);
+          this.subscriptions.set(request.params.uri, server);
+          return result;
+        });
+        s.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+          const server = this.resourceServer(request.params.uri);
+          this.subscriptions.delete(request.params.uri);
+          return this.forward(server, request as Request, extra);
+        });
+      }
+    }
+    if (offered.completions) {
+      s.setRequestHandler(CompleteRequestSchema, (request, extra) => {
+        const ref = request.params.ref;
+        if (ref.type === 'ref/prompt') {
+          const { server, name } = this.target(ref.name, 'prompt');
+          return this.forward(server, { ...request, params: { ...request.params, ref: { ...ref, name } } } as Request, extra);
+        }
+        return this.forward(this.resourceServer(ref.uri), request as Request, extra);
+      });
+    }
+    if (offered.logging) {
+      s.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+        if (this.scope !== null) return this.forward(this.scope, request as Request, extra);
+        await Promise.allSettled(this.visible().map(async (upstream) => ((await upstream.capabilities()).capabilities.logging ? upstream.request(request as Request) : undefined)));
+        return {};
+      });
+    }
+    s.setNotificationHandler(RootsListChangedNotificationSchema, async (notification) => {
+      for (const upstream of this.visible()) if (upstream.status === 'running') void upstream.notify(notification).catch(() => undefined);
+    });
+  }
+
+  private visible(): McpUpstream[] {
+    return this.scope === null ? this.hub.visibleUpstreams(this.caller) : [this.hub.upstreamFor(this.caller, this.scope)];
+  }
+
+  private async listServerTools(request: { params?: unknown }): Promise<Result> {
+    const upstream = this.hub.upstreamFor(this.caller, this.scope!);
+    const result = (await upstream.request({ method: 'tools/list', params: (request.params ?? {}) as Request['params'] })) as { tools?: Tool[] };
+    const off = new Set(upstream.settings.disabledTools);
+    return { ...result, tools: (result.tools ?? []).filter((tool) => !off.has(tool.name)) };
+  }
+
+  private async listAllTools(): Promise<Result> {
+    const lists = await Promise.all(
+      this.visible().map(async (upstream) => {
+        try {
+          const off = new Set(upstream.settings.disabledTools);
+          return (await upstream.tools()).filter((tool) => !off.has(tool.name)).map((tool) => ({ ...tool, name: prefixed(upstream.name, tool.name) }));
+        } catch {
+          // A server that cannot be reached lists nothing here; calling one of its tools names the reason.
+          return [];
+        }
+      }),
+    );
+    return { tools: lists.flat() };
+  }
+
+  /** Every page of a list from every server that offers it, names prefixed; resources remembered by URI. */
+  private async listAll(method: string, field: string, nameField: string): Promise<Result> {
+    const lists = await Promise.all(
+      this.visible().map(async (upstream) => {
+        try {
+          const { capabilities } = await upstream.capabilities();
+          if (method.startsWith('prompts') ? !capabilities.prompts : !capabilities.resources) return [];
+          const items: Record<string, unknown>[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = (await upstream.request({ method, params: cursor ? { cursor } : {} })) as Record<string, unknown>;
+            items.push(...((page[field] as Record<string, unknown>[] | undefined) ?? []));
+            cursor = page.nextCursor as string | undefined;
+          } while (cursor && items.length < 10_000);
+          for (const item of items) {
+            if (typeof item.uri === 'string') this.resourceServers.set(item.uri, upstream.name);
+            if (typeof item.uriTemplate === 'string') this.rememberTemplate(upstream.name, item.uriTemplate);
+          }
+          return items.map((item) => ({ ...item, [nameField]: prefixed(upstream.name, String(item[nameField])) }));
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return { [field]: lists.flat() };
+  }
+
+  private rememberTemplate(server: string, text: string): void {
+    if (this.templates.some((known) => known.server === server && known.text === text)) return;
+    try {
+      this.templates.push({ server, text, template: new UriTemplate(text) });
+    } catch {
+      // A template the SDK cannot parse cannot be matched; its resources are still found once listed.
+    }
+  }
+
+  /** The server a resource URI (or a template's text) belongs to. */
+  private resourceServer(uri: string): string {
+    if (this.scope !== null) return this.scope;
+    const known = this.resourceServers.get(uri) ?? this.templates.find((entry) => entry.text === uri || entry.template.match(uri) !== null)?.server;
+    if (!known) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server behind /mcp lists the resource '${uri}': list resources (or templates) first`);
+    return known;
+  }
+
+  /** The server and the server's own name of a tool or prompt name as this endpoint shows it. */
+  private target(shownName: string, what: 'tool' | 'prompt'): { server: string; name: string } {
+    if (this.scope !== null) return { server: this.scope, name: shownName };
+    const split = splitPrefixed(shownName);
+    if (!split) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `Unknown ${what} '${shownName}': names on /mcp are <server>__<name>`);
+    return split;
+  }
+
+  private async callTool(request: Request, extra: Extra): Promise<Result> {
+    const params = request.params as { name: string };
+    let target: { server: string; name: string };
+    try {
+      target = this.target(params.name, 'tool');
+    } catch (error) {
+      this.logRefusal(params.name.split('__')[0] ?? '', params.name, request, extra, error);
+      throw error;
+    }
+    return this.recorded(target.server, target.name, { ...request, params: { ...params, name: target.name } } as Request, extra, () => {
+      const upstream = this.hub.upstreamFor(this.caller, target.server);
+      if (upstream.settings.disabledTools.includes(target.name)) {
+        throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `Tool '${target.name}' of MCP server '${target.server}' is switched off in Gatehouse`);
+      }
+    });
+  }
+
+  /** A call that is logged: forwarded, its outcome (answer, error, cancellation) written as one row. */
+  private async recorded(server: string, tool: string, request: Request, extra: Extra, check?: () => void): Promise<Result> {
+    const createdAt = Date.now();
+    const startedAt = performance.now();
+    const facts = { createdAt, startedAt, path: this.path, caller: this.caller, server, tool, client: this.clientName, method: request.method, params: request.params, headers: extra.requestInfo?.headers ?? {} };
+    let secrets: readonly string[] = [];
+    try {
+      check?.();
+      secrets = this.hub.upstreamFor(this.caller, server).secrets;
+      const result = await this.forward(server, request, extra);
+      this.hub.log(mcpCallRecord({ ...facts, result, secrets }));
+      return result;
+    } catch (error) {
+      this.hub.log(mcpCallRecord({ ...facts, error, cancelled: extra.signal.aborted || this.ended.signal.aborted, secrets }));
+      throw error;
+    }
+  }
+
+  private logRefusal(server: string, tool: string, request: Request, extra: Extra, error: unknown): void {
+    this.hub.log(
+      mcpCallRecord({
+        createdAt: Date.now(),
+        startedAt: performance.now(),
+        path: this.path,
+        caller: this.caller,
+        server,
+        tool,
+        client: this.clientName,
+        method: request.method,
+        params: request.params,
+        headers: extra.requestInfo?.headers ?? {},
+        error,
+        secrets: [],
+      }),
+    );
+  }
+
+  /**
+   * A request sent on to a server as it came (its own names), with the client's cancellation and the
+   * server's progress carried across; the server's requests and logs go to this call's stream meanwhile.
+   */
+  private async forward(server: string, request: Request, extra?: Extra): Promise<Result> {
+    const upstream = this.hub.upstreamFor(this.caller, server);
+    const params = { ...(request.params ?? {}) } as Record<string, unknown>;
+    const meta = params._meta as { progressToken?: string | number } | undefined;
+    const progressToken = meta?.progressToken;
+    if (meta) {
+      const { progressToken: _dropped, ...rest } = meta;
+      if (Object.keys(rest).length) params._meta = rest;
+      else delete params._meta;
+    }
+    const active: ActiveCall | undefined = extra ? { server, extra } : undefined;
+    if (active) this.activeCalls.push(active);
+    try {
+      return await upstream.request(
+        { method: request.method, params } as Request,
+        {
+          signal: extra ? AbortSignal.any([extra.signal, this.ended.signal]) : this.ended.signal,
+          onprogress:
+            progressToken !== undefined && extra
+              ? (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined)
+              : undefined,
+        },
+      );
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      throw new McpError(ErrorCode.InternalError, `MCP server '${server}': ${(error as Error).message}`);
+    } finally {
+      if (active) this.activeCalls.splice(this.activeCalls.indexOf(active), 1);
+    }
+  }
+}
+
+/** The capabilities of a server this relay carries (its experimental ones and tasks are not relayed). */
+function relayedCapabilities(capabilities: ServerCapabilities | undefined): ServerCapabilities {
+  if (!capabilities) return UNREACHED_CAPABILITIES;
+  const offered: ServerCapabilities = {};
+  for (const name of ['tools', 'prompts', 'resources', 'logging', 'completions'] as const) {
+    if (capabilities[name]) (offered as Record<string, unknown>)[name] = capabilities[name];
+  }
+  return offered;
+}

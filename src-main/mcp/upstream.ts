@@ -1,0 +1,328 @@
+// One MCP server Gatehouse connects to, as a client (the official SDK's Client): started when first
+// needed, shared by every session that uses it, and supervised — a stdio server that crashes is started
+// again with a growing pause, one that cannot start answers at once with its error (never a hang), and
+// its stderr is kept in a bounded buffer. Requests the server sends back (sampling, elicitation, roots)
+// and its notifications go to the hub (gateway.ts), which knows the sessions.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  ResultSchema,
+  type Notification,
+  type Request,
+  type Result,
+  type ServerCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets } from '../core/redact.js';
+import type { McpServerConnection } from '../core/mcp-servers.js';
+
+export type UpstreamStatus = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed' | 'disabled';
+
+/** What the hub does with what a server sends on its own. */
+export interface UpstreamEvents {
+  /** A request of the server to the client (sampling, elicitation, roots): answered by a session's client. */
+  onServerRequest(server: string, request: Request, signal: AbortSignal): Promise<Result>;
+  onServerNotification(server: string, notification: Notification): void;
+}
+
+export const STDERR_LINES = 200;
+const STDERR_LINE_CHARS = 2_000;
+/** A server that failed to start is not tried again for this long: its callers get the error at once. */
+const START_COOLDOWN_MS = 3_000;
+const FIRST_RESTART_DELAY_MS = 250;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** Running this long without crashing resets the restart pause. */
+const STABLE_AFTER_MS = 10_000;
+/** Crashes in a row (each restart that failed to start counted) before supervision gives up until the next need. */
+const MAX_RESTARTS_IN_A_ROW = 6;
+
+/** A wait its caller may give up on (a client that cancels while its server is still starting). */
+function abortable<T>(waiting: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return waiting;
+  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiting.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The fields that decide how a server is reached: a change to any of them means a new connection. */
+function connectionIdentity(config: McpServerConnection): string {
+  return JSON.stringify([config.transport, config.command, config.args, config.env, config.secretEnvValues, config.url, config.headers, config.secretHeaderValues]);
+}
+
+export class McpUpstream {
+  status: UpstreamStatus = 'stopped';
+  lastError: string | null = null;
+  toolCount: number | null = null;
+  private readonly stderrLines: string[] = [];
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private failedAt = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartsInARow = 0;
+  private runningSince = 0;
+  private stopped = false;
+  private toolsCache: Tool[] | undefined;
+
+  constructor(
+    private config: McpServerConnection,
+    private readonly events: UpstreamEvents,
+    private readonly version: string,
+  ) {
+    if (!config.enabled) this.status = 'disabled';
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get settings(): McpServerConnection {
+    return this.config;
+  }
+
+  /** The server's secret values: blanked out of its stderr, its errors and the log. */
+  get secrets(): string[] {
+    return [...Object.values(this.config.secretEnvValues), ...Object.values(this.config.secretHeaderValues)];
+  }
+
+  get stderr(): string[] {
+    return [...this.stderrLines];
+  }
+
+  /** Takes a changed configuration; a change to how it is reached (or switching it off) closes the connection. */
+  reconfigure(config: McpServerConnection): void {
+    const reconnect = connectionIdentity(config) !== connectionIdentity(this.config) || (this.config.enabled && !config.enabled);
+    this.config = config;
+    if (reconnect) {
+      void this.disconnect();
+      this.failedAt = 0;
+      this.lastError = null;
+      this.toolCount = null;
+    }
+    if (!config.enabled) this.status = 'disabled';
+    else if (this.status === 'disabled') this.status = 'stopped';
+  }
+
+  /** The connected client, started if need be; rejects with an McpError when the server cannot be reached. */
+  async connected(): Promise<Client> {
+    if (this.stopped) throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' is shutting down`);
+    if (!this.config.enabled) throw new McpError(ErrorCode.InvalidRequest, `MCP server '${this.name}' is switched off`);
+    if (this.client) return this.client;
+    if (this.connecting) return this.connecting;
+    if (this.status === 'failed' && Date.now() - this.failedAt < START_COOLDOWN_MS) {
+      throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' could not be started: ${this.lastError ?? 'unknown error'}`);
+    }
+    return this.start();
+  }
+
+  /** The server's capabilities once connected. */
+  async capabilities(): Promise<{ capabilities: ServerCapabilities; instructions?: string; serverInfo?: { name: string; version: string } }> {
+    const client = await this.connected();
+    return { capabilities: client.getServerCapabilities() ?? {}, instructions: client.getInstructions(), serverInfo: client.getServerVersion() };
+  }
+
+  /** A request forwarded as it is, its answer returned as the server sent it; the server's call timeout applies. */
+  async request(request: Request, options: Pick<RequestOptions, 'signal' | 'onprogress'> = {}): Promise<Result> {
+    const client = await abortable(this.connected(), options.signal);
+    try {
+      return await client.request(request, ResultSchema, { ...options, timeout: this.config.timeoutMs });
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new McpError(ErrorCode.RequestTimeout, `MCP server '${this.name}' did not answer ${request.method} within ${this.config.timeoutMs} ms`);
+      }
+      throw error;
+    }
+  }
+
+  async notify(notification: Notification): Promise<void> {
+    const client = await this.connected();
+    await client.notification(notification);
+  }
+
+  /** Every tool of the server (all pages), remembered until it says its list changed. */
+  async tools(): Promise<Tool[]> {
+    if (this.toolsCache) return this.toolsCache;
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await this.request({ method: 'tools/list', params: cursor ? { cursor } : {} })) as { tools?: Tool[]; nextCursor?: string };
+      tools.push(...(page.tools ?? []));
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 10_000);
+    this.toolsCache = tools;
+    this.toolCount = tools.length;
+    return tools;
+  }
+
+  forgetTools(): void {
+    this.toolsCache = undefined;
+  }
+
+  /** Stops the server for good (Gatehouse is stopping, or the server was removed). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.disconnect();
+    this.status = 'stopped';
+  }
+
+  // ---- internals ----
+
+  private start(): Promise<Client> {
+    this.status = this.status === 'restarting' ? 'restarting' : 'starting';
+    const attempt = this.connect();
+    this.connecting = attempt;
+    attempt.then(
+      () => {
+        if (this.connecting === attempt) this.connecting = undefined;
+      },
+      () => {
+        if (this.connecting === attempt) this.connecting = undefined;
+      },
+    );
+    return attempt;
+  }
+
+  private async connect(): Promise<Client> {
+    const config = this.config;
+    const identity = connectionIdentity(config);
+    const client = new Client(
+      { name: 'gatehouse', version: this.version },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
+    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
+      client.setRequestHandler(schema, (request, extra) => this.events.onServerRequest(this.name, request as Request, extra.signal) as never);
+    }
+    client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method === 'notifications/tools/list_changed') this.forgetTools();
+      this.events.onServerNotification(this.name, notification);
+    };
+    const transport = this.transportFor(config);
+    // A server that cannot start must answer its callers, never keep them waiting.
+    const startTimeoutMs = Math.min(Math.max(config.timeoutMs, 5_000), 120_000);
+    try {
+      await client.connect(transport, { timeout: startTimeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const reason = this.describe(error);
+      this.failedAt = Date.now();
+      this.lastError = reason;
+      this.status = 'failed';
+      if (this.restartsInARow > 0 && this.restartsInARow < MAX_RESTARTS_IN_A_ROW && !this.stopped) this.scheduleRestart();
+      throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' could not be started: ${reason}`);
+    }
+    // Reconfigured or stopped while it started: this connection is not wanted any more.
+    if (this.stopped || identity !== connectionIdentity(this.config) || !this.config.enabled) {
+      await client.close().catch(() => undefined);
+      throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' was changed while it started; try again`);
+    }
+    client.onclose = () => this.closed(client);
+    this.client = client;
+    this.status = 'running';
+    this.lastError = null;
+    this.runningSince = Date.now();
+    return client;
+  }
+
+  private transportFor(config: McpServerConnection): Transport {
+    if (config.transport === 'stdio') {
+      const transport = new StdioClientTransport({
+        command: config.command ?? '',
+        args: config.args,
+        env: { ...getDefaultEnvironment(), ...config.env, ...config.secretEnvValues },
+        stderr: 'pipe',
+      });
+      let partial = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split(/\r?\n/);
+        partial = lines.pop() ?? '';
+        if (partial.length > STDERR_LINE_CHARS) partial = partial.slice(0, STDERR_LINE_CHARS);
+        for (const line of lines) this.keepStderr(line);
+      });
+      return transport;
+    }
+    const headers = { ...config.headers, ...config.secretHeaderValues };
+    const url = new URL(config.url ?? '');
+    return config.transport === 'sse' ? new SSEClientTransport(url, { requestInit: { headers } }) : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  }
+
+  private keepStderr(line: string): void {
+    if (line === '') return;
+    const clean = redactSecrets(line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line, this.secrets);
+    this.stderrLines.push(clean);
+    if (this.stderrLines.length > STDERR_LINES) this.stderrLines.splice(0, this.stderrLines.length - STDERR_LINES);
+  }
+
+  /** The connection ended: on purpose (nothing to do), or a crash, which supervision restarts. */
+  private closed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.forgetTools();
+    if (this.stopped) return;
+    const lastLine = this.stderrLines.at(-1);
+    this.lastError = `the server exited${lastLine ? `: ${lastLine}` : ''}`;
+    if (Date.now() - this.runningSince > STABLE_AFTER_MS) this.restartsInARow = 0;
+    if (this.restartsInARow >= MAX_RESTARTS_IN_A_ROW) {
+      this.status = 'failed';
+      this.failedAt = Date.now();
+      return;
+    }
+    this.status = 'restarting';
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.restartTimer) return;
+    const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** this.restartsInARow, MAX_RESTART_DELAY_MS);
+    this.restartsInARow++;
+    this.status = 'restarting';
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopped || this.client || this.connecting || !this.config.enabled) return;
+      this.start().then(
+        () => undefined,
+        () => undefined,
+      );
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private async disconnect(): Promise<void> {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    this.restartsInARow = 0;
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    this.forgetTools();
+    if (this.status === 'running' || this.status === 'restarting' || this.status === 'starting') this.status = 'stopped';
+    // The SDK's stdio transport ends the child: stdin closed, then SIGTERM, then SIGKILL.
+    if (client) await client.close().catch(() => undefined);
+  }
+
+  private describe(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const lastLine = this.stderrLines.at(-1);
+    const detail = message.replace(/^MCP error -?\d+: /, '');
+    return redactSecrets(lastLine && !detail.includes(lastLine) ? `${detail} (stderr: ${lastLine})` : detail, this.secrets);
+  }
+}

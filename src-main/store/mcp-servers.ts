@@ -1,0 +1,109 @@
+// MCP servers in SQLite (migration 14): rows as mcp-server-rows.ts builds them (plain settings as JSON,
+// secret env values and headers sealed to the data key through the key store's ValueSealer, their names
+// kept in the clear for display). A running server is told of every change, whoever made it.
+import type { McpServerChange, McpServerConfig, McpServerConnection, McpServerRepository, NewMcpServer } from '../core/mcp-servers.js';
+import type { SqliteDatabase } from './database.js';
+import type { ValueSealer } from './keys/key-store.js';
+import {
+  changedMcpServerRow,
+  MCP_SERVER_COLUMNS,
+  mcpServerNameTaken,
+  mcpServerNotFound,
+  newMcpServerRow,
+  toConfig,
+  toConnection,
+  type McpServerRow,
+} from './mcp-server-rows.js';
+
+const INSERT = `INSERT INTO mcp_servers (${MCP_SERVER_COLUMNS.join(', ')}) VALUES (${MCP_SERVER_COLUMNS.map((column) => `@${column}`).join(', ')})`;
+const UPDATE = `UPDATE mcp_servers SET ${MCP_SERVER_COLUMNS.filter((column) => column !== 'name' && column !== 'created_at')
+  .map((column) => `${column} = @${column}`)
+  .join(', ')} WHERE name = @name`;
+
+export class McpServerStore implements McpServerRepository {
+  private readonly listeners = new Set<(servers: McpServerConnection[]) => void>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly sealer: ValueSealer,
+  ) {}
+
+  list(): McpServerConfig[] {
+    return this.rows().map(toConfig);
+  }
+
+  get(name: string): McpServerConfig {
+    return toConfig(this.row(name));
+  }
+
+  create(input: NewMcpServer): McpServerConfig {
+    const row = newMcpServerRow(input, this.sealer);
+    if (this.db.prepare('SELECT 1 FROM mcp_servers WHERE name = ?').get(row.name)) throw mcpServerNameTaken(row.name);
+    this.db.prepare(INSERT).run(row);
+    this.notify();
+    return this.get(row.name);
+  }
+
+  update(name: string, change: McpServerChange): McpServerConfig {
+    this.db.prepare(UPDATE).run(changedMcpServerRow(this.row(name), change, this.sealer));
+    this.notify();
+    return this.get(name);
+  }
+
+  remove(name: string): void {
+    this.row(name);
+    this.db.prepare('DELETE FROM mcp_servers WHERE name = ?').run(name);
+    this.notify();
+  }
+
+  connections(): McpServerConnection[] {
+    return this.rows().map((row) => toConnection(row, this.sealer));
+  }
+
+  watch(listener: (servers: McpServerConnection[]) => void, intervalMs = 500): () => void {
+    // This process's own changes reach the listener at once (notify); other processes' on the next tick.
+    this.listeners.add(listener);
+    const generation = this.db.prepare('SELECT value FROM mcp_server_generation WHERE id = 1');
+    const read = () => (generation.get() as { value: number }).value;
+    let dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    let seen = read();
+    const timer = setInterval(() => {
+      if (!this.db.open) {
+        clearInterval(timer);
+        return;
+      }
+      try {
+        const version = this.db.pragma('data_version', { simple: true }) as number;
+        if (version === dataVersion) return;
+        dataVersion = version;
+        const current = read();
+        if (current === seen) return;
+        seen = current;
+        listener(this.connections());
+      } catch {
+        // A busy or closing database: the next tick tries again.
+      }
+    }, intervalMs);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      this.listeners.delete(listener);
+    };
+  }
+
+  private notify(): void {
+    if (this.listeners.size === 0) return;
+    const servers = this.connections();
+    for (const listener of this.listeners) listener(servers);
+  }
+
+  private rows(): McpServerRow[] {
+    return this.db.prepare('SELECT * FROM mcp_servers ORDER BY name').all() as McpServerRow[];
+  }
+
+  private row(name: string): McpServerRow {
+    const row = this.db.prepare('SELECT * FROM mcp_servers WHERE name = ?').get(name) as McpServerRow | undefined;
+    if (!row) throw mcpServerNotFound(name);
+    return row;
+  }
+}
