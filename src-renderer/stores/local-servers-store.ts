@@ -26,6 +26,14 @@ export function keyNameFor(server: LocalServer): string {
   return `${KIND_NAMES[server.kind]} on ${new URL(server.url).host}`;
 }
 
+/** `name`, or "name (2)", "name (3)"…: key names are unique among active keys, whatever their case. */
+export function freeKeyName(name: string, taken: readonly string[]): string {
+  const names = new Set(taken.map((existing) => existing.toLowerCase()));
+  let candidate = name;
+  for (let n = 2; names.has(candidate.toLowerCase()); n++) candidate = `${name} (${n})`;
+  return candidate;
+}
+
 interface LocalServersState {
   servers: LocalServer[];
   ports: number[];
@@ -85,7 +93,12 @@ export const useLocalServersStore = create<LocalServersState>()((set, get) => {
     async makeKey(server) {
       set({ creatingKeyFor: server.url });
       try {
-        await useKeysStore.getState().createVirtualKey({ name: keyNameFor(server), provider: server.connection.provider, customHost: server.connection.customHost, ...(server.chatOnly ? { chatOnly: true } : {}) });
+        // A second key for the same server (another tool, another budget) gets the next free name.
+        const keys = useKeysStore.getState();
+        await keys.load();
+        const { virtualKeys, gatewayKeys } = useKeysStore.getState();
+        const name = freeKeyName(keyNameFor(server), [...virtualKeys, ...gatewayKeys].map((key) => key.name));
+        await keys.createVirtualKey({ name, provider: server.connection.provider, customHost: server.connection.customHost, ...(server.chatOnly ? { chatOnly: true } : {}) });
       } finally {
         set({ creatingKeyFor: null });
       }

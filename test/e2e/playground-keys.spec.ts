@@ -93,6 +93,8 @@ for (const theme of ['light', 'dark'] as const) {
 
       // Run it, streamed: the answer comes from Beta's double, with Beta's secret.
       const prompt = `hello by name ${theme}`;
+      // The completions double echoes the prompt: Completion mode (Chat is the Playground's first mode now).
+      await page.getByRole('radio', { name: 'Completion' }).click();
       await page.getByLabel('Model').fill('gpt-3.5-turbo-instruct');
       await page.getByLabel('Prompt').fill(prompt);
       await expect(page.getByRole('checkbox', { name: 'Stream' })).toBeChecked();

@@ -112,6 +112,8 @@ test('a route made in the UI serves Playground runs, falls back when its first t
   await expect(page.getByLabel('Model', { exact: true })).toHaveValue('e2e-chat-mini');
   await expect(page.getByLabel('Provider', { exact: true })).toHaveValue('');
   await page.getByLabel('Gateway API key').fill(gatewayKey);
+  // The completions double echoes the prompt: Completion mode (Chat is the Playground's first mode now).
+  await page.getByRole('radio', { name: 'Completion' }).click();
   await page.getByLabel('Prompt').fill('routed hello');
   await page.getByRole('checkbox', { name: 'Stream' }).uncheck();
   await page.getByRole('button', { name: 'Run' }).click();
