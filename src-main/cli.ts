@@ -61,7 +61,6 @@ async function serve(args: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`Gatehouse listening on ${running.url}\n`);
-  process.stdout.write(`Storage: ${running.storage}\n`);
   process.stdout.write(`Open the UI: ${running.url}/#token=${running.adminToken}\n`);
 
   await new Promise<void>((resolve) => {
