@@ -2,36 +2,12 @@
 // (and deleted rows are taken back out of): the same report as the SQLite store gives, over local days.
 import { defaultFrom, localDay, type KeySpend, type UsageFigures, type UsageReport, type UsageReportOptions, type UsageRepository } from '../core/usage.js';
 import type { PgBridge } from './pg-bridge.js';
+import { usageReport, wholeMonths, type PeriodRow } from '../store/usage-report.js';
 
 const SUMS = `sum(requests)::float8 AS requests, sum(errors)::float8 AS errors, sum(prompt_tokens)::float8 AS "promptTokens",
   sum(completion_tokens)::float8 AS "completionTokens", sum(cache_read_tokens)::float8 AS "cacheReadTokens",
   sum(cache_write_tokens)::float8 AS "cacheWriteTokens", sum(reasoning_tokens)::float8 AS "reasoningTokens",
   sum(cost_nanos)::float8 AS "costNanos", sum(unpriced_requests)::float8 AS "unpricedRequests", sum(unpriced_tokens)::float8 AS "unpricedTokens"`;
-
-type SumRow = Omit<UsageFigures, 'costUsd'> & { costNanos: number };
-
-const zero = (): SumRow => ({ requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costNanos: 0, unpricedRequests: 0, unpricedTokens: 0 });
-
-function add(into: SumRow, row: SumRow): void {
-  for (const figure of Object.keys(into) as (keyof SumRow)[]) into[figure] += row[figure];
-}
-
-function figures(sums: SumRow): UsageFigures {
-  const { costNanos, ...rest } = sums;
-  return { ...rest, costUsd: costNanos / 1e9 };
-}
-
-function shiftDay(day: string, days: number): string {
-  const date = new Date(`${day}T12:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-}
-
-function nextMonth(month: string): string {
-  const date = new Date(`${month}T12:00:00Z`);
-  date.setUTCMonth(date.getUTCMonth() + 1, 1);
-  return date.toISOString().slice(0, 10);
-}
 
 export class PgUsageStore implements UsageRepository {
   constructor(
@@ -44,11 +20,9 @@ export class PgUsageStore implements UsageRepository {
     const to = options.to ?? today;
     const from = options.from ?? defaultFrom(options.range, this.now());
     const dim = options.by;
-    let rows: (SumRow & { period: string; name: string })[];
+    let rows: PeriodRow[];
     if (options.range === 'month') {
-      const fullFrom = from.endsWith('-01') ? from : nextMonth(`${from.slice(0, 8)}01`);
-      const toMonth = `${to.slice(0, 8)}01`;
-      const fullEnd = to >= today || shiftDay(to, 1) === nextMonth(toMonth) ? nextMonth(toMonth) : toMonth;
+      const { fullFrom, fullEnd } = wholeMonths(from, to, today);
       rows = this.bridge.querySync(
         `SELECT month AS period, name, ${SUMS} FROM usage_monthly WHERE dim = $1 AND month >= $4 AND month < $5 GROUP BY month, name
          UNION ALL
@@ -60,29 +34,7 @@ export class PgUsageStore implements UsageRepository {
       const period = options.range === 'day' ? 'day' : "to_char(date_trunc('week', day::date), 'YYYY-MM-DD')";
       rows = this.bridge.querySync(`SELECT ${period} AS period, name, ${SUMS} FROM usage_daily WHERE dim = $1 AND day BETWEEN $2 AND $3 GROUP BY 1, 2`, [dim, from, to]);
     }
-    const totals = zero();
-    const byPeriod = new Map<string, SumRow>();
-    const byName = new Map<string, SumRow>();
-    for (const row of rows) {
-      add(totals, row);
-      let period = byPeriod.get(row.period);
-      if (!period) byPeriod.set(row.period, (period = zero()));
-      add(period, row);
-      let group = byName.get(row.name);
-      if (!group) byName.set(row.name, (group = zero()));
-      add(group, row);
-    }
-    const series = [...byPeriod]
-      .filter(([, sums]) => sums.requests > 0)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([period, sums]) => ({ period, ...figures(sums) }));
-    const breakdown = [...byName]
-      .filter(([, sums]) => sums.requests > 0)
-      .sort(([nameA, a], [nameB, b]) => b.costNanos - a.costNanos || b.requests - a.requests || (nameA < nameB ? -1 : 1))
-      .map(([name, sums]) => ({ name, ...figures(sums) }));
-    const retainedFrom = options.logRetentionDays === undefined ? null : localDay(new Date(this.now().getTime() - options.logRetentionDays * 86_400_000));
-    const countedFrom = retainedFrom !== null && retainedFrom > from ? retainedFrom : null;
-    return { range: options.range, by: dim, from, to, totals: figures(totals), series, breakdown, countedFrom, logRetentionDays: options.logRetentionDays ?? null, mcpCalls: this.mcpCalls(from, to) };
+    return usageReport(rows, options, { from, to, now: this.now() }, this.mcpCalls(from, to));
   }
 
   /** MCP calls per server and tool over local days from..to, most called first (read from the log's MCP rows, as on SQLite). */
