@@ -78,14 +78,6 @@ export function LocalModelsPage() {
           <h1>Local models</h1>
           <p className="page-subtitle">
             Model servers running on this machine, found on its loopback ports. Make a key for one and use it like any provider, or add a model to a route.
-            {checkedAt && (
-              <>
-                {' '}
-                <span className="summary" title={formatFullTime(checkedAt)}>
-                  Checked {formatRelativeTime(checkedAt)}.
-                </span>
-              </>
-            )}
           </p>
         </div>
         <div className="header-actions">
@@ -105,6 +97,14 @@ export function LocalModelsPage() {
           <>
             <p className="muted small local-summary" aria-live="polite">
               {online} of {servers.length} server{servers.length === 1 ? '' : 's'} online · port{ports.length === 1 ? '' : 's'} <span className="local-ports">{ports.join(', ')}</span>
+              {checkedAt && (
+                <>
+                  {' · '}
+                  <span className="local-checked" title={formatFullTime(checkedAt)}>
+                    checked {formatRelativeTime(checkedAt)}
+                  </span>
+                </>
+              )}
             </p>
             <div className="local-server-list">
               {servers.map((server) => (

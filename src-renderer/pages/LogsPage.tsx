@@ -159,7 +159,7 @@ export function LogsPage() {
       <div className={`filter-bar${routes.length > 0 || filters.route ? ' filter-bar-routes' : ''}`} role="search" aria-label="Filter requests">
         <label className="search-input">
           <Icon name="search" />
-          <input type="search" className="input" aria-label="Search" placeholder="Search trace id, model, error… (press /)" value={searchDraft} onChange={(event) => setSearchDraft(event.target.value)} />
+          <input type="search" className="input" aria-label="Search" placeholder="Search id, model, error…" title="Search the trace id, model and error text (press / to jump here)" value={searchDraft} onChange={(event) => setSearchDraft(event.target.value)} />
         </label>
         <select className="input" aria-label="Provider filter" value={filters.provider} onChange={(event) => setFilters({ provider: event.target.value })}>
           <option value="">All providers</option>

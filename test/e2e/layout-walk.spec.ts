@@ -61,6 +61,7 @@ const PAGES: Array<{ link: string; heading: string; ready: (page: Page) => Promi
   { link: 'Keys', heading: 'Keys', ready: async (page) => void (await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('Fake provider')) },
   { link: 'Routes', heading: 'Routes', ready: async (page) => void (await expect(page.getByText('fallback-chain').first()).toBeVisible()) },
   { link: 'Local models', heading: 'Local models', ready: async () => undefined },
+  { link: 'MCP servers', heading: 'MCP servers', ready: async () => undefined },
   { link: 'Connect a tool', heading: 'Connect a tool', ready: async () => undefined },
   { link: 'Settings', heading: 'Settings', ready: async (page) => void (await expect(page.getByText('a-fine-tuned-model-with-a-long-name')).toBeVisible()) },
 ];
