@@ -6,6 +6,8 @@
 // Screens at 900 and 1280 px, light and dark, with no sideways scroll.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, test, type Page } from '@playwright/test';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
@@ -65,6 +67,24 @@ async function storedServer(name: string): Promise<Record<string, unknown> | und
 async function storedKey(kind: 'virtual-keys' | 'gateway-keys', id: string): Promise<Record<string, unknown>> {
   const { items } = (await (await gatehouse.admin(`/${kind}`)).json()) as { items: Record<string, unknown>[] };
   return items.find((key) => key.id === id)!;
+}
+
+/** What an agent sees on /mcp/{server} with a gateway key: the tools listed, and the answer to a call of one. */
+async function asAnAgent(server: string, tool: string, args: Record<string, unknown>): Promise<{ listed: string[]; call: string }> {
+  const created = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: `agent-${Date.now()}` }) });
+  const { key } = (await created.json()) as { key: string };
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp/${server}`, gatehouse.origin), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  try {
+    const listed = (await client.listTools()).tools.map((item) => item.name);
+    const call = await client.callTool({ name: tool, arguments: args }).then(
+      (result) => JSON.stringify(result),
+      (error: Error) => `error: ${error.message}`,
+    );
+    return { listed, call };
+  } finally {
+    await client.close();
+  }
 }
 
 /** Every file under the data dir holds no trace of the value (it is sealed at rest). */
@@ -164,6 +184,10 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await expect.poll(async () => (await storedServer('github'))?.disabledTools).toEqual(['add']);
   expect(writes.at(-1)).toEqual({ method: 'PATCH', path: '/mcp-servers/github', body: { disabledTools: ['add'] } });
   await expect(tryTool.getByLabel('Tool', { exact: true }).locator('option')).toHaveText(['echo', 'read_secret_file']);
+  // Off for every agent too: not listed on /mcp/github, and a call of it refused.
+  const agent = await asAnAgent('github', 'add', { a: 1, b: 2 });
+  expect(agent.listed).toEqual(['echo', 'read_secret_file']);
+  expect(agent.call).toMatch(/^error: .*add/);
 
   // Arguments are checked before anything is sent.
   const argumentsField = tryTool.getByLabel('Arguments (JSON)');
