@@ -1,12 +1,15 @@
-// The UI of the MCP gateway (issue 25) against a real `gatehouse serve`, with the MCP part of the admin
-// API answered by an in-test fake faithful to its contract (mcp-admin-fake.ts): adding a server from a
-// preset (the secret sent once, never shown), its tools listed with a switch each, "Try a tool" with
-// JSON checked before sending, a tool's own error and a server that cannot start shown as errors; a
-// key's MCP servers on the Keys page; each agent's MCP set-up on Connect a tool. Screens at 900 and
-// 1280 px, light and dark, with no sideways scroll.
+// The UI of the MCP gateway (issue 25) against a real `gatehouse serve` and its real admin API, with a
+// real stdio MCP server built with the SDK (test/fakes/mcp-everything-like-server.ts): adding a server
+// from a preset (the secret sent once, sealed, never shown), its tools listed with a switch each, a tool
+// switched off, "Try a tool" with JSON checked before sending, a tool's own error and a server that cannot
+// start shown as errors; a key's MCP servers on the Keys page; each agent's MCP set-up on Connect a tool.
+// Screens at 900 and 1280 px, light and dark, with no sideways scroll.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, test, type Page } from '@playwright/test';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
-import { McpAdminFake, MISSING_COMMAND } from './mcp-admin-fake';
 import { collectProblems } from './page-problems.js';
 import { screenshotWholePage } from './screenshots';
 
@@ -20,14 +23,91 @@ test.afterAll(async () => {
   await gatehouse?.stop();
 });
 
+test.afterEach(async () => {
+  // Each test starts from no MCP servers; keys stay (their names are unique).
+  const { servers } = (await (await gatehouse.admin('/mcp-servers')).json()) as { servers: { name: string }[] };
+  for (const { name } of servers) await gatehouse.admin(`/mcp-servers/${name}`, { method: 'DELETE' });
+});
+
+/** The MCP server the page drives: tools like server-everything's, over stdio, run by node with tsx. */
+const EVERYTHING_LIKE = resolve(import.meta.dirname, '..', 'fakes', 'mcp-everything-like-server.ts');
+const FIXTURE_COMMAND = process.execPath;
+const FIXTURE_ARGS = ['--import', 'tsx', EVERYTHING_LIKE];
+
+/** A stdio command that does not exist: the server fails to start. */
+const MISSING_COMMAND = 'no-such-mcp-server';
+
+/** What the page sent to the admin API (writes only), for assertions on the exact bodies. */
+interface AdminWrite {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+function recordAdminWrites(page: Page): AdminWrite[] {
+  const writes: AdminWrite[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (!url.pathname.startsWith('/admin/api/') || request.method() === 'GET') return;
+    writes.push({ method: request.method(), path: url.pathname.slice('/admin/api'.length), body: request.postData() ? request.postDataJSON() : undefined });
+  });
+  return writes;
+}
+
+async function addServer(server: Record<string, unknown>): Promise<void> {
+  const response = await gatehouse.admin('/mcp-servers', { method: 'POST', body: JSON.stringify({ transport: 'stdio', ...server }) });
+  expect(response.status, await response.clone().text()).toBe(201);
+}
+
+async function storedServer(name: string): Promise<Record<string, unknown> | undefined> {
+  const response = await gatehouse.admin(`/mcp-servers/${name}`);
+  return response.status === 200 ? ((await response.json()) as { server: Record<string, unknown> }).server : undefined;
+}
+
+async function storedKey(kind: 'virtual-keys' | 'gateway-keys', id: string): Promise<Record<string, unknown>> {
+  const { items } = (await (await gatehouse.admin(`/${kind}`)).json()) as { items: Record<string, unknown>[] };
+  return items.find((key) => key.id === id)!;
+}
+
+/** What an agent sees on /mcp/{server} with a gateway key: the tools listed, and the answer to a call of one. */
+async function asAnAgent(server: string, tool: string, args: Record<string, unknown>): Promise<{ listed: string[]; call: string }> {
+  const created = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: `agent-${Date.now()}` }) });
+  const { key } = (await created.json()) as { key: string };
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp/${server}`, gatehouse.origin), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  try {
+    const listed = (await client.listTools()).tools.map((item) => item.name);
+    const call = await client.callTool({ name: tool, arguments: args }).then(
+      (result) => JSON.stringify(result),
+      (error: Error) => `error: ${error.message}`,
+    );
+    return { listed, call };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every file under the data dir holds no trace of the value (it is sealed at rest). */
+function dataDirContains(value: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (readFileSync(path).includes(value)) found.push(path);
+    }
+  };
+  walk(gatehouse.dataDir);
+  return found;
+}
+
 /** Clicks a switch as a person does: on its label (the input itself lies under the drawn track). */
 const flip = (control: ReturnType<Page['getByRole']>) => control.locator('xpath=..').click();
 
 /** The browser reports each non-2xx answer on the console; those a test provokes on purpose are not problems. */
 const unexpected = (problems: string[], ...statuses: number[]) => problems.filter((problem) => !statuses.some((status) => problem.includes(`status of ${status}`)));
 
-async function openMcpPage(page: Page, fake: McpAdminFake): Promise<void> {
-  await fake.install(page);
+async function openMcpPage(page: Page): Promise<void> {
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'MCP servers' }).click();
   await expect(page.getByRole('heading', { name: 'MCP servers', level: 1 })).toBeVisible();
@@ -41,8 +121,8 @@ async function expectNoSidewaysScroll(page: Page): Promise<void> {
 
 test('add a server from a preset, switch a tool off, try a tool, and read its result or its error', async ({ page }) => {
   const problems = collectProblems(page);
-  const fake = new McpAdminFake();
-  await openMcpPage(page, fake);
+  const writes = recordAdminWrites(page);
+  await openMcpPage(page);
   await expect(page.getByText('No MCP servers yet')).toBeVisible();
 
   // The GitHub preset fills the form; its token is a secret the person still has to give.
@@ -56,8 +136,11 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await expect(dialog.getByRole('checkbox', { name: 'Secret (variable 1)' })).toBeChecked();
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(dialog.getByText('Fill in the secret value of GITHUB_PERSONAL_ACCESS_TOKEN')).toBeVisible();
-  expect(fake.requests.filter((request) => request.method === 'POST')).toEqual([]);
+  expect(writes.filter((write) => write.method === 'POST')).toEqual([]);
 
+  // The preset's npx package needs the internet; the local test server stands in, with the same kind of tools.
+  await dialog.getByLabel('Command', { exact: true }).fill(FIXTURE_COMMAND);
+  await dialog.getByLabel('Arguments', { exact: true }).fill(FIXTURE_ARGS.join(' '));
   await dialog.getByLabel('Variable 1 value').fill('ghp_sealed_0123456789');
   await dialog.getByRole('button', { name: 'Add variable' }).click();
   await dialog.getByLabel('Variable 2 name').fill('LOG_LEVEL');
@@ -65,20 +148,20 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await dialog.getByLabel('Call timeout (seconds)').fill('30');
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(dialog).toBeHidden();
-  expect(fake.requests.find((request) => request.method === 'POST')?.body).toEqual({
+  expect(writes.find((write) => write.method === 'POST')).toEqual({ method: 'POST', path: '/mcp-servers', body: {
     name: 'github',
     transport: 'stdio',
-    command: 'npx',
-    args: ['-y', '@modelcontextprotocol/server-github'],
+    command: FIXTURE_COMMAND,
+    args: FIXTURE_ARGS,
     env: { LOG_LEVEL: 'debug' },
     secretEnv: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_sealed_0123456789' },
     timeoutMs: 30_000,
-  });
+  } });
 
   // Listed with its state and tool count; the detail opens with the tools and their descriptions.
   const list = page.getByRole('list', { name: 'MCP servers' });
   await expect(list.getByRole('listitem')).toHaveCount(1);
-  await expect(list).toContainText('npx -y @modelcontextprotocol/server-github');
+  await expect(list).toContainText(`${FIXTURE_COMMAND} --import tsx ${EVERYTHING_LIKE}`);
   const tools = page.getByRole('list', { name: 'Tools of github' });
   await expect(tools.getByRole('listitem')).toHaveCount(3);
   await expect(tools).toContainText('Echoes back the input');
@@ -88,16 +171,23 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await expect(setup).toContainText('GITHUB_PERSONAL_ACCESS_TOKEN');
   await expect(setup).toContainText('sealed');
   await expect(page.getByLabel('Stderr of github')).toContainText('running on stdio');
-  // The secret went out once and is nowhere on the page.
+  // The secret went out once and is nowhere on the page, nor in plain text in the data dir.
   await expect(page.locator('body')).not.toContainText('ghp_sealed');
+  expect((await storedServer('github'))?.secretEnv).toEqual(['GITHUB_PERSONAL_ACCESS_TOKEN']);
+  expect(dataDirContains('ghp_sealed_0123456789')).toEqual([]);
 
   // A tool switched off is saved in the server's disabledTools and leaves "Try a tool".
   const tryTool = page.getByRole('form', { name: 'Try a tool of github' });
   await expect(tryTool.getByLabel('Tool', { exact: true }).locator('option')).toHaveText(['echo', 'add', 'read_secret_file']);
   await flip(tools.getByRole('switch', { name: 'add on' }));
   await expect(tools.getByRole('switch', { name: 'add on' })).not.toBeChecked();
-  expect(fake.servers.get('github')?.disabledTools).toEqual(['add']);
+  await expect.poll(async () => (await storedServer('github'))?.disabledTools).toEqual(['add']);
+  expect(writes.at(-1)).toEqual({ method: 'PATCH', path: '/mcp-servers/github', body: { disabledTools: ['add'] } });
   await expect(tryTool.getByLabel('Tool', { exact: true }).locator('option')).toHaveText(['echo', 'read_secret_file']);
+  // Off for every agent too: not listed on /mcp/github, and a call of it refused.
+  const agent = await asAnAgent('github', 'add', { a: 1, b: 2 });
+  expect(agent.listed).toEqual(['echo', 'read_secret_file']);
+  expect(agent.call).toMatch(/^error: .*add/);
 
   // Arguments are checked before anything is sent.
   const argumentsField = tryTool.getByLabel('Arguments (JSON)');
@@ -111,7 +201,8 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   await argumentsField.fill('["hello"]');
   await tryTool.getByRole('button', { name: 'Run' }).click();
   await expect(tryTool.getByText('The arguments are one JSON object')).toBeVisible();
-  expect(fake.calls).toEqual([]);
+  const toolCalls = () => writes.filter((write) => write.path.endsWith('/call'));
+  expect(toolCalls()).toEqual([]);
 
   // A call: the text readable, the duration, the raw JSON folded away.
   await argumentsField.fill('{"message": "hello gate"}');
@@ -119,8 +210,8 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   const result = tryTool.getByRole('region', { name: 'Tool result' });
   await expect(result.locator('.tool-result-text')).toHaveText('Echo: hello gate');
   await expect(result).toContainText('OK');
-  await expect(result).toContainText('42 ms');
-  expect(fake.calls).toEqual([{ server: 'github', tool: 'echo', arguments: { message: 'hello gate' } }]);
+  await expect(result).toContainText(/\d+ ms/);
+  expect(toolCalls()).toEqual([{ method: 'POST', path: '/mcp-servers/github/tools/echo/call', body: { arguments: { message: 'hello gate' } } }]);
   const raw = result.getByLabel('Raw result of echo', { exact: true });
   await expect(raw).toBeHidden();
   await result.getByText('Raw result (JSON)').click();
@@ -137,15 +228,15 @@ test('add a server from a preset, switch a tool off, try a tool, and read its re
   // The timeout is saved in milliseconds.
   await page.getByRole('region', { name: 'github' }).getByLabel('Call timeout (seconds)').fill('90');
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect.poll(() => fake.servers.get('github')?.timeoutMs).toBe(90_000);
+  await expect.poll(async () => (await storedServer('github'))?.timeoutMs).toBe(90_000);
   expect(problems).toEqual([]);
 });
 
 test('a server that cannot start shows Failed and why; switching off and removing a server', async ({ page }) => {
   const problems = collectProblems(page);
-  const fake = new McpAdminFake();
-  fake.seed({ name: 'everything' });
-  await openMcpPage(page, fake);
+  const writes = recordAdminWrites(page);
+  await addServer({ name: 'everything', command: FIXTURE_COMMAND, args: FIXTURE_ARGS });
+  await openMcpPage(page);
   const list = page.getByRole('list', { name: 'MCP servers' });
   await expect(list).toContainText('Tools not listed yet');
 
@@ -183,7 +274,7 @@ test('a server that cannot start shows Failed and why; switching off and removin
   await dialog.getByRole('checkbox', { name: 'Secret (header 1)' }).check();
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(dialog).toBeHidden();
-  expect(fake.requests.filter((request) => request.method === 'POST').at(-1)?.body).toMatchObject({ name: 'remote-docs', transport: 'http', url: 'https://docs.example.com/mcp', headers: {}, secretHeaders: { Authorization: 'Bearer doc-token-0123' } });
+  expect(writes.filter((write) => write.method === 'POST').at(-1)?.body).toMatchObject({ name: 'remote-docs', transport: 'http', url: 'https://docs.example.com/mcp', headers: {}, secretHeaders: { Authorization: 'Bearer doc-token-0123' } });
   await expect(list.getByRole('listitem')).toHaveCount(3);
 
   // A name the server refuses is shown on the name field.
@@ -191,14 +282,14 @@ test('a server that cannot start shows Failed and why; switching off and removin
   await dialog.getByLabel('Name', { exact: true }).fill('everything');
   await dialog.getByLabel('Command', { exact: true }).fill('npx');
   await dialog.getByRole('button', { name: 'Add server' }).click();
-  await expect(dialog.getByText('An MCP server named everything exists')).toBeVisible();
+  await expect(dialog.getByText("An MCP server named 'everything' exists already")).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 
   // Off: saved, shown as Off.
   const everything = list.getByRole('listitem').filter({ hasText: 'everything' });
   await flip(everything.getByRole('switch', { name: 'On (everything)' }));
   await expect(everything.getByRole('switch', { name: 'On (everything)' })).not.toBeChecked();
-  expect(fake.servers.get('everything')?.enabled).toBe(false);
+  await expect.poll(async () => (await storedServer('everything'))?.enabled).toBe(false);
   await expect(everything).toContainText('Off');
 
   // Remove, after a confirmation.
@@ -206,20 +297,19 @@ test('a server that cannot start shows Failed and why; switching off and removin
   await page.getByRole('button', { name: 'Remove broken' }).click();
   await page.getByRole('dialog', { name: 'Remove broken?' }).getByRole('button', { name: 'Remove' }).click();
   await expect(list.getByRole('listitem')).toHaveCount(2);
-  expect(fake.servers.has('broken')).toBe(false);
+  expect(await storedServer('broken')).toBeUndefined();
   expect(unexpected(problems, 502, 409)).toEqual([]);
 });
 
 test("a key's MCP servers: all by default, a chosen set, none, and back to all", async ({ page }) => {
   const problems = collectProblems(page);
-  const fake = new McpAdminFake();
-  fake.seed({ name: 'github' });
-  fake.seed({ name: 'fetch', command: 'uvx', args: ['mcp-server-fetch'] });
+  const writes = recordAdminWrites(page);
+  await addServer({ name: 'github', command: FIXTURE_COMMAND, args: FIXTURE_ARGS });
+  await addServer({ name: 'fetch', command: 'uvx', args: ['mcp-server-fetch'] });
   const created = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'mcp-agent', provider: 'openai', secret: 'sk-mcp-agent-0123456789' }) });
   const { id: virtualId } = (await created.json()) as { id: string };
   const gateway = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'mcp-ci' }) });
   const { id: gatewayId } = (await gateway.json()) as { id: string };
-  await fake.install(page);
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
 
@@ -233,7 +323,8 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(dialog).toBeHidden();
   await expect(virtualRow).toContainText('MCP: github');
-  expect(fake.requests.at(-1)).toEqual({ method: 'PATCH', path: `/virtual-keys/${virtualId}`, body: { mcpServers: ['github'] } });
+  expect(writes.at(-1)).toEqual({ method: 'PATCH', path: `/virtual-keys/${virtualId}`, body: { mcpServers: ['github'] } });
+  expect((await storedKey('virtual-keys', virtualId)).mcpServers).toEqual(['github']);
 
   // Read back after a reload, as the server keeps it.
   await page.reload();
@@ -244,7 +335,8 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   await dialog.getByRole('radio', { name: 'All servers' }).click();
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(virtualRow).toContainText('All MCP servers');
-  expect(fake.requests.at(-1)?.body).toEqual({ mcpServers: null });
+  expect(writes.at(-1)?.body).toEqual({ mcpServers: null });
+  expect((await storedKey('virtual-keys', virtualId)).mcpServers).toBeNull();
 
   // A gateway key limited to no server at all.
   const gatewayRow = page.getByRole('list', { name: 'Gateway keys' }).getByRole('listitem').filter({ hasText: 'mcp-ci' });
@@ -254,15 +346,14 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   await expect(gatewayDialog.getByText('None ticked: the key reaches no MCP server.')).toBeVisible();
   await gatewayDialog.getByRole('button', { name: 'Save' }).click();
   await expect(gatewayRow).toContainText('No MCP servers');
-  expect(fake.requests.at(-1)).toEqual({ method: 'PATCH', path: `/gateway-keys/${gatewayId}`, body: { mcpServers: [] } });
+  expect(writes.at(-1)).toEqual({ method: 'PATCH', path: `/gateway-keys/${gatewayId}`, body: { mcpServers: [] } });
+  expect((await storedKey('gateway-keys', gatewayId)).mcpServers).toEqual([]);
   expect(problems).toEqual([]);
 });
 
 test('Connect a tool gives each agent its MCP set-up with the address and the key written in', async ({ page }) => {
   const problems = collectProblems(page);
-  const fake = new McpAdminFake();
-  fake.seed({ name: 'github' });
-  await fake.install(page);
+  await addServer({ name: 'github', command: FIXTURE_COMMAND, args: FIXTURE_ARGS });
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Connect a tool' }).click();
   const key = 'gh-gk-0123456789abcdef0123456789abcdef';
@@ -307,12 +398,14 @@ test.describe('screens', () => {
         await page.setViewportSize({ width, height: 900 });
         await page.emulateMedia({ colorScheme: theme });
         await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: `screens-${width}-${theme}`, provider: 'openai', secret: 'sk-screens-0123456789' }) });
-        const fake = new McpAdminFake();
-        fake.seed({ name: 'filesystem', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/projects/a-rather-long-folder-name/with/more/depth'] });
-        fake.seed({ name: 'github', args: ['-y', '@modelcontextprotocol/server-github'], secretEnv: { GITHUB_PERSONAL_ACCESS_TOKEN: 'x' }, disabledTools: ['add'] });
-        fake.seed({ name: 'broken', command: MISSING_COMMAND, args: [], status: 'failed', lastError: `spawn ${MISSING_COMMAND} ENOENT: the command was not found on PATH; restarted 5 times, giving up` });
-        fake.seed({ name: 'docs', transport: 'http', command: undefined, args: undefined, url: 'https://docs.example.com/mcp', headers: { 'X-Team': 'platform' }, secretHeaders: { Authorization: 'x' } });
-        await openMcpPage(page, fake);
+        // filesystem is never started (it would need the internet); broken is asked for its tools so it has failed.
+        await addServer({ name: 'filesystem', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/projects/a-rather-long-folder-name/with/more/depth'] });
+        await addServer({ name: 'github', command: FIXTURE_COMMAND, args: FIXTURE_ARGS, secretEnv: { GITHUB_PERSONAL_ACCESS_TOKEN: 'x' } });
+        await gatehouse.admin('/mcp-servers/github', { method: 'PATCH', body: JSON.stringify({ disabledTools: ['add'] }) });
+        await addServer({ name: 'broken', command: MISSING_COMMAND, args: [] });
+        expect((await gatehouse.admin('/mcp-servers/broken/tools')).status).toBe(502);
+        await addServer({ name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', headers: { 'X-Team': 'platform' }, secretHeaders: { Authorization: 'x' } });
+        await openMcpPage(page);
         await page.getByRole('list', { name: 'MCP servers' }).getByRole('button', { name: 'github' }).click();
         const tryTool = page.getByRole('form', { name: 'Try a tool of github' });
         await tryTool.getByLabel('Arguments (JSON)').fill('{"message": "hello gate"}');
