@@ -84,7 +84,8 @@ export const teamGatewayRoutes: AdminRoute[] = [
       // A saved token is reused only for the address it was given for: it never goes to a new one unasked.
       const token = typeof rawToken === 'string' && rawToken.trim() !== '' ? rawToken.trim() : saved?.address === address ? saved.token : '';
       if (!token) throw invalidRequest("'token' is required: the team deployment's admin token (its GATEHOUSE_ADMIN_TOKEN)", 'token');
-      if (token.length > 4096 || /[\s\u0000-\u001f]/.test(token)) throw invalidRequest("'token' must be one line without spaces, at most 4096 characters", 'token');
+      // It goes out in an Authorization header: printable ASCII only.
+      if (token.length > 4096 || !/^[\x21-\x7e]+$/.test(token)) throw invalidRequest("'token' must be printable ASCII without spaces, at most 4096 characters", 'token');
       const connection = { address, token };
       const remote = await lookAtTeam(connection);
       store.save(connection);

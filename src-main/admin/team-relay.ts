@@ -11,6 +11,8 @@ import { STREAMED, type AdminRoute } from './router.js';
 
 /** How long the team gateway may take to answer with its status line and headers; bodies (the live log) may last. */
 export const TEAM_HEAD_TIMEOUT_MS = 15_000;
+/** The Playground's calls answer only when the model does (a long non-streamed answer): as long as the gateway waits for one. */
+export const TEAM_PLAYGROUND_HEAD_TIMEOUT_MS = 600_000;
 
 /** What the relay forwards of the page's request: what says what the body is and what answer is wanted. */
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'last-event-id'];
@@ -102,7 +104,8 @@ async function relay(req: IncomingMessage, res: ServerResponse, connection: Team
   // The page leaving (a closed live log) ends the team call too.
   const pageGone = new AbortController();
   res.once('close', () => pageGone.abort());
-  const answer = await callTeamGateway(connection, { method, path: `${rest || '/'}${url.search}`, headers, body, signal: pageGone.signal });
+  const headTimeoutMs = rest.startsWith('/playground/') ? TEAM_PLAYGROUND_HEAD_TIMEOUT_MS : TEAM_HEAD_TIMEOUT_MS;
+  const answer = await callTeamGateway(connection, { method, path: `${rest || '/'}${url.search}`, headers, body, signal: pageGone.signal, headTimeoutMs });
   const status = answer.statusCode ?? 502;
   if (status === 401) {
     answer.resume();

@@ -129,6 +129,28 @@ describe('team gateway in the desktop app', () => {
     expect(await (await local.admin(`/logs?q=${traceId}`)).text()).not.toContain(traceId);
   });
 
+  it('runs the Playground on the team: a stored team key answers a streamed chat through the relay', async () => {
+    const keys = (await (await team.admin('/virtual-keys')).json()) as { items: { id: string; name: string }[] };
+    const keyId = keys.items.find((key) => key.name === 'Team key')!.id;
+    const traceId = `team-playground-${Date.now()}`;
+    const response = await local.admin(`/team/playground/${keyId}/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-trace-id': traceId },
+      ...json({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hello team' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const text = await response.text();
+    expect(text).toContain('data: [DONE]');
+    // Served and logged by the team, not by this computer.
+    team.flushLog();
+    local.flushLog();
+    const teamLog = (await (await team.admin('/logs?limit=50')).json()) as { items: { keyId: string | null }[] };
+    expect(teamLog.items.some((entry) => entry.keyId === keyId)).toBe(true);
+    const localLog = (await (await local.admin('/logs?limit=50')).json()) as { items: unknown[] };
+    expect(localLog.items).toEqual([]);
+  });
+
   it('says the token was refused once the team changes it, and forgets the team on DELETE', async () => {
     // A refused PUT changes nothing: the saved connection keeps working.
     const stale = await local.admin('/team-gateway', { method: 'PUT', ...json({ address: team.baseUrl, token: 'stale-token' }) });
