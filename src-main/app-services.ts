@@ -13,6 +13,7 @@ import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
 import type { McpServerRepository } from './core/mcp-servers.js';
 import type { McpGateway } from './mcp/gateway.js';
+import type { TeamGatewayRepository } from './core/team-gateway.js';
 
 export interface AppServices {
   version: string;
@@ -40,6 +41,10 @@ export interface AppServices {
   mcpServers: McpServerRepository;
   /** The running MCP gateway: servers' status, tools, stderr. */
   mcp: McpGateway;
+  /** The desktop app's team gateway (Settings → Team gateway); null on a team instance itself (PostgreSQL). */
+  teamGateway?: TeamGatewayRepository | null;
+  /** Which storage this instance runs on, and in team mode its instance id: GET /health tells a team gateway's manager. */
+  storage?: { backend: 'sqlite' | 'postgresql'; instanceId: string | null };
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

@@ -59,6 +59,10 @@ import { McpServerStore } from './store/mcp-servers.js';
 import { McpGateway } from './mcp/gateway.js';
 import { createMcpHandler } from './mcp/endpoint.js';
 import { mcpRoutes } from './admin/mcp-routes.js';
+import { teamGatewayRoutes } from './admin/team-gateway-routes.js';
+import { teamRelayRoute } from './admin/team-relay.js';
+import { TeamGatewayStore } from './store/team-gateway.js';
+import type { TeamGatewayRepository } from './core/team-gateway.js';
 
 export interface StartOptions {
   host?: string;
@@ -113,6 +117,8 @@ interface Storage {
   savedPrompts: SavedPromptRepository;
   /** MCP servers, their secrets sealed like provider secrets. */
   mcpServers: McpServerRepository;
+  /** The desktop app's team gateway, its token sealed like provider secrets; null on a team instance. */
+  teamGateway: TeamGatewayRepository | null;
   /** Work started once the server is up (SQLite: pricing rows of older versions). */
   background(stopped: AbortSignal): void;
   /** The closers, in the order they run. */
@@ -168,6 +174,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
       modelAllowLists: new ModelAllowListTable(db),
       savedPrompts: new SavedPromptStore(db),
       mcpServers: new McpServerStore(db, keys.valueSealer()),
+      teamGateway: new TeamGatewayStore(db, keys.valueSealer()),
       background: (stopped) => {
         // Rows logged by a version before costs were get theirs, a slice at a time, once.
         const costBackfill = setTimeout(() => {
@@ -217,6 +224,7 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
     modelAllowLists: store.modelAllowLists,
     savedPrompts: store.savedPrompts,
     mcpServers: store.mcpServers,
+    teamGateway: null,
     background: () => undefined,
     closers: [() => store.close()],
   };
@@ -402,6 +410,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       savedPrompts: storage.savedPrompts,
       mcpServers,
       mcp,
+      teamGateway: storage.teamGateway,
+      storage: { backend: databaseUrl ? 'postgresql' : 'sqlite', instanceId: storage.instanceId },
       shutdown: shutdown.signal,
     };
     const uiDir = join(packageRoot(), 'out', 'renderer');
@@ -421,7 +431,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services),
       handleMcp: createMcpHandler({ gateway: mcp, keys: keyDirectory, maxBodyBytes: services.proxy.maxBodyBytes, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) }),
       handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,

@@ -1,6 +1,7 @@
 // The shell: a sidebar with the pages and the connection status, and the page in view.
 import { useEffect } from 'react';
 import { Icon, type IconName } from './components/Icon';
+import { ManagedGatewayBar } from './components/ManagedGatewayBar';
 import { Toaster } from './components/Toaster';
 import { ConnectPage } from './pages/ConnectPage';
 import { KeysPage } from './pages/KeysPage';
@@ -85,6 +86,8 @@ const HEALTH_RECHECK_WHEN_DOWN_MS = 1500;
 export function App() {
   const connection = useSessionStore((state) => state.connection);
   const checkHealth = useSessionStore((state) => state.checkHealth);
+  const managing = useSessionStore((state) => state.managing);
+  const loadTeamGateway = useSessionStore((state) => state.loadTeamGateway);
   const page = useRouteStore((state) => state.page);
   const navigate = useRouteStore((state) => state.navigate);
   const syncFromLocation = useRouteStore((state) => state.syncFromLocation);
@@ -99,6 +102,11 @@ export function App() {
     const timer = setInterval(() => void checkHealth(), connection === 'offline' ? HEALTH_RECHECK_WHEN_DOWN_MS : HEALTH_CHECK_INTERVAL_MS);
     return () => clearInterval(timer);
   }, [connection, checkHealth]);
+
+  // Whether a team gateway is set decides whether the managed-gateway switch shows.
+  useEffect(() => {
+    if (connection === 'connected') void loadTeamGateway();
+  }, [connection, loadTeamGateway]);
 
   useEffect(() => {
     const title = NAVIGATION.find((item) => item.page === page)?.label ?? 'Gatehouse';
@@ -143,7 +151,9 @@ export function App() {
         <ConnectionStatus />
       </aside>
       <main id="main" className="main" tabIndex={-1}>
-        <CurrentPage page={page} />
+        <ManagedGatewayBar />
+        {/* A page loads again, from the other admin API, when the managed gateway changes. */}
+        <CurrentPage key={managing} page={page} />
       </main>
       <Toaster />
     </div>

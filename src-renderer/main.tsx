@@ -9,6 +9,7 @@ import './stores/theme-store';
 import './styles/base.css';
 import './styles/components.css';
 import './styles/pages.css';
+import './styles/team-gateway.css';
 
 useSessionStore.getState().start(resolveAdminToken());
 

@@ -46,7 +46,11 @@ export const coreRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/health',
-    handle: ({ services }) => ({ status: 200, body: { ok: true, version: services.version } }),
+    // A team gateway's manager (the desktop app) shows which storage and instance answered.
+    handle: ({ services }) => ({
+      status: 200,
+      body: { ok: true, version: services.version, ...(services.storage ? { storage: services.storage.backend, instance: services.storage.instanceId } : {}) },
+    }),
   },
   {
     method: 'GET',

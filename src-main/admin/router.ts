@@ -26,8 +26,9 @@ export interface AdminReply {
 export const STREAMED = Symbol('streamed');
 
 export interface AdminRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Relative to /admin/api, with `:name` parameters: `/virtual-keys/:id`. */
+  /** ANY: every method (the team relay hands each on as it came). */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
+  /** Relative to /admin/api, with `:name` parameters: `/virtual-keys/:id`; a last `:name*` takes the rest of the path. */
   path: string;
   handle(request: AdminRequest): AdminReply | Promise<AdminReply>;
   /** The route reads the request body itself from `raw.req` (it hands the request on to the gateway). */
@@ -43,9 +44,9 @@ interface CompiledRoute {
 export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices) {
   const compiled: CompiledRoute[] = routes.map((route) => {
     const names: string[] = [];
-    const source = route.path.replace(/:([a-zA-Z]+)/g, (_, name: string) => {
+    const source = route.path.replace(/:([a-zA-Z]+)(\*?)/g, (_, name: string, rest: string) => {
       names.push(name);
-      return '([^/]+)';
+      return rest ? '(.*)' : '([^/]+)';
     });
     return { route, pattern: new RegExp(`^${source}$`), names };
   });
@@ -67,7 +68,7 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
         const match = candidate.pattern.exec(subPath);
         if (!match) continue;
         pathExists = true;
-        if (candidate.route.method !== req.method) continue;
+        if (candidate.route.method !== req.method && candidate.route.method !== 'ANY') continue;
         matched = { route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodePath(match[i + 1])])) };
         break;
       }

@@ -6,6 +6,7 @@ import type {
   ExplainRequest,
   GatewayKey,
   Health,
+  TeamGatewayStatus,
   ItemList,
   KeyLimits,
   KeyLimitsView,
@@ -44,6 +45,8 @@ import { readServerSentEvents } from './sse';
 import type { LocalServerList } from '../../src-main/discovery/types';
 
 export const ADMIN_BASE = '/admin/api';
+/** The local admin API's relay to the team gateway (Settings → Team gateway): the same API, answered by the team. */
+export const TEAM_ADMIN_BASE = '/admin/api/team';
 
 /** The formats of GET /admin/api/logs/export: comma-separated values, or one JSON object a line. */
 export type LogExportFormat = 'csv' | 'jsonl';
@@ -61,12 +64,19 @@ export class AdminClient {
   constructor(
     private readonly token: string,
     private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+    /** ADMIN_BASE for this computer's gateway, TEAM_ADMIN_BASE for the team's through the relay. */
+    readonly base: string = ADMIN_BASE,
   ) {}
+
+  /** The same session against another base: the team's admin API through this computer's relay. */
+  withBase(base: string): AdminClient {
+    return new AdminClient(this.token, this.fetchImpl, base);
+  }
 
   private async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.fetchImpl(`${ADMIN_BASE}${path}`, {
+    const response = await this.fetchImpl(`${this.base}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -80,6 +90,20 @@ export class AdminClient {
 
   health(signal?: AbortSignal): Promise<Health> {
     return this.request('GET', '/health', undefined, signal);
+  }
+
+  /** Settings → Team gateway (this computer's admin API only): the team's address and what it said; never its token. */
+  teamGateway(): Promise<TeamGatewayStatus> {
+    return this.request('GET', '/team-gateway');
+  }
+
+  /** Checks the team with the token first; a refused token is a 401 with code team_token_refused. */
+  saveTeamGateway(address: string, token: string): Promise<TeamGatewayStatus> {
+    return this.request('PUT', '/team-gateway', token ? { address, token } : { address });
+  }
+
+  forgetTeamGateway(): Promise<void> {
+    return this.request('DELETE', '/team-gateway');
   }
 
   providers(): Promise<ItemList<ProviderInfo>> {
@@ -249,7 +273,7 @@ export class AdminClient {
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined && value !== '') params.set(name, String(value));
     }
-    const response = await this.fetchImpl(`${ADMIN_BASE}/logs/export?${params}`, {
+    const response = await this.fetchImpl(`${this.base}/logs/export?${params}`, {
       headers: { authorization: `Bearer ${this.token}`, accept: format === 'csv' ? 'text/csv' : 'application/x-ndjson' },
       signal,
     });
@@ -302,7 +326,7 @@ export class AdminClient {
   playgroundTarget(keyId: string, endpoint: string): { url: string; headers: Record<string, string> } {
     // A Gemini path (`/v1beta/models/{model}:{method}`) keeps its model and method as one segment.
     const suffix = endpoint.startsWith('/v1beta/models/') ? `/gemini/${endpoint.slice('/v1beta/models/'.length)}` : endpoint.replace(/^\/v1/, '');
-    return { url: `${ADMIN_BASE}/playground/${encodeURIComponent(keyId)}${suffix}`, headers: { authorization: `Bearer ${this.token}` } };
+    return { url: `${this.base}/playground/${encodeURIComponent(keyId)}${suffix}`, headers: { authorization: `Bearer ${this.token}` } };
   }
 
   /** The models a virtual key's provider lists (its /v1/models, read with the key's credentials), or why none. */
@@ -350,7 +374,7 @@ export class AdminClient {
    * event stream through fetch. Resolves when the stream ends or `signal` aborts.
    */
   async followLogEvents(onEntry: (entry: LogEntry) => void, signal: AbortSignal, onOpen?: () => void): Promise<void> {
-    const response = await this.fetchImpl(`${ADMIN_BASE}/events`, {
+    const response = await this.fetchImpl(`${this.base}/events`, {
       headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' },
       signal,
     });

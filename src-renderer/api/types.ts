@@ -18,6 +18,20 @@ export interface ApiErrorBody {
 export interface Health {
   ok: boolean;
   version: string;
+  /** Which storage answered: sqlite or postgresql (team mode), and there the instance's id. */
+  storage?: string;
+  instance?: string | null;
+}
+
+/** GET /admin/api/team-gateway: the team deployment this app manages; never its token. */
+export interface TeamGatewayStatus {
+  /** False on a team instance itself: it manages no other team. */
+  available: boolean;
+  address: string | null;
+  tokenSet: boolean;
+  connected?: boolean;
+  remote?: { version: string | null; storage: string | null; instance: string | null };
+  error?: { message: string; code: string | number | null };
 }
 
 export type ProviderField = Pick<CredentialField, 'name' | 'label' | 'secret' | 'required' | 'placeholder' | 'header' | 'alternative'>;

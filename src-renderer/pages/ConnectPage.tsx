@@ -7,6 +7,7 @@ import { Icon } from '../components/Icon';
 import { MODEL_PLACEHOLDER, TOOL_GROUPS, toolSetups } from '../connect/tool-setups';
 import { usePlaygroundStore } from '../stores/playground-store';
 import { useRouteStore } from '../stores/route-store';
+import { useGatewayOrigin } from '../stores/session-store';
 import { McpSetups } from './connect/McpSetups';
 import { ToolSetupTabs } from './connect/ToolSetupView';
 
@@ -23,7 +24,8 @@ export function ConnectPage() {
   const navigate = useRouteStore((state) => state.navigate);
   const [key, setKey] = useState(playgroundKey);
   const [model, setModel] = useState(playgroundModel);
-  const origin = window.location.origin;
+  // While the app manages the team, tools are set up for the team's gateway, not this computer's.
+  const origin = useGatewayOrigin();
   const setups = useMemo(() => toolSetups({ origin, key: key.trim() || null, model }), [origin, key, model]);
   // A gateway key reaches MCP servers (and models with the provider's own token), not the model set-ups here.
   const isGatewayKey = key.trim().startsWith('gh-gk-');

@@ -12,6 +12,7 @@ import { useToastStore } from '../stores/toast-store';
 import { ModelOverrides } from './settings/ModelOverrides';
 import { DiscoveryPortsCard } from './settings/DiscoveryPortsCard';
 import { AppearanceCard } from './settings/AppearanceCard';
+import { TeamGatewayCard } from './settings/TeamGatewayCard';
 
 interface SettingsDraft {
   host: string;
@@ -104,9 +105,10 @@ export function SettingsPage() {
     if (settings) setDraft(draftOf(settings));
   }, [settings]);
 
-  // Appearance is the browser's own, so it stays at hand while the server's settings cannot load.
-  if (status === 'loading' && !settings) return <div className="page page-narrow"><AppearanceCard /><LoadingState label="Loading settings" /></div>;
-  if (status === 'error' && !settings) return <div className="page page-narrow"><AppearanceCard /><ErrorNotice title="Could not load settings" message={loadError ?? ''} onRetry={() => void load()} /></div>;
+  // Appearance is the browser's own and the team gateway this computer's, so both stay at hand while the
+  // managed gateway's settings cannot load (a team token to fix, say).
+  if (status === 'loading' && !settings) return <div className="page page-narrow"><AppearanceCard /><TeamGatewayCard /><LoadingState label="Loading settings" /></div>;
+  if (status === 'error' && !settings) return <div className="page page-narrow"><AppearanceCard /><TeamGatewayCard /><ErrorNotice title="Could not load settings" message={loadError ?? ''} onRetry={() => void load()} /></div>;
   if (!settings || !draft) return null;
 
   const localErrors: Partial<Record<EditableSetting, string>> = {};
@@ -145,6 +147,7 @@ export function SettingsPage() {
       </header>
 
       <AppearanceCard />
+      <TeamGatewayCard />
       <KeyProtectionCard settings={settings} />
 
       <form className="stack" onSubmit={onSubmit} noValidate>

@@ -9,6 +9,7 @@ import { toolSetups } from '../../connect/tool-setups';
 import { exampleModelFor } from '../../keys/provider-form';
 import { codeSnippet, ENV_GATEWAY_KEY, ENV_VIRTUAL_KEY, type SnippetAuth } from '../../playground/code-snippets';
 import { ToolSetupTabs } from '../connect/ToolSetupView';
+import { useGatewayOrigin } from '../../stores/session-store';
 
 type UsageTab = 'python' | 'javascript' | 'curl' | 'tools';
 
@@ -20,7 +21,7 @@ interface KeyUsageProps {
 }
 
 function BaseUrlAndKey({ kind, keyValue }: { kind: KeyUsageProps['kind']; keyValue?: string }) {
-  const baseUrl = `${window.location.origin}/v1`;
+  const baseUrl = `${useGatewayOrigin()}/v1`;
   const envName = kind === 'virtual' ? ENV_VIRTUAL_KEY : ENV_GATEWAY_KEY;
   return (
     <div className="stack-small">
@@ -44,6 +45,7 @@ function BaseUrlAndKey({ kind, keyValue }: { kind: KeyUsageProps['kind']; keyVal
 }
 
 function GatewayKeyUsage({ provider }: { provider: string | null }) {
+  const origin = useGatewayOrigin();
   const [tab, setTab] = useState<UsageTab>('python');
   const auth: SnippetAuth = { kind: 'provider', provider: 'openai', customHost: '', hasGatewayApiKey: true, hasProviderToken: true };
   const body = { model: exampleModelFor(provider), messages: [{ role: 'user', content: 'Hello!' }] };
@@ -51,7 +53,7 @@ function GatewayKeyUsage({ provider }: { provider: string | null }) {
   if (tab === 'tools') content = <BaseUrlAndKey kind="gateway" />;
   else {
     const language = tab;
-    const code = codeSnippet(language, { origin: window.location.origin, endpoint: '/v1/chat/completions', auth, body });
+    const code = codeSnippet(language, { origin, endpoint: '/v1/chat/completions', auth, body });
     const labels = { python: 'Python (OpenAI SDK)', javascript: 'JavaScript (OpenAI SDK)', curl: 'curl' } as const;
     content = (
       <div className="stack-small">
@@ -81,8 +83,9 @@ function GatewayKeyUsage({ provider }: { provider: string | null }) {
 }
 
 export function KeyUsage({ kind, provider, keyValue }: KeyUsageProps) {
+  const origin = useGatewayOrigin();
   if (kind === 'gateway') return <GatewayKeyUsage provider={provider} />;
-  const setups = toolSetups({ origin: window.location.origin, key: keyValue ?? null, model: exampleModelFor(provider) });
+  const setups = toolSetups({ origin, key: keyValue ?? null, model: exampleModelFor(provider) });
   return (
     <div className="stack-small">
       {!keyValue && (

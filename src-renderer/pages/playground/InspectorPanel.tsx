@@ -6,6 +6,7 @@ import { codeSnippet, snippetAuthOf, type SnippetLanguage } from '../../playgrou
 import { buildGatewayOptionHeaders } from '../../playground/gateway-options';
 import { prettyJsonText } from '../../playground/json-text';
 import { authOf, draftRequest, endpointFor, usePlaygroundStore, type RawExchange } from '../../stores/playground-store';
+import { useGatewayOrigin } from '../../stores/session-store';
 
 type InspectorTab = 'request' | 'response' | SnippetLanguage;
 
@@ -47,13 +48,14 @@ function RawResponse({ raw }: { raw: RawExchange | null }) {
 export function InspectorPanel() {
   const [tab, setTab] = useState<InspectorTab>('request');
   const state = usePlaygroundStore();
+  const origin = useGatewayOrigin();
   const raw = state.raw;
   let content;
   if (tab === 'request') content = <RawRequest raw={raw} />;
   else if (tab === 'response') content = <RawResponse raw={raw} />;
   else {
     const code = codeSnippet(tab, {
-      origin: window.location.origin,
+      origin,
       endpoint: endpointFor(state.mode),
       auth: snippetAuthOf(authOf(state)),
       body: draftRequest(state).body,
