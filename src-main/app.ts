@@ -431,7 +431,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote }),
       handleMcp: createMcpHandler({ gateway: mcp, keys: keyDirectory, maxBodyBytes: services.proxy.maxBodyBytes, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) }),
       handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,

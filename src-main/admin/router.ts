@@ -1,11 +1,11 @@
-// The admin API under /admin/api/ (CONTRACT §5): loopback Host only, same-origin only, admin token
-// required, JSON in and out. Routes are a plain table; each module contributes its rows.
+// The admin API under /admin/api/ (CONTRACT §5): loopback Host only (any Host with --allow-remote),
+// same-origin only, admin token required, JSON in and out. Routes are a plain table; each module contributes its rows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, GatewayErrorList, errorBody } from '../core/errors.js';
 import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
 import type { AppServices } from '../app-services.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
-import { isAllowedOrigin, isLoopbackHostHeader } from '../core/loopback.js';
+import { isAllowedOrigin, isLoopbackHostHeader, isSameOriginRemote } from '../core/loopback.js';
 import { tokensMatch } from '../core/token-match.js';
 
 export interface AdminRequest {
@@ -41,7 +41,13 @@ interface CompiledRoute {
   names: string[];
 }
 
-export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices) {
+export interface AdminHandlerOptions {
+  /** --allow-remote: the admin API answers the names it is served under, not only loopback ones. */
+  allowRemote?: boolean;
+}
+
+export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices, options: AdminHandlerOptions = {}) {
+  const allowRemote = options.allowRemote === true;
   const compiled: CompiledRoute[] = routes.map((route) => {
     const names: string[] = [];
     const source = route.path.replace(/:([a-zA-Z]+)(\*?)/g, (_, name: string, rest: string) => {
@@ -53,8 +59,10 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
 
   return async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
-      if (!isLoopbackHostHeader(req.headers.host)) throw new GatewayError(403, 'permission_error', 'The admin API answers only on a loopback address');
-      if (!isAllowedOrigin(req.headers.origin as string | undefined, req.headers.host)) {
+      const origin = req.headers.origin as string | undefined;
+      const local = isLoopbackHostHeader(req.headers.host);
+      if (!local && !allowRemote) throw new GatewayError(403, 'permission_error', 'The admin API answers only on a loopback address (start Gatehouse with --allow-remote to serve other names)');
+      if (local ? !isAllowedOrigin(origin, req.headers.host) : !isSameOriginRemote(origin, req.headers.host)) {
         throw new GatewayError(403, 'permission_error', 'Cross-origin requests to the admin API are refused');
       }
       const authorization = req.headers.authorization ?? '';

@@ -34,3 +34,19 @@ export function isAllowedOrigin(origin: string | undefined, hostHeader: string |
   }
   return url.protocol === 'http:' && url.host === hostHeader && isLoopbackHostHeader(url.host);
 }
+
+/**
+ * With --allow-remote the admin API also answers the names it is served under (a team's own address,
+ * behind the operator's TLS): a page may use it only from that same origin, http or https. The admin
+ * token is still required, so a page that rebinds a name cannot use it without knowing the token.
+ */
+export function isSameOriginRemote(origin: string | undefined, hostHeader: string | undefined): boolean {
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'https:' || url.protocol === 'http:') && hostHeader !== undefined && url.host === hostHeader.toLowerCase();
+}

@@ -119,6 +119,29 @@ describe('browsers on /v1', () => {
   });
 });
 
+describe('the admin API by name', () => {
+  it('answers only loopback names without --allow-remote; with it, the team address and its own pages, still with the token', async () => {
+    const admin = (gateway: TestGateway, headers: Record<string, string>) => send(gateway, '/admin/api/virtual-keys', { method: 'GET', headers: { authorization: `Bearer ${gateway.adminToken}`, ...headers } });
+    const local = await startGateway();
+    const remote = await startGateway({ allowRemote: true });
+    try {
+      const refused = await admin(local, { host: 'gatehouse.team.example' });
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.text).error.message).toContain('--allow-remote');
+      const host = 'gatehouse.team.example';
+      expect((await admin(remote, { host })).status).toBe(200);
+      // The UI served from the team's address, behind the operator's TLS.
+      expect((await admin(remote, { host, origin: `https://${host}` })).status).toBe(200);
+      // Another site's page, even one whose name now points at the gateway, is not the team's page.
+      expect((await admin(remote, { host, origin: 'https://evil.example' })).status).toBe(403);
+      expect((await send(remote, '/admin/api/virtual-keys', { method: 'GET', headers: { host, origin: `https://${host}` } })).status).toBe(401);
+    } finally {
+      await local.close();
+      await remote.close();
+    }
+  });
+});
+
 describe('refusals without a valid key', () => {
   it('5,000 bad-key requests leave a handful of rows whose counts add up, and real history stays', async () => {
     // One window for the whole burst, however slow the machine: its rows are written when it closes (here, on stop).
