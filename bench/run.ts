@@ -17,7 +17,7 @@ import { DATABASE_FILE } from '../src-main/store/database.js';
 import { bundleReference, bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
-import { dialectVariants, measureVariants } from './variants.js';
+import { dialectVariants, geminiVariants, measureVariants } from './variants.js';
 import { measureUsageQueries } from './usage-cost.js';
 import { measureMcpCall } from './mcp-cost.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
@@ -143,6 +143,16 @@ async function setUpRoutes(gatehousePort: number, upstreamPort: number): Promise
     { name: 'virtual key', url, headers: () => ({ authorization: `Bearer ${primary.key}` }) },
     { name: 'route', url, headers: () => ({ authorization: `Bearer ${GATEWAY_KEY}` }), body: COMPLETION_BODY.replace('gpt-3.5-turbo-instruct', BENCH_ROUTE) },
   ];
+}
+
+/**
+ * The two virtual keys a Gemini client calls with in the Gemini rows: one whose provider is Gemini (AI
+ * Studio's format) and one whose provider speaks OpenAI Chat, both on the upstream double.
+ */
+async function createGeminiKeys(gatehousePort: number, upstreamPort: number): Promise<{ gemini: string; chat: string }> {
+  const gemini = (await adminCall(gatehousePort, 'POST', '/virtual-keys', { name: 'bench-gemini', provider: 'google', secret: 'AIza-bench-provider-key-000000000', customHost: `http://127.0.0.1:${upstreamPort}` })) as { key: string };
+  const chat = (await adminCall(gatehousePort, 'POST', '/virtual-keys', { name: 'bench-gemini-to-chat', provider: 'openai', secret: PROVIDER_TOKEN, customHost: `http://127.0.0.1:${upstreamPort}/v1` })) as { key: string };
+  return { gemini: gemini.key, chat: chat.key };
 }
 
 /** Each round visits every target, in a rotated order so none always runs first or last. */
@@ -366,7 +376,12 @@ async function main(): Promise<void> {
     }
 
     say(`Other paths: ${plan.rounds} round(s) each, against Gatehouse's /v1/completions…`);
-    const variants = await measureVariants(dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), plan, say);
+    const geminiKeys = await createGeminiKeys(gatehouse.port, upstream.port);
+    const variants = await measureVariants(
+      [...dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), ...geminiVariants(gatehouse.port, geminiKeys)],
+      plan,
+      say,
+    );
     for (const variant of variants) gatehouseRequests += variant.sent;
 
     say(`Routes: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections, virtual key vs a two-target fallback route…`);
