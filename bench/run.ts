@@ -20,6 +20,8 @@ import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchPa
 import { dialectVariants, geminiVariants, measureVariants } from './variants.js';
 import { measureUsageQueries } from './usage-cost.js';
 import { measureMcpCall } from './mcp-cost.js';
+import { measureTeam } from './team.js';
+import { onInterrupt } from './interrupt.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -44,8 +46,8 @@ function gatehouseEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = [], name = 'Gatehouse'): Promise<ServerProcess> {
-  return startServer(name, cli, { args: ['serve', '--port', '0', '--data-dir', dataDir], env: gatehouseEnv(dataDir), nodeOptions });
+function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = [], name = 'Gatehouse', extraArgs: string[] = []): Promise<ServerProcess> {
+  return startServer(name, cli, { args: ['serve', '--port', '0', '--data-dir', dataDir, ...extraArgs], env: gatehouseEnv(dataDir), nodeOptions });
 }
 
 /**
@@ -90,6 +92,13 @@ async function createLimitedKey(port: number): Promise<string> {
   const created = (await (await admin('/gateway-keys', 'POST', { name: 'bench with limits' })).json()) as { id: string; key: string };
   const limited = await admin(`/keys/${created.id}/limits`, 'PUT', { rpm: 1_000_000_000, dailyUsd: 1_000_000 });
   if (limited.status !== 200) throw new Error(`Setting the bench key's limits answered ${limited.status}: ${await limited.text()}`);
+  return created.key;
+}
+
+/** A stored gateway key, with limits as createLimitedKey() sets them (far above what the run sends) or none. */
+async function createStoredKey(port: number, limits: boolean): Promise<string> {
+  const created = (await adminCall(port, 'POST', '/gateway-keys', { name: limits ? 'bench with limits' : 'bench without limits' })) as { id: string; key: string };
+  if (limits) await adminCall(port, 'PUT', `/keys/${created.id}/limits`, { rpm: 1_000_000_000, dailyUsd: 1_000_000 });
   return created.key;
 }
 
@@ -243,6 +252,10 @@ async function main(): Promise<void> {
   const gatehouseDataDir = join(workDir, 'gatehouse');
   const profileDir = join(REPO_ROOT, 'bench', 'results', 'profiles');
   const servers: ServerProcess[] = [];
+  const forgetCleanup = onInterrupt(async () => {
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
   try {
     const upstream = await startServer('upstream double', bundles.upstreamDouble);
     servers.push(upstream);
@@ -407,6 +420,18 @@ async function main(): Promise<void> {
     const loggedRows = countLogRows(gatehouseDataDir);
     say(`Request log: ${loggedRows} rows for about ${gatehouseRequests} requests answered`);
 
+    const teamPlan = { ...plan, rounds: quick ? 1 : 3 };
+    say(`Team mode: Gatehouse on PostgreSQL + Redis vs on SQLite, keys with and without limits, ${teamPlan.rounds} round(s)…`);
+    let teamInstances = 0;
+    const team = await measureTeam({
+      startGatehouse: (name, extraArgs) => startGatehouse(bundles.gatehouseCli, join(workDir, `team-${++teamInstances}`), [], name, extraArgs),
+      createKey: createStoredKey,
+      headers: (key) => ({ ...gatehouseHeaders(upstream.port), 'x-gateway-api-key': key }),
+      check: checkAnswers,
+      plan: teamPlan,
+      say,
+    });
+
     say('Log write cost…');
     const logWrites = measureLogWrites(quick ? 10_000 : 50_000);
     say(`  ${logWrites.rowsPerSecond.toFixed(0)} rows/s; a batch of ${logWrites.batchSize} holds the event loop ${logWrites.msPerBatch.toFixed(1)} ms`);
@@ -452,6 +477,7 @@ async function main(): Promise<void> {
       routes,
       usage: usageCost,
       mcp,
+      team,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
@@ -468,6 +494,7 @@ async function main(): Promise<void> {
     say(summarize(results).ratioLine);
     checkTargets(results);
   } finally {
+    forgetCleanup();
     for (const server of servers.reverse()) await server.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
