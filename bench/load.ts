@@ -2,14 +2,16 @@
 // keep-alive client for stream timings (autocannon cannot see the first byte of a body).
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import type { TeamRowName } from './team.js';
 
 export interface Target {
   /**
    * The three proxying targets, the two of the routes phase (Gatehouse with a virtual key, and through a route),
    * 'Gatehouse with limits': a stored key with a budget and a rate limit (throughput rounds only), and
-   * 'reference': Gatehouse built from an older commit, a fourth proxying target when a run asks for one.
+   * 'reference': Gatehouse built from an older commit, a fourth proxying target when a run asks for one;
+   * the team-mode rows (bench/team.ts).
    */
-  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits' | 'key without limits' | 'key with a budget' | 'reference';
+  name: 'direct' | 'bare proxy' | 'Gatehouse' | 'virtual key' | 'route' | 'Gatehouse with limits' | 'key without limits' | 'key with a budget' | 'reference' | TeamRowName;
   /** URL of a completion; `chunks` asks the upstream double for a stream of that many events. */
   url(chunks?: number): string;
   headers(chunks?: number): Record<string, string>;

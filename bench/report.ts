@@ -7,6 +7,7 @@ import type { LoadResult, Target } from './load.js';
 import type { LogWriteCost } from './log-cost.js';
 import type { UsageCost } from './usage-cost.js';
 import type { McpCallCost } from './mcp-cost.js';
+import { renderTeam, teamChecks, type TeamResults } from './team.js';
 import { median } from './load.js';
 
 /** The proxying targets every run measured. */
@@ -54,6 +55,8 @@ export interface BenchResults {
   usage?: UsageCost;
   /** A tool call through /mcp/{server} against the same call made to the MCP server directly (absent in runs from before the MCP gateway). */
   mcp?: McpCallCost;
+  /** Team mode (PostgreSQL + Redis) against SQLite, current build only (absent in runs from before it; `skipped` when PostgreSQL or Redis was missing). */
+  team?: TeamResults;
 }
 
 interface PerTarget {
@@ -211,6 +214,7 @@ export function summarize(results: BenchResults): Summary {
       met: slowest.medianMs <= 50,
     });
   }
+  checks.push(...teamChecks(results.team));
   const ratioLine =
     'RATIOS vs targets: ' +
     checks.map((check) => `${check.label.replace(/ \(.*\)$/, '')} ${check.value} (${check.target}) ${check.met ? 'ok' : 'MISSED'}`).join(' | ') +
@@ -323,7 +327,11 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   if (results.variants?.length) {
     lines.push('## Other paths through Gatehouse');
     lines.push('');
-    lines.push('Measured in their own alternating rounds against Gatehouse\'s `/v1/completions` row, same upstream double.');
+    lines.push(
+      'Measured in their own alternating rounds against Gatehouse\'s `/v1/completions` row, same upstream double. The Gemini rows are what a Gemini client sends ' +
+        '(`@google/genai`, Gemini CLI): the model in the path, a virtual key in `x-goog-api-key`; streams are `:streamGenerateContent?alt=sse` with ten fragments, ' +
+        'timed to the last byte. Before measuring, the run checks that passthrough hands back the double\'s bytes unchanged.',
+    );
     lines.push('');
     lines.push(...renderVariants(results.variants));
     lines.push('');
@@ -404,10 +412,11 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
     lines.push(`| added by Gatehouse | ${fixed(mcp.addedMedianMs, 2)} | |`);
     lines.push('');
   }
+  lines.push(...renderTeam(results.team));
   lines.push('## Reproduce');
   lines.push('');
   lines.push(
-    '`npm run bench` (about 4 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
+    '`npm run bench` (about 12 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
       '`--against <ref>` measures another commit as the reference build, `--against none` none).',
   );
   lines.push('');

@@ -17,9 +17,11 @@ import { DATABASE_FILE } from '../src-main/store/database.js';
 import { bundleReference, bundleServers, REPO_ROOT, sampleRss, startServer, type ServerProcess } from './processes.js';
 import { COMPLETION_BODY, loadWithAutocannon, median, timeStreams, type LoadResult, type Target } from './load.js';
 import { createLargeLog, logQueries, measureLogWrites, timeListCalls, toSearchParams } from './log-cost.js';
-import { dialectVariants, measureVariants } from './variants.js';
+import { dialectVariants, geminiVariants, measureVariants } from './variants.js';
 import { measureUsageQueries } from './usage-cost.js';
 import { measureMcpCall } from './mcp-cost.js';
+import { measureTeam } from './team.js';
+import { onInterrupt } from './interrupt.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -44,8 +46,8 @@ function gatehouseEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = [], name = 'Gatehouse'): Promise<ServerProcess> {
-  return startServer(name, cli, { args: ['serve', '--port', '0', '--data-dir', dataDir], env: gatehouseEnv(dataDir), nodeOptions });
+function startGatehouse(cli: string, dataDir: string, nodeOptions: string[] = [], name = 'Gatehouse', extraArgs: string[] = []): Promise<ServerProcess> {
+  return startServer(name, cli, { args: ['serve', '--port', '0', '--data-dir', dataDir, ...extraArgs], env: gatehouseEnv(dataDir), nodeOptions });
 }
 
 /**
@@ -90,6 +92,13 @@ async function createLimitedKey(port: number): Promise<string> {
   const created = (await (await admin('/gateway-keys', 'POST', { name: 'bench with limits' })).json()) as { id: string; key: string };
   const limited = await admin(`/keys/${created.id}/limits`, 'PUT', { rpm: 1_000_000_000, dailyUsd: 1_000_000 });
   if (limited.status !== 200) throw new Error(`Setting the bench key's limits answered ${limited.status}: ${await limited.text()}`);
+  return created.key;
+}
+
+/** A stored gateway key, with limits as createLimitedKey() sets them (far above what the run sends) or none. */
+async function createStoredKey(port: number, limits: boolean): Promise<string> {
+  const created = (await adminCall(port, 'POST', '/gateway-keys', { name: limits ? 'bench with limits' : 'bench without limits' })) as { id: string; key: string };
+  if (limits) await adminCall(port, 'PUT', `/keys/${created.id}/limits`, { rpm: 1_000_000_000, dailyUsd: 1_000_000 });
   return created.key;
 }
 
@@ -143,6 +152,16 @@ async function setUpRoutes(gatehousePort: number, upstreamPort: number): Promise
     { name: 'virtual key', url, headers: () => ({ authorization: `Bearer ${primary.key}` }) },
     { name: 'route', url, headers: () => ({ authorization: `Bearer ${GATEWAY_KEY}` }), body: COMPLETION_BODY.replace('gpt-3.5-turbo-instruct', BENCH_ROUTE) },
   ];
+}
+
+/**
+ * The two virtual keys a Gemini client calls with in the Gemini rows: one whose provider is Gemini (AI
+ * Studio's format) and one whose provider speaks OpenAI Chat, both on the upstream double.
+ */
+async function createGeminiKeys(gatehousePort: number, upstreamPort: number): Promise<{ gemini: string; chat: string }> {
+  const gemini = (await adminCall(gatehousePort, 'POST', '/virtual-keys', { name: 'bench-gemini', provider: 'google', secret: 'AIza-bench-provider-key-000000000', customHost: `http://127.0.0.1:${upstreamPort}` })) as { key: string };
+  const chat = (await adminCall(gatehousePort, 'POST', '/virtual-keys', { name: 'bench-gemini-to-chat', provider: 'openai', secret: PROVIDER_TOKEN, customHost: `http://127.0.0.1:${upstreamPort}/v1` })) as { key: string };
+  return { gemini: gemini.key, chat: chat.key };
 }
 
 /** Each round visits every target, in a rotated order so none always runs first or last. */
@@ -233,6 +252,10 @@ async function main(): Promise<void> {
   const gatehouseDataDir = join(workDir, 'gatehouse');
   const profileDir = join(REPO_ROOT, 'bench', 'results', 'profiles');
   const servers: ServerProcess[] = [];
+  const forgetCleanup = onInterrupt(async () => {
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
   try {
     const upstream = await startServer('upstream double', bundles.upstreamDouble);
     servers.push(upstream);
@@ -366,7 +389,12 @@ async function main(): Promise<void> {
     }
 
     say(`Other paths: ${plan.rounds} round(s) each, against Gatehouse's /v1/completions…`);
-    const variants = await measureVariants(dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), plan, say);
+    const geminiKeys = await createGeminiKeys(gatehouse.port, upstream.port);
+    const variants = await measureVariants(
+      [...dialectVariants(gatehouse.port, upstream.port, { gatewayKey: GATEWAY_KEY, providerToken: PROVIDER_TOKEN }), ...geminiVariants(gatehouse.port, geminiKeys)],
+      plan,
+      say,
+    );
     for (const variant of variants) gatehouseRequests += variant.sent;
 
     say(`Routes: ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections, virtual key vs a two-target fallback route…`);
@@ -391,6 +419,18 @@ async function main(): Promise<void> {
     servers.splice(servers.indexOf(gatehouse), 1);
     const loggedRows = countLogRows(gatehouseDataDir);
     say(`Request log: ${loggedRows} rows for about ${gatehouseRequests} requests answered`);
+
+    const teamPlan = { ...plan, rounds: quick ? 1 : 3 };
+    say(`Team mode: Gatehouse on PostgreSQL + Redis vs on SQLite, keys with and without limits, ${teamPlan.rounds} round(s)…`);
+    let teamInstances = 0;
+    const team = await measureTeam({
+      startGatehouse: (name, extraArgs) => startGatehouse(bundles.gatehouseCli, join(workDir, `team-${++teamInstances}`), [], name, extraArgs),
+      createKey: createStoredKey,
+      headers: (key) => ({ ...gatehouseHeaders(upstream.port), 'x-gateway-api-key': key }),
+      check: checkAnswers,
+      plan: teamPlan,
+      say,
+    });
 
     say('Log write cost…');
     const logWrites = measureLogWrites(quick ? 10_000 : 50_000);
@@ -437,6 +477,7 @@ async function main(): Promise<void> {
       routes,
       usage: usageCost,
       mcp,
+      team,
     };
     const baselineFile = join(REPO_ROOT, 'bench', 'baseline.json');
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
@@ -453,6 +494,7 @@ async function main(): Promise<void> {
     say(summarize(results).ratioLine);
     checkTargets(results);
   } finally {
+    forgetCleanup();
     for (const server of servers.reverse()) await server.stop();
     rmSync(workDir, { recursive: true, force: true });
   }

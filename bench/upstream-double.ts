@@ -2,10 +2,13 @@
 // is the proxy in front of it. POST …/completions answers one fixed completion, or — when the body asks
 // for a stream — STREAM_CHUNKS small SSE events (a path starting `/chunks/N/` asks for N instead).
 // …/messages, …/chat/completions and …/embeddings answer one fixed Anthropic message, chat completion
-// and embedding.
+// and embedding; a chat completion asked for as a stream answers a Chat stream. Gemini's
+// `/v1beta/models/{m}:generateContent` and `:streamGenerateContent?alt=sse` answer as Gemini does
+// (bench/gemini-answers.ts): a key in `x-goog-api-key` required, errors in Google's shape.
 // Run as its own process; prints `listening <port>` when ready.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CHAT_STREAM_END, chatStreamEvent, GEMINI_RESPONSE, GEMINI_STREAM_FRAGMENTS, geminiStreamEvent } from './gemini-answers.js';
 
 const DEFAULT_STREAM_CHUNKS = 10;
 
@@ -58,12 +61,55 @@ const JSON_ANSWERS: [suffix: string, body: string][] = [
   ['/embeddings', embedding],
 ];
 
+/** Writes `total` events, each in its own turn of the event loop (as a model's tokens come), then `end`. */
+function writeEvents(res: ServerResponse, total: number, event: (index: number) => string, end = ''): void {
+  let index = 0;
+  const writeNext = () => {
+    if (res.destroyed) return;
+    if (index === total) {
+      res.end(end);
+      return;
+    }
+    res.write(event(index++));
+    setImmediate(writeNext);
+  };
+  writeNext();
+}
+
+const GEMINI_METHOD = /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)(\?alt=sse)?$/;
+
+function googleError(res: ServerResponse, code: number, status: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message, status } });
+  res.writeHead(code, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Gemini's API as AI Studio answers it; only the SSE stream form, the one Gatehouse asks for. */
+function answerGemini(path: string, apiKey: string | string[] | undefined, res: ServerResponse): void {
+  const method = GEMINI_METHOD.exec(path);
+  if (!method || (method[1] === 'streamGenerateContent') !== (method[2] !== undefined)) return googleError(res, 404, 'NOT_FOUND', `Requested entity was not found: ${path}`);
+  if (!apiKey) return googleError(res, 403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+  if (method[1] === 'generateContent') {
+    res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(GEMINI_RESPONSE) });
+    res.end(GEMINI_RESPONSE);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  writeEvents(res, GEMINI_STREAM_FRAGMENTS, geminiStreamEvent);
+}
+
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     const path = req.url ?? '';
+    if (path.startsWith('/v1beta/')) return answerGemini(path, req.headers['x-goog-api-key'], res);
+    if (path.endsWith('/chat/completions') && body.includes(STREAM_FLAG)) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req_bench' });
+      writeEvents(res, DEFAULT_STREAM_CHUNKS, (index) => chatStreamEvent(index, DEFAULT_STREAM_CHUNKS), CHAT_STREAM_END);
+      return;
+    }
     const other = JSON_ANSWERS.find(([suffix]) => path.endsWith(suffix));
     if (other) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(other[1]), 'x-request-id': 'req_bench' });
@@ -80,17 +126,7 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req_bench' });
     // Each event goes out in its own turn of the event loop, as a model's tokens would, so the proxy
     // relays many small chunks rather than one coalesced buffer.
-    let index = 0;
-    const writeNext = () => {
-      if (res.destroyed) return;
-      if (index === total) {
-        res.end(lastEvents);
-        return;
-      }
-      res.write(chunkEvent(index++));
-      setImmediate(writeNext);
-    };
-    writeNext();
+    writeEvents(res, total, chunkEvent, lastEvents);
   });
 });
 server.keepAliveTimeout = 120_000;

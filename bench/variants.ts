@@ -3,6 +3,7 @@
 // it, so a dialect or feature shows what it costs on top of the plain proxy path.
 import autocannon from 'autocannon';
 import { COMPLETION_BODY, median } from './load.js';
+import { GEMINI_MODEL, GEMINI_REQUEST_BODY, GEMINI_RESPONSE, GEMINI_STREAM_BYTES } from './gemini-answers.js';
 
 export interface Variant {
   label: string;
@@ -11,6 +12,8 @@ export interface Variant {
   body: string;
   /** A text the answer must contain: a variant that answers wrongly would measure nothing. */
   expect: string;
+  /** Passthrough: the answer must be these bytes exactly (Gatehouse relays the provider's body unchanged). */
+  exact?: string;
 }
 
 export interface VariantResult {
@@ -46,6 +49,31 @@ export function dialectVariants(gatehousePort: number, upstreamPort: number, aut
   ];
 }
 
+/**
+ * The Gemini rows of issue 24: a Gemini client's call (`x-goog-api-key` holding a virtual key, the model in
+ * the path) to a key whose provider is Gemini (passthrough: the answer's bytes come back unchanged, checked
+ * before the rows are measured) and to a key whose provider speaks OpenAI Chat (translated both ways); plain
+ * and streamed (`alt=sse`, ten fragments) each.
+ */
+export function geminiVariants(gatehousePort: number, keys: { gemini: string; chat: string }): Variant[] {
+  const url = (method: 'generateContent' | 'streamGenerateContent') =>
+    `http://127.0.0.1:${gatehousePort}/v1beta/models/${GEMINI_MODEL}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
+  const headers = (key: string) => ({ 'x-goog-api-key': key });
+  return [
+    { label: 'Gemini generateContent passthrough (Gemini)', url: url('generateContent'), headers: headers(keys.gemini), body: GEMINI_REQUEST_BODY, expect: 'gemini-bench', exact: GEMINI_RESPONSE },
+    {
+      label: 'Gemini streamGenerateContent passthrough (Gemini)',
+      url: url('streamGenerateContent'),
+      headers: headers(keys.gemini),
+      body: GEMINI_REQUEST_BODY,
+      expect: '"finishReason":"STOP"',
+      exact: GEMINI_STREAM_BYTES,
+    },
+    { label: 'Gemini generateContent translated (to OpenAI Chat)', url: url('generateContent'), headers: headers(keys.chat), body: GEMINI_REQUEST_BODY, expect: '"candidates"' },
+    { label: 'Gemini streamGenerateContent translated (to OpenAI Chat)', url: url('streamGenerateContent'), headers: headers(keys.chat), body: GEMINI_REQUEST_BODY, expect: '"finishReason":"STOP"' },
+  ];
+}
+
 async function load(variant: Variant, connections: number, seconds: number) {
   const result = await autocannon({ url: variant.url, connections, duration: seconds, method: 'POST', headers: { 'content-type': 'application/json', ...variant.headers }, body: variant.body });
   const completed = result.requests.total;
@@ -56,6 +84,7 @@ export async function checkVariant(variant: Variant): Promise<void> {
   const response = await fetch(variant.url, { method: 'POST', headers: { 'content-type': 'application/json', ...variant.headers }, body: variant.body });
   const text = await response.text();
   if (response.status !== 200 || !text.includes(variant.expect)) throw new Error(`${variant.label} does not answer as expected: ${response.status} ${text}`);
+  if (variant.exact !== undefined && text !== variant.exact) throw new Error(`${variant.label} changed the provider's bytes on the way:\n${text}\n  — the provider sent —\n${variant.exact}`);
 }
 
 /** Rounds over the variants in rotated order, as the main rows are measured. */

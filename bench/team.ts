@@ -1,0 +1,217 @@
+// The team-mode rows of issue 23: one Gatehouse on PostgreSQL + Redis against one on SQLite, each called
+// with a stored key without limits and one with a budget and a rate limit far above what the run sends
+// (every call checked and counted, none refused), at 32 connections and at one. PostgreSQL and Redis are
+// private instances started for the run with the test suite's helpers (a temporary cluster via
+// initdb/pg_ctl as the postgres user, redis-server on a free port) and stopped after it, also on Ctrl-C.
+// Without their binaries the rows are skipped with the reason. The reference build is not measured here:
+// it may predate team mode.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+import { REDIS_SERVER, startRedis, type TestRedis } from '../test/helpers/redis.js';
+import { loadWithAutocannon, median, type LoadResult, type Target } from './load.js';
+import { onInterrupt } from './interrupt.js';
+import type { ServerProcess } from './processes.js';
+
+export type TeamBackend = 'SQLite' | 'PostgreSQL + Redis';
+export type TeamRowName = `${TeamBackend}, ${'no limits' | 'with limits'}`;
+const ROW_NAMES: TeamRowName[] = ['SQLite, no limits', 'SQLite, with limits', 'PostgreSQL + Redis, no limits', 'PostgreSQL + Redis, with limits'];
+
+export interface TeamResults {
+  /** Why the rows were not measured (PostgreSQL or Redis missing); the rows are then empty. */
+  skipped?: string;
+  rounds: number;
+  /** Per row: the 32-connection runs (CPU per request of that Gatehouse process included) and the 1-connection runs. */
+  rows: Partial<Record<TeamRowName, { throughput: LoadResult[]; single: LoadResult[] }>>;
+}
+
+export interface TeamSetup {
+  /** Starts a Gatehouse on a data dir of its own, with extra `serve` arguments. */
+  startGatehouse(name: string, extraArgs: string[]): Promise<ServerProcess>;
+  /** Makes a stored gateway key on that Gatehouse, with limits (never reached) or without. */
+  createKey(port: number, limits: boolean): Promise<string>;
+  /** The request's headers for a stored gateway key (the same upstream and body as the main rows). */
+  headers(key: string): Record<string, string>;
+  check(target: Target): Promise<void>;
+  plan: { rounds: number; loadSeconds: number; singleSeconds: number; warmSeconds: number };
+  say(line: string): void;
+}
+
+const PG_BIN_DIR = process.env.GATEHOUSE_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+/** Why team mode cannot be measured on this machine, or undefined when it can. */
+function missingBackends(): string | undefined {
+  if (process.env.GATEHOUSE_TEST_DATABASE_URL) return existsSync(REDIS_SERVER) ? undefined : `redis-server not found at ${REDIS_SERVER} (GATEHOUSE_TEST_REDIS_SERVER)`;
+  if (!existsSync(join(PG_BIN_DIR, 'initdb'))) return `PostgreSQL not found: no ${join(PG_BIN_DIR, 'initdb')} (set GATEHOUSE_PG_BIN, or install Debian's postgresql)`;
+  if (!existsSync(REDIS_SERVER)) return `redis-server not found at ${REDIS_SERVER} (install Debian's redis-server, or set GATEHOUSE_TEST_REDIS_SERVER)`;
+  if (process.getuid?.() !== 0) return 'the private PostgreSQL cluster is started as the postgres user (runuser), which needs root; or set GATEHOUSE_TEST_DATABASE_URL to a server of your own';
+  return undefined;
+}
+
+/** Rounds over the targets in rotated order, as the main rows are measured. */
+async function rotated(targets: Target[], rounds: number, measure: (target: Target) => Promise<LoadResult>): Promise<Map<string, LoadResult[]>> {
+  const results = new Map<string, LoadResult[]>(targets.map((target) => [target.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[(i + round) % targets.length];
+      results.get(target.name)!.push(await measure(target));
+    }
+  }
+  return results;
+}
+
+export async function measureTeam(setup: TeamSetup): Promise<TeamResults> {
+  const { plan, say } = setup;
+  const missing = missingBackends();
+  if (missing) {
+    say(`  skipped: ${missing}`);
+    return { skipped: missing, rounds: 0, rows: {} };
+  }
+  let postgres: TestPostgres | undefined;
+  let redis: TestRedis | undefined;
+  const servers: ServerProcess[] = [];
+  const stopAll = async () => {
+    for (const server of servers.splice(0).reverse()) await server.stop();
+    await redis?.close();
+    redis = undefined;
+    await postgres?.close();
+    postgres = undefined;
+  };
+  // pg_ctl runs the server in a session of its own, so a Ctrl-C at the terminal never reaches it.
+  const forget = onInterrupt(stopAll);
+  try {
+    postgres = await startPostgres();
+    redis = await startRedis();
+    const sqlite = await setup.startGatehouse('Gatehouse on SQLite', []);
+    servers.push(sqlite);
+    const team = await setup.startGatehouse('Gatehouse on PostgreSQL + Redis', ['--database-url', postgres.url, '--redis-url', redis.url]);
+    servers.push(team);
+    const serverOf: Record<TeamRowName, ServerProcess> = {
+      'SQLite, no limits': sqlite,
+      'SQLite, with limits': sqlite,
+      'PostgreSQL + Redis, no limits': team,
+      'PostgreSQL + Redis, with limits': team,
+    };
+    const targets: Target[] = [];
+    for (const name of ROW_NAMES) {
+      const server = serverOf[name];
+      const key = await setup.createKey(server.port, name.endsWith('with limits'));
+      targets.push({ name, url: () => `http://127.0.0.1:${server.port}/v1/completions`, headers: () => setup.headers(key) });
+    }
+    for (const target of targets) await setup.check(target);
+    // Both processes are fresh (the main rows' Gatehouse has served for minutes by now): two passes, so
+    // the first row measured is not the one that paid for the JIT's warming.
+    const warmSeconds = Math.max(plan.warmSeconds, 2);
+    say(`  warming up (2 × ${warmSeconds} s at 32 connections each)…`);
+    for (let pass = 0; pass < 2; pass++) for (const target of targets) await loadWithAutocannon(target, 32, warmSeconds);
+
+    say(`  ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
+    const throughput = await rotated(targets, plan.rounds, async (target) => {
+      const server = serverOf[target.name as TeamRowName];
+      const cpuBefore = server.cpuMs();
+      const mainThreadBefore = server.mainThreadCpuMs();
+      const result = await loadWithAutocannon(target, 32, plan.loadSeconds);
+      result.proxyCpuUsPerRequest = ((server.cpuMs() - cpuBefore) * 1000) / result.completed;
+      result.proxyMainThreadCpuUsPerRequest = ((server.mainThreadCpuMs() - mainThreadBefore) * 1000) / result.completed;
+      say(
+        `    ${target.name.padEnd(32)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ` +
+          `CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request (serving thread ${result.proxyMainThreadCpuUsPerRequest.toFixed(0)})${result.failures ? `  FAILURES ${result.failures}` : ''}`,
+      );
+      return result;
+    });
+    say(`  ${plan.rounds} round(s) × ${plan.singleSeconds} s at 1 connection…`);
+    const single = await rotated(targets, plan.rounds, async (target) => {
+      const result = await loadWithAutocannon(target, 1, plan.singleSeconds);
+      say(`    ${target.name.padEnd(32)} mean ${result.meanMs.toFixed(3)} ms${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      return result;
+    });
+    const results: TeamResults = { rounds: plan.rounds, rows: {} };
+    for (const name of ROW_NAMES) results.rows[name] = { throughput: throughput.get(name)!, single: single.get(name)! };
+    const figures = teamFigures(results)!;
+    say(
+      `  PostgreSQL + Redis vs SQLite at 32 connections: ${figures.ratioNoLimits.toFixed(2)}× without limits, ${figures.ratioWithLimits.toFixed(2)}× with limits (target ≥ 0.8×); ` +
+        `the limit check adds ${figures.limitCheckMs.team.toFixed(3)} ms at 1 connection on PostgreSQL + Redis (${figures.limitCheckMs.sqlite.toFixed(3)} ms on SQLite)`,
+    );
+    return results;
+  } finally {
+    await stopAll();
+    forget();
+  }
+}
+
+export interface TeamFigures {
+  requestsPerSecond: Record<TeamRowName, number>;
+  singleMeanMs: Record<TeamRowName, number>;
+  ratioNoLimits: number;
+  ratioWithLimits: number;
+  /** The limit check's added latency at one connection (with limits minus without), per backend. */
+  limitCheckMs: { team: number; sqlite: number };
+}
+
+export function teamFigures(results: TeamResults | undefined): TeamFigures | undefined {
+  if (!results || results.skipped || !results.rows['SQLite, no limits']) return undefined;
+  const of = (pick: (runs: { throughput: LoadResult[]; single: LoadResult[] }) => number) =>
+    Object.fromEntries(ROW_NAMES.map((name) => [name, pick(results.rows[name]!)])) as Record<TeamRowName, number>;
+  const requestsPerSecond = of((runs) => median(runs.throughput.map((r) => r.requestsPerSecond)));
+  const singleMeanMs = of((runs) => median(runs.single.map((r) => r.meanMs)));
+  return {
+    requestsPerSecond,
+    singleMeanMs,
+    ratioNoLimits: requestsPerSecond['PostgreSQL + Redis, no limits'] / requestsPerSecond['SQLite, no limits'],
+    ratioWithLimits: requestsPerSecond['PostgreSQL + Redis, with limits'] / requestsPerSecond['SQLite, with limits'],
+    limitCheckMs: {
+      team: singleMeanMs['PostgreSQL + Redis, with limits'] - singleMeanMs['PostgreSQL + Redis, no limits'],
+      sqlite: singleMeanMs['SQLite, with limits'] - singleMeanMs['SQLite, no limits'],
+    },
+  };
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+
+/** The section of docs/performance.md. */
+export function renderTeam(results: TeamResults | undefined): string[] {
+  if (!results) return [];
+  const lines = ['## Team mode (PostgreSQL + Redis)', ''];
+  if (results.skipped) {
+    lines.push(`Not measured in this run: ${results.skipped}.`, '');
+    return lines;
+  }
+  const figures = teamFigures(results)!;
+  lines.push(
+    'One Gatehouse on PostgreSQL + Redis (`--database-url`, `--redis-url`; private instances started for the run, fsync off as in the test suite) against one on SQLite in a data dir, ' +
+      'both fresh, same upstream double and body as the rows above, each called with a stored gateway key: one without limits, one with a daily budget and a rate limit ' +
+      'far above what the run sends (every call is checked and counted — in Redis in team mode — and none refused). ' +
+      `${results.rounds} alternating round(s) at 32 connections, then at 1; medians. The CPU column is the Gatehouse process alone (PostgreSQL's and Redis's own CPU is not in it). ` +
+      'Only the current build: the reference build is not measured in team mode (it may predate it).',
+    '',
+    '| | requests/s, 32 connections | vs SQLite, same key | p50 / p99, 32 connections (ms) | Gatehouse CPU per request (µs) | of which the serving thread (µs) | mean latency, 1 connection (ms) |',
+    '|---|---|---|---|---|---|---|',
+  );
+  for (const name of ROW_NAMES) {
+    const runs = results.rows[name]!;
+    const sqliteName = name.replace('PostgreSQL + Redis', 'SQLite') as TeamRowName;
+    const ratio = figures.requestsPerSecond[name] / figures.requestsPerSecond[sqliteName];
+    lines.push(
+      `| ${name} | ${fixed(figures.requestsPerSecond[name], 0)} | ${name.startsWith('SQLite') ? '–' : `${fixed(ratio, 2)}×`} | ` +
+        `${median(runs.throughput.map((r) => r.p50Ms))} / ${median(runs.throughput.map((r) => r.p99Ms))} | ${fixed(median(runs.throughput.map((r) => r.proxyCpuUsPerRequest ?? NaN)), 0)} | ` +
+        `${fixed(median(runs.throughput.map((r) => r.proxyMainThreadCpuUsPerRequest ?? NaN)), 0)} | ${fixed(figures.singleMeanMs[name], 3)} |`,
+    );
+  }
+  lines.push(
+    '',
+    `The limit check's added latency at 1 connection (with limits minus without): ${fixed(figures.limitCheckMs.team, 3)} ms on PostgreSQL + Redis (a Redis round trip for the rate limit and the budget's reservation), ` +
+      `${fixed(figures.limitCheckMs.sqlite, 3)} ms on SQLite.`,
+    '',
+  );
+  return lines;
+}
+
+/** The targets of the page's table: team mode at ≥ 0.8× SQLite's throughput, with and without limits. */
+export function teamChecks(results: TeamResults | undefined): { label: string; value: string; target: string; met: boolean }[] {
+  const figures = teamFigures(results);
+  if (!figures) return [];
+  return [
+    { label: 'team mode on PostgreSQL + Redis, throughput vs SQLite, key without limits (32 connections)', value: `${figures.ratioNoLimits.toFixed(2)}×`, target: '≥ 0.8×', met: figures.ratioNoLimits >= 0.8 },
+    { label: 'team mode on PostgreSQL + Redis, throughput vs SQLite, key with limits (32 connections)', value: `${figures.ratioWithLimits.toFixed(2)}×`, target: '≥ 0.8×', met: figures.ratioWithLimits >= 0.8 },
+  ];
+}
