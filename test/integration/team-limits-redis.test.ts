@@ -165,6 +165,43 @@ describe.each(backends())('limits across three gateways on one Redis and one $na
     );
   });
 
+  it('a key without limits costs Redis no round trip per call: its spend goes in one batch for many calls, and still adds up', async () => {
+    const created = await gatewayKey('team-unlimited');
+    await knownEverywhere(created.key);
+    const inside = redis.client();
+    const scripts = async () => {
+      const stats = await inside.info('commandstats');
+      return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    };
+    const before = await scripts();
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 90 }, (_, n) => chat(n % 3, created.key)));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const elapsed = Date.now() - started;
+    // At most one batch per gateway for each quarter second the calls took (and the one after); one per call would be 90.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const sent = (await scripts()) - before;
+    expect(sent).toBeLessThanOrEqual(3 * (Math.ceil(elapsed / 250) + 2));
+    expect(sent).toBeLessThan(90);
+    inside.disconnect();
+    // Counted all the same: every gateway reads the 90 calls' spend from Redis (and the three free model
+    // lists that found the key known).
+    const spent: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await vi.waitFor(async () => {
+        const view = await json<LimitsView & { requestsToday: number }>(await admin(i, `/keys/${created.id}/limits`));
+        expect(view.requestsToday).toBe(90 + 3);
+        expect(view.spentTodayUsd).toBeGreaterThan(0);
+        spent.push(view.spentTodayUsd);
+      }, { timeout: 5_000, interval: 100 });
+    }
+    expect(new Set(spent).size).toBe(1);
+    // A budget set afterwards counts that spend: below it, the key is refused on every gateway.
+    await json(await setLimits(created.id, { dailyUsd: spent[0] / 2 }));
+    await everywhere(created.id, (view) => view.limits.dailyUsd === spent[0] / 2);
+    for (let i = 0; i < 3; i++) expect((await chat(i, created.key)).body.error?.code).toBe('budget_exceeded');
+  });
+
   it('Redis stopped: a key with limits gets a 503 naming Redis within 3 s, a key without is served; back within 5 s of Redis returning, its spend restored', async () => {
     const limited = await gatewayKey('team-limited');
     const free = await gatewayKey('team-free');
