@@ -170,8 +170,9 @@ export class PgKeyStore implements KeyRepository {
     return { ...this.getVirtualKey(id), key };
   }
 
-  listVirtualKeys(options: { includeRevoked?: boolean } = {}): VirtualKeySummary[] {
-    const rows = this.bridge.querySync(
+  /** Read off the serving thread: a list waits on PostgreSQL without holding up requests (Atomics.wait would). */
+  async listVirtualKeys(options: { includeRevoked?: boolean } = {}): Promise<VirtualKeySummary[]> {
+    const rows = await this.bridge.query(
       `SELECT v.*, ${LAST_USED('v')} FROM virtual_keys v
        ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`,
     );
@@ -237,8 +238,8 @@ export class PgKeyStore implements KeyRepository {
     return { ...this.getGatewayKey(id), key };
   }
 
-  listGatewayKeys(options: { includeRevoked?: boolean } = {}): GatewayKeySummary[] {
-    const rows = this.bridge.querySync(
+  async listGatewayKeys(options: { includeRevoked?: boolean } = {}): Promise<GatewayKeySummary[]> {
+    const rows = await this.bridge.query(
       `SELECT g.*, ${LAST_USED('g')} FROM gateway_keys g
        ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`,
     );

@@ -1,6 +1,6 @@
 // Virtual keys and gateway keys through the admin API, used against a running gateway, on each storage backend.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
+import { PgBridge, type Statement } from '../../src-main/store-postgres/pg-bridge.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { backends } from '../helpers/backends.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -76,15 +76,20 @@ describe.each(backends())('on $name', (backend) => {
       expect(Date.parse(entry?.lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
     });
 
-    it.runIf(backend.name === 'PostgreSQL')('lists the keys with when each was last used in one query', async () => {
-      const queries = vi.spyOn(PgBridge.prototype, 'runSync');
+    it.runIf(backend.name === 'PostgreSQL')('lists the keys with when each was last used in one query, without blocking the serving thread on it', async () => {
+      const queries = vi.spyOn(PgBridge.prototype, 'run');
+      const blocking = vi.spyOn(PgBridge.prototype, 'runSync');
       try {
         const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { lastUsedAt: string | null }[] };
         expect(listed.items.length).toBeGreaterThan(1);
         expect(listed.items.some((item) => item.lastUsedAt !== null)).toBe(true);
-        expect(queries).toHaveBeenCalledTimes(1);
+        // Counted by what they read: the instance's own background work (log batches, spend, heartbeat) goes on meanwhile.
+        const ofKeys = (calls: [Statement[], ...unknown[]][]) => calls.filter(([statements]) => statements.some((statement) => statement.sql.includes('virtual_keys')));
+        expect(ofKeys(queries.mock.calls)).toHaveLength(1);
+        expect(ofKeys(blocking.mock.calls)).toHaveLength(0);
       } finally {
         queries.mockRestore();
+        blocking.mockRestore();
       }
     });
 
