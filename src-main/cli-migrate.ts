@@ -63,6 +63,7 @@ export async function runMigrateCommand(args: string[], io: MigrateCommandIO): P
       `Copied into ${describeDatabaseUrl(to)} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${counts.virtualKeys} virtual keys, ${counts.gatewayKeys} gateway keys, ` +
         `${counts.routes} routes, ${counts.settings} settings, ${counts.savedPrompts} saved prompts, ${counts.keyLimits} key limits, ${counts.logRows} log rows, ${counts.mcpServers} MCP servers.\n`,
     );
+    if (counts.renamedKeys) io.stdout.write(`${counts.renamedKeys} active keys shared a name with a newer key (names are unique in team mode): renamed 'name (2)' and so on; the newest kept its name.\n`);
     return 0;
   } catch (error) {
     io.stderr.write(`gatehouse migrate failed: ${(error as Error).message}\n`);

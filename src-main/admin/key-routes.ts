@@ -92,7 +92,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/virtual-keys',
-    handle: ({ services, query }) => ({ status: 200, body: { items: services.keys.listVirtualKeys({ includeRevoked: includeRevoked(query) }) } }),
+    handle: async ({ services, query }) => ({ status: 200, body: { items: await services.keys.listVirtualKeys({ includeRevoked: includeRevoked(query) }) } }),
   },
   {
     method: 'GET',
@@ -144,7 +144,7 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/gateway-keys',
-    handle: ({ services, query }) => ({ status: 200, body: { items: services.keys.listGatewayKeys({ includeRevoked: includeRevoked(query) }) } }),
+    handle: async ({ services, query }) => ({ status: 200, body: { items: await services.keys.listGatewayKeys({ includeRevoked: includeRevoked(query) }) } }),
   },
   {
     method: 'GET',

@@ -98,7 +98,8 @@ export interface KeyRepository extends KeyDirectory {
   callerForVirtualKeyId(id: string): Caller | undefined;
 
   createVirtualKey(input: NewVirtualKey): VirtualKeySummary & { key: string };
-  listVirtualKeys(options?: { includeRevoked?: boolean }): VirtualKeySummary[];
+  /** A promise where the store answers off the serving thread (PostgreSQL): the Keys page's polling then blocks nothing. */
+  listVirtualKeys(options?: { includeRevoked?: boolean }): VirtualKeySummary[] | Promise<VirtualKeySummary[]>;
   getVirtualKey(id: string): VirtualKeySummary;
   /** Renames, replaces the credentials, rebinds the host or issues a new key string. */
   updateVirtualKey(id: string, change: VirtualKeyChange): VirtualKeySummary & { key?: string };
@@ -106,7 +107,7 @@ export interface KeyRepository extends KeyDirectory {
   revokeVirtualKey(id: string): VirtualKeySummary;
 
   createGatewayKey(input: { name: string }): GatewayKeySummary & { key: string };
-  listGatewayKeys(options?: { includeRevoked?: boolean }): GatewayKeySummary[];
+  listGatewayKeys(options?: { includeRevoked?: boolean }): GatewayKeySummary[] | Promise<GatewayKeySummary[]>;
   getGatewayKey(id: string): GatewayKeySummary;
   renameGatewayKey(id: string, newName: string): GatewayKeySummary;
   revokeGatewayKey(id: string): GatewayKeySummary;

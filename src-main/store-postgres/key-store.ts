@@ -18,7 +18,8 @@ import { gatewayKeySummary, virtualKeySummary, type GatewayKeyRow, type VirtualK
 import { MemoryKeyDirectory } from '../store/keys/memory-directory.js';
 import { newId, newKey } from '../store/keys/new-key.js';
 import { credentialsLoader, openCredentials, sealCredentials } from '../store/keys/sealed-credentials.js';
-import { bytes, type PgBridge } from './pg-bridge.js';
+import { bytes, type PgBridge, type Statement } from './pg-bridge.js';
+import { CLAIM_KEY_NAME, NAME_TAKEN_STATE } from './schema.js';
 
 const KEY_STORE_FORMAT = 1;
 /** A key's last call, read with the key in the same query: one step back through request_log (key_id, created_at) per key. */
@@ -35,6 +36,19 @@ const mcpServersOf = (stored: unknown): string[] | undefined => (typeof stored =
 
 function notFound(kind: string, id: string): GatewayError {
   return new GatewayError(404, 'not_found_error', `No ${kind} with id '${id}'`, 'id');
+}
+
+/** The 409 SQLite answers for a taken name, from PostgreSQL's refusal: the claim's (naming the twin) or the constraint's. */
+function nameTaken(error: unknown, name: string): GatewayError | undefined {
+  const { code, message } = error as { code?: string; message?: string };
+  const refuse = (says: string) => new GatewayError(409, 'invalid_request_error', `${says}: key names are unique among active keys, whatever their case. Choose another name, or revoke that key first.`, 'name', 'key_name_taken');
+  if (code === NAME_TAKEN_STATE) {
+    const twin = JSON.parse(message ?? '{}') as { id: string; name: string; kind: string };
+    return refuse(`A key named '${twin.name}' already exists (${twin.kind} ${twin.id})`);
+  }
+  // A writer that did not claim the name first (psql, or a race the claim did not see): the constraint's.
+  if (code === '23P01') return refuse(`A key named '${name}' already exists`);
+  return undefined;
 }
 
 function virtualRow(row: Record<string, unknown>): VirtualKeyRow {
@@ -147,17 +161,18 @@ export class PgKeyStore implements KeyRepository {
     const id = newId('vk');
     const { key, hash, displayPrefix } = newKey(VIRTUAL_KEY_PREFIX);
     const now = Date.now();
-    this.bridge.querySync(
-      `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map, allow_routing)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), sealCredentials(this.publicKey, id, values), now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0],
-    );
+    this.writeWithFreeName(name, undefined, {
+      sql: `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map, allow_routing, chat_only)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      params: [id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), sealCredentials(this.publicKey, id, values), now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0, input.chatOnly ? 1 : 0],
+    });
     this.reloadNow();
     return { ...this.getVirtualKey(id), key };
   }
 
-  listVirtualKeys(options: { includeRevoked?: boolean } = {}): VirtualKeySummary[] {
-    const rows = this.bridge.querySync(
+  /** Read off the serving thread: a list waits on PostgreSQL without holding up requests (Atomics.wait would). */
+  async listVirtualKeys(options: { includeRevoked?: boolean } = {}): Promise<VirtualKeySummary[]> {
+    const rows = await this.bridge.query(
       `SELECT v.*, ${LAST_USED('v')} FROM virtual_keys v
        ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`,
     );
@@ -190,12 +205,13 @@ export class PgKeyStore implements KeyRepository {
     const defaultModel = change.defaultModel === undefined ? row.default_model : validDefaultModel(change.defaultModel);
     const modelMap = change.modelMap === undefined ? row.model_map : storedModelMap(change.modelMap);
     const allowRouting = change.allowRouting === undefined ? row.allow_routing : change.allowRouting ? 1 : 0;
+    const chatOnly = change.chatOnly === undefined ? row.chat_only : change.chatOnly ? 1 : 0;
     // Only while still active: a revoke on another instance in between wins.
-    const updated = this.bridge.querySync(
-      `UPDATE virtual_keys SET name = $1, custom_host = $2, settings = $3, credentials = $4, key_hash = $5, key_prefix = $6, updated_at = $7,
-         default_model = $8, model_map = $9, allow_routing = $10 WHERE id = $11 AND revoked_at IS NULL RETURNING id`,
-      [name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, id],
-    );
+    const updated = this.writeWithFreeName(name, id, {
+      sql: `UPDATE virtual_keys SET name = $1, custom_host = $2, settings = $3, credentials = $4, key_hash = $5, key_prefix = $6, updated_at = $7,
+              default_model = $8, model_map = $9, allow_routing = $10, chat_only = $11 WHERE id = $12 AND revoked_at IS NULL RETURNING id`,
+      params: [name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, chatOnly, id],
+    });
     if (updated.length === 0) throw new GatewayError(409, 'invalid_request_error', `Virtual key '${id}' is revoked`, 'id');
     this.reloadNow();
     const summary = this.getVirtualKey(id);
@@ -217,13 +233,13 @@ export class PgKeyStore implements KeyRepository {
     const id = newId('gk');
     const { key, hash, displayPrefix } = newKey(GATEWAY_KEY_PREFIX);
     const now = Date.now();
-    this.bridge.querySync('INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', [id, name, hash, displayPrefix, now]);
+    this.writeWithFreeName(name, undefined, { sql: 'INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', params: [id, name, hash, displayPrefix, now] });
     this.reloadNow();
     return { ...this.getGatewayKey(id), key };
   }
 
-  listGatewayKeys(options: { includeRevoked?: boolean } = {}): GatewayKeySummary[] {
-    const rows = this.bridge.querySync(
+  async listGatewayKeys(options: { includeRevoked?: boolean } = {}): Promise<GatewayKeySummary[]> {
+    const rows = await this.bridge.query(
       `SELECT g.*, ${LAST_USED('g')} FROM gateway_keys g
        ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`,
     );
@@ -238,7 +254,8 @@ export class PgKeyStore implements KeyRepository {
 
   renameGatewayKey(id: string, newName: string): GatewayKeySummary {
     this.gatewayKeyRow(id);
-    this.bridge.querySync('UPDATE gateway_keys SET name = $1, updated_at = $2 WHERE id = $3', [validName(newName), Date.now(), id]);
+    const name = validName(newName);
+    this.writeWithFreeName(name, id, { sql: 'UPDATE gateway_keys SET name = $1, updated_at = $2 WHERE id = $3', params: [name, Date.now(), id] });
     this.reloadNow();
     return this.getGatewayKey(id);
   }
@@ -300,6 +317,29 @@ export class PgKeyStore implements KeyRepository {
 
   // ---- internals ----
 
+  /**
+   * Runs `write` once no other active key of either kind has `name` (case aside), in one transaction that
+   * claims the name first (schema version 5): a taken name is the same 409 `key_name_taken` as on SQLite.
+   * `ownId` is the key being renamed, which may keep its own name. Returns the write's rows.
+   */
+  private writeWithFreeName(name: string, ownId: string | undefined, write: Statement): Record<string, unknown>[] {
+    try {
+      return this.bridge.runSync([{ sql: `SELECT ${CLAIM_KEY_NAME}($1, $2)`, params: [name, ownId ?? ''] }, write], { transaction: true })[1];
+    } catch (error) {
+      throw nameTaken(error, name) ?? error;
+    }
+  }
+
+  /** The gateway saw the key's server answer 404 to /v1/responses: later calls, on every instance, go translated from the start. */
+  private learnChatOnly(id: string): void {
+    if (this.closed) return;
+    // Off the serving thread; a failed write is taught again by the next 404 (the call itself was already retried as Chat).
+    void this.bridge
+      .query('UPDATE virtual_keys SET chat_only = 1, updated_at = $1 WHERE id = $2 AND chat_only = 0 AND revoked_at IS NULL RETURNING id', [Date.now(), id])
+      .then((changed) => (changed.length && !this.closed ? this.reload() : undefined))
+      .catch(() => undefined);
+  }
+
   /** After this instance's own change: the admin API's next read and the next request see it at once. */
   private reloadNow(): void {
     const ticket = ++this.reloads;
@@ -339,6 +379,8 @@ export class PgKeyStore implements KeyRepository {
       ...(row.default_model ? { defaultModel: row.default_model } : {}),
       ...(row.model_map ? { modelMap: JSON.parse(row.model_map) as Record<string, string> } : {}),
       ...(row.allow_routing ? { allowRouting: true } : {}),
+      ...(row.chat_only ? { chatOnly: true } : {}),
+      learnChatOnly: () => this.learnChatOnly(row.id),
       ...(row.mcp_servers ? { mcpServers: mcpServersOf(row.mcp_servers) } : {}),
       loadCredentials: credentialsLoader(() => this.privateKey, this.publicKey, row.id, row.credentials),
     };

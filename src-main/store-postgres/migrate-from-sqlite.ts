@@ -9,7 +9,7 @@ import type { KeyProtector } from '../store/key-protection.js';
 import { MCP_SERVER_COLUMNS } from '../store/mcp-server-rows.js';
 import { copyRows } from './copy-in.js';
 import { checkDatabaseUrl } from './open.js';
-import { migrate } from './schema.js';
+import { migrate, RENAME_TWIN_KEYS } from './schema.js';
 
 /** Tables a team database holds data in: any row in one means it is not empty. */
 const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'mcp_servers', 'request_log', 'usage_daily', 'usage_monthly'];
@@ -37,6 +37,8 @@ export interface MigrationCounts {
   keyLimits: number;
   mcpServers: number;
   logRows: number;
+  /** Active keys renamed 'name (2)' … because another active key had their name (case aside). */
+  renamedKeys: number;
 }
 
 /** Why a database is not empty, or null when it is (no tables but possibly Gatehouse's own, all empty). */
@@ -121,10 +123,14 @@ export async function migrateSqliteToPostgres(db: SqliteDatabase, url: string, p
     db.exec('BEGIN IMMEDIATE');
     try {
       await client.query('BEGIN');
+      // A desktop data dir from before names were unique may hold twins: copied as they are, then renamed
+      // as schema version 5 renames them, the name constraints checked at COMMIT.
+      await client.query('SET CONSTRAINTS virtual_keys_active_name, gateway_keys_active_name DEFERRED');
       if (hasKeys) await copyTable(db, client, 'key_store', ['id', 'format', 'protector_mode', 'wrapped_private_key', 'public_key', 'created_at']);
       const counts: MigrationCounts = {
-        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing', 'mcp_servers']),
+        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing', 'chat_only', 'mcp_servers']),
         gatewayKeys: await copyTable(db, client, 'gateway_keys', ['id', 'name', 'key_hash', 'key_prefix', 'created_at', 'updated_at', 'revoked_at', 'mcp_servers']),
+        renamedKeys: Number((await client.query(`SELECT ${RENAME_TWIN_KEYS}() AS renamed`)).rows[0].renamed),
         settings: await copyTable(db, client, 'settings', ['key', 'value']),
         routes: await copyTable(db, client, 'routes', ['id', 'position', 'name', 'match', 'strategy', 'targets', 'created_at', 'updated_at']),
         savedPrompts: await copyTable(db, client, 'saved_prompts', ['id', 'name', 'endpoint', 'body', 'key_id', 'created_at', 'updated_at']),

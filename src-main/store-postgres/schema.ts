@@ -9,6 +9,15 @@ export const CHANGES_CHANNEL = 'gatehouse_changes';
 export const CHANGE_TOPICS = ['keys', 'routes', 'limits', 'settings', 'mcp_servers'] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
+/** Renames active twin key names (schema version 5); `gatehouse migrate` runs it after copying keys. */
+export const RENAME_TWIN_KEYS = 'gatehouse_rename_twin_keys';
+/** Takes the key-name lock and raises NAME_TAKEN_STATE when an active key of either kind has the name. */
+export const CLAIM_KEY_NAME = 'gatehouse_claim_key_name';
+/** The SQLSTATE of a taken key name (a class of Gatehouse's own). */
+export const NAME_TAKEN_STATE = 'GH409';
+/** The lock key writers take while a name is checked and written ("keyname" in ASCII). */
+const KEY_NAMES_LOCK = 0x6b65796e616d65;
+
 /** The lock every instance's migration takes (any constant; "gatehous" in ASCII). */
 const MIGRATION_LOCK = 0x6761746568;
 
@@ -190,6 +199,73 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       ALTER TABLE request_log ADD COLUMN kind text, ADD COLUMN mcp_server text, ADD COLUMN mcp_tool text;
       CREATE INDEX request_log_mcp ON request_log (mcp_server, mcp_tool, id) WHERE mcp_server IS NOT NULL;
       CREATE INDEX request_log_kind ON request_log (kind, id) WHERE kind IS NOT NULL;
+    `,
+  },
+  {
+    version: 5,
+    description: "keys' chatOnly; key names unique among active keys of both kinds, case aside (twins from before renamed)",
+    sql: `
+      -- chat_only: 1 when the key's server has no /v1/responses: Responses calls are translated to Chat for it.
+      ALTER TABLE virtual_keys ADD COLUMN chat_only int NOT NULL DEFAULT 0;
+
+      -- A database from before this version may hold active twins (names equal but for case). Rather than
+      -- fail here, each older twin is renamed 'name (2)', 'name (3)' ... (the next name free, as Make a key
+      -- picks one); the newest keeps the name, which is the key a route naming it already reached. Also
+      -- run by \`gatehouse migrate\` on a desktop data dir's keys, under the constraints deferred. Returns how many.
+      CREATE FUNCTION ${RENAME_TWIN_KEYS}() RETURNS int LANGUAGE plpgsql AS $$
+      DECLARE
+        twin record;
+        candidate text;
+        n int;
+        renamed int := 0;
+      BEGIN
+        FOR twin IN
+          SELECT kind, id, name FROM (
+            SELECT kind, id, name, row_number() OVER (PARTITION BY lower(name) ORDER BY created_at DESC, id DESC) AS place
+            FROM (SELECT 'virtual' AS kind, id, name, created_at FROM virtual_keys WHERE revoked_at IS NULL
+                  UNION ALL SELECT 'gateway', id, name, created_at FROM gateway_keys WHERE revoked_at IS NULL) AS active
+          ) AS ranked
+          WHERE place > 1 ORDER BY lower(name), place
+        LOOP
+          n := 2;
+          LOOP
+            candidate := left(twin.name, 92) || ' (' || n || ')';
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM virtual_keys WHERE revoked_at IS NULL AND lower(name) = lower(candidate))
+                  AND NOT EXISTS (SELECT 1 FROM gateway_keys WHERE revoked_at IS NULL AND lower(name) = lower(candidate));
+            n := n + 1;
+          END LOOP;
+          IF twin.kind = 'virtual' THEN
+            UPDATE virtual_keys SET name = candidate, updated_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE id = twin.id;
+          ELSE
+            UPDATE gateway_keys SET name = candidate, updated_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE id = twin.id;
+          END IF;
+          renamed := renamed + 1;
+        END LOOP;
+        RETURN renamed;
+      END $$;
+      SELECT ${RENAME_TWIN_KEYS}();
+
+      -- Within a kind the database itself refuses a twin (any writer: an instance, migrate, psql). An
+      -- exclusion constraint is a unique index that may be deferred, which migrate needs while it renames.
+      ALTER TABLE virtual_keys ADD CONSTRAINT virtual_keys_active_name EXCLUDE USING btree (lower(name) WITH =) WHERE (revoked_at IS NULL) DEFERRABLE INITIALLY IMMEDIATE;
+      ALTER TABLE gateway_keys ADD CONSTRAINT gateway_keys_active_name EXCLUDE USING btree (lower(name) WITH =) WHERE (revoked_at IS NULL) DEFERRABLE INITIALLY IMMEDIATE;
+
+      -- Across the two kinds (two tables, which no index spans): a writer claims the name first, in the
+      -- transaction that writes it. The lock makes two instances naming keys at once take turns; the check
+      -- then sees the other's committed key. A twin raises ${NAME_TAKEN_STATE} with it as JSON in the message.
+      CREATE FUNCTION ${CLAIM_KEY_NAME}(wanted text, own_id text) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE
+        twin record;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(${KEY_NAMES_LOCK});
+        SELECT * INTO twin FROM (
+          SELECT id, name, 'virtual key' AS kind FROM virtual_keys WHERE revoked_at IS NULL AND lower(name) = lower(wanted) AND id <> own_id
+          UNION ALL SELECT id, name, 'gateway API key' FROM gateway_keys WHERE revoked_at IS NULL AND lower(name) = lower(wanted) AND id <> own_id
+        ) AS found LIMIT 1;
+        IF FOUND THEN
+          RAISE EXCEPTION USING ERRCODE = '${NAME_TAKEN_STATE}', MESSAGE = json_build_object('id', twin.id, 'name', twin.name, 'kind', twin.kind)::text;
+        END IF;
+      END $$;
     `,
   },
 ];

@@ -31,6 +31,25 @@ export interface BackendStores {
   close(): Promise<void>;
 }
 
+export interface SharedGateways {
+  gateways: TestGateway[];
+  close(): Promise<void>;
+}
+
+/** Started one after another: each migrates or finds the schema in place before the next one starts. */
+async function startEach(count: number, start: () => Promise<TestGateway>): Promise<TestGateway[]> {
+  const gateways: TestGateway[] = [];
+  try {
+    for (let i = 0; i < count; i++) gateways.push(await start());
+  } catch (error) {
+    await Promise.all(gateways.map((gateway) => gateway.close().catch(() => undefined)));
+    throw error;
+  }
+  return gateways;
+}
+
+const closeAll = (gateways: TestGateway[]) => Promise.all(gateways.map((gateway) => gateway.close().catch(() => undefined))).then(() => undefined);
+
 export interface Backend {
   name: BackendName;
   /** A gateway on a fresh database of this backend. */
@@ -38,6 +57,9 @@ export interface Backend {
   /** SQL against a gateway's database (started by `gateway()`), `?` placeholders. */
   sql<Row = Record<string, unknown>>(gateway: TestGateway, text: string, params?: unknown[]): Promise<Row[]>;
   stores(): Promise<BackendStores>;
+  /** `count` gateways on one database of this backend (SQLite: one data dir; PostgreSQL: one database), as
+   *  instances of one deployment; close() stops them and drops what they shared. */
+  sharedGateways(count: number, options?: StartGatewayOptions): Promise<SharedGateways>;
   /** Stops what the backend started for this file (the PostgreSQL cluster). */
   close(): Promise<void>;
 }
@@ -92,6 +114,17 @@ function sqliteBackend(): Backend {
         },
       };
     },
+    sharedGateways: async (count, options = {}) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-shared-'));
+      const gateways = await startEach(count, () => startGateway({ ...options, dataDir }));
+      return {
+        gateways,
+        close: async () => {
+          await closeAll(gateways);
+          rmSync(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
     close: async () => undefined,
   };
 }
@@ -122,6 +155,12 @@ function postgresBackend(): Backend {
         sql: (text, params = []) => pgQuery(url, text, params),
         close: async () => store.close(),
       };
+    },
+    sharedGateways: async (count, options = {}) => {
+      const url = await database();
+      const gateways = await startEach(count, () => startGateway({ ...options, databaseUrl: url }));
+      for (const gateway of gateways) urls.set(gateway, url);
+      return { gateways, close: () => closeAll(gateways) };
     },
     close: async () => {
       if (cluster) await (await cluster).close();

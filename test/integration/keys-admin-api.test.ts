@@ -1,6 +1,6 @@
 // Virtual keys and gateway keys through the admin API, used against a running gateway, on each storage backend.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
+import { PgBridge, type Statement } from '../../src-main/store-postgres/pg-bridge.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { backends } from '../helpers/backends.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -76,15 +76,20 @@ describe.each(backends())('on $name', (backend) => {
       expect(Date.parse(entry?.lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
     });
 
-    it.runIf(backend.name === 'PostgreSQL')('lists the keys with when each was last used in one query', async () => {
-      const queries = vi.spyOn(PgBridge.prototype, 'runSync');
+    it.runIf(backend.name === 'PostgreSQL')('lists the keys with when each was last used in one query, without blocking the serving thread on it', async () => {
+      const queries = vi.spyOn(PgBridge.prototype, 'run');
+      const blocking = vi.spyOn(PgBridge.prototype, 'runSync');
       try {
         const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { lastUsedAt: string | null }[] };
         expect(listed.items.length).toBeGreaterThan(1);
         expect(listed.items.some((item) => item.lastUsedAt !== null)).toBe(true);
-        expect(queries).toHaveBeenCalledTimes(1);
+        // Counted by what they read: the instance's own background work (log batches, spend, heartbeat) goes on meanwhile.
+        const ofKeys = (calls: [Statement[], ...unknown[]][]) => calls.filter(([statements]) => statements.some((statement) => statement.sql.includes('virtual_keys')));
+        expect(ofKeys(queries.mock.calls)).toHaveLength(1);
+        expect(ofKeys(blocking.mock.calls)).toHaveLength(0);
       } finally {
         queries.mockRestore();
+        blocking.mockRestore();
       }
     });
 
@@ -162,6 +167,76 @@ describe.each(backends())('on $name', (backend) => {
       expect(await (await gateway.admin('/gateway-keys')).text()).not.toContain(key);
       expect((await gateway.admin(`/gateway-keys/${id}`, { method: 'DELETE' })).status).toBe(200);
       expect((await complete(headers)).status).toBe(401);
+    });
+  });
+
+  describe('key names are unique among active keys of both kinds, case aside', () => {
+    interface Refusal {
+      error: { code: string; param: string; message: string };
+    }
+    const post = (path: string, body: Record<string, unknown>) => gateway.admin(path, { method: 'POST', body: JSON.stringify(body) });
+    const patch = (path: string, body: Record<string, unknown>) => gateway.admin(path, { method: 'PATCH', body: JSON.stringify(body) });
+    async function expectTaken(response: Response, named: string): Promise<void> {
+      expect(response.status).toBe(409);
+      const { error } = (await response.json()) as Refusal;
+      expect(error).toMatchObject({ code: 'key_name_taken', param: 'name' });
+      expect(error.message).toContain(`A key named '${named}' already exists`);
+    }
+
+    it('refuses a twin virtual key, gateway key or rename with 409 key_name_taken naming the key; revoking frees the name', async () => {
+      const first = await createVirtualKey({ name: 'Team Work', provider: 'openai', secret: 'sk-names-0010', customHost: fake.baseUrl });
+      await expectTaken(await post('/virtual-keys', { name: 'team work', provider: 'openai', secret: 'sk-names-0011', customHost: fake.baseUrl }), 'Team Work');
+      await expectTaken(await post('/gateway-keys', { name: 'TEAM WORK' }), 'Team Work');
+
+      const other = await createVirtualKey({ name: 'Team Play', provider: 'openai', secret: 'sk-names-0012', customHost: fake.baseUrl });
+      await expectTaken(await patch(`/virtual-keys/${other.id}`, { name: 'team WORK' }), 'Team Work');
+      const gatewayKey = (await (await post('/gateway-keys', { name: 'team-ci' })).json()) as { id: string };
+      await expectTaken(await patch(`/gateway-keys/${gatewayKey.id}`, { name: 'Team Play' }), 'Team Play');
+      // A key keeps its own name through a change of case.
+      expect((await patch(`/virtual-keys/${other.id}`, { name: 'TEAM PLAY' })).status).toBe(200);
+
+      const names = (await (await gateway.admin('/virtual-keys')).json()) as { items: { name: string }[] };
+      expect(names.items.filter((item) => item.name.toLowerCase() === 'team work')).toHaveLength(1);
+      expect((await gateway.admin(`/virtual-keys/${first.id}`, { method: 'DELETE' })).status).toBe(200);
+      expect((await post('/gateway-keys', { name: 'Team Work' })).status).toBe(201);
+    });
+  });
+
+  describe('chatOnly on a virtual key', () => {
+    const responsesCall = (key: string) =>
+      fetch(`${gateway.baseUrl}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'gpt-4o-mini', input: 'Say hi' }),
+      });
+
+    it('is stored, shown and changed through the API, and a chatOnly key sends a Responses call to Chat', async () => {
+      const created = await createVirtualKey({ name: 'LM Studio', provider: 'openai', secret: 'sk-chat-0020', customHost: fake.baseUrl, chatOnly: true });
+      expect(created).toMatchObject({ chatOnly: true });
+      expect(await (await gateway.admin(`/virtual-keys/${created.id}`)).json()).toMatchObject({ chatOnly: true });
+      const answer = await responsesCall(created.key);
+      expect(answer.status).toBe(200);
+      expect(fake.requests.map((request) => request.url)).toEqual(['/v1/chat/completions']);
+
+      const off = await gateway.admin(`/virtual-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ chatOnly: false }) });
+      expect(await off.json()).toMatchObject({ chatOnly: false });
+      const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { id: string; chatOnly: boolean }[] };
+      expect(listed.items.find((item) => item.id === created.id)?.chatOnly).toBe(false);
+    });
+
+    it('is learnt from the server: a 404 at /v1/responses is retried as Chat and the key remembers it', async () => {
+      const created = await createVirtualKey({ name: 'vLLM learns', provider: 'openai', secret: 'sk-chat-0021', customHost: fake.baseUrl });
+      expect(created).toMatchObject({ chatOnly: false });
+      expect((await responsesCall(created.key)).status).toBe(200);
+      expect(fake.requests.map((request) => request.url)).toEqual(['/v1/responses', '/v1/chat/completions']);
+      await vi.waitFor(async () => expect(await (await gateway.admin(`/virtual-keys/${created.id}`)).json()).toMatchObject({ chatOnly: true }), { timeout: 5_000, interval: 50 });
+      // The next call goes to Chat at once (the in-memory directory has it too).
+      fake.requests.length = 0;
+      await vi.waitFor(async () => {
+        fake.requests.length = 0;
+        expect((await responsesCall(created.key)).status).toBe(200);
+        expect(fake.requests.map((request) => request.url)).toEqual(['/v1/chat/completions']);
+      }, { timeout: 5_000, interval: 50 });
     });
   });
 

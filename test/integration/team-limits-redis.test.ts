@@ -1,37 +1,18 @@
-// Team mode's limits: three gateways on one Redis (and one shared data dir) act as one. 60 calls at once
-// spread over the three against rpm 20 let exactly 20 through; 200 at once against a $0.05 daily budget
-// are not served past it; with Redis stopped a key with limits gets a 503 naming Redis within 3 s while a
-// key without limits is served, and once Redis is back (empty) the key is served again within 5 s, with
-// its spend restored from the store; a FLUSHALL loses no spend either.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Team mode's limits: three gateways on one Redis act as one, on each store an instance can share — one
+// SQLite data dir, or one PostgreSQL (the team deployment: three gateways, one PostgreSQL, one Redis). 60
+// calls at once spread over the three against rpm 20 let exactly 20 through; 200 at once against a $0.05
+// daily budget are not served past it; a key revoked on one is refused on the others within 1 s; with Redis
+// stopped a key with limits gets a 503 naming Redis within 3 s while a key without limits is served, and
+// once Redis is back (empty) the key is served again within 5 s, with its spend restored from the store; a
+// FLUSHALL loses no spend either.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { backends, type SharedGateways } from '../helpers/backends.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startOpenAIFake, type OpenAIFake, type RecordedRequest } from '../fakes/openai.js';
 import { sendJson } from '../fakes/recording-server.js';
 import { priceCall } from '../../src-main/catalog/pricing.js';
-
-let redis: TestRedis;
-let openai: OpenAIFake;
-let dataDir: string;
-let gateways: TestGateway[];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  openai = await startOpenAIFake();
-  dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-team-'));
-  gateways = [];
-  for (let i = 0; i < 3; i++) gateways.push(await startGateway({ dataDir, redisUrl: redis.url }));
-}, 60_000);
-afterAll(async () => {
-  for (const gateway of gateways ?? []) await gateway.close();
-  await openai?.close();
-  await redis?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 async function json<T>(response: Response): Promise<T> {
   expect(response.status, await response.clone().text()).toBeLessThan(300);
@@ -44,34 +25,6 @@ interface LimitsView {
   reservedUsd: number;
   callsInFlight: number;
 }
-
-const admin = (i: number, path: string, init?: RequestInit) => gateways[i].admin(path, init);
-const gatewayKey = (name: string) => admin(0, '/gateway-keys', { method: 'POST', body: JSON.stringify({ name }) }).then((r) => json<{ id: string; key: string }>(r));
-const setLimits = (id: string, limits: Record<string, number | null>) => admin(0, `/keys/${id}/limits`, { method: 'PUT', body: JSON.stringify(limits) });
-
-/** Until every gateway has the key's limits (the others read the change from the shared store within a second). */
-async function everywhere(id: string, check: (view: LimitsView) => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (let i = 0; i < gateways.length; i++) {
-    for (;;) {
-      const response = await admin(i, `/keys/${id}/limits`);
-      if (response.status === 200 && check((await response.json()) as LimitsView)) break;
-      if (Date.now() > deadline) throw new Error(`gateway ${i} did not see the limits of ${id}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-function chat(i: number, key: string, maxTokens = 3): Promise<{ status: number; body: { error?: { code: string | null; message: string; type: string } } }> {
-  return fetch(`${gateways[i].baseUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
-    body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }),
-  }).then(async (response) => ({ status: response.status, body: (await response.json()) as { error?: { code: string | null; message: string; type: string } } }));
-}
-
-/** Writes every gateway's recorded spend to the shared store now (they do so twice a second anyway). */
-const flushSpend = () => gateways.forEach((gateway) => gateway.running.services.limits.flush());
 
 const PROMPT_TOKENS = 30;
 /** A provider that bills every call the most it may: the reservation's worst case, less the prompt's lean-high estimate. */
@@ -92,9 +45,65 @@ function answerAtMaxTokens(request: RecordedRequest, res: ServerResponse): Promi
   );
 }
 
-describe('limits across three gateways on one Redis', () => {
+describe.each(backends())('limits across three gateways on one Redis and one $name store', (backend) => {
+  let redis: TestRedis;
+  let openai: OpenAIFake;
+  let shared: SharedGateways;
+  let gateways: TestGateway[];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    openai = await startOpenAIFake();
+    shared = await backend.sharedGateways(3, { redisUrl: redis.url });
+    gateways = shared.gateways;
+  }, 60_000);
+  afterAll(async () => {
+    await shared?.close();
+    await openai?.close();
+    await redis?.close();
+    await backend.close();
+  }, 30_000);
+
+  const admin = (i: number, path: string, init?: RequestInit) => gateways[i].admin(path, init);
+  const gatewayKey = (name: string) => admin(0, '/gateway-keys', { method: 'POST', body: JSON.stringify({ name }) }).then((r) => json<{ id: string; key: string }>(r));
+  const setLimits = (id: string, limits: Record<string, number | null>) => admin(0, `/keys/${id}/limits`, { method: 'PUT', body: JSON.stringify(limits) });
+
+  /** Until every gateway has the key's limits (the others read the change from the shared store within a second). */
+  async function everywhere(id: string, check: (view: LimitsView) => boolean): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (let i = 0; i < gateways.length; i++) {
+      for (;;) {
+        const response = await admin(i, `/keys/${id}/limits`);
+        if (response.status === 200 && check((await response.json()) as LimitsView)) break;
+        if (Date.now() > deadline) throw new Error(`gateway ${i} did not see the limits of ${id}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  function chat(i: number, key: string, maxTokens = 3): Promise<{ status: number; body: { error?: { code: string | null; message: string; type: string } } }> {
+    return fetch(`${gateways[i].baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as { error?: { code: string | null; message: string; type: string } } }));
+  }
+
+  /** Until every gateway's hot path knows the key (a gateway key's model list asks no provider): a refusal
+   *  after this is the limit's, never an unknown key's. */
+  async function knownEverywhere(key: string): Promise<void> {
+    for (let i = 0; i < gateways.length; i++) {
+      await vi.waitFor(async () => expect((await fetch(`${gateways[i].baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': key } })).status).toBe(200), { timeout: 5_000, interval: 50 });
+    }
+  }
+
+  /** Writes every gateway's recorded spend to the shared store now (they do so twice a second anyway). */
+  const flushSpend = () => gateways.forEach((gateway) => gateway.running.services.limits.flush());
+
   it('60 calls at once spread over three gateways against rpm 20: exactly 20 are served', async () => {
     const created = await gatewayKey('team-rpm');
+    // Known everywhere before the limit: the model lists asked to find out would count against it.
+    await knownEverywhere(created.key);
     await json(await setLimits(created.id, { rpm: 20 }));
     await everywhere(created.id, (view) => view.limits.rpm === 20);
     const before = openai.requests.length;
@@ -112,11 +121,7 @@ describe('limits across three gateways on one Redis', () => {
     const budget = 0.05;
     await json(await setLimits(created.id, { dailyUsd: budget }));
     await everywhere(created.id, (view) => view.limits.dailyUsd === budget);
-    // Each gateway knows the new key (it reads the shared data dir's changes within a second): a refusal
-    // below must be the budget's, never an unknown key's. A gateway key's model list asks no provider.
-    for (let i = 0; i < 3; i++) {
-      await vi.waitFor(async () => expect((await fetch(`${gateways[i].baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } })).status).toBe(200), { timeout: 5_000, interval: 100 });
-    }
+    await knownEverywhere(created.key);
     const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: PROMPT_TOKENS, outputTokens: 1000 })!;
     expect(perCall * 200).toBeGreaterThan(budget * 2);
     openai.enqueue(...Array.from({ length: 200 }, () => answerAtMaxTokens));
@@ -139,11 +144,71 @@ describe('limits across three gateways on one Redis', () => {
     }
   });
 
+  it('a key with limits revoked on one gateway is refused on the other two within 1 s', async () => {
+    const created = await gatewayKey('team-revoked');
+    await json(await setLimits(created.id, { rpm: 1000 }));
+    await everywhere(created.id, (view) => view.limits.rpm === 1000);
+    await knownEverywhere(created.key);
+    for (let i = 0; i < 3; i++) expect((await chat(i, created.key)).status).toBe(200);
+    await json(await admin(1, `/gateway-keys/${created.id}`, { method: 'DELETE' }));
+    const revoked = Date.now();
+    await Promise.all(
+      [0, 2].map(async (i) => {
+        for (;;) {
+          const answer = await chat(i, created.key);
+          if (answer.status === 401) return;
+          expect(answer.status).toBe(200);
+          expect(Date.now() - revoked).toBeLessThan(1_000);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }),
+    );
+  });
+
+  it('a key without limits costs Redis no round trip per call: its spend goes in one batch for many calls, and still adds up', async () => {
+    const created = await gatewayKey('team-unlimited');
+    await knownEverywhere(created.key);
+    const inside = redis.client();
+    const scripts = async () => {
+      const stats = await inside.info('commandstats');
+      return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    };
+    const before = await scripts();
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 90 }, (_, n) => chat(n % 3, created.key)));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const elapsed = Date.now() - started;
+    // At most one batch per gateway for each quarter second the calls took (and the one after); one per call would be 90.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const sent = (await scripts()) - before;
+    expect(sent).toBeLessThanOrEqual(3 * (Math.ceil(elapsed / 250) + 2));
+    expect(sent).toBeLessThan(90);
+    inside.disconnect();
+    // Counted all the same: every gateway reads the 90 calls' spend from Redis (and the three free model
+    // lists that found the key known).
+    const spent: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await vi.waitFor(async () => {
+        const view = await json<LimitsView & { requestsToday: number }>(await admin(i, `/keys/${created.id}/limits`));
+        expect(view.requestsToday).toBe(90 + 3);
+        expect(view.spentTodayUsd).toBeGreaterThan(0);
+        spent.push(view.spentTodayUsd);
+      }, { timeout: 5_000, interval: 100 });
+    }
+    expect(new Set(spent).size).toBe(1);
+    // A budget set afterwards counts that spend: below it, the key is refused on every gateway.
+    await json(await setLimits(created.id, { dailyUsd: spent[0] / 2 }));
+    await everywhere(created.id, (view) => view.limits.dailyUsd === spent[0] / 2);
+    for (let i = 0; i < 3; i++) expect((await chat(i, created.key)).body.error?.code).toBe('budget_exceeded');
+  });
+
   it('Redis stopped: a key with limits gets a 503 naming Redis within 3 s, a key without is served; back within 5 s of Redis returning, its spend restored', async () => {
     const limited = await gatewayKey('team-limited');
     const free = await gatewayKey('team-free');
     await json(await setLimits(limited.id, { rpm: 1000, dailyUsd: 10 }));
     await everywhere(limited.id, (view) => view.limits.dailyUsd === 10);
+    await knownEverywhere(limited.key);
+    await knownEverywhere(free.key);
     for (let i = 0; i < 3; i++) expect((await chat(i, limited.key)).status).toBe(200);
     flushSpend();
     const spentBefore = (await json<LimitsView>(await admin(0, `/keys/${limited.id}/limits`))).spentTodayUsd;
@@ -186,6 +251,7 @@ describe('limits across three gateways on one Redis', () => {
     const perCall = priceCall('openai', 'gpt-4o-mini', { inputTokens: PROMPT_TOKENS, outputTokens: 5 })!;
     await json(await setLimits(created.id, { dailyUsd: 1 }));
     await everywhere(created.id, (view) => view.limits.dailyUsd === 1);
+    await knownEverywhere(created.key);
     openai.enqueue(...Array.from({ length: 6 }, () => answerAtMaxTokens));
     for (let n = 0; n < 6; n++) expect((await chat(n % 3, created.key, 5)).status).toBe(200);
     flushSpend();

@@ -145,6 +145,30 @@ end
 return 'ok'
 `;
 
+/**
+ * Finished calls of keys without limits, many at once (an instance sends them in one batch a few times a
+ * second, not one script per call: nothing waits on them). KEYS: seeded, then per entry its day and month
+ * keys; ARGV: per entry usd, tokens, requests. An unseeded Redis (flushed, restarted) takes nothing: the
+ * seed brings the spend from the store and the instance's pending amounts instead.
+ */
+export const SETTLE_MANY = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local arg = 1
+for i = 2, #KEYS, 2 do
+  local usd = tonumber(ARGV[arg])
+  if usd > 0 then
+    redis.call('HINCRBYFLOAT', KEYS[i], 'usd', ARGV[arg])
+    redis.call('HINCRBYFLOAT', KEYS[i + 1], 'usd', ARGV[arg])
+  end
+  redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[arg + 1])
+  redis.call('HINCRBY', KEYS[i], 'requests', ARGV[arg + 2])
+  redis.call('EXPIRE', KEYS[i], 3 * 86400)
+  redis.call('EXPIRE', KEYS[i + 1], 40 * 86400)
+  arg = arg + 3
+end
+return 1
+`;
+
 /** One more provider call of an admitted request (a retry, a fallback). KEYS: req. ARGV: now. */
 export const COUNT_CALL = `${COMMON}
 local now = clock(ARGV[1])

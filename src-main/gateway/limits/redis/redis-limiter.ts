@@ -7,7 +7,8 @@
 //
 // When Redis cannot be reached, a key with limits is refused with a 503 that names Redis (the setting
 // teamLimitsWhenRedisDown: "open" lets it through uncounted instead); a key without limits never asks
-// Redis before its call, so it is served as ever.
+// Redis before its call, so it is served as ever, and its finished calls reach Redis in one batch per
+// UNLIMITED_BATCH_MS for the whole instance rather than one round trip each.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { GatewayError } from '../../../core/errors.js';
@@ -16,7 +17,7 @@ import { localIsoTime, periodAt, type Period } from '../calendar.js';
 import type { KeyLimitCounters } from '../limit-counters.js';
 import { budgetSpent, keyLabel, LimitExceeded, rateOver, reservationRefused } from '../limit-refusals.js';
 import type { CallOutcome, LimitTicket } from '../limiter.js';
-import { ADMIT, COUNT_CALL, READ, RENEW, RESERVE, SEED, SETTLE } from './limit-scripts.js';
+import { ADMIT, COUNT_CALL, READ, RENEW, RESERVE, SEED, SETTLE, SETTLE_MANY } from './limit-scripts.js';
 import type { RedisHealth } from './redis-connection.js';
 
 export type RedisDownPolicy = 'closed' | 'open';
@@ -38,6 +39,20 @@ export interface RedisLimiterOptions {
 
 const DEFAULT_PREFIX = 'gatehouse:limits:';
 const DEFAULT_RESERVATION_TTL_MS = 60_000;
+/**
+ * How long the spend of keys without limits waits before it is sent to Redis (one script for all of them).
+ * Only the Usage of a key's limits and a limit set later read it; a limit set flushes the batch at once.
+ */
+const UNLIMITED_BATCH_MS = 250;
+
+interface UnlimitedSpend {
+  keyId: string;
+  day: string;
+  month: string;
+  usd: number;
+  tokens: number;
+  requests: number;
+}
 
 /** The 503 a key with limits gets while Redis is unreachable. */
 export class LimitsUnavailable extends GatewayError {
@@ -58,7 +73,7 @@ interface Script {
   sha: string;
 }
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const SCRIPTS = { admit: script(ADMIT), reserve: script(RESERVE), settle: script(SETTLE), countCall: script(COUNT_CALL), renew: script(RENEW), read: script(READ), seed: script(SEED) };
+const SCRIPTS = { admit: script(ADMIT), reserve: script(RESERVE), settle: script(SETTLE), settleMany: script(SETTLE_MANY), countCall: script(COUNT_CALL), renew: script(RENEW), read: script(READ), seed: script(SEED) };
 
 const text = (value: number | null) => (value === null ? '' : String(value));
 const positive = (value: number | null) => (value !== null && Number.isFinite(value) && value > 0 ? value : 0);
@@ -125,6 +140,9 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   private readonly instance = randomBytes(6).toString('hex');
   private tickets = 0;
   private spentSource: () => SpentDay[] = () => [];
+  /** Finished calls of keys without limits, not yet sent to Redis (per key and day). */
+  private unlimited = new Map<string, UnlimitedSpend>();
+  private unlimitedTimer: NodeJS.Timeout | undefined;
   private seeding: Promise<void> | undefined;
 
   constructor(options: RedisLimiterOptions) {
@@ -202,6 +220,11 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     const period = this.period();
     this.addPending({ keyId: ticket.keyId, day: period.day, costUsd: cost, tokens, requests: 1 });
     this.holding.delete(ticket);
+    // No limits then nor now, nothing held: nothing to let go, only spend to add, which can wait for the batch.
+    if (ticket.limits === undefined && !ticket.holding && !this.limits.has(ticket.keyId)) {
+      this.addUnlimited(ticket.keyId, period, cost, tokens);
+      return;
+    }
     this.run(SCRIPTS.settle, this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
       this.clockArg(),
       ticket.id,
@@ -225,8 +248,11 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   setLimits(keyId: string, limits: KeyLimits | null, name?: string): void {
     if (name !== undefined) this.names.set(keyId, name);
     const active = limits && (limits.rpm !== null || limits.tpm !== null || limits.dailyUsd !== null || limits.monthlyUsd !== null);
-    if (active) this.limits.set(keyId, { ...limits });
-    else this.limits.delete(keyId);
+    if (active) {
+      // Its admissions read the counters from now on: what its calls spent without limits goes first.
+      if (!this.limits.has(keyId) && this.unlimited.size > 0) this.sendUnlimited();
+      this.limits.set(keyId, { ...limits });
+    } else this.limits.delete(keyId);
   }
 
   takePending(): SpendDelta[] {
@@ -289,6 +315,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
 
   close(): void {
     clearInterval(this.renewTimer);
+    this.sendUnlimited();
   }
 
   // ---- internals ----
@@ -383,6 +410,37 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     this.run(SCRIPTS.renew, tickets.map((ticket) => this.key(ticket.keyId, 'heldexp')), [this.clockArg(), String(this.reservationTtlMs), ...tickets.map((ticket) => ticket.id)]).catch(
       (error: unknown) => this.health.failed(error),
     );
+  }
+
+  private addUnlimited(keyId: string, period: Period, usd: number, tokens: number): void {
+    const id = `${keyId}\n${period.day}`;
+    const sum = this.unlimited.get(id);
+    if (sum === undefined) this.unlimited.set(id, { keyId, day: period.day, month: period.month, usd, tokens, requests: 1 });
+    else {
+      sum.usd += usd;
+      sum.tokens += tokens;
+      sum.requests += 1;
+    }
+    if (this.unlimitedTimer) return;
+    this.unlimitedTimer = setTimeout(() => this.sendUnlimited(), UNLIMITED_BATCH_MS);
+    this.unlimitedTimer.unref();
+  }
+
+  /** One script for every key without limits that finished calls since the last batch. */
+  private sendUnlimited(): void {
+    if (this.unlimitedTimer) clearTimeout(this.unlimitedTimer);
+    this.unlimitedTimer = undefined;
+    if (this.unlimited.size === 0) return;
+    const batch = [...this.unlimited.values()];
+    this.unlimited = new Map();
+    const keys = [this.seededKey()];
+    const args: string[] = [];
+    for (const spend of batch) {
+      keys.push(this.key(spend.keyId, `day:${spend.day}`), this.key(spend.keyId, `month:${spend.month}`));
+      args.push(String(spend.usd), String(Math.round(spend.tokens)), String(spend.requests));
+    }
+    // The durable copy has it already (pending); a Redis that is away is seeded from the store when it is back.
+    this.runRaw(SCRIPTS.settleMany, keys, args).catch((error: unknown) => this.health.failed(error));
   }
 
   private addPending(delta: SpendDelta): void {
