@@ -1,5 +1,6 @@
 // Admin endpoints for which models a key may call: GET and PUT /keys/:id/allowed-models
-// ({"allowedModels": ["gpt-4o-mini", "claude-*", "route:fast"]} or null for every model). A change
+// ({"allowedModels": ["gpt-4o-mini", "claude-*", "route:fast"]} or null for every model), and every key's
+// list at once for the Keys page (GET /allowed-models). A change
 // applies to this server at once; other instances and servers on the same data dir within a second.
 import { z } from 'zod';
 import { invalidRequest } from '../core/errors.js';
@@ -17,6 +18,11 @@ function parseAllowedModels(input: unknown): string[] | null {
 }
 
 export const modelAccessRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/allowed-models',
+    handle: ({ services }) => ({ status: 200, body: { items: services.modelAccess.all() } }),
+  },
   {
     method: 'GET',
     path: '/keys/:id/allowed-models',

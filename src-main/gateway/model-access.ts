@@ -29,6 +29,11 @@ export class ModelAccess {
     return this.store.get(keyId);
   }
 
+  /** Every key that has a list, as this server applies them now. */
+  all(): Array<{ keyId: string; allowedModels: string[] }> {
+    return [...this.lists].map(([keyId, list]) => ({ keyId, allowedModels: list.entries }));
+  }
+
   /** Sets (null: removes) a key's list and applies it to this server at once. */
   set(keyId: string, models: string[] | null): string[] | null {
     this.store.set(keyId, models);

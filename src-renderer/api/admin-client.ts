@@ -15,6 +15,7 @@ import type {
   LogPage,
   LogQuery,
   McpServer,
+  KeyAllowedModels,
   McpServerAccess,
   McpServerPatch,
   McpTool,
@@ -178,6 +179,16 @@ export class AdminClient {
 
   setGatewayKeyMcpServers(id: string, mcpServers: McpServerAccess): Promise<GatewayKey> {
     return this.request('PATCH', `/gateway-keys/${encodeURIComponent(id)}`, { mcpServers });
+  }
+
+  /** The keys that may call only some models, with their lists (a key not listed may call every model). */
+  listAllowedModels(): Promise<{ items: KeyAllowedModels[] }> {
+    return this.request('GET', '/allowed-models');
+  }
+
+  /** Sets which models a virtual or gateway key may call; null: every model. */
+  setAllowedModels(keyId: string, allowedModels: string[] | null): Promise<KeyAllowedModels> {
+    return this.request('PUT', `/keys/${encodeURIComponent(keyId)}/allowed-models`, { allowedModels });
   }
 
   listMcpServers(signal?: AbortSignal): Promise<{ servers: McpServer[] }> {

@@ -231,3 +231,9 @@ export interface McpToolCall {
 
 /** A key's MCP servers: null = every server. */
 export type McpServerAccess = string[] | null;
+
+/** Which models a key may call (GET/PUT /admin/api/keys/:id/allowed-models): names, globs or route:NAME; null for every model. */
+export interface KeyAllowedModels {
+  keyId: string;
+  allowedModels: string[] | null;
+}

@@ -16,6 +16,7 @@ import { ConfirmRevokeDialog, KeyModelsDialog, NewGatewayKeyDialog, NewVirtualKe
 import { KeyUsage } from './keys/KeyUsage';
 import { KeySpend } from './keys/KeySpend';
 import { KeyLimitsSummary } from './keys/KeyLimits';
+import { KeyModelAccess } from './keys/KeyModelAccess';
 import { KeyMcpServers } from './keys/KeyMcpServers';
 
 type OpenDialog =
@@ -146,6 +147,7 @@ function VirtualKeyRow({ virtualKey, providerName, onOpen }: { virtualKey: Virtu
         </div>
         <KeyRoutingToggle virtualKey={virtualKey} />
         <KeyLimitsSummary keyId={virtualKey.id} keyName={virtualKey.name} />
+        <KeyModelAccess keyRef={{ id: virtualKey.id, name: virtualKey.name }} />
         <KeyMcpServers keyRef={{ kind: 'virtual', id: virtualKey.id, name: virtualKey.name, mcpServers: virtualKey.mcpServers }} />
       </div>
       <div className="key-dates small muted">
@@ -182,6 +184,7 @@ function GatewayKeyRow({ gatewayKey, onOpen }: { gatewayKey: GatewayKey; onOpen(
           <code className="key-prefix">{gatewayKey.keyPrefix}…</code>
         </div>
         <KeyLimitsSummary keyId={gatewayKey.id} keyName={gatewayKey.name} />
+        <KeyModelAccess keyRef={{ id: gatewayKey.id, name: gatewayKey.name }} />
         <KeyMcpServers keyRef={{ kind: 'gateway', id: gatewayKey.id, name: gatewayKey.name, mcpServers: gatewayKey.mcpServers }} />
       </div>
       <div className="key-dates small muted">

@@ -21,6 +21,8 @@ interface KeysState {
   status: LoadStatus;
   loadError: string | null;
   revealed: RevealedKey | null;
+  /** Keys that may call only some models, by key id; a key not here may call every model. */
+  allowedModels: Record<string, string[]>;
   load(): Promise<void>;
   /** Providers alone, for the Playground's provider picker. */
   loadProviders(): Promise<void>;
@@ -34,6 +36,8 @@ interface KeysState {
   renameGatewayKey(id: string, name: string): Promise<void>;
   /** Which MCP servers a key may use: a set of names, or null for all. */
   setKeyMcpServers(kind: 'virtual' | 'gateway', id: string, mcpServers: McpServerAccess): Promise<void>;
+  /** Which models a key may call: names, globs or route:NAME, or null for every model. */
+  setAllowedModels(id: string, allowedModels: string[] | null): Promise<void>;
   revokeVirtualKey(id: string): Promise<void>;
   revokeGatewayKey(id: string): Promise<void>;
   dismissRevealed(): void;
@@ -46,17 +50,20 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   status: 'idle',
   loadError: null,
   revealed: null,
+  allowedModels: {},
 
   async load() {
     const client = requireAdminClient();
     set({ status: get().status === 'ready' ? 'ready' : 'loading', loadError: null });
     try {
-      const [providers, virtualKeys, gatewayKeys] = await Promise.all([
+      const [providers, virtualKeys, gatewayKeys, allowed] = await Promise.all([
         client.providers(),
         client.listVirtualKeys(),
         client.listGatewayKeys(),
+        client.listAllowedModels(),
       ]);
-      set({ providers: providers.items, virtualKeys: virtualKeys.items, gatewayKeys: gatewayKeys.items, status: 'ready' });
+      const allowedModels = Object.fromEntries(allowed.items.flatMap((item) => (item.allowedModels ? [[item.keyId, item.allowedModels]] : [])));
+      set({ providers: providers.items, virtualKeys: virtualKeys.items, gatewayKeys: gatewayKeys.items, allowedModels, status: 'ready' });
     } catch (error) {
       set({ status: 'error', loadError: describeError(error) });
     }
@@ -99,6 +106,13 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   async setVirtualKeyRouting(id, allowRouting) {
     const updated = await requireAdminClient().setVirtualKeyRouting(id, allowRouting);
     set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, allowRouting: updated.allowRouting } : key)) });
+  },
+  async setAllowedModels(id, allowedModels) {
+    const saved = await requireAdminClient().setAllowedModels(id, allowedModels);
+    const next = { ...get().allowedModels };
+    if (saved.allowedModels) next[id] = saved.allowedModels;
+    else delete next[id];
+    set({ allowedModels: next });
   },
   async setKeyMcpServers(kind, id, mcpServers) {
     const client = requireAdminClient();
