@@ -424,7 +424,12 @@ async function main(): Promise<void> {
     say(`Team mode: Gatehouse on PostgreSQL + Redis vs on SQLite, keys with and without limits, ${teamPlan.rounds} round(s)…`);
     let teamInstances = 0;
     const team = await measureTeam({
-      startGatehouse: (name, extraArgs) => startGatehouse(bundles.gatehouseCli, join(workDir, `team-${++teamInstances}`), [], name, extraArgs),
+      // With --profile each team instance writes its own profile too, in a folder per instance.
+      startGatehouse: (name, extraArgs) => {
+        const instance = ++teamInstances;
+        const profiling = args.has('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, `team-${instance}`)}`] : [];
+        return startGatehouse(bundles.gatehouseCli, join(workDir, `team-${instance}`), profiling, name, extraArgs);
+      },
       createKey: createStoredKey,
       headers: (key) => ({ ...gatehouseHeaders(upstream.port), 'x-gateway-api-key': key }),
       check: checkAnswers,
