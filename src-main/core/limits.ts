@@ -120,6 +120,11 @@ export interface KeyLimitsRepository {
   set(keyId: string, limits: KeyLimits): void;
   clear(keyId: string): void;
   snapshot(): LimitsSnapshot;
+  /**
+   * The same, read without holding the caller's thread: a store across a network (PostgreSQL) offers it so
+   * the limiter's periodic reload never stalls the requests in flight; SQLite's snapshot is at once.
+   */
+  snapshotLater?(): Promise<LimitsSnapshot>;
   /** The snapshot's version now, cheaply. */
   version(): string;
   /** Whether anyone (another process included) may have written since this was last asked; a cheap poll. */

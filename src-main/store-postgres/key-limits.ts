@@ -4,7 +4,7 @@
 // through NOTIFY 'limits' / 'keys' (mayHaveChanged).
 import { GatewayError } from '../core/errors.js';
 import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type LimitedKey, type LimitsSnapshot, type SpendDelta, type SpentDay } from '../core/limits.js';
-import type { PgBridge, Statement } from './pg-bridge.js';
+import type { PgBridge, Results, Statement } from './pg-bridge.js';
 
 const ACTIVE_KEYS = `SELECT id, name, 'virtual' AS kind, created_at FROM virtual_keys WHERE revoked_at IS NULL
   UNION ALL SELECT id, name, 'gateway' AS kind, created_at FROM gateway_keys WHERE revoked_at IS NULL ORDER BY created_at DESC, id`;
@@ -37,6 +37,17 @@ function merged(deltas: readonly SpendDelta[]): SpendDelta[] {
 
 function spendStatement(deltas: readonly SpendDelta[]): Statement {
   return { sql: ADD_SPEND, params: [deltas.map((d) => d.keyId), deltas.map((d) => d.day), deltas.map((d) => d.costUsd), deltas.map((d) => d.tokens), deltas.map((d) => d.requests)] };
+}
+
+/** The version, the limits and the active keys, read in one transaction so they agree. */
+const SNAPSHOT: Statement[] = [{ sql: VERSION }, { sql: 'SELECT * FROM key_limits' }, { sql: ACTIVE_KEYS }];
+
+function snapshotOf([version, limits, keys]: Results): LimitsSnapshot {
+  return {
+    version: String(version[0].version),
+    limits: new Map((limits as unknown as LimitsRow[]).map((row) => [row.key_id, fromRow(row)])),
+    keys: keys.map(toKey),
+  };
 }
 
 export class PgKeyLimitsStore implements KeyLimitsRepository {
@@ -92,12 +103,11 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
   }
 
   snapshot(): LimitsSnapshot {
-    const [version, limits, keys] = this.bridge.runSync([{ sql: VERSION }, { sql: 'SELECT * FROM key_limits' }, { sql: ACTIVE_KEYS }], { transaction: true });
-    return {
-      version: String(version[0].version),
-      limits: new Map((limits as unknown as LimitsRow[]).map((row) => [row.key_id, fromRow(row)])),
-      keys: keys.map(toKey),
-    };
+    return snapshotOf(this.bridge.runSync(SNAPSHOT, { transaction: true }));
+  }
+
+  snapshotLater(): Promise<LimitsSnapshot> {
+    return this.bridge.run(SNAPSHOT, { transaction: true }).then(snapshotOf);
   }
 
   version(): string {

@@ -3,7 +3,7 @@
 // spend restored at start and written back in one batch about twice a second, never per request; the
 // minute windows refilled from the last minute's calls, so a restart does not hand a key a fresh minute.
 // It knows the store only as a KeyLimitsRepository.
-import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type KeyLimitsView, type LimitedKey } from '../../core/limits.js';
+import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type KeyLimitsView, type LimitedKey, type LimitsSnapshot } from '../../core/limits.js';
 import { InMemoryKeyLimiter } from './limiter.js';
 import type { KeyLimitCounters } from './limit-counters.js';
 
@@ -31,6 +31,9 @@ export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
   private loadedVersion = '';
   private closed = false;
   private skippedFlushes = 0;
+  private reading = false;
+  private readAgain = false;
+  private readFailed = false;
 
   constructor(
     readonly store: KeyLimitsRepository,
@@ -117,14 +120,48 @@ export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
     try {
       const waits = this.skippedFlushes >= MAX_SKIPPED_FLUSHES;
       this.skippedFlushes = this.write(waits) ? 0 : this.skippedFlushes + 1;
-      if (this.store.mayHaveChanged() && this.store.version() !== this.loadedVersion) this.reloadLimits();
+      // mayHaveChanged() first: it also resets the store's flag.
+      if (!this.store.mayHaveChanged() && !this.readFailed) return;
+      if (this.store.snapshotLater) this.reloadLater();
+      else if (this.store.version() !== this.loadedVersion) this.reloadLimits();
     } catch {
       // Busy or closing: the next tick tries again rather than stop a running server.
     }
   }
 
+  /**
+   * A store across the network is read off this thread: the calls in flight go on meanwhile. One read at a
+   * time; a change heard during it is read again after it.
+   */
+  private reloadLater(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    this.store.snapshotLater!()
+      .then((snapshot) => {
+        this.readFailed = false;
+        if (!this.closed && snapshot.version !== this.loadedVersion) this.apply(snapshot);
+      })
+      .catch(() => {
+        // Unreachable for now: the next tick reads again, so the change is not lost.
+        this.readFailed = true;
+      })
+      .finally(() => {
+        this.reading = false;
+        if (this.readAgain && !this.closed) {
+          this.readAgain = false;
+          this.reloadLater();
+        }
+      });
+  }
+
   private reloadLimits(): void {
-    const { version, limits, keys } = this.store.snapshot();
+    this.apply(this.store.snapshot());
+  }
+
+  private apply({ version, limits, keys }: LimitsSnapshot): void {
     this.limiter.replaceLimits(limits, new Map(keys.map((key) => [key.id, key.name])));
     this.loadedVersion = version;
   }
