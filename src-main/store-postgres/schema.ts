@@ -26,16 +26,20 @@ const USAGE_FIGURES = [
   '(r.cost_usd IS NULL AND r.prompt_tokens IS NOT NULL)::int',
   'CASE WHEN r.cost_usd IS NULL THEN coalesce(r.prompt_tokens, 0) + coalesce(r.completion_tokens, 0) ELSE 0 END',
 ];
-const DIMENSIONS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
+type DimensionColumns = Readonly<Record<string, string>>;
+/** The breakdowns as version 1 created them (the requested model): its SQL must not change once shipped. */
+const DIMENSIONS_V1: DimensionColumns = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
+/** From version 6: 'model' is the model that served the call (SQLite's migration 18). */
+const DIMENSIONS: DimensionColumns = { ...DIMENSIONS_V1, model: 'served_model' };
 
 /** Deleted rows (the transition table `gone`) taken back out of both usage tables, for each breakdown. */
-function usageTakeBack(): string {
+function usageTakeBack(dimensions: DimensionColumns): string {
   const statements: string[] = [];
   for (const [table, column, period] of [
     ['usage_daily', 'day', 'r.day'],
     ['usage_monthly', 'month', "substr(r.day, 1, 8) || '01'"],
   ] as const) {
-    for (const [dim, name] of Object.entries(DIMENSIONS)) {
+    for (const [dim, name] of Object.entries(dimensions)) {
       const sums = USAGE_FIGURES.map((figure, index) => `sum(${figure}) AS f${index}`).join(', ');
       const set = USAGE_COLUMNS.map((c, index) => `${c} = u.${c} - g.f${index}`).join(', ');
       statements.push(
@@ -45,6 +49,13 @@ function usageTakeBack(): string {
     }
   }
   return statements.join('\n');
+}
+
+/** The model breakdown of a usage table summed again from request_log, by the served model. */
+function usageRebuild(table: string, column: string, period: string): string {
+  const sums = USAGE_FIGURES.map((figure) => `sum(${figure})`).join(', ');
+  return `INSERT INTO ${table} (${column}, dim, name, ${USAGE_COLUMNS.join(', ')})
+    SELECT ${period}, 'model', coalesce(r.served_model, ''), ${sums} FROM request_log AS r GROUP BY 1, 3;`;
 }
 
 const usageTable = (name: string, period: string) => `
@@ -137,7 +148,7 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       -- Deleted rows leave the totals, so the totals always equal the sums over request_log.
       CREATE FUNCTION request_log_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        ${usageTakeBack()}
+        ${usageTakeBack(DIMENSIONS_V1)}
         RETURN NULL;
       END $$;
       CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION request_log_usage_delete();
@@ -190,6 +201,30 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       ALTER TABLE request_log ADD COLUMN kind text, ADD COLUMN mcp_server text, ADD COLUMN mcp_tool text;
       CREATE INDEX request_log_mcp ON request_log (mcp_server, mcp_tool, id) WHERE mcp_server IS NOT NULL;
       CREATE INDEX request_log_kind ON request_log (kind, id) WHERE kind IS NOT NULL;
+    `,
+  },
+  {
+    version: 6,
+    description: 'the model that served each call, and the Usage model breakdown by it rather than by the name asked for',
+    sql: `
+      -- As SQLite's migration 18. served_model: the model the provider was sent (a route target's model, a
+      -- key's model map applied); model stays what the client asked for (a route name such as 'fast'). Older
+      -- rows: the model of their route target's label ("key name → model") when routed, else the model asked for.
+      ALTER TABLE request_log ADD COLUMN served_model text;
+      UPDATE request_log SET served_model = coalesce(
+        CASE WHEN position(' → ' in route_target) > 0 AND length(route_target) > position(' → ' in route_target) + 2
+          THEN substr(route_target, position(' → ' in route_target) + 3) END,
+        model);
+      -- The model breakdown summed again by the served model; deleted rows taken back out by it.
+      DELETE FROM usage_daily WHERE dim = 'model';
+      DELETE FROM usage_monthly WHERE dim = 'model';
+      ${usageRebuild('usage_daily', 'day', 'r.day')}
+      ${usageRebuild('usage_monthly', 'month', "substr(r.day, 1, 8) || '01'")}
+      CREATE OR REPLACE FUNCTION request_log_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        ${usageTakeBack(DIMENSIONS)}
+        RETURN NULL;
+      END $$;
     `,
   },
 ];

@@ -10,6 +10,8 @@ export interface Row {
   key_id: string | null;
   provider: string | null;
   model: string | null;
+  /** The model the provider was sent (migration 18). */
+  served_model?: string | null;
   path: string;
   status: number;
   latency_ms: number;
@@ -53,7 +55,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
-  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool',
+  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool', 'served_model',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -67,7 +69,7 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
   'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated', 'key_id',
-  'kind', 'mcp_server', 'mcp_tool']
+  'kind', 'mcp_server', 'mcp_tool', 'served_model']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -79,6 +81,7 @@ export function toEntry(row: Row): LogEntry {
     metadata: JSON.parse(row.metadata) as Record<string, string>,
     provider: row.provider,
     model: row.model,
+    servedModel: row.served_model ?? row.model,
     path: row.path,
     status: row.status,
     latencyMs: row.latency_ms,
