@@ -29,8 +29,8 @@ const USAGE_FIGURES = [
 type DimensionColumns = Readonly<Record<string, string>>;
 /** The breakdowns as version 1 created them (the requested model): its SQL must not change once shipped. */
 const DIMENSIONS_V1: DimensionColumns = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
-/** From version 6: 'model' is the model that served the call (SQLite's migration 18). */
-const DIMENSIONS: DimensionColumns = { ...DIMENSIONS_V1, model: 'served_model' };
+/** From version 6: 'model' is the model that served the call, and 'route' the route matched (SQLite's migration 18). */
+const DIMENSIONS: DimensionColumns = { ...DIMENSIONS_V1, model: 'served_model', route: 'route' };
 
 /** Deleted rows (the transition table `gone`) taken back out of both usage tables, for each breakdown. */
 function usageTakeBack(dimensions: DimensionColumns): string {
@@ -51,11 +51,11 @@ function usageTakeBack(dimensions: DimensionColumns): string {
   return statements.join('\n');
 }
 
-/** The model breakdown of a usage table summed again from request_log, by the served model. */
-function usageRebuild(table: string, column: string, period: string): string {
+/** One breakdown of a usage table summed again from request_log, by the log column given. */
+function usageRebuild(table: string, column: string, period: string, dim: string, name: string): string {
   const sums = USAGE_FIGURES.map((figure) => `sum(${figure})`).join(', ');
   return `INSERT INTO ${table} (${column}, dim, name, ${USAGE_COLUMNS.join(', ')})
-    SELECT ${period}, 'model', coalesce(r.served_model, ''), ${sums} FROM request_log AS r GROUP BY 1, 3;`;
+    SELECT ${period}, '${dim}', coalesce(r.${name}, ''), ${sums} FROM request_log AS r GROUP BY 1, 3;`;
 }
 
 const usageTable = (name: string, period: string) => `
@@ -205,7 +205,7 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
   },
   {
     version: 6,
-    description: 'the model that served each call, and the Usage model breakdown by it rather than by the name asked for',
+    description: 'the model that served each call, the Usage model breakdown by it rather than by the name asked for, and a route breakdown',
     sql: `
       -- As SQLite's migration 18. served_model: the model the provider was sent (a route target's model, a
       -- key's model map applied); model stays what the client asked for (a route name such as 'fast'). Older
@@ -215,11 +215,14 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
         CASE WHEN position(' → ' in route_target) > 0 AND length(route_target) > position(' → ' in route_target) + 2
           THEN substr(route_target, position(' → ' in route_target) + 3) END,
         model);
-      -- The model breakdown summed again by the served model; deleted rows taken back out by it.
-      DELETE FROM usage_daily WHERE dim = 'model';
-      DELETE FROM usage_monthly WHERE dim = 'model';
-      ${usageRebuild('usage_daily', 'day', 'r.day')}
-      ${usageRebuild('usage_monthly', 'month', "substr(r.day, 1, 8) || '01'")}
+      -- The model breakdown summed again by the served model, and the route breakdown summed for the first
+      -- time; deleted rows taken back out by both.
+      DELETE FROM usage_daily WHERE dim IN ('model', 'route');
+      DELETE FROM usage_monthly WHERE dim IN ('model', 'route');
+      ${usageRebuild('usage_daily', 'day', 'r.day', 'model', 'served_model')}
+      ${usageRebuild('usage_monthly', 'month', "substr(r.day, 1, 8) || '01'", 'model', 'served_model')}
+      ${usageRebuild('usage_daily', 'day', 'r.day', 'route', 'route')}
+      ${usageRebuild('usage_monthly', 'month', "substr(r.day, 1, 8) || '01'", 'route', 'route')}
       CREATE OR REPLACE FUNCTION request_log_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         ${usageTakeBack(DIMENSIONS)}

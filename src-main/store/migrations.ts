@@ -29,8 +29,11 @@ const LOCAL_DAY = (row: string) => `coalesce(${row}.day, date(${row}.created_at 
 /** The first day of the month of a row's local day, as the monthly table keys it. */
 const LOCAL_MONTH = (row: string) => `substr(${LOCAL_DAY(row)}, 1, 8) || '01'`;
 
-/** The log column each breakdown of the usage tables sums by. 'model' is the model that served the call (migration 18). */
-export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'served_model', provider: 'provider', client: 'client' } as const;
+/**
+ * The log column each breakdown of the usage tables sums by. From migration 18, 'model' is the model that
+ * served the call, and 'route' the route its model name matched.
+ */
+export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'served_model', provider: 'provider', client: 'client', route: 'route' } as const;
 type DimensionColumns = Readonly<Record<string, string>>;
 /** The breakdowns as migration 8 created them (the requested model): its SQL must not change once shipped. */
 const USAGE_DIMENSION_COLUMNS_V8: DimensionColumns = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
@@ -530,20 +533,21 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS_V8)}
   },
   {
     version: 18,
-    description: 'the model that served each call, and the Usage model breakdown by it rather than by the name asked for',
+    description: 'the model that served each call, the Usage model breakdown by it rather than by the name asked for, and a route breakdown',
     sql: `
       -- served_model: the model the provider was sent (a route target's model, a key's model map applied);
       -- model stays what the client asked for (a route name such as 'fast'). Older rows: the model of their
       -- route target's label when routed, else the model asked for (unrouted calls were sent that model).
       ALTER TABLE request_log ADD COLUMN served_model TEXT;
       UPDATE request_log SET served_model = coalesce(${ROUTE_TARGET_MODEL}, model);
-      -- The model breakdown summed again by the served model; the triggers take rows back out by it.
+      -- The model breakdown summed again by the served model, and the route breakdown ('route': the route's
+      -- name, '' for calls without one) summed for the first time; the triggers take rows back out by both.
       DROP TRIGGER request_log_usage_delete;
       DROP TRIGGER request_log_usage_reprice;
-      DELETE FROM usage_daily WHERE dim = 'model';
-      DELETE FROM usage_monthly WHERE dim = 'model';
-      ${usageUpsert('usage_daily', '0', { model: 'served_model' })};
-      ${usageUpsert('usage_monthly', '0', { model: 'served_model' })};
+      DELETE FROM usage_daily WHERE dim IN ('model', 'route');
+      DELETE FROM usage_monthly WHERE dim IN ('model', 'route');
+      ${usageUpsert('usage_daily', '0', { model: 'served_model', route: 'route' })};
+      ${usageUpsert('usage_monthly', '0', { model: 'served_model', route: 'route' })};
 ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
     `,
   },

@@ -5,6 +5,7 @@ import { expect, test } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
+import { screenshotWholePage } from './screenshots';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -36,7 +37,7 @@ test.afterAll(async () => {
   await fake?.close();
 });
 
-test('Usage lists calls through a route under the model that served them, priced as that model', async ({ page }) => {
+test('Usage lists calls through a route under the model that served them, priced as that model, and under the route in the Route breakdown', async ({ page }) => {
   const problems = collectProblems(page);
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Usage' }).click();
@@ -49,5 +50,13 @@ test('Usage lists calls through a route under the model that served them, priced
   await expect(table.locator('tbody tr')).toHaveCount(1);
   await expect(table.getByRole('row', { name: /^fast\b/ })).toHaveCount(0);
   await expect(page.getByTestId('usage-total-unknown')).toContainText('0 calls');
+
+  // The route's name is where a route is asked about: the Route breakdown.
+  await page.getByRole('radiogroup', { name: 'Break down by' }).getByRole('radio', { name: 'Route' }).click();
+  await expect(table.getByRole('row', { name: /^fast\b/ })).toContainText('$0.0000051');
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await screenshotWholePage(page, 'usage-by-route');
+  await page.setViewportSize({ width: 900, height: 800 });
+  await screenshotWholePage(page, 'usage-by-route-900');
   expect(problems).toEqual([]);
 });

@@ -38,13 +38,14 @@ describe.each(backends())('on $name', (backend) => {
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
     });
 
-  const byModel = async () => {
-    const response = await gateway.admin('/usage?range=day&by=model');
+  const breakdownBy = async (by: 'model' | 'route') => {
+    const response = await gateway.admin(`/usage?range=day&by=${by}`);
     expect(response.status).toBe(200);
-    return ((await response.json()) as { breakdown: Group[] }).breakdown;
+    return ((await response.json()) as { breakdown: (Group & { label: string })[] }).breakdown;
   };
+  const byModel = () => breakdownBy('model');
 
-  it('lists a routed call under the model that served it, priced as that model, and keeps the route in the log', async () => {
+  it('lists a routed call under the model that served it, priced as that model, and under its route in the route breakdown and the log', async () => {
     for (let index = 0; index < 2; index++) {
       const response = await chat('fast');
       expect(response.status).toBe(200);
@@ -60,6 +61,10 @@ describe.each(backends())('on $name', (backend) => {
     expect(breakdown[0]).toMatchObject({ requests: 2, unpricedRequests: 0 });
     expect(breakdown[0].costUsd).toBeCloseTo(2 * (5 * 0.15 + 3 * 0.6) / 1e6, 12);
 
+    // The route's name is where a route is asked about: its own breakdown.
+    const byRoute = await breakdownBy('route');
+    expect(byRoute.map(({ name, label, requests }) => ({ name, label, requests }))).toEqual([{ name: 'fast', label: 'fast', requests: 2 }]);
+
     const logs = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { model: string; servedModel: string; route: string }[] };
     expect(logs.items[0]).toMatchObject({ model: 'fast', servedModel: 'gpt-4o-mini', route: 'fast' });
   });
@@ -67,5 +72,6 @@ describe.each(backends())('on $name', (backend) => {
   it('takes a deleted call back out of the served model, not of the name asked for', async () => {
     await backend.sql(gateway, 'DELETE FROM request_log WHERE id = (SELECT max(id) FROM request_log)');
     expect((await byModel()).find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
+    expect((await breakdownBy('route')).find((group) => group.name === 'fast')?.requests).toBe(1);
   });
 });

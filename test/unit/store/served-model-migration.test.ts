@@ -1,6 +1,7 @@
 // The served model for calls logged before it was kept (SQLite migration 18, PostgreSQL version 6): a routed
 // row's is its route target's model, any other row's the model asked for; the Usage model breakdown is summed
-// again by it, so old calls to the route 'fast' stop showing as a model named 'fast'.
+// again by it, so old calls to the route 'fast' stop showing as a model named 'fast'; they show under the
+// route breakdown instead, summed from the log for the first time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,11 @@ const EXPECTED_MODELS = [
   { name: 'gpt-4o', requests: 1, costUsd: 0.004 },
   { name: 'gpt-4o-mini', requests: 2, costUsd: 0.003 },
 ];
+const EXPECTED_ROUTES = [
+  { name: '', requests: 1, costUsd: 0.004 },
+  { name: 'claudes', requests: 1, costUsd: 0.008 },
+  { name: 'fast', requests: 2, costUsd: 0.003 },
+];
 const breakdownOf = (report: { breakdown: { name: string; requests: number; costUsd: number }[] }) =>
   report.breakdown.map(({ name, requests, costUsd }) => ({ name, requests, costUsd: Math.round(costUsd * 1e6) / 1e6 })).sort((a, b) => (a.name < b.name ? -1 : 1));
 
@@ -56,6 +62,7 @@ describe('SQLite migration 18', () => {
       ]);
       const usage = new UsageStore(db, () => NOW);
       expect(breakdownOf(usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
+      expect(breakdownOf(usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
       // The delete trigger now takes a row back out by its served model.
       db.prepare("DELETE FROM request_log WHERE id = (SELECT min(id) FROM request_log WHERE route = 'fast')").run();
       expect(usage.report({ range: 'day', by: 'model' }).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
@@ -107,6 +114,7 @@ describe.runIf(wantPostgres)('PostgreSQL version 6', () => {
       try {
         const usage = new PgUsageStore(bridge, () => NOW);
         expect(breakdownOf(usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
+        expect(breakdownOf(usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
         await client.query("DELETE FROM request_log WHERE id = (SELECT min(id) FROM request_log WHERE route = 'fast')");
         expect(usage.report({ range: 'day', by: 'model' }).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
       } finally {
