@@ -67,6 +67,9 @@ describe.each(backends())('on $name', (backend) => {
 
     const logs = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { model: string; servedModel: string; route: string }[] };
     expect(logs.items[0]).toMatchObject({ model: 'fast', servedModel: 'gpt-4o-mini', route: 'fast' });
+    const exported = await fetch(`${gateway.baseUrl}/admin/api/logs/export?format=jsonl`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as { model: string; servedModel: string });
+    expect(lines.map(({ model, servedModel }) => ({ model, servedModel }))).toEqual([{ model: 'fast', servedModel: 'gpt-4o-mini' }, { model: 'fast', servedModel: 'gpt-4o-mini' }]);
   });
 
   it('takes a deleted call back out of the served model, not of the name asked for', async () => {
