@@ -32,6 +32,13 @@ const DIMENSIONS_V1: DimensionColumns = { key: 'key_id', model: 'model', provide
 /** From version 6: 'model' is the model that served the call, and 'route' the route matched (SQLite's migration 18). */
 const DIMENSIONS: DimensionColumns = { ...DIMENSIONS_V1, model: 'served_model', route: 'route' };
 
+/** A breakdown's name for a row `r`: served_model is NULL on rows from before version 6 (as SQLite's dimensionValue). */
+function dimensionValue(column: string): string {
+  if (column !== 'served_model') return `r.${column}`;
+  const arrow = "position(' → ' in r.route_target)";
+  return `coalesce(r.served_model, CASE WHEN ${arrow} > 0 AND length(r.route_target) > ${arrow} + 2 THEN substr(r.route_target, ${arrow} + 3) END, r.model)`;
+}
+
 /** Deleted rows (the transition table `gone`) taken back out of both usage tables, for each breakdown. */
 function usageTakeBack(dimensions: DimensionColumns): string {
   const statements: string[] = [];
@@ -43,7 +50,7 @@ function usageTakeBack(dimensions: DimensionColumns): string {
       const sums = USAGE_FIGURES.map((figure, index) => `sum(${figure}) AS f${index}`).join(', ');
       const set = USAGE_COLUMNS.map((c, index) => `${c} = u.${c} - g.f${index}`).join(', ');
       statements.push(
-        `UPDATE ${table} AS u SET ${set} FROM (SELECT ${period} AS period, coalesce(r.${name}, '') AS name, ${sums} FROM gone AS r GROUP BY 1, 2) AS g
+        `UPDATE ${table} AS u SET ${set} FROM (SELECT ${period} AS period, coalesce(${dimensionValue(name)}, '') AS name, ${sums} FROM gone AS r GROUP BY 1, 2) AS g
            WHERE u.dim = '${dim}' AND u.${column} = g.period AND u.name = g.name;`,
       );
     }
@@ -55,7 +62,7 @@ function usageTakeBack(dimensions: DimensionColumns): string {
 function usageRebuild(table: string, column: string, period: string, dim: string, name: string): string {
   const sums = USAGE_FIGURES.map((figure) => `sum(${figure})`).join(', ');
   return `INSERT INTO ${table} (${column}, dim, name, ${USAGE_COLUMNS.join(', ')})
-    SELECT ${period}, '${dim}', coalesce(r.${name}, ''), ${sums} FROM request_log AS r GROUP BY 1, 3;`;
+    SELECT ${period}, '${dim}', coalesce(${dimensionValue(name)}, ''), ${sums} FROM request_log AS r GROUP BY 1, 3;`;
 }
 
 const usageTable = (name: string, period: string) => `
@@ -208,13 +215,10 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
     description: 'the model that served each call, the Usage model breakdown by it rather than by the name asked for, and a route breakdown',
     sql: `
       -- As SQLite's migration 18. served_model: the model the provider was sent (a route target's model, a
-      -- key's model map applied); model stays what the client asked for (a route name such as 'fast'). Older
-      -- rows: the model of their route target's label ("key name → model") when routed, else the model asked for.
+      -- key's model map applied); model stays what the client asked for (a route name such as 'fast'). Left
+      -- NULL on older rows (an UPDATE would rewrite the whole log), read as the model of their route target's
+      -- label ("key name → model") when routed, else the model asked for (dimensionValue; toEntry).
       ALTER TABLE request_log ADD COLUMN served_model text;
-      UPDATE request_log SET served_model = coalesce(
-        CASE WHEN position(' → ' in route_target) > 0 AND length(route_target) > position(' → ' in route_target) + 2
-          THEN substr(route_target, position(' → ' in route_target) + 3) END,
-        model);
       -- The model breakdown summed again by the served model, and the route breakdown summed for the first
       -- time; deleted rows taken back out by both.
       DELETE FROM usage_daily WHERE dim IN ('model', 'route');

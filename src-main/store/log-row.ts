@@ -1,6 +1,7 @@
 // A request log row as SQLite stores it: its columns, the positional values a row is written with, and
 // the entry the admin API reads back from it.
 import type { LogEntry } from '../core/log-store.js';
+import { splitTargetLabel } from '../core/routes/changes.js';
 
 export interface Row {
   id: number;
@@ -73,6 +74,13 @@ export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provid
   .map((column) => `request_log.${column}`)
   .join(', ');
 
+/** The served model; for rows from before it was kept, the route target's model, else the model asked for (as migrations.ts dimensionValue). */
+function servedModelOf(row: Row): string | null {
+  if (row.served_model) return row.served_model;
+  const target = row.route_target ? splitTargetLabel(row.route_target).model : '';
+  return target || row.model;
+}
+
 export function toEntry(row: Row): LogEntry {
   return {
     id: String(row.id),
@@ -81,7 +89,7 @@ export function toEntry(row: Row): LogEntry {
     metadata: JSON.parse(row.metadata) as Record<string, string>,
     provider: row.provider,
     model: row.model,
-    servedModel: row.served_model ?? row.model,
+    servedModel: servedModelOf(row),
     path: row.path,
     status: row.status,
     latencyMs: row.latency_ms,

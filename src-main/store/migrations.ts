@@ -35,6 +35,18 @@ const LOCAL_MONTH = (row: string) => `substr(${LOCAL_DAY(row)}, 1, 8) || '01'`;
  */
 export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'served_model', provider: 'provider', client: 'client', route: 'route' } as const;
 type DimensionColumns = Readonly<Record<string, string>>;
+
+/**
+ * A breakdown's name for a row (\`row\` its alias), as SQL. served_model is NULL on rows logged before
+ * migration 18 (filling it in would rewrite every row of the log, a minute at a million rows): for them the
+ * model of their route target's label ("key name → model") when routed, else the model asked for.
+ */
+function dimensionValue(column: string, row: string): string {
+  if (column !== 'served_model') return `${row}.${column}`;
+  const target = `${row}.route_target`;
+  const arrow = `instr(${target}, ' → ')`;
+  return `coalesce(${row}.served_model, CASE WHEN ${arrow} > 0 AND length(${target}) > ${arrow} + 2 THEN substr(${target}, ${arrow} + 3) END, ${row}.model)`;
+}
 /** The breakdowns as migration 8 created them (the requested model): its SQL must not change once shipped. */
 const USAGE_DIMENSION_COLUMNS_V8: DimensionColumns = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
 
@@ -56,7 +68,7 @@ export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: stri
   const parts = Object.entries(dimensions).map(
     ([dim, column]) => `SELECT period, '${dim}', coalesce(${column}, ''), sum(f1), sum(f2), sum(f3), sum(f4), sum(f5), sum(f6), sum(f7), sum(f8), sum(f9), sum(f10) FROM batch GROUP BY 1, 3`,
   );
-  const columns = [...new Set(Object.values(dimensions))].map((column) => `r.${column}`).join(', ');
+  const columns = [...new Set(Object.values(dimensions))].map((column) => `${dimensionValue(column, 'r')} AS ${column}`).join(', ');
   // Materialized: the batch is read once, not once per breakdown.
   return `WITH batch AS MATERIALIZED (
       SELECT ${period} AS period, ${columns},
@@ -74,7 +86,7 @@ function updateUsageOfOldRow(set: string, dimensions: DimensionColumns): string 
     ['usage_monthly', 'month', LOCAL_MONTH('old')],
   ]) {
     for (const [dim, column] of Object.entries(dimensions)) {
-      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
+      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(${dimensionValue(column, 'old')}, '');`);
     }
   }
   return statements.join('\n');
@@ -113,9 +125,7 @@ ${usageDelete(dimensions)}
 ${usageReprice(dimensions)}
       END;`;
 
-/** The model part of a route target's label ("key name → model"), as SQL over a row \`r\`; NULL without one. */
-const ROUTE_TARGET_MODEL = `CASE WHEN instr(route_target, ' → ') > 0 AND length(route_target) > instr(route_target, ' → ') + 2
-  THEN substr(route_target, instr(route_target, ' → ') + 3) END`;
+
 
 export const migrations: readonly Migration[] = [
   {
@@ -536,10 +546,10 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS_V8)}
     description: 'the model that served each call, the Usage model breakdown by it rather than by the name asked for, and a route breakdown',
     sql: `
       -- served_model: the model the provider was sent (a route target's model, a key's model map applied);
-      -- model stays what the client asked for (a route name such as 'fast'). Older rows: the model of their
-      -- route target's label when routed, else the model asked for (unrouted calls were sent that model).
+      -- model stays what the client asked for (a route name such as 'fast'). Left NULL on older rows, which
+      -- are read as the model of their route target's label when routed, else the model asked for
+      -- (dimensionValue; log-row.ts toEntry).
       ALTER TABLE request_log ADD COLUMN served_model TEXT;
-      UPDATE request_log SET served_model = coalesce(${ROUTE_TARGET_MODEL}, model);
       -- The model breakdown summed again by the served model, and the route breakdown ('route': the route's
       -- name, '' for calls without one) summed for the first time; the triggers take rows back out by both.
       DROP TRIGGER request_log_usage_delete;

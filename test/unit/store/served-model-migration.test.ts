@@ -1,5 +1,5 @@
 // The served model for calls logged before it was kept (SQLite migration 18, PostgreSQL version 6): a routed
-// row's is its route target's model, any other row's the model asked for; the Usage model breakdown is summed
+// row's is its route target's model, any other row's the model asked for (read so, the rows left as they are); the Usage model breakdown is summed
 // again by it, so old calls to the route 'fast' stop showing as a model named 'fast'; they show under the
 // route breakdown instead, summed from the log for the first time.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/database.js';
 import { migrations } from '../../../src-main/store/migrations.js';
 import { UsageStore } from '../../../src-main/store/usage.js';
+import { toEntry, type Row } from '../../../src-main/store/log-row.js';
 import { MIGRATIONS, migrate } from '../../../src-main/store-postgres/schema.js';
 import { PgBridge } from '../../../src-main/store-postgres/pg-bridge.js';
 import { PgUsageStore } from '../../../src-main/store-postgres/usage.js';
@@ -29,6 +30,12 @@ const EXPECTED_MODELS = [
   { name: 'claude-sonnet-4', requests: 1, costUsd: 0.008 },
   { name: 'gpt-4o', requests: 1, costUsd: 0.004 },
   { name: 'gpt-4o-mini', requests: 2, costUsd: 0.003 },
+];
+const SERVED = [
+  ['fast', 'gpt-4o-mini'],
+  ['fast', 'gpt-4o-mini'],
+  ['gpt-4o', 'gpt-4o'],
+  ['claude-*', 'claude-sonnet-4'],
 ];
 const EXPECTED_ROUTES = [
   { name: '', requests: 1, costUsd: 0.004 },
@@ -53,13 +60,9 @@ describe('SQLite migration 18', () => {
       before.close();
 
       const db = openDatabase(dir);
-      const served = db.prepare('SELECT model, served_model FROM request_log ORDER BY id').all();
-      expect(served).toEqual([
-        { model: 'fast', served_model: 'gpt-4o-mini' },
-        { model: 'fast', served_model: 'gpt-4o-mini' },
-        { model: 'gpt-4o', served_model: 'gpt-4o' },
-        { model: 'claude-*', served_model: 'claude-sonnet-4' },
-      ]);
+      // Left NULL in the table (filling it in would rewrite the whole log), read back as the model served.
+      const served = (db.prepare('SELECT * FROM request_log ORDER BY id').all() as Row[]).map((row) => [row.model, toEntry(row).servedModel]);
+      expect(served).toEqual(SERVED);
       const usage = new UsageStore(db, () => NOW);
       expect(breakdownOf(usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
       expect(breakdownOf(usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
@@ -103,13 +106,8 @@ describe.runIf(wantPostgres)('PostgreSQL version 6', () => {
       await client.query(`INSERT INTO usage_daily VALUES ('${DAY}', 'model', 'fast', 2, 0, 20, 0, 0, 0, 0, 3000000, 0, 0)`);
 
       expect((await migrate(url)).applied).toContain(6);
-      const served = await client.query('SELECT model, served_model FROM request_log ORDER BY id');
-      expect(served.rows.map((row) => [row.model, row.served_model])).toEqual([
-        ['fast', 'gpt-4o-mini'],
-        ['fast', 'gpt-4o-mini'],
-        ['gpt-4o', 'gpt-4o'],
-        ['claude-*', 'claude-sonnet-4'],
-      ]);
+      const served = await client.query<Row>('SELECT *, created_at::float8 AS created_at FROM request_log ORDER BY id');
+      expect(served.rows.map((row) => [row.model, toEntry(row).servedModel])).toEqual(SERVED);
       const bridge = new PgBridge({ url });
       try {
         const usage = new PgUsageStore(bridge, () => NOW);

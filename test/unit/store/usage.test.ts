@@ -110,8 +110,7 @@ describe.each(backends())('usage totals on $name', (backend) => {
   // Rows without a cost exist only in data dirs of older desktop versions; `gatehouse migrate` moves them priced or not.
   it.runIf(backend.name === 'SQLite')('prices the rows logged before costs were, once, and moves them out of the unknown count', async () => {
     const db = stores.db!;
-    // Rows as an older Gatehouse wrote them: no cost, no local day; counted in the totals as unpriced. (Their
-    // served model is the one migration 18 fills in for unrouted rows: the model asked for.)
+    // Rows as an older Gatehouse wrote them: no cost, no local day; counted in the totals as unpriced.
     const firstOld = (db.prepare('SELECT max(id) AS id FROM request_log').get() as { id: number }).id + 1;
     const insert = db.prepare(
       "INSERT INTO request_log (created_at, trace_id, provider, model, path, status, latency_ms, prompt_tokens, completion_tokens) VALUES (?, 'old', ?, ?, '/v1/chat/completions', 200, 1, ?, ?)",
@@ -119,7 +118,6 @@ describe.each(backends())('usage totals on $name', (backend) => {
     insert.run(NOW.getTime() - 3_600_000, 'openai', 'gpt-4o', 1000, 100);
     insert.run(NOW.getTime() - 7_200_000, 'openai', 'gpt-4o-mini', 2000, 50);
     insert.run(NOW.getTime() - 7_200_000, 'ollama', 'llama3.2', 300, 30);
-    db.prepare('UPDATE request_log SET served_model = model WHERE id >= ?').run(firstOld);
     for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(firstOld);
     const usage = stores.usage(() => NOW);
     const before = usage.report({ range: 'day', by: 'model' });
