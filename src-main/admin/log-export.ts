@@ -37,6 +37,8 @@ const COLUMNS = [
   ['path', (row) => row.path],
   ['traceId', (row) => row.traceId],
   ['error', (row) => row.error],
+  // Last, so exports read by column position before it was added stay as they were.
+  ['servedModel', (row) => row.servedModel ?? row.model],
 ] as const satisfies ReadonlyArray<readonly [string, (row: ExportRow) => unknown]>;
 
 type ExportRow = ExportedLogEntry & { keyName: string | null };

@@ -39,7 +39,7 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
         // Keys are shown by name (never the key itself); a deleted key's id stays as it is.
         const breakdown = report.breakdown.map((group) => ({
           ...group,
-          label: by === 'key' ? (group.name ? (services.keys.keyName(group.name) ?? group.name) : 'No key') : group.name || '(none)',
+          label: by === 'key' ? (group.name ? (services.keys.keyName(group.name) ?? group.name) : 'No key') : by === 'route' ? group.name || 'No route' : group.name || '(none)',
         }));
         return { status: 200, body: { ...report, breakdown } };
       },

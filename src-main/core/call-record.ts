@@ -6,7 +6,14 @@ export interface CallFacts {
   traceId: string;
   metadata: Record<string, string>;
   provider: string | null;
+  /** The model the client asked for: a model, or a route's name ('fast'). */
   model: string | null;
+  /**
+   * The model the provider was sent: a route target's model, a key's model map applied. Left out: the model
+   * asked for (rows read back always have it; for rows from before it was kept, the route target's model or
+   * else the model asked for). What the Usage page's model breakdown counts by.
+   */
+  servedModel?: string | null;
   path: string;
   status: number;
   latencyMs: number;

@@ -3,7 +3,7 @@
 
 export const USAGE_RANGES = ['day', 'week', 'month'] as const;
 export type UsageRange = (typeof USAGE_RANGES)[number];
-export const USAGE_DIMENSIONS = ['key', 'model', 'provider', 'client'] as const;
+export const USAGE_DIMENSIONS = ['key', 'model', 'provider', 'client', 'route'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 export interface UsageFigures {
@@ -27,7 +27,10 @@ export interface UsagePeriod extends UsageFigures {
 }
 
 export interface UsageGroup extends UsageFigures {
-  /** The key id, model, provider slug or client name; '' for calls without one (no key, no model). */
+  /**
+   * The key id, model (the one that served the call), provider slug, client name or route name; '' for calls
+   * without one (no key, no model, no route).
+   */
   name: string;
 }
 

@@ -70,6 +70,7 @@ export function recordCall(call: FinishedCall, estimateUnreported: boolean): { e
     keyId: call.caller?.keyId ?? null,
     provider,
     model,
+    servedModel: target?.model ?? model,
     path: call.path,
     status,
     latencyMs: performance.now() - call.started,

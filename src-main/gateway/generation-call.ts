@@ -13,7 +13,7 @@ import { relayPassthrough } from './relay/passthrough.js';
 import { relayTranslated } from './relay/translated.js';
 import type { RelayOptions, RelayOutcome } from './relay/types.js';
 import { gatewayAnswers, isChatOnly, planCall, providerFormatOf, type CallPlan } from './plan-call.js';
-import { learnsChatOnly, retryAsChat } from './chat-only-fallback.js';
+import { learnChatOnly, learnsChatOnly, retryAsChat } from './chat-only-fallback.js';
 import type { Generation } from './request-body.js';
 import { reachDirect, type CallContext, type Served } from './call-context.js';
 
@@ -118,13 +118,16 @@ export async function serveGeneration(generation: Generation, context: CallConte
       // A Responses call passed through to a custom host that may have no Responses API: a 404 there is
       // answered by the same call translated to Chat, and the key remembers it.
       const first = await send(plan.call);
-      const retried = await retryAsChat(first, generation, direct.target, model, context.headers);
-      if (retried) {
-        target.providerFormat = retried.providerFormat;
-        target.dropped = retried.dropped;
-        return { target, route: null, attemptLog, outcome: await relayPlan(context, retried, null, send, direct.relay), failure: undefined };
+      const next = await retryAsChat(first, generation, direct.target, model, context.headers);
+      if ('retry' in next) {
+        target.providerFormat = next.retry.providerFormat;
+        target.dropped = next.retry.dropped;
+        const outcome = await relayPlan(context, next.retry, null, send, direct.relay);
+        // Only a server that then answers Chat is taken for chat-only (not one that refuses both).
+        if (outcome.status < 400) learnChatOnly(direct.target);
+        return { target, route: null, attemptLog, outcome, failure: undefined };
       }
-      return { target, route: null, attemptLog, outcome: await relayPlan(context, plan, first, send, direct.relay), failure: undefined };
+      return { target, route: null, attemptLog, outcome: await relayPlan(context, plan, next.relay, send, direct.relay), failure: undefined };
     }
     const outcome = await relayPlan(context, plan, null, send, direct.relay);
     return { target, route: null, attemptLog, outcome, failure: undefined };

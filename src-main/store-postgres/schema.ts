@@ -35,25 +35,43 @@ const USAGE_FIGURES = [
   '(r.cost_usd IS NULL AND r.prompt_tokens IS NOT NULL)::int',
   'CASE WHEN r.cost_usd IS NULL THEN coalesce(r.prompt_tokens, 0) + coalesce(r.completion_tokens, 0) ELSE 0 END',
 ];
-const DIMENSIONS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
+type DimensionColumns = Readonly<Record<string, string>>;
+/** The breakdowns as version 1 created them (the requested model): its SQL must not change once shipped. */
+const DIMENSIONS_V1: DimensionColumns = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
+/** From version 6: 'model' is the model that served the call, and 'route' the route matched (SQLite's migration 18). */
+const DIMENSIONS: DimensionColumns = { ...DIMENSIONS_V1, model: 'served_model', route: 'route' };
+
+/** A breakdown's name for a row `r`: served_model is NULL on rows from before version 6 (as SQLite's dimensionValue). */
+function dimensionValue(column: string): string {
+  if (column !== 'served_model') return `r.${column}`;
+  const arrow = "position(' → ' in r.route_target)";
+  return `coalesce(r.served_model, CASE WHEN ${arrow} > 0 AND length(r.route_target) > ${arrow} + 2 THEN substr(r.route_target, ${arrow} + 3) END, r.model)`;
+}
 
 /** Deleted rows (the transition table `gone`) taken back out of both usage tables, for each breakdown. */
-function usageTakeBack(): string {
+function usageTakeBack(dimensions: DimensionColumns): string {
   const statements: string[] = [];
   for (const [table, column, period] of [
     ['usage_daily', 'day', 'r.day'],
     ['usage_monthly', 'month', "substr(r.day, 1, 8) || '01'"],
   ] as const) {
-    for (const [dim, name] of Object.entries(DIMENSIONS)) {
+    for (const [dim, name] of Object.entries(dimensions)) {
       const sums = USAGE_FIGURES.map((figure, index) => `sum(${figure}) AS f${index}`).join(', ');
       const set = USAGE_COLUMNS.map((c, index) => `${c} = u.${c} - g.f${index}`).join(', ');
       statements.push(
-        `UPDATE ${table} AS u SET ${set} FROM (SELECT ${period} AS period, coalesce(r.${name}, '') AS name, ${sums} FROM gone AS r GROUP BY 1, 2) AS g
+        `UPDATE ${table} AS u SET ${set} FROM (SELECT ${period} AS period, coalesce(${dimensionValue(name)}, '') AS name, ${sums} FROM gone AS r GROUP BY 1, 2) AS g
            WHERE u.dim = '${dim}' AND u.${column} = g.period AND u.name = g.name;`,
       );
     }
   }
   return statements.join('\n');
+}
+
+/** One breakdown of a usage table summed again from request_log, by the log column given. */
+function usageRebuild(table: string, column: string, period: string, dim: string, name: string): string {
+  const sums = USAGE_FIGURES.map((figure) => `sum(${figure})`).join(', ');
+  return `INSERT INTO ${table} (${column}, dim, name, ${USAGE_COLUMNS.join(', ')})
+    SELECT ${period}, '${dim}', coalesce(${dimensionValue(name)}, ''), ${sums} FROM request_log AS r GROUP BY 1, 3;`;
 }
 
 const usageTable = (name: string, period: string) => `
@@ -146,7 +164,7 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       -- Deleted rows leave the totals, so the totals always equal the sums over request_log.
       CREATE FUNCTION request_log_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        ${usageTakeBack()}
+        ${usageTakeBack(DIMENSIONS_V1)}
         RETURN NULL;
       END $$;
       CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION request_log_usage_delete();
@@ -265,6 +283,30 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
         IF FOUND THEN
           RAISE EXCEPTION USING ERRCODE = '${NAME_TAKEN_STATE}', MESSAGE = json_build_object('id', twin.id, 'name', twin.name, 'kind', twin.kind)::text;
         END IF;
+      END $$;
+    `,
+  },
+  {
+    version: 6,
+    description: 'the model that served each call, the Usage model breakdown by it rather than by the name asked for, and a route breakdown',
+    sql: `
+      -- As SQLite's migration 18. served_model: the model the provider was sent (a route target's model, a
+      -- key's model map applied); model stays what the client asked for (a route name such as 'fast'). Left
+      -- NULL on older rows (an UPDATE would rewrite the whole log), read as the model of their route target's
+      -- label ("key name → model") when routed, else the model asked for (dimensionValue; toEntry).
+      ALTER TABLE request_log ADD COLUMN served_model text;
+      -- The model breakdown summed again by the served model, and the route breakdown summed for the first
+      -- time; deleted rows taken back out by both.
+      DELETE FROM usage_daily WHERE dim IN ('model', 'route');
+      DELETE FROM usage_monthly WHERE dim IN ('model', 'route');
+      ${usageRebuild('usage_daily', 'day', 'r.day', 'model', 'served_model')}
+      ${usageRebuild('usage_monthly', 'month', "substr(r.day, 1, 8) || '01'", 'model', 'served_model')}
+      ${usageRebuild('usage_daily', 'day', 'r.day', 'route', 'route')}
+      ${usageRebuild('usage_monthly', 'month', "substr(r.day, 1, 8) || '01'", 'route', 'route')}
+      CREATE OR REPLACE FUNCTION request_log_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        ${usageTakeBack(DIMENSIONS)}
+        RETURN NULL;
       END $$;
     `,
   },

@@ -105,5 +105,6 @@ export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBod
     input.mcp ? 'mcp' : null,
     input.mcp?.server ?? null,
     input.mcp?.tool ?? null,
+    input.servedModel !== undefined ? input.servedModel : input.model,
   ];
 }

@@ -1,6 +1,7 @@
 // A request log row as SQLite stores it: its columns, the positional values a row is written with, and
 // the entry the admin API reads back from it.
 import type { LogEntry } from '../core/log-store.js';
+import { splitTargetLabel } from '../core/routes/changes.js';
 
 export interface Row {
   id: number;
@@ -10,6 +11,8 @@ export interface Row {
   key_id: string | null;
   provider: string | null;
   model: string | null;
+  /** The model the provider was sent (migration 18). */
+  served_model?: string | null;
   path: string;
   status: number;
   latency_ms: number;
@@ -53,7 +56,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
-  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool',
+  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool', 'served_model',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -67,9 +70,16 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
   'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated', 'key_id',
-  'kind', 'mcp_server', 'mcp_tool']
+  'kind', 'mcp_server', 'mcp_tool', 'served_model']
   .map((column) => `request_log.${column}`)
   .join(', ');
+
+/** The served model; for rows from before it was kept, the route target's model, else the model asked for (as migrations.ts dimensionValue). */
+function servedModelOf(row: Row): string | null {
+  if (row.served_model) return row.served_model;
+  const target = row.route_target ? splitTargetLabel(row.route_target).model : '';
+  return target || row.model;
+}
 
 export function toEntry(row: Row): LogEntry {
   return {
@@ -79,6 +89,7 @@ export function toEntry(row: Row): LogEntry {
     metadata: JSON.parse(row.metadata) as Record<string, string>,
     provider: row.provider,
     model: row.model,
+    servedModel: servedModelOf(row),
     path: row.path,
     status: row.status,
     latencyMs: row.latency_ms,

@@ -29,7 +29,26 @@ const LOCAL_DAY = (row: string) => `coalesce(${row}.day, date(${row}.created_at 
 /** The first day of the month of a row's local day, as the monthly table keys it. */
 const LOCAL_MONTH = (row: string) => `substr(${LOCAL_DAY(row)}, 1, 8) || '01'`;
 
-export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' } as const;
+/**
+ * The log column each breakdown of the usage tables sums by. From migration 18, 'model' is the model that
+ * served the call, and 'route' the route its model name matched.
+ */
+export const USAGE_DIMENSION_COLUMNS = { key: 'key_id', model: 'served_model', provider: 'provider', client: 'client', route: 'route' } as const;
+type DimensionColumns = Readonly<Record<string, string>>;
+
+/**
+ * A breakdown's name for a row (\`row\` its alias), as SQL. served_model is NULL on rows logged before
+ * migration 18 (filling it in would rewrite every row of the log, a minute at a million rows): for them the
+ * model of their route target's label ("key name → model") when routed, else the model asked for.
+ */
+function dimensionValue(column: string, row: string): string {
+  if (column !== 'served_model') return `${row}.${column}`;
+  const target = `${row}.route_target`;
+  const arrow = `instr(${target}, ' → ')`;
+  return `coalesce(${row}.served_model, CASE WHEN ${arrow} > 0 AND length(${target}) > ${arrow} + 2 THEN substr(${target}, ${arrow} + 3) END, ${row}.model)`;
+}
+/** The breakdowns as migration 8 created them (the requested model): its SQL must not change once shipped. */
+const USAGE_DIMENSION_COLUMNS_V8: DimensionColumns = { key: 'key_id', model: 'model', provider: 'provider', client: 'client' };
 
 /** How a usage row adds to the one already there. */
 export const USAGE_ON_CONFLICT = `ON CONFLICT DO UPDATE SET
@@ -44,14 +63,15 @@ export const USAGE_ON_CONFLICT = `ON CONFLICT DO UPDATE SET
  * breakdowns in one grouped statement. Used by the migration and for rows written in bulk; the log writer
  * sums its batches in memory instead (request-log.ts usageOfBatch).
  */
-export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string): string {
+export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: string, dimensions: DimensionColumns = USAGE_DIMENSION_COLUMNS): string {
   const period = table === 'usage_daily' ? LOCAL_DAY('r') : LOCAL_MONTH('r');
-  const parts = Object.entries(USAGE_DIMENSION_COLUMNS).map(
+  const parts = Object.entries(dimensions).map(
     ([dim, column]) => `SELECT period, '${dim}', coalesce(${column}, ''), sum(f1), sum(f2), sum(f3), sum(f4), sum(f5), sum(f6), sum(f7), sum(f8), sum(f9), sum(f10) FROM batch GROUP BY 1, 3`,
   );
+  const columns = [...new Set(Object.values(dimensions))].map((column) => `${dimensionValue(column, 'r')} AS ${column}`).join(', ');
   // Materialized: the batch is read once, not once per breakdown.
   return `WITH batch AS MATERIALIZED (
-      SELECT ${period} AS period, r.key_id, r.model, r.provider, r.client,
+      SELECT ${period} AS period, ${columns},
         ${USAGE_FIGURES.map((figure, index) => `${figure} AS f${index + 1}`).join(', ')}
       FROM request_log AS r WHERE r.id >= ${fromId})
     INSERT INTO ${table} ${parts.join(' UNION ALL ')}
@@ -59,35 +79,34 @@ export function usageUpsert(table: 'usage_daily' | 'usage_monthly', fromId: stri
 }
 
 /** One UPDATE per usage table and breakdown of the row `old` (in a trigger): `set` says what changes. */
-function updateUsageOfOldRow(set: string): string {
+function updateUsageOfOldRow(set: string, dimensions: DimensionColumns): string {
   const statements: string[] = [];
   for (const [table, periodColumn, period] of [
     ['usage_daily', 'day', LOCAL_DAY('old')],
     ['usage_monthly', 'month', LOCAL_MONTH('old')],
   ]) {
-    for (const [dim, column] of Object.entries(USAGE_DIMENSION_COLUMNS)) {
-      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(old.${column}, '');`);
+    for (const [dim, column] of Object.entries(dimensions)) {
+      statements.push(`        UPDATE ${table} SET ${set} WHERE dim = '${dim}' AND ${periodColumn} = ${period} AND name = coalesce(${dimensionValue(column, 'old')}, '');`);
     }
   }
   return statements.join('\n');
 }
 
 /** Takes one deleted row (`old`) back out of both usage tables, for each breakdown. */
-function usageDelete(): string {
+function usageDelete(dimensions: DimensionColumns): string {
   const figures = USAGE_FIGURES.map((figure) => figure.replaceAll('r.', 'old.'));
   const columns = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
   const set = columns.map((column, index) => `${column} = ${column} - (${figures[index]})`).join(', ');
-  return updateUsageOfOldRow(set);
+  return updateUsageOfOldRow(set, dimensions);
 }
 
-const USAGE_BACKFILL = `      ${usageUpsert('usage_daily', '0')};\n      ${usageUpsert('usage_monthly', '0')};`;
-const USAGE_DELETE = usageDelete();
+const USAGE_BACKFILL = `      ${usageUpsert('usage_daily', '0', USAGE_DIMENSION_COLUMNS_V8)};\n      ${usageUpsert('usage_monthly', '0', USAGE_DIMENSION_COLUMNS_V8)};`;
 
 /**
  * A row priced after it was counted (rows from before migration 8, priced by usage-backfill.ts): its
  * cost moves into the totals, and it leaves the unpriced counts if it had usage.
  */
-function usageReprice(): string {
+function usageReprice(dimensions: DimensionColumns): string {
   const nanos = (row: string) => `coalesce(CAST(round(${row}.cost_usd * 1e9) AS INTEGER), 0)`;
   const unpriced = (row: string) => `(${row}.cost_usd IS NULL AND ${row}.prompt_tokens IS NOT NULL)`;
   const unpricedTokens = (row: string) => `CASE WHEN ${row}.cost_usd IS NULL THEN coalesce(${row}.prompt_tokens, 0) + coalesce(${row}.completion_tokens, 0) ELSE 0 END`;
@@ -95,9 +114,18 @@ function usageReprice(): string {
     `cost_nanos = cost_nanos - ${nanos('old')} + ${nanos('new')}, ` +
     `unpriced_requests = unpriced_requests - ${unpriced('old')} + ${unpriced('new')}, ` +
     `unpriced_tokens = unpriced_tokens - (${unpricedTokens('old')}) + (${unpricedTokens('new')})`;
-  return updateUsageOfOldRow(set);
+  return updateUsageOfOldRow(set, dimensions);
 }
-const USAGE_REPRICE = usageReprice();
+
+/** The triggers that keep the usage tables equal to the sums over request_log, for the breakdowns given. */
+const usageTriggers = (dimensions: DimensionColumns) => `      CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log BEGIN
+${usageDelete(dimensions)}
+      END;
+      CREATE TRIGGER request_log_usage_reprice AFTER UPDATE OF cost_usd ON request_log BEGIN
+${usageReprice(dimensions)}
+      END;`;
+
+
 
 export const migrations: readonly Migration[] = [
   {
@@ -345,12 +373,7 @@ export const migrations: readonly Migration[] = [
         PRIMARY KEY (dim, month, name)
       ) WITHOUT ROWID;
 ${USAGE_BACKFILL}
-      CREATE TRIGGER request_log_usage_delete AFTER DELETE ON request_log BEGIN
-${USAGE_DELETE}
-      END;
-      CREATE TRIGGER request_log_usage_reprice AFTER UPDATE OF cost_usd ON request_log BEGIN
-${USAGE_REPRICE}
-      END;
+${usageTriggers(USAGE_DIMENSION_COLUMNS_V8)}
       -- Rows from before this migration have no local day: the cost backfill finds them by that.
       CREATE INDEX request_log_undated ON request_log (id) WHERE day IS NULL;
     `,
@@ -516,6 +539,26 @@ ${USAGE_REPRICE}
       -- Moves on every change, so a running server (or another on the same data dir) reloads the lists.
       CREATE TABLE key_allowed_models_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
       INSERT INTO key_allowed_models_generation (id, generation) VALUES (1, 0);
+    `,
+  },
+  {
+    version: 18,
+    description: 'the model that served each call, the Usage model breakdown by it rather than by the name asked for, and a route breakdown',
+    sql: `
+      -- served_model: the model the provider was sent (a route target's model, a key's model map applied);
+      -- model stays what the client asked for (a route name such as 'fast'). Left NULL on older rows, which
+      -- are read as the model of their route target's label when routed, else the model asked for
+      -- (dimensionValue; log-row.ts toEntry).
+      ALTER TABLE request_log ADD COLUMN served_model TEXT;
+      -- The model breakdown summed again by the served model, and the route breakdown ('route': the route's
+      -- name, '' for calls without one) summed for the first time; the triggers take rows back out by both.
+      DROP TRIGGER request_log_usage_delete;
+      DROP TRIGGER request_log_usage_reprice;
+      DELETE FROM usage_daily WHERE dim IN ('model', 'route');
+      DELETE FROM usage_monthly WHERE dim IN ('model', 'route');
+      ${usageUpsert('usage_daily', '0', { model: 'served_model', route: 'route' })};
+      ${usageUpsert('usage_monthly', '0', { model: 'served_model', route: 'route' })};
+${usageTriggers(USAGE_DIMENSION_COLUMNS)}
     `,
   },
 ];

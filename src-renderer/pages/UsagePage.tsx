@@ -1,5 +1,5 @@
 // What the gateway's calls cost and used: totals, spend and tokens per day / week / month, and a breakdown
-// by key, model, provider or client tool. Calls whose model has no price are counted apart as
+// by key, model (the one that served the call, not a route's name), provider, client tool or route. Calls whose model has no price are counted apart as
 // "unknown", never as $0.
 import { useEffect } from 'react';
 import type { UsageDimension, UsageFigures, UsageGroupView, UsageRange } from '../api/types';
@@ -22,6 +22,7 @@ const DIMENSIONS: Array<{ value: UsageDimension; label: string }> = [
   { value: 'model', label: 'Model' },
   { value: 'provider', label: 'Provider' },
   { value: 'client', label: 'Client tool' },
+  { value: 'route', label: 'Route' },
 ];
 
 const SPAN: Record<UsageRange, string> = { day: 'Last 30 days', week: 'Last 12 weeks', month: 'Last 12 months' };

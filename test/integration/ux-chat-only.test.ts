@@ -92,3 +92,54 @@ describe('Responses through a chat-only key', () => {
     expect(((await (await gateway.admin(`/virtual-keys/${id}`)).json()) as { chatOnly: boolean }).chatOnly).toBe(false);
   });
 });
+
+describe('a 404 that means "no such model" is not a server without Responses', () => {
+  const answer404 = (body: string, contentType = 'application/json') => (_request: unknown, res: import('node:http').ServerResponse) => {
+    res.writeHead(404, { 'content-type': contentType });
+    res.end(body);
+  };
+  const responsesCall = (key: string) =>
+    fetch(`${gateway.baseUrl}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'gpt-5-typo', input: 'hi', store: false }),
+    });
+  const chatOnlyOf = async (id: string) => ((await (await gateway.admin(`/virtual-keys/${id}`)).json()) as { chatOnly: boolean }).chatOnly;
+
+  it.each([
+    ['OpenAI', JSON.stringify({ error: { message: 'The model `gpt-5-typo` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } })],
+    ['vLLM', JSON.stringify({ object: 'error', message: 'The model `gpt-5-typo` does not exist.', type: 'NotFoundError', param: null, code: 404 })],
+    ['Ollama', JSON.stringify({ error: { message: 'model "gpt-5-typo" not found, try pulling it first', type: 'api_error', param: null, code: null } })],
+  ])("%s's model-not-found 404 reaches the client as it is, nothing is retried, and the key stays as it was", async (_server, body) => {
+    const { id, key } = await createKey(`model-typo-${_server.toLowerCase()}`);
+    chatOnlyServer.enqueue(answer404(body));
+    const response = await responsesCall(key);
+    expect(response.status).toBe(404);
+    expect(JSON.stringify(await response.json())).toContain('gpt-5-typo');
+    expect(chatOnlyServer.requests.map((request) => request.url)).toEqual(['/v1/responses']);
+    expect(await chatOnlyOf(id)).toBe(false);
+  });
+
+  it.each([
+    ['llama.cpp', JSON.stringify({ error: { message: 'File Not Found', type: 'not_found_error', code: 404 } }), 'application/json'],
+    ['vLLM (FastAPI)', JSON.stringify({ detail: 'Not Found' }), 'application/json'],
+    ['Ollama (gin)', '404 page not found', 'text/plain'],
+  ])("%s's no-such-path 404 is retried as Chat and the key learns chatOnly", async (server, body, contentType) => {
+    const { id, key } = await createKey(`no-route-${server.replace(/\W+/g, '-').toLowerCase()}`);
+    chatOnlyServer.enqueue(answer404(body, contentType));
+    const { text } = await codexTurn(key);
+    expect(text).toBe('Hello from the fake');
+    expect(chatOnlyServer.requests.map((request) => request.url)).toEqual(['/v1/responses', '/v1/chat/completions']);
+    expect(await chatOnlyOf(id)).toBe(true);
+  });
+
+  it('a server that refuses the Chat retry too is not taken for chat-only', async () => {
+    const { id, key } = await createKey('refuses-both');
+    chatOnlyServer.enqueue(answer404('404 page not found', 'text/plain'), answer404('404 page not found', 'text/plain'));
+    const response = await responsesCall(key);
+    expect(response.status).toBe(404);
+    await response.text();
+    expect(chatOnlyServer.requests.map((request) => request.url)).toEqual(['/v1/responses', '/v1/chat/completions']);
+    expect(await chatOnlyOf(id)).toBe(false);
+  });
+});
