@@ -23,16 +23,20 @@ export function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
   return hostname !== null && isLoopbackHostname(hostname);
 }
 
+/** An Origin header's scheme and host, or null when it is not a URL. */
+function parseOrigin(origin: string): URL | null {
+  try {
+    return new URL(origin);
+  } catch {
+    return null;
+  }
+}
+
 /** A browser page of another origin must not use the admin API, even on loopback. */
 export function isAllowedOrigin(origin: string | undefined, hostHeader: string | undefined): boolean {
   if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  return url.protocol === 'http:' && url.host === hostHeader && isLoopbackHostHeader(url.host);
+  const url = parseOrigin(origin);
+  return url !== null && url.protocol === 'http:' && url.host === hostHeader && isLoopbackHostHeader(url.host);
 }
 
 /**
@@ -42,11 +46,6 @@ export function isAllowedOrigin(origin: string | undefined, hostHeader: string |
  */
 export function isSameOriginRemote(origin: string | undefined, hostHeader: string | undefined): boolean {
   if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'https:' || url.protocol === 'http:') && hostHeader !== undefined && url.host === hostHeader.toLowerCase();
+  const url = parseOrigin(origin);
+  return url !== null && (url.protocol === 'https:' || url.protocol === 'http:') && hostHeader !== undefined && url.host === hostHeader.toLowerCase();
 }
