@@ -39,7 +39,8 @@ const asPostgres = (command: string, args: string[]) =>
 
 let databases = 0;
 
-async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One connection to `url` for `work`, closed after it. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -57,7 +58,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       url: outside,
       newDatabase: async () => {
         const name = `gatehouse_test_${process.pid}_${++databases}`;
-        await withAdmin(outside, (client) => client.query(`CREATE DATABASE ${name}`));
+        await withClient(outside, (client) => client.query(`CREATE DATABASE ${name}`));
         const url = new URL(outside);
         url.pathname = `/${name}`;
         return url.toString();
@@ -83,7 +84,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const start = () => asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
   start();
   const superUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await withAdmin(superUrl, async (client) => {
+  await withClient(superUrl, async (client) => {
     await client.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}' NOSUPERUSER NOCREATEROLE CREATEDB`);
     await client.query(`CREATE DATABASE gatehouse OWNER ${ROLE}`);
   });
@@ -93,7 +94,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     url: urlOf('gatehouse'),
     newDatabase: async () => {
       const name = `gatehouse_${++databases}`;
-      await withAdmin(superUrl, (client) => client.query(`CREATE DATABASE ${name} OWNER ${ROLE}`));
+      await withClient(superUrl, (client) => client.query(`CREATE DATABASE ${name} OWNER ${ROLE}`));
       return urlOf(name);
     },
     stopServer: () => {

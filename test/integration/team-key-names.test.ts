@@ -12,7 +12,7 @@ import { MIGRATIONS, migrate } from '../../src-main/store-postgres/schema.js';
 import { openDatabase } from '../../src-main/store/database.js';
 import { runMigrateCommand } from '../../src-main/cli-migrate.js';
 import { startGateway, TEST_MASTER_KEY } from '../helpers/gateway.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
 
 let postgres: TestPostgres;
 
@@ -22,16 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await postgres?.close();
 }, 30_000);
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const names = (client: pg.Client, table: string) => client.query<{ id: string; name: string }>(`SELECT id, name FROM ${table} ORDER BY id`).then((result) => Object.fromEntries(result.rows.map((row) => [row.id, row.name])));
 
