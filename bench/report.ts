@@ -412,7 +412,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
     lines.push(`| added by Gatehouse | ${fixed(mcp.addedMedianMs, 2)} | |`);
     lines.push('');
   }
-  lines.push(...renderTeam(results.team));
+  lines.push(...renderTeam(results.team, { scale: results.scale, usage: results.usage }));
   lines.push('## Reproduce');
   lines.push('');
   lines.push(
