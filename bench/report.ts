@@ -416,7 +416,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   lines.push('## Reproduce');
   lines.push('');
   lines.push(
-    '`npm run bench` (about 12 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
+    '`npm run bench` (about 14 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
       '`--against <ref>` measures another commit as the reference build, `--against none` none).',
   );
   lines.push('');
