@@ -412,11 +412,11 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
     lines.push(`| added by Gatehouse | ${fixed(mcp.addedMedianMs, 2)} | |`);
     lines.push('');
   }
-  lines.push(...renderTeam(results.team));
+  lines.push(...renderTeam(results.team, { scale: results.scale, usage: results.usage }));
   lines.push('## Reproduce');
   lines.push('');
   lines.push(
-    '`npm run bench` (about 12 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
+    '`npm run bench` (about 14 minutes on a quiet machine; `npm run bench -- --quick` for a short run that leaves this page alone; ' +
       '`--against <ref>` measures another commit as the reference build, `--against none` none).',
   );
   lines.push('');

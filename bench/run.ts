@@ -434,6 +434,8 @@ async function main(): Promise<void> {
       headers: (key) => ({ ...gatehouseHeaders(upstream.port), 'x-gateway-api-key': key }),
       check: checkAnswers,
       plan: teamPlan,
+      // Quick runs: a smaller log (the page says how many rows).
+      log: { rows: quick ? 100_000 : 1_000_000, repeats: plan.queryRepeats, adminToken: ADMIN_TOKEN },
       say,
     });
 

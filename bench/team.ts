@@ -12,6 +12,7 @@ import { REDIS_SERVER, startRedis, type TestRedis } from '../test/helpers/redis.
 import { loadWithAutocannon, median, type LoadResult, type Target } from './load.js';
 import { onInterrupt } from './interrupt.js';
 import type { ServerProcess } from './processes.js';
+import { measureTeamLog, type TeamLogCost } from './team-log-cost.js';
 
 export type TeamBackend = 'SQLite' | 'PostgreSQL + Redis';
 export type TeamRowName = `${TeamBackend}, ${'no limits' | 'with limits'}`;
@@ -23,6 +24,8 @@ export interface TeamResults {
   rounds: number;
   /** Per row: the 32-connection runs (CPU per request of that Gatehouse process included) and the 1-connection runs. */
   rows: Partial<Record<TeamRowName, { throughput: LoadResult[]; single: LoadResult[] }>>;
+  /** The request log at scale on PostgreSQL, through the admin API (absent in runs from before it). */
+  log?: TeamLogCost;
 }
 
 export interface TeamSetup {
@@ -34,6 +37,8 @@ export interface TeamSetup {
   headers(key: string): Record<string, string>;
   check(target: Target): Promise<void>;
   plan: { rounds: number; loadSeconds: number; singleSeconds: number; warmSeconds: number };
+  /** The log at scale: how many rows, how many timed repeats of each query, and the admin token to ask with. */
+  log: { rows: number; repeats: number; adminToken: string };
   say(line: string): void;
 }
 
@@ -132,6 +137,29 @@ export async function measureTeam(setup: TeamSetup): Promise<TeamResults> {
       `  PostgreSQL + Redis vs SQLite at 32 connections: ${figures.ratioNoLimits.toFixed(2)}× without limits, ${figures.ratioWithLimits.toFixed(2)}× with limits (target ≥ 0.8×); ` +
         `the limit check adds ${figures.limitCheckMs.team.toFixed(3)} ms at 1 connection on PostgreSQL + Redis (${figures.limitCheckMs.sqlite.toFixed(3)} ms on SQLite)`,
     );
+
+    // The log at scale on the same PostgreSQL, in a database of its own; the two Gatehouses above are
+    // stopped first so they take no CPU from the fill or the timed queries.
+    for (const server of servers.splice(0).reverse()) await server.stop();
+    say(`  Request log on PostgreSQL: ${setup.log.rows.toLocaleString('en')} rows, filled by SQL on the server, then the admin API's pages and Usage views…`);
+    results.log = await measureTeamLog({
+      databaseUrl: await postgres.newDatabase(),
+      rows: setup.log.rows,
+      repeats: setup.log.repeats,
+      adminToken: setup.log.adminToken,
+      startGatehouse: async (databaseUrl) => {
+        const server = await setup.startGatehouse('Gatehouse on PostgreSQL, large log', ['--database-url', databaseUrl]);
+        servers.push(server);
+        return {
+          port: server.port,
+          stop: async () => {
+            servers.splice(servers.indexOf(server), 1);
+            await server.stop();
+          },
+        };
+      },
+      say,
+    });
     return results;
   } finally {
     await stopAll();
@@ -168,8 +196,42 @@ export function teamFigures(results: TeamResults | undefined): TeamFigures | und
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 
+/** The SQLite figures of the same run the PostgreSQL log rows are shown beside. */
+export interface SqliteLogFigures {
+  scale?: { rows: number; admin: { label: string; medianMs: number }[] };
+  usage?: { rows: number; queries: { label: string; medianMs: number }[] };
+}
+
+/** The log and Usage rows on PostgreSQL, each beside the same query's SQLite figure. */
+function renderTeamLog(log: TeamLogCost, sqlite: SqliteLogFigures): string[] {
+  const sqliteMs = (timings: { label: string; medianMs: number }[] | undefined, label: string) => {
+    const found = timings?.find((timing) => timing.label === label);
+    return found ? fixed(found.medianMs, 1) : '–';
+  };
+  const lines = [
+    '### Request log and Usage on PostgreSQL',
+    '',
+    `${log.rows.toLocaleString('en')} rows in a fresh database of the same PostgreSQL, migrated by Gatehouse, filled by SQL on the server (generate_series) in ${fixed(log.fillSeconds, 1)} s: ` +
+      "the SQLite log's mix of providers, models, statuses, errors, metadata and bodies (bench/log-cost.ts), with the Usage rows' 12 keys, client tools and prices over a year (bench/usage-cost.ts). " +
+      "The log's indexes (the schema's own definitions: (key, time), (time), per filter, the tsvector GIN) are built after the insert, as pg_restore does; the usage totals are summed from the rows by SQL; then VACUUM ANALYZE. " +
+      `${fixed(log.bytesPerRow, 0)} bytes per row on disk (table and indexes), ${log.totalsRows.toLocaleString('en')} daily total rows. ` +
+      'A Gatehouse on that database (no Redis: one instance) is then asked through its admin API over HTTP, one connection, as the SQLite rows are. ' +
+      `The SQLite column is the same query in this run (${sqlite.scale ? `${sqlite.scale.rows.toLocaleString('en')}-row log` : 'not measured'}; Usage views ${sqlite.usage ? `over ${sqlite.usage.rows.toLocaleString('en')} rows, through \`UsageStore\` without HTTP` : 'not measured'}).`,
+    '',
+    `Usage totals over the whole log (GET /admin/api/usage, a month view from the first day to the last) ${log.totalsEqualRows ? 'equal' : '**differ from**'} count(*) and the summed cost of the rows.`,
+    '',
+    '| query (50 rows a page) | PostgreSQL, admin API, median (ms) | first call (ms) | SQLite, admin API, median (ms) | rows |',
+    '|---|---|---|---|---|',
+  ];
+  for (const call of log.admin) lines.push(`| ${call.label} | ${fixed(call.medianMs, 1)} | ${fixed(call.coldMs, 1)} | ${sqliteMs(sqlite.scale?.admin, call.label)} | ${call.rows ?? '–'} |`);
+  lines.push('', '| Usage view | PostgreSQL, admin API, median (ms) | first call (ms) | SQLite, `UsageStore`, median (ms) |', '|---|---|---|---|');
+  for (const view of log.usage) lines.push(`| ${view.label} | ${fixed(view.medianMs, 1)} | ${fixed(view.coldMs, 1)} | ${sqliteMs(sqlite.usage?.queries, view.label)} |`);
+  lines.push('');
+  return lines;
+}
+
 /** The section of docs/performance.md. */
-export function renderTeam(results: TeamResults | undefined): string[] {
+export function renderTeam(results: TeamResults | undefined, sqlite: SqliteLogFigures = {}): string[] {
   if (!results) return [];
   const lines = ['## Team mode (PostgreSQL + Redis)', ''];
   if (results.skipped) {
@@ -203,6 +265,7 @@ export function renderTeam(results: TeamResults | undefined): string[] {
       `${fixed(figures.limitCheckMs.sqlite, 3)} ms on SQLite.`,
     '',
   );
+  if (results.log) lines.push(...renderTeamLog(results.log, sqlite));
   return lines;
 }
 
@@ -213,5 +276,21 @@ export function teamChecks(results: TeamResults | undefined): { label: string; v
   return [
     { label: 'team mode on PostgreSQL + Redis, throughput vs SQLite, key without limits (32 connections)', value: `${figures.ratioNoLimits.toFixed(2)}×`, target: '≥ 0.8×', met: figures.ratioNoLimits >= 0.8 },
     { label: 'team mode on PostgreSQL + Redis, throughput vs SQLite, key with limits (32 connections)', value: `${figures.ratioWithLimits.toFixed(2)}×`, target: '≥ 0.8×', met: figures.ratioWithLimits >= 0.8 },
+    ...teamLogChecks(results!.log),
+  ];
+}
+
+/** The SQLite log's targets, on PostgreSQL: newest page ≤ 20 ms, worst filtered page and slowest Usage view ≤ 50 ms. */
+function teamLogChecks(log: TeamLogCost | undefined): { label: string; value: string; target: string; met: boolean }[] {
+  if (!log) return [];
+  const rows = `${log.rows.toLocaleString('en')}-row log`;
+  const newest = log.admin.find((call) => call.label === 'newest 50')!;
+  const worst = log.admin.filter((call) => call !== newest).reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+  const slowest = log.usage.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+  return [
+    { label: `PostgreSQL: ${rows}: newest 50 (admin API)`, value: `${newest.medianMs.toFixed(1)} ms`, target: '≤ 20 ms', met: newest.medianMs <= 20 },
+    { label: `PostgreSQL: ${rows}: worst filtered page (${worst.label})`, value: `${worst.medianMs.toFixed(1)} ms`, target: '≤ 50 ms', met: worst.medianMs <= 50 },
+    { label: `PostgreSQL: ${rows}: slowest Usage view, admin API (${slowest.label})`, value: `${slowest.medianMs.toFixed(1)} ms`, target: '≤ 50 ms', met: slowest.medianMs <= 50 },
+    { label: `PostgreSQL: ${rows}: Usage totals equal the sums of the rows`, value: log.totalsEqualRows ? 'yes' : 'no', target: 'yes', met: log.totalsEqualRows },
   ];
 }

@@ -87,6 +87,22 @@ describe.each(backends())('searching the request log ($name)', (backend) => {
     expect(traceIds({ q: 'checkout', limit: 1, before: first.next! })).toEqual(['checkout-7f3a']);
   });
 
+  it('finds a filter and a search together also far below the newest thousands of rows the filter picks', () => {
+    // PostgreSQL searches the newest 5,000 rows a filter picks one by one, then the rest with the text index.
+    log.append(entry({ traceId: 'needle-old-1', provider: 'groq', status: 500 }));
+    log.append(entry({ traceId: 'needle-old-2', provider: 'groq', status: 500 }));
+    for (let i = 0; i < 6_000; i++) log.append(entry({ traceId: `hay-${i}`, provider: 'groq', status: 500 }));
+    log.append(entry({ traceId: 'needle-elsewhere', provider: 'openai', status: 500 }));
+    log.append(entry({ traceId: 'needle-new', provider: 'groq', status: 502 }));
+    log.flush();
+    const query = { provider: 'groq', status: 'error' as const, q: 'needle' };
+    expect(traceIds(query)).toEqual(['needle-new', 'needle-old-2', 'needle-old-1']);
+    const first = log.list({ ...query, limit: 2 });
+    expect(first.items.map((item) => item.traceId)).toEqual(['needle-new', 'needle-old-2']);
+    expect(traceIds({ ...query, limit: 2, before: first.next! })).toEqual(['needle-old-1']);
+    expect(traceIds({ provider: 'groq', status: 500, q: 'hay-59' }).slice(0, 3)).toEqual(['hay-5999', 'hay-5998', 'hay-5997']);
+  }, 60_000);
+
   it('keeps working when a row is deleted before it was indexed', async () => {
     await stores.sql("INSERT INTO request_log (created_at, trace_id, metadata, path, status, latency_ms, stream, attempts, day) VALUES (0, 'unindexed-1', '{}', '/v1/completions', 200, 1, 0, 1, '1970-01-01')");
     await stores.sql("DELETE FROM request_log WHERE trace_id = 'unindexed-1'");
