@@ -8,6 +8,11 @@
 // `K:held` the reservations (ticket → worst-case USD) and `K:heldexp` when each lapses, so that the
 // reservations of an instance that died are let go. Figures go back as strings: Redis turns a Lua number
 // into an integer.
+//
+// The operations are not sent one script each: an instance sends every operation it has at a turn of its
+// event loop as one batch (script-batch.ts), one EVALSHA of BATCH, which runs them in order, each as if it
+// were a script of its own (its KEYS and ARGV), and answers with the list of their answers. Under load one
+// round trip decides the admissions, reservations and settlements of many calls at once.
 
 /** Shared head: the clock and the minute window (seconds s-59..s count; a second leaves as s+60 begins). */
 const COMMON = `
@@ -63,7 +68,7 @@ end
  * A budget is checked as spent (what calls in flight hold is checked when they reserve); one request is
  * counted in the minute window only when admitted.
  */
-export const ADMIT = `${COMMON}
+const ADMIT = `
 if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -95,7 +100,7 @@ return { 'ok', tostring(now) }
  * heldexp, seeded. ARGV: now, ticket, amount, dailyUsd, monthlyUsd, ttlMs.
  * → {'ok', now} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, heldUsd, heldCalls, now}.
  */
-export const RESERVE = `${COMMON}
+const RESERVE = `
 if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local ticket, amount = ARGV[2], tonumber(ARGV[3])
@@ -125,7 +130,7 @@ return { 'ok', tostring(now) }
  * A finished call: its reservation goes, its real cost and tokens are counted. KEYS: tok, day, month, held,
  * heldexp. ARGV: now, ticket, tokens, costUsd, countTokens (1/0).
  */
-export const SETTLE = `${COMMON}
+const SETTLE = `
 local now = clock(ARGV[1])
 local tokens, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
 redis.call('HDEL', KEYS[4], ARGV[2])
@@ -151,7 +156,7 @@ return 'ok'
  * keys; ARGV: per entry usd, tokens, requests. An unseeded Redis (flushed, restarted) takes nothing: the
  * seed brings the spend from the store and the instance's pending amounts instead.
  */
-export const SETTLE_MANY = `
+const SETTLE_MANY = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local arg = 1
 for i = 2, #KEYS, 2 do
@@ -170,7 +175,7 @@ return 1
 `;
 
 /** One more provider call of an admitted request (a retry, a fallback). KEYS: req. ARGV: now. */
-export const COUNT_CALL = `${COMMON}
+const COUNT_CALL = `
 local now = clock(ARGV[1])
 redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), 1)
 redis.call('PEXPIRE', KEYS[1], 120000)
@@ -178,7 +183,7 @@ return 'ok'
 `;
 
 /** Keeps the reservations of calls still running. KEYS: heldexp of each; ARGV: now, ttlMs, then the tickets. */
-export const RENEW = `${COMMON}
+const RENEW = `
 local now = clock(ARGV[1])
 local ttl = tonumber(ARGV[2])
 for i = 1, #KEYS do redis.call('ZADD', KEYS[i], 'XX', now + ttl, ARGV[i + 2]) end
@@ -189,7 +194,7 @@ return 'ok'
  * How close a key is to its limits. KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm.
  * → {now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls} | {'unseeded'}.
  */
-export const READ = `${COMMON}
+const READ = `
 if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -209,7 +214,7 @@ return { tostring(now), tostring(requests), tostring(rpmAt), tostring(tokens), t
  * KEYS: seeded, then day and month keys; ARGV: for each day key usd, tokens, requests; for each month key usd
  * (ARGV[1] = how many day keys come first). → 1 when this call seeded, 0 when it was done already.
  */
-export const SEED = `
+const SEED = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local days = tonumber(ARGV[1])
 local arg = 2
@@ -227,4 +232,33 @@ for i = days + 2, #KEYS do
 end
 redis.call('SET', KEYS[1], '1')
 return 1
+`;
+
+const OPERATIONS = { admit: ADMIT, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };
+export type LimitOperation = keyof typeof OPERATIONS;
+
+/**
+ * Every operation above, run in one call. KEYS: the operations' keys one after another. ARGV: how many
+ * operations, then per operation its name, its number of keys and of arguments, and its arguments.
+ * → one answer per operation; an operation that fails answers {'failed', message} and the others run on
+ * (what it wrote before failing stays, as in a script of its own).
+ */
+export const BATCH = `${COMMON}
+local operations = {}
+${Object.entries(OPERATIONS)
+  .map(([name, body]) => `operations.${name} = function(KEYS, ARGV)${body}end`)
+  .join('\n')}
+local answers = {}
+local key, arg = 0, 2
+for i = 1, tonumber(ARGV[1]) do
+  local name, keyCount, argCount = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+  local keys, args = {}, {}
+  for j = 1, keyCount do keys[j] = KEYS[key + j] end
+  for j = 1, argCount do args[j] = ARGV[arg + 2 + j] end
+  key, arg = key + keyCount, arg + 3 + argCount
+  local ok, answer = pcall(operations[name], keys, args)
+  if ok then answers[i] = answer
+  else answers[i] = { 'failed', type(answer) == 'table' and tostring(answer.err) or tostring(answer) } end
+end
+return answers
 `;

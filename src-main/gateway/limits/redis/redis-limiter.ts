@@ -1,6 +1,7 @@
 // Limits decided in Redis, shared by every gateway instance that points at it: each admission, each
-// reservation of a call's worst case and each settlement is one Lua script (limit-scripts.ts), atomic on
-// the Redis server and on its clock, so N instances admit exactly what one would. What this instance
+// reservation of a call's worst case and each settlement is one operation of a Lua script (limit-scripts.ts),
+// atomic on the Redis server and on its clock, so N instances admit exactly what one would. The operations
+// of one event-loop turn travel together (script-batch.ts). What this instance
 // keeps is only what it must know without asking: which keys have which limits (loaded from the store),
 // and the spend it recorded since the last batch was handed to the store (the durable copy, which a Redis
 // flushed or restarted empty is seeded from).
@@ -9,7 +10,7 @@
 // teamLimitsWhenRedisDown: "open" lets it through uncounted instead); a key without limits never asks
 // Redis before its call, so it is served as ever, and its finished calls reach Redis in one batch per
 // UNLIMITED_BATCH_MS for the whole instance rather than one round trip each.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { GatewayError } from '../../../core/errors.js';
 import { NO_LIMITS, type KeyLimits, type KeyUsage, type SpendDelta, type SpentDay } from '../../../core/limits.js';
@@ -17,8 +18,9 @@ import { localIsoTime, periodAt, type Period } from '../calendar.js';
 import type { KeyLimitCounters } from '../limit-counters.js';
 import { budgetSpent, keyLabel, LimitExceeded, rateOver, reservationRefused } from '../limit-refusals.js';
 import type { CallOutcome, LimitTicket } from '../limiter.js';
-import { ADMIT, COUNT_CALL, READ, RENEW, RESERVE, SEED, SETTLE, SETTLE_MANY } from './limit-scripts.js';
+import type { LimitOperation } from './limit-scripts.js';
 import type { RedisHealth } from './redis-connection.js';
+import { ScriptBatch } from './script-batch.js';
 
 export type RedisDownPolicy = 'closed' | 'open';
 
@@ -68,13 +70,6 @@ export class LimitsUnavailable extends GatewayError {
   }
 }
 
-interface Script {
-  source: string;
-  sha: string;
-}
-const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const SCRIPTS = { admit: script(ADMIT), reserve: script(RESERVE), settle: script(SETTLE), settleMany: script(SETTLE_MANY), countCall: script(COUNT_CALL), renew: script(RENEW), read: script(READ), seed: script(SEED) };
-
 const text = (value: number | null) => (value === null ? '' : String(value));
 const positive = (value: number | null) => (value !== null && Number.isFinite(value) && value > 0 ? value : 0);
 const hasBudget = (limits: KeyLimits | undefined) => limits !== undefined && (limits.dailyUsd !== null || limits.monthlyUsd !== null);
@@ -123,7 +118,7 @@ class RedisTicket implements LimitTicket {
 
 export class RedisKeyLimiter implements KeyLimitCounters {
   readonly backend = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly batch: ScriptBatch;
   private readonly health: RedisHealth;
   private readonly where: string;
   private readonly whenDown: () => RedisDownPolicy;
@@ -144,9 +139,11 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   private unlimited = new Map<string, UnlimitedSpend>();
   private unlimitedTimer: NodeJS.Timeout | undefined;
   private seeding: Promise<void> | undefined;
+  private cachedPeriod: Period = periodAt(0);
+  private cachedPeriodSeen = 0;
 
   constructor(options: RedisLimiterOptions) {
-    this.redis = options.redis;
+    this.batch = new ScriptBatch(options.redis);
     this.health = options.health;
     this.where = options.where;
     this.whenDown = options.whenDown ?? (() => 'closed');
@@ -169,7 +166,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     if (limits === undefined) return new RedisTicket(this, keyId, name, undefined);
     return this.decided(keyId, name, async () => {
       const period = this.period();
-      const answer = await this.seeded(() => this.run(SCRIPTS.admit, this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`).concat(this.seededKey()), [
+      const answer = await this.seeded(() => this.run('admit', this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`).concat(this.seededKey()), [
         this.clockArg(),
         text(limits.rpm),
         text(limits.tpm),
@@ -187,7 +184,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     const limits = ticket.limits!;
     return this.decided(ticket.keyId, ticket.name, async () => {
       const period = this.period();
-      const answer = await this.seeded(() => this.run(SCRIPTS.reserve, this.keys(ticket.keyId, `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
+      const answer = await this.seeded(() => this.run('reserve', this.keys(ticket.keyId, `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
         this.clockArg(),
         ticket.id,
         String(amount),
@@ -210,7 +207,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   }
 
   countCall(keyId: string): void {
-    this.run(SCRIPTS.countCall, this.keys(keyId, 'req'), [this.clockArg()]).catch((error: unknown) => this.health.failed(error));
+    this.run('countCall', this.keys(keyId, 'req'), [this.clockArg()]).catch((error: unknown) => this.health.failed(error));
   }
 
   /** A finished call: counted for the store at once, and in Redis (its reservation let go) without waiting. */
@@ -225,7 +222,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       this.addUnlimited(ticket.keyId, period, cost, tokens);
       return;
     }
-    this.run(SCRIPTS.settle, this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
+    this.run('settle', this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
       this.clockArg(),
       ticket.id,
       String(tokens),
@@ -281,7 +278,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     const name = this.names.get(keyId);
     const period = this.period();
     const answer = await this.decided(keyId, name, () =>
-      this.seeded(() => this.run(SCRIPTS.read, this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
+      this.seeded(() => this.run('read', this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
         this.clockArg(),
         text(limits?.rpm ?? null),
         text(limits?.tpm ?? null),
@@ -396,7 +393,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
         keys.push(this.key(keyId, `month:${period.month}`));
         args.push(String(usd));
       }
-      await this.runRaw(SCRIPTS.seed, keys, args);
+      await this.run('seed', keys, args);
     })().finally(() => {
       this.seeding = undefined;
     });
@@ -407,7 +404,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   private renew(): void {
     if (this.holding.size === 0) return;
     const tickets = [...this.holding];
-    this.run(SCRIPTS.renew, tickets.map((ticket) => this.key(ticket.keyId, 'heldexp')), [this.clockArg(), String(this.reservationTtlMs), ...tickets.map((ticket) => ticket.id)]).catch(
+    this.run('renew', tickets.map((ticket) => this.key(ticket.keyId, 'heldexp')), [this.clockArg(), String(this.reservationTtlMs), ...tickets.map((ticket) => ticket.id)]).catch(
       (error: unknown) => this.health.failed(error),
     );
   }
@@ -440,7 +437,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       args.push(String(spend.usd), String(Math.round(spend.tokens)), String(spend.requests));
     }
     // The durable copy has it already (pending); a Redis that is away is seeded from the store when it is back.
-    this.runRaw(SCRIPTS.settleMany, keys, args).catch((error: unknown) => this.health.failed(error));
+    this.run('settleMany', keys, args).catch((error: unknown) => this.health.failed(error));
   }
 
   private addPending(delta: SpendDelta): void {
@@ -454,18 +451,8 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     }
   }
 
-  private async run(which: Script, keys: string[], args: string[]): Promise<string[]> {
-    return (await this.runRaw(which, keys, args)) as string[];
-  }
-
-  /** EVALSHA, and EVAL once when Redis does not have the script (a restarted or flushed Redis). */
-  private async runRaw(which: Script, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(which.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(which.source, keys.length, ...keys, ...args);
-    }
+  private async run(operation: LimitOperation, keys: string[], args: string[]): Promise<string[]> {
+    return (await this.batch.run(operation, keys, args)) as string[];
   }
 
   private key(keyId: string, part: string): string {
@@ -490,6 +477,12 @@ export class RedisKeyLimiter implements KeyLimitCounters {
 
   /** The local calendar day and month the spend is filed under (the instance's time zone, as on the desktop). */
   private period(): Period {
-    return periodAt(this.fakeNow ? this.fakeNow() : Date.now());
+    const now = this.fakeNow ? this.fakeNow() : Date.now();
+    // One comparison per call; the calendar is worked out again only when the day changes.
+    if (now >= this.cachedPeriod.dayEnd || now < this.cachedPeriodSeen) {
+      this.cachedPeriod = periodAt(now);
+      this.cachedPeriodSeen = now;
+    }
+    return this.cachedPeriod;
   }
 }
