@@ -10,6 +10,8 @@ import { GatewayError } from '../core/errors.js';
 export interface Statement {
   sql: string;
   params?: unknown[];
+  /** Prepared once per connection under this name and run again by it: for a statement sent many times. */
+  name?: string;
 }
 
 /** Rows of each statement, in order. */
@@ -76,7 +78,9 @@ async function run(job) {
     if (job.transaction) await client.query('BEGIN');
     const results = [];
     for (const statement of job.statements) {
-      const result = await client.query(statement.sql, statement.params || []);
+      const result = statement.name
+        ? await client.query({ name: statement.name, text: statement.sql, values: statement.params || [] })
+        : await client.query(statement.sql, statement.params || []);
       results.push(result.rows || []);
     }
     if (job.transaction) await client.query('COMMIT');
