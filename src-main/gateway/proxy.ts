@@ -97,10 +97,10 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     res.setHeader('x-gateway-trace-id', headers.traceId);
     caller = deps.caller ?? authenticate(headers, deps.keys);
     refuseForwardedGatewayKeys(headers, deps.keys);
-    // Before any body is read or provider called: a key over its limit costs nothing more. What the call
-    // may cost is held against its budgets once the body is read and its target known (CallAdmission).
-    const admitted = deps.limits?.admit(caller.keyId);
-    // Counters in this process answer on this turn; Redis's with a promise.
+    // Before any provider is called: a key over its limit costs nothing more. Counters in this process
+    // decide here, on this turn; Redis decides when the call's worst case is held against its budgets
+    // (CallAdmission, once the body is read and the target known), in the same round trip.
+    const admitted = deps.limits?.admit(caller.keyId, undefined, { decideLater: true });
     ticket = admitted instanceof Promise ? await admitted : admitted;
     if (route !== 'models' && 'ingress' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
@@ -108,6 +108,11 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     } else if (route !== 'models' && 'embeddings' in route) {
       body = await readRawBody(req, deps.maxBodyBytes);
       embeddings = readEmbeddings(body, route.embeddings, caller);
+    }
+    // A model list holds no budget: its admission is decided now.
+    if (!generation && !embeddings) {
+      const confirmed = ticket?.confirm?.();
+      if (confirmed) await confirmed;
     }
     const timeoutMs = headers.timeoutMs;
     timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);

@@ -38,6 +38,25 @@ describe('the Redis script batch', () => {
     expect((await scriptCalls()) - again).toBe(1);
   });
 
+  it('an operation nothing waits for rides with the next batch, or goes on its own within LATER_MS', async () => {
+    const batch = new ScriptBatch(redis.client());
+    await redis.client().set('l:seeded', '1');
+    // Alone: sent after a short wait, not at once.
+    const before = await scriptCalls();
+    const settled = batch.runLater('countCall', ['l:req'], ['60000']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await scriptCalls()) - before).toBe(0);
+    expect(await settled).toBe('ok');
+    expect((await scriptCalls()) - before).toBe(1);
+    // With a batch going anyway: in it, and ahead of what was queued after it.
+    const again = await scriptCalls();
+    const later = batch.runLater('countCall', ['l:req'], ['60000']);
+    const read = batch.run('read', ['l:req', 'l:tok', 'l:day', 'l:month', 'l:held', 'l:heldexp', 'l:seeded'], ['60000', '100', '']);
+    expect(((await read) as string[])[1]).toBe('2');
+    expect(await later).toBe('ok');
+    expect((await scriptCalls()) - again).toBe(1);
+  });
+
   it('an operation that fails is refused alone; the others in its batch are answered', async () => {
     const batch = new ScriptBatch(redis.client());
     await redis.client().set('w:req', 'not a hash');

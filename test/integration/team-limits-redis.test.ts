@@ -116,6 +116,30 @@ describe.each(backends())('limits across three gateways on one Redis and one $na
     for (let i = 0; i < 3; i++) expect(answers.filter((a, n) => n % 3 === i && a.status === 200).length).toBeLessThan(20);
   });
 
+  it('a call with limits waits on Redis once before its provider is called (admission and reservation decided together); model lists are counted too', async () => {
+    const created = await gatewayKey('team-one-trip');
+    await knownEverywhere(created.key);
+    await json(await setLimits(created.id, { rpm: 8, dailyUsd: 10 }));
+    await everywhere(created.id, (view) => view.limits.rpm === 8);
+    const inside = redis.client();
+    const scripts = async () => {
+      const stats = await inside.info('commandstats');
+      return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    };
+    // One call at a time: one decision before the provider call, one settlement after it (which rides
+    // with the next decision, or goes alone 10 ms later). Admitting and reserving apart took three.
+    const before = await scripts();
+    for (let n = 0; n < 4; n++) expect((await chat(0, created.key)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await scripts()) - before).toBeLessThanOrEqual(4 * 2);
+    inside.disconnect();
+    // Four calls and four model lists fill the minute's 8; the ninth request of either kind is refused.
+    for (let n = 0; n < 4; n++) expect((await fetch(`${gateways[1].baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } })).status).toBe(200);
+    const models = await fetch(`${gateways[2].baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } });
+    expect(models.status).toBe(429);
+    expect((await chat(0, created.key)).body.error?.code).toBe('rate_limit_exceeded');
+  });
+
   it('200 calls at once over three gateways against a $0.05 daily budget: not served past it by more than one call', async () => {
     const created = await gatewayKey('team-budget');
     const budget = 0.05;
@@ -255,8 +279,12 @@ describe.each(backends())('limits across three gateways on one Redis and one $na
     openai.enqueue(...Array.from({ length: 6 }, () => answerAtMaxTokens));
     for (let n = 0; n < 6; n++) expect((await chat(n % 3, created.key, 5)).status).toBe(200);
     flushSpend();
-    const spent = (await json<LimitsView>(await admin(0, `/keys/${created.id}/limits`))).spentTodayUsd;
-    expect(spent).toBeCloseTo(6 * perCall, 9);
+    // A finished call's settlement reaches Redis with the next batch, at most 10 ms later.
+    let spent = 0;
+    await vi.waitFor(async () => {
+      spent = (await json<LimitsView>(await admin(0, `/keys/${created.id}/limits`))).spentTodayUsd;
+      expect(spent).toBeCloseTo(6 * perCall, 9);
+    }, { timeout: 1_000, interval: 20 });
 
     await redis.flush();
     for (let i = 0; i < 3; i++) expect((await json<LimitsView>(await admin(i, `/keys/${created.id}/limits`))).spentTodayUsd).toBeCloseTo(spent, 9);

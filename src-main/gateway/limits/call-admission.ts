@@ -42,7 +42,7 @@ export class CallAdmission {
   reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void | Promise<void> {
     const calls = CallAdmission.callsFor(call.adapter, call.request);
     checkFanOut(calls, call.adapter.slug);
-    if (!this.holdsBudget) return;
+    if (!this.holdsBudget) return this.ticket?.confirm?.();
     const dialect = call.ingress.dialect;
     return this.hold(
       worstCaseCostUsd({
@@ -68,7 +68,7 @@ export class CallAdmission {
     const callerHolds = this.ticket?.hasBudget === true;
     const lenderHolds = this.lender?.hasBudget === true;
     // The caller's budgets first: a caller over its own budget is refused as itself, not as the lender.
-    const held = callerHolds ? this.ticket!.reserve(worstCaseUsd) : undefined;
+    const held = callerHolds ? this.ticket!.reserve(worstCaseUsd) : this.ticket?.confirm?.();
     if (!lenderHolds) return held;
     const lender = this.lender!;
     return held instanceof Promise ? held.then(() => holdByLender(lender, worstCaseUsd)) : holdByLender(lender, worstCaseUsd);

@@ -6,7 +6,8 @@
 // A budget is then overshot only by what a call's estimate missed, never by the calls in flight. Each
 // provider call a request makes beyond its first (fan-out, retries, fallbacks) counts one more request
 // per minute (countCall). Spend is kept for every key, limited or not (a budget set at noon counts the
-// morning), and handed to the store in batches (takePending), never written per request.
+// morning), and handed to the store in batches (takePending), never written per request. (Counters in
+// Redis may take admit()'s decision later, with the first reserve(): see LimitTicket.confirm.)
 import { localIsoTime, periodAt, type Period } from './calendar.js';
 import { budgetSpent, keyLabel, LimitExceeded, rateOver, reservationRefused } from './limit-refusals.js';
 import { NO_LIMITS, type KeyLimits, type KeyUsage, type SpendDelta, type SpentDay } from '../../core/limits.js';
@@ -28,6 +29,12 @@ export interface LimitTicket {
    * would not fit. Synchronous for counters in this process; a promise when they are in Redis.
    */
   reserve(worstCaseUsd: number | null): void | Promise<void>;
+  /**
+   * A ticket admitted with `decideLater` (counters in Redis) is decided with its first reserve(), in the
+   * same round trip; confirm() decides it without a reservation (a key without a budget, a model list).
+   * Refuses as admit() would. Absent, or nothing to do, for a ticket already decided.
+   */
+  confirm?(): void | Promise<void>;
   /** One more provider call of this request (fan-out, a retry, a fallback): one more request this minute. */
   countCall(): void;
   /** The call is over: its reservation goes, its tokens and real cost are counted. */
@@ -39,7 +46,11 @@ export interface LimitTicket {
  * this process (no promise hop on the hot path) and as a promise from counters in Redis.
  */
 export interface KeyLimiter {
-  admit(keyId: string | null, keyName?: string): LimitTicket | Promise<LimitTicket>;
+  /**
+   * `decideLater`: a caller that reserves (or confirms) before any provider call may take the ticket at
+   * once and have Redis decide the admission together with the reservation: one round trip, not two.
+   */
+  admit(keyId: string | null, keyName?: string, options?: { decideLater?: boolean }): LimitTicket | Promise<LimitTicket>;
 }
 
 export { LimitExceeded, MAX_RATE_LIMIT_RETRY_AFTER_SECONDS } from './limit-refusals.js';

@@ -5,8 +5,8 @@
 //
 // Per key id K (under the prefix): `K:req` and `K:tok` hold the minute windows as one hash field per second
 // (requests, tokens); `K:day:<YYYY-MM-DD>` (usd, tokens, requests) and `K:month:<YYYY-MM>` (usd) the spend;
-// `K:held` the reservations (ticket → worst-case USD) and `K:heldexp` when each lapses, so that the
-// reservations of an instance that died are let go. Figures go back as strings: Redis turns a Lua number
+// `K:held` the reservations (ticket → worst-case nano-USD, with their running sum and count) and
+// `K:heldexp` when each lapses, so that the reservations of an instance that died are let go. Figures go back as strings: Redis turns a Lua number
 // into an integer.
 //
 // The operations are not sent one script each: an instance sends every operation it has at a turn of its
@@ -14,28 +14,39 @@
 // were a script of its own (its KEYS and ARGV), and answers with the list of their answers. Under load one
 // round trip decides the admissions, reservations and settlements of many calls at once.
 
-/** Shared head: the clock and the minute window (seconds s-59..s count; a second leaves as s+60 begins). */
+/** Shared head: the clock, the minute window (seconds s-59..s count; a second leaves as s+60 begins), the held sum. */
 const COMMON = `
+local NANO = 1e9
 local function clock(arg)
   if arg ~= nil and arg ~= '' then return tonumber(arg) end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+local function num(value) return tonumber(value) or 0 end
+-- An integer as Redis's integer commands read it (a Lua number alone may be sent as 1e+15).
+local function int(value) return string.format('%.0f', value) end
+-- The window's total; seconds that left it are deleted. Returns the hash as read for below_at.
 local function window(key, now)
   local second = math.floor(now / 1000)
   local all = redis.call('HGETALL', key)
-  local total, buckets, stale = 0, {}, {}
+  local total, stale = 0, nil
   for i = 1, #all, 2 do
-    local at, amount = tonumber(all[i]), tonumber(all[i + 1])
-    if at <= second - 60 then stale[#stale + 1] = all[i] else
-      total = total + amount
-      buckets[#buckets + 1] = { at, amount }
-    end
+    if tonumber(all[i]) <= second - 60 then
+      stale = stale or {}
+      stale[#stale + 1] = all[i]
+    else total = total + tonumber(all[i + 1]) end
   end
-  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
-  return total, buckets
+  if stale then redis.call('HDEL', key, unpack(stale)) end
+  return total, all
 end
-local function below_at(buckets, total, limit, now)
+-- When the window's total falls below the limit again (only asked when it is not below it).
+local function below_at(all, total, limit, now)
+  local second = math.floor(now / 1000)
+  local buckets = {}
+  for i = 1, #all, 2 do
+    local at = tonumber(all[i])
+    if at > second - 60 then buckets[#buckets + 1] = { at, tonumber(all[i + 1]) } end
+  end
   table.sort(buckets, function(a, b) return a[1] < b[1] end)
   for _, bucket in ipairs(buckets) do
     total = total - bucket[2]
@@ -43,22 +54,33 @@ local function below_at(buckets, total, limit, now)
   end
   return now
 end
-local function num(value) return tonumber(value) or 0 end
-local function held(heldKey, expKey, now, except)
+-- Counts amount in the window's current second; the hash lives two minutes past its newest second.
+local function count(key, now, amount)
+  if redis.call('HINCRBY', key, tostring(math.floor(now / 1000)), int(amount)) == amount then redis.call('PEXPIRE', key, 120000) end
+end
+-- The reservations held (in nano-USD, integers, so that adding and taking back is exact) and how many,
+-- kept as running totals in the held hash's '#usd' and '#n' beside each ticket's amount; reservations
+-- whose instance stopped renewing them are let go first. Also the amount 'ticket' holds (false if none).
+local function held(heldKey, expKey, now, ticket)
   local lapsed = redis.call('ZRANGEBYSCORE', expKey, '-inf', now)
   if #lapsed > 0 then
+    local amounts = redis.call('HMGET', heldKey, unpack(lapsed))
+    local usd, calls = 0, 0
+    for i = 1, #lapsed do
+      if amounts[i] then
+        usd = usd + tonumber(amounts[i])
+        calls = calls + 1
+      end
+    end
     redis.call('HDEL', heldKey, unpack(lapsed))
     redis.call('ZREM', expKey, unpack(lapsed))
-  end
-  local all = redis.call('HGETALL', heldKey)
-  local sum, calls = 0, 0
-  for i = 1, #all, 2 do
-    if all[i] ~= except then
-      sum = sum + tonumber(all[i + 1])
-      calls = calls + 1
+    if calls > 0 then
+      redis.call('HINCRBY', heldKey, '#usd', int(-usd))
+      redis.call('HINCRBY', heldKey, '#n', int(-calls))
     end
   end
-  return sum, calls
+  local sums = redis.call('HMGET', heldKey, '#usd', '#n', ticket)
+  return math.max(0, num(sums[1])), math.max(0, num(sums[2])), sums[3]
 end
 `;
 
@@ -81,17 +103,14 @@ if monthly ~= nil then
   if spent >= monthly then return { 'monthlyUsd', tostring(spent), tostring(now) } end
 end
 if rpm ~= nil then
-  local used, buckets = window(KEYS[1], now)
-  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(buckets, used, rpm, now)), tostring(now) } end
+  local used, all = window(KEYS[1], now)
+  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(all, used, rpm, now)), tostring(now) } end
 end
 if tpm ~= nil then
-  local used, buckets = window(KEYS[2], now)
-  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(buckets, used, tpm, now)), tostring(now) } end
+  local used, all = window(KEYS[2], now)
+  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(all, used, tpm, now)), tostring(now) } end
 end
-if rpm ~= nil then
-  redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), 1)
-  redis.call('PEXPIRE', KEYS[1], 120000)
-end
+if rpm ~= nil then count(KEYS[1], now, 1) end
 return { 'ok', tostring(now) }
 `;
 
@@ -103,24 +122,29 @@ return { 'ok', tostring(now) }
 const RESERVE = `
 if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
-local ticket, amount = ARGV[2], tonumber(ARGV[3])
+local ticket, amount = ARGV[2], math.floor(tonumber(ARGV[3]) * NANO + 0.5)
 local daily, monthly, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local others, calls = held(KEYS[3], KEYS[4], now, ticket)
+local others, calls, mine = held(KEYS[3], KEYS[4], now, ticket)
+if mine then
+  others = others - tonumber(mine)
+  calls = calls - 1
+end
 if amount > 0 then
   local spentDay = num(redis.call('HGET', KEYS[1], 'usd'))
-  if daily ~= nil and spentDay + others + amount > daily then
-    return { 'dailyUsd', tostring(spentDay), tostring(others), tostring(calls), tostring(now) }
+  if daily ~= nil and spentDay + (others + amount) / NANO > daily then
+    return { 'dailyUsd', tostring(spentDay), tostring(others / NANO), tostring(calls), tostring(now) }
   end
-  local spentMonth = num(redis.call('HGET', KEYS[2], 'usd'))
-  if monthly ~= nil and spentMonth + others + amount > monthly then
-    return { 'monthlyUsd', tostring(spentMonth), tostring(others), tostring(calls), tostring(now) }
+  if monthly ~= nil then
+    local spentMonth = num(redis.call('HGET', KEYS[2], 'usd'))
+    if spentMonth + (others + amount) / NANO > monthly then
+      return { 'monthlyUsd', tostring(spentMonth), tostring(others / NANO), tostring(calls), tostring(now) }
+    end
   end
-  redis.call('HSET', KEYS[3], ticket, tostring(amount))
+  redis.call('HSET', KEYS[3], ticket, int(amount), '#usd', int(others + amount), '#n', int(calls + 1))
   redis.call('ZADD', KEYS[4], now + ttl, ticket)
-  redis.call('PEXPIRE', KEYS[3], ttl * 2)
-  redis.call('PEXPIRE', KEYS[4], ttl * 2)
-else
+elseif mine then
   redis.call('HDEL', KEYS[3], ticket)
+  redis.call('HSET', KEYS[3], '#usd', int(others), '#n', int(calls))
   redis.call('ZREM', KEYS[4], ticket)
 end
 return { 'ok', tostring(now) }
@@ -131,22 +155,22 @@ return { 'ok', tostring(now) }
  * heldexp. ARGV: now, ticket, tokens, costUsd, countTokens (1/0).
  */
 const SETTLE = `
-local now = clock(ARGV[1])
 local tokens, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('HDEL', KEYS[4], ARGV[2])
-redis.call('ZREM', KEYS[5], ARGV[2])
-if ARGV[5] == '1' and tokens > 0 then
-  redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), tokens)
-  redis.call('PEXPIRE', KEYS[1], 120000)
+local mine = redis.call('HGET', KEYS[4], ARGV[2])
+if mine then
+  redis.call('HDEL', KEYS[4], ARGV[2])
+  redis.call('HINCRBY', KEYS[4], '#usd', int(-tonumber(mine)))
+  redis.call('HINCRBY', KEYS[4], '#n', -1)
+  redis.call('ZREM', KEYS[5], ARGV[2])
 end
+if ARGV[5] == '1' and tokens > 0 then count(KEYS[1], clock(ARGV[1]), tokens) end
 if cost > 0 then redis.call('HINCRBYFLOAT', KEYS[2], 'usd', ARGV[4]) end
 redis.call('HINCRBY', KEYS[2], 'tokens', tokens)
-redis.call('HINCRBY', KEYS[2], 'requests', 1)
-redis.call('EXPIRE', KEYS[2], 3 * 86400)
-if cost > 0 then
-  redis.call('HINCRBYFLOAT', KEYS[3], 'usd', ARGV[4])
-  redis.call('EXPIRE', KEYS[3], 40 * 86400)
-end
+-- A day's and a month's spend expire some time after they began (set once, not at every call).
+local fresh = redis.call('HINCRBY', KEYS[2], 'requests', 1) == 1
+if fresh then redis.call('EXPIRE', KEYS[2], 3 * 86400) end
+if cost > 0 and tonumber(redis.call('HINCRBYFLOAT', KEYS[3], 'usd', ARGV[4])) == cost then fresh = true end
+if fresh then redis.call('EXPIRE', KEYS[3], 40 * 86400) end
 return 'ok'
 `;
 
@@ -176,9 +200,7 @@ return 1
 
 /** One more provider call of an admitted request (a retry, a fallback). KEYS: req. ARGV: now. */
 const COUNT_CALL = `
-local now = clock(ARGV[1])
-redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / 1000)), 1)
-redis.call('PEXPIRE', KEYS[1], 120000)
+count(KEYS[1], clock(ARGV[1]), 1)
 return 'ok'
 `;
 
@@ -198,12 +220,13 @@ const READ = `
 if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
-local requests, reqBuckets = window(KEYS[1], now)
-local tokens, tokBuckets = window(KEYS[2], now)
-local rpmAt = rpm ~= nil and below_at(reqBuckets, requests, rpm, now) or now
-local tpmAt = tpm ~= nil and below_at(tokBuckets, tokens, tpm, now) or now
+local requests, reqAll = window(KEYS[1], now)
+local tokens, tokAll = window(KEYS[2], now)
+local rpmAt = rpm ~= nil and requests >= rpm and below_at(reqAll, requests, rpm, now) or now
+local tpmAt = tpm ~= nil and tokens >= tpm and below_at(tokAll, tokens, tpm, now) or now
 local day = redis.call('HMGET', KEYS[3], 'usd', 'tokens', 'requests')
-local heldUsd, heldCalls = held(KEYS[5], KEYS[6], now, '')
+local heldNanos, heldCalls = held(KEYS[5], KEYS[6], now, '')
+local heldUsd = heldNanos / NANO
 return { tostring(now), tostring(requests), tostring(rpmAt), tostring(tokens), tostring(tpmAt), tostring(num(day[1])), tostring(num(day[2])),
   tostring(num(day[3])), tostring(num(redis.call('HGET', KEYS[4], 'usd'))), tostring(heldUsd), tostring(heldCalls) }
 `;
@@ -234,7 +257,21 @@ redis.call('SET', KEYS[1], '1')
 return 1
 `;
 
-const OPERATIONS = { admit: ADMIT, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };
+/**
+ * Admission and the call's worst case held in one: ADMIT, then (admitted, amount > 0) RESERVE, on one clock.
+ * KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd, ticket,
+ * amount, ttlMs. → ADMIT's answer, or {'held', …RESERVE's refusal} when the worst case does not fit.
+ */
+const ADMIT_RESERVE = `
+local admitted = operations.admit({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[7] }, { ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] })
+if admitted[1] ~= 'ok' or tonumber(ARGV[7]) <= 0 then return admitted end
+local held = operations.reserve({ KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7] }, { admitted[2], ARGV[6], ARGV[7], ARGV[4], ARGV[5], ARGV[8] })
+if held[1] == 'ok' then return admitted end
+table.insert(held, 1, 'held')
+return held
+`;
+
+const OPERATIONS = { admit: ADMIT, admitReserve: ADMIT_RESERVE, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };
 export type LimitOperation = keyof typeof OPERATIONS;
 
 /**

@@ -89,7 +89,9 @@ class RedisTicket implements LimitTicket {
     /** The key's limits when it was admitted; undefined when it has none (nothing is asked of Redis before the call). */
     readonly limits: KeyLimits | undefined,
     /** Admitted uncounted while Redis was down (teamLimitsWhenRedisDown: "open"): holds nothing. */
-    readonly uncounted = false,
+    public uncounted = false,
+    /** Admission not decided yet: the first reserve() or confirm() decides it, in the same operation. */
+    public undecided = false,
   ) {
     this.id = limiter.ticketId();
   }
@@ -98,8 +100,15 @@ class RedisTicket implements LimitTicket {
     return !this.uncounted && hasBudget(this.limits);
   }
 
+  confirm(): void | Promise<void> {
+    if (this.released || !this.undecided) return;
+    return this.limiter.decide(this, 0);
+  }
+
   reserve(worstCaseUsd: number | null): void | Promise<void> {
-    if (this.released || !this.hasBudget) return;
+    if (this.released) return;
+    if (this.undecided) return this.limiter.decide(this, this.hasBudget ? positive(worstCaseUsd) : 0);
+    if (!this.hasBudget) return;
     const amount = positive(worstCaseUsd);
     if (amount === 0 && !this.holding) return;
     return this.limiter.reserve(this, amount);
@@ -158,12 +167,13 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     return `${this.instance}.${++this.tickets}`;
   }
 
-  admit(keyId: string | null, keyName?: string): LimitTicket | Promise<LimitTicket> {
+  admit(keyId: string | null, keyName?: string, options?: { decideLater?: boolean }): LimitTicket | Promise<LimitTicket> {
     if (keyId === null) return NO_TICKET;
     const limits = this.limits.get(keyId);
     const name = keyName ?? this.names.get(keyId);
     // No limits: nothing to decide, so nothing waits on Redis (and a Redis outage does not touch this key).
     if (limits === undefined) return new RedisTicket(this, keyId, name, undefined);
+    if (options?.decideLater) return new RedisTicket(this, keyId, name, limits, false, true);
     return this.decided(keyId, name, async () => {
       const period = this.period();
       const answer = await this.seeded(() => this.run('admit', this.keys(keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`).concat(this.seededKey()), [
@@ -198,12 +208,48 @@ export class RedisKeyLimiter implements KeyLimitCounters {
         else this.holding.delete(ticket);
         return;
       }
-      const limit = answer[0] as 'dailyUsd' | 'monthlyUsd';
-      const [, spent, heldUsd, heldCalls, now] = answer.map(Number);
-      const budget = limit === 'dailyUsd' ? limits.dailyUsd! : limits.monthlyUsd!;
-      const at = limit === 'dailyUsd' ? period.dayEnd : period.monthEnd;
-      throw reservationRefused(keyLabel(ticket.keyId, ticket.name), limit, { budget, spent, heldUsd, heldCalls, amount, at, now: this.fakeNow ? now : this.localNow() });
+      throw this.reservationRefusal(ticket, amount, period, answer);
     }, () => undefined);
+  }
+
+  /** The 429 of a worst case that does not fit: answer is {'dailyUsd'|'monthlyUsd', spent, heldUsd, heldCalls, now}. */
+  private reservationRefusal(ticket: RedisTicket, amount: number, period: Period, answer: string[]): LimitExceeded {
+    const limits = ticket.limits!;
+    const limit = answer[0] as 'dailyUsd' | 'monthlyUsd';
+    const [, spent, heldUsd, heldCalls, now] = answer.map(Number);
+    const budget = limit === 'dailyUsd' ? limits.dailyUsd! : limits.monthlyUsd!;
+    const at = limit === 'dailyUsd' ? period.dayEnd : period.monthEnd;
+    return reservationRefused(keyLabel(ticket.keyId, ticket.name), limit, { budget, spent, heldUsd, heldCalls, amount, at, now: this.fakeNow ? now : this.localNow() });
+  }
+
+  /**
+   * Decides an undecided ticket's admission and holds its worst case (`amount`, 0 for none) in one
+   * operation: refused as admit() or reserve() refuses, 503 (or uncounted) while Redis is unreachable.
+   */
+  decide(ticket: RedisTicket, amount: number): Promise<void> {
+    const limits = ticket.limits!;
+    return this.decided(ticket.keyId, ticket.name, async () => {
+      const period = this.period();
+      const answer = await this.seeded(() => this.run('admitReserve', this.keys(ticket.keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
+        this.clockArg(),
+        text(limits.rpm),
+        text(limits.tpm),
+        text(limits.dailyUsd),
+        text(limits.monthlyUsd),
+        ticket.id,
+        String(amount),
+        String(this.reservationTtlMs),
+      ]));
+      if (answer[0] === 'held') throw this.reservationRefusal(ticket, amount, period, answer.slice(1));
+      const refusal = this.admitRefusal(ticket.keyId, ticket.name, limits, period, answer);
+      if (refusal) throw refusal;
+      ticket.undecided = false;
+      ticket.holding = amount > 0;
+      if (ticket.holding) this.holding.add(ticket);
+    }, () => {
+      ticket.undecided = false;
+      ticket.uncounted = true;
+    });
   }
 
   countCall(keyId: string): void {
@@ -222,7 +268,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       this.addUnlimited(ticket.keyId, period, cost, tokens);
       return;
     }
-    this.run('settle', this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
+    this.batch.runLater('settle', this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
       this.clockArg(),
       ticket.id,
       String(tokens),
@@ -313,6 +359,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   close(): void {
     clearInterval(this.renewTimer);
     this.sendUnlimited();
+    this.batch.flush();
   }
 
   // ---- internals ----

@@ -2,7 +2,9 @@
 // admission, reservation and settlement queued while the loop handled its I/O goes in one EVALSHA of
 // the BATCH script after it (setImmediate), and each caller gets its own operation's answer. One call at
 // a time costs what it did (one round trip, a few µs later); 32 at once cost a few round trips instead of
-// ~100, and far less of the serving thread and of Redis's one core.
+// ~100, and far less of the serving thread and of Redis's one core. An operation nothing waits for (a
+// finished call's settlement) does not make a batch of its own: it rides with the next one, or goes after
+// LATER_MS when none comes. The queue keeps its order, so every operation runs after those queued before it.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { BATCH, type LimitOperation } from './limit-scripts.js';
@@ -17,16 +19,20 @@ interface Queued {
   reject(error: Error): void;
 }
 
+/** Longest an operation nothing waits for stays queued when no other operation comes to take it along. */
+export const LATER_MS = 10;
+
 /** An operation's own failure inside a batch that ran (the others' answers stand). */
 export class LimitOperationFailed extends Error {}
 
 export class ScriptBatch {
   private queue: Queued[] = [];
   private scheduled = false;
+  private laterTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly redis: Redis) {}
 
-  /** Runs one operation in the next batch; its answer as the operation's script returns it. */
+  /** Runs one operation in the batch sent after this turn; its answer as the operation's script returns it. */
   run(operation: LimitOperation, keys: string[], args: string[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.queue.push({ operation, keys, args, resolve, reject });
@@ -36,8 +42,25 @@ export class ScriptBatch {
     });
   }
 
+  /** Runs one operation nothing waits for: with the next batch, or within LATER_MS. */
+  runLater(operation: LimitOperation, keys: string[], args: string[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ operation, keys, args, resolve, reject });
+      if (this.scheduled || this.laterTimer) return;
+      this.laterTimer = setTimeout(() => this.send(), LATER_MS);
+    });
+  }
+
+  /** Sends what is queued now (an instance that stops). */
+  flush(): void {
+    this.send();
+  }
+
   private send(): void {
     this.scheduled = false;
+    clearTimeout(this.laterTimer);
+    this.laterTimer = undefined;
+    if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
     const keys: string[] = [];

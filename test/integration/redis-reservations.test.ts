@@ -1,0 +1,90 @@
+// Budget reservations in Redis as two instances see them: what calls in flight hold is summed across
+// instances, taken back exactly when they finish or move to another target, and let go when the
+// instance holding them died (stopped renewing). A fake clock is the scripts' clock, so lapsing is exact.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { RedisKeyLimiter } from '../../src-main/gateway/limits/redis/redis-limiter.js';
+import { RedisHealth } from '../../src-main/gateway/limits/redis/redis-connection.js';
+import { LimitExceeded } from '../../src-main/gateway/limits/limit-refusals.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+
+let redis: TestRedis;
+let clock = Date.UTC(2026, 10, 26, 12, 0, 0);
+const TTL_MS = 60_000;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.close();
+});
+
+function instance(client: Redis, prefix: string): RedisKeyLimiter {
+  const limiter = new RedisKeyLimiter({ redis: client, health: new RedisHealth(), where: redis.url, now: () => clock, prefix, reservationTtlMs: TTL_MS });
+  limiter.setLimits('key-1', { rpm: null, tpm: null, dailyUsd: 1, monthlyUsd: 5 }, 'team');
+  limiter.startFrom(() => []);
+  return limiter;
+}
+
+describe('budget reservations in Redis', () => {
+  it('sums what every instance holds, replaces a ticket’s hold, and takes it back exactly when the call ends', async () => {
+    const a = instance(redis.client(), 'r1:');
+    const b = instance(redis.client(), 'r1:');
+    const first = await a.admit('key-1');
+    const second = await b.admit('key-1');
+    await first.reserve(0.3);
+    await second.reserve(0.45);
+    let usage = await a.usage('key-1');
+    expect(usage.reservedUsd).toBeCloseTo(0.75, 12);
+    expect(usage.callsInFlight).toBe(2);
+    // A fallback target's estimate replaces the first one's: 0.3 → 0.1.
+    await first.reserve(0.1);
+    usage = await b.usage('key-1');
+    expect(usage.reservedUsd).toBeCloseTo(0.55, 12);
+    expect(usage.callsInFlight).toBe(2);
+    // 0.5 more would pass the $1 day with 0.55 held: refused, naming what is held.
+    const third = await a.admit('key-1');
+    const refused = await Promise.resolve(third.reserve(0.5)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LimitExceeded);
+    expect((refused as LimitExceeded).message).toMatch(/2 calls in flight/);
+    // Finished: the holds go, the real cost is spent.
+    second.release({ tokens: 100, costUsd: 0.2 });
+    first.release({ tokens: 50, costUsd: 0.05 });
+    third.release({ tokens: 0, costUsd: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    usage = await a.usage('key-1');
+    expect(usage.reservedUsd).toBe(0);
+    expect(usage.callsInFlight).toBe(0);
+    expect(usage.spentTodayUsd).toBeCloseTo(0.25, 12);
+    // Thousands of holds and releases leave no rounding behind: the sum is kept in whole nano-dollars.
+    for (let round = 0; round < 20; round++) {
+      const tickets = await Promise.all(Array.from({ length: 50 }, () => b.admit('key-1')));
+      await Promise.all(tickets.map((ticket, n) => ticket.reserve(0.000_123_457 * (n + 1) / 100)));
+      for (const ticket of tickets) ticket.release({ tokens: 0, costUsd: 0 });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    usage = await b.usage('key-1');
+    expect(usage.reservedUsd).toBe(0);
+    expect(usage.callsInFlight).toBe(0);
+    a.close();
+    b.close();
+  });
+
+  it('lets go what an instance that died held once it stops renewing it, and the budget is usable again', async () => {
+    const dead = instance(redis.client(), 'r2:');
+    const alive = instance(redis.client(), 'r2:');
+    const held = await dead.admit('key-1');
+    await held.reserve(0.9);
+    dead.close();
+    const blocked = await alive.admit('key-1');
+    await expect(Promise.resolve(blocked.reserve(0.5))).rejects.toBeInstanceOf(LimitExceeded);
+    clock += TTL_MS + 1;
+    const usage = await alive.usage('key-1');
+    expect(usage.reservedUsd).toBe(0);
+    expect(usage.callsInFlight).toBe(0);
+    const admitted = await alive.admit('key-1');
+    await admitted.reserve(0.5);
+    expect((await alive.usage('key-1')).reservedUsd).toBeCloseTo(0.5, 12);
+    alive.close();
+  });
+});
