@@ -61,13 +61,29 @@ function* usageEvents(body: string): Generator<Json> {
   for (let at = body.indexOf('"usage"'); at !== -1; ) {
     const start = body.lastIndexOf('\n', at) + 1;
     const newline = body.indexOf('\n', at);
-    const end = newline === -1 ? body.length : newline;
-    if (body.startsWith('data:', start)) {
-      const event = parse(body.slice(start + 5, end).trim());
-      if (event) yield event;
-    }
-    at = newline === -1 ? -1 : body.indexOf('"usage"', end);
+    const event = dataLine(body, start, newline === -1 ? body.length : newline);
+    if (event) yield event;
+    at = newline === -1 ? -1 : body.indexOf('"usage"', newline);
   }
+}
+
+/**
+ * The same events, last first: where the last event with usage wins (OpenAI's streams repeat
+ * `"usage":null` in every chunk and give the figures in the last), reading stops at the first found.
+ */
+function* usageEventsFromEnd(body: string): Generator<Json> {
+  for (let at = body.lastIndexOf('"usage"'); at !== -1; ) {
+    const start = body.lastIndexOf('\n', at) + 1;
+    const newline = body.indexOf('\n', at);
+    const event = dataLine(body, start, newline === -1 ? body.length : newline);
+    if (event) yield event;
+    at = start < 2 ? -1 : body.lastIndexOf('"usage"', start - 2);
+  }
+}
+
+/** The JSON of the SSE data line from start to end, or null when it is not one. */
+function dataLine(body: string, start: number, end: number): Json | null {
+  return body.startsWith('data:', start) ? parse(body.slice(start + 5, end).trim()) : null;
 }
 
 function readAnthropic(body: string, stream: boolean): Usage | undefined {
@@ -89,17 +105,21 @@ function readAnthropic(body: string, stream: boolean): Usage | undefined {
 function readResponses(body: string, stream: boolean): Usage | undefined {
   if (!stream) return readResponsesUsage(parse(body)?.usage);
   // response.completed (or .incomplete / .failed) carries the final response with its usage.
-  let found: Usage | undefined;
-  for (const event of usageEvents(body)) found = readResponsesUsage(record(event.response)?.usage) ?? found;
-  return found;
+  for (const event of usageEventsFromEnd(body)) {
+    const found = readResponsesUsage(record(event.response)?.usage);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function readOpenAI(body: string, stream: boolean): Usage | undefined {
   if (!stream) return readChatUsage(parse(body)?.usage);
   // Usage comes in the last chunks (stream_options.include_usage); the last one that has it wins.
-  let found: Usage | undefined;
-  for (const event of usageEvents(body)) found = readChatUsage(event.usage) ?? found;
-  return found;
+  for (const event of usageEventsFromEnd(body)) {
+    const found = readChatUsage(event.usage);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -153,6 +173,11 @@ export function usageFromBody(body: string, stream: boolean, dialect: string | n
 export function answeredModel(body: string, stream: boolean): string | null {
   let model: unknown = null;
   if (!stream) model = parse(body)?.model;
-  else for (const event of usageEvents(body)) if (record(event.usage)) model = event.model;
+  else
+    for (const event of usageEventsFromEnd(body)) {
+      if (!record(event.usage)) continue;
+      model = event.model;
+      break;
+    }
   return typeof model === 'string' && model !== '' ? model : null;
 }

@@ -17,7 +17,10 @@ export class LineLength {
   private current = 0;
   /** Adds a chunk; true once the open line is over the bound. */
   overAfter(chunk: Buffer): boolean {
-    const lastBreak = Math.max(chunk.lastIndexOf(0x0a), chunk.lastIndexOf(0x0d));
+    // A CR counts only after the last LF: most chunks end in one, and the rest is not searched again.
+    const lastFeed = chunk.lastIndexOf(0x0a);
+    const lastReturn = lastFeed === chunk.length - 1 ? -1 : chunk.subarray(lastFeed + 1).lastIndexOf(0x0d);
+    const lastBreak = lastReturn === -1 ? lastFeed : lastFeed + 1 + lastReturn;
     this.current = lastBreak < 0 ? this.current + chunk.length : chunk.length - lastBreak - 1;
     return this.current > MAX_STREAM_FRAME_BYTES;
   }

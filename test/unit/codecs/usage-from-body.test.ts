@@ -1,7 +1,7 @@
 // Usage read out of an answer as the client received it, in each client dialect's own shape, into
 // canonical Usage: input tokens count every prompt token (cached ones included).
 import { describe, expect, it } from 'vitest';
-import { dialectOfPath, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
+import { answeredModel, dialectOfPath, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
 import type { Usage } from '../../../src-main/codecs/canonical.js';
 
 /** The answer reported no usage. */
@@ -99,6 +99,20 @@ const cases: Array<{ name: string; dialect: string | null; stream: boolean; body
     expected: usage(5, 3),
   },
   {
+    name: 'Chat stream with "usage": null in every chunk, a running count, then the final one, then a null again: the final one',
+    dialect: 'openai-chat',
+    stream: true,
+    body: sse(
+      [null, { choices: [{ delta: { content: 'a' } }], usage: null }],
+      [null, { choices: [{ delta: { content: 'b' } }], usage: { prompt_tokens: 5, completion_tokens: 1 } }],
+      [null, { choices: [{ delta: { content: 'c' } }], usage: null }],
+      [null, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 3 } }],
+      [null, { choices: [{ delta: {}, finish_reason: 'stop' }], usage: null }],
+      [null, '[DONE]'],
+    ),
+    expected: usage(5, 3),
+  },
+  {
     name: 'OpenAI stream of 5,000 chunks ending without a newline; "usage" in a comment and an event name is not data',
     dialect: 'openai-chat',
     stream: true,
@@ -166,5 +180,19 @@ describe('dialectOfPath', () => {
     ['/v1/messages/count_tokens', null],
   ])('%s → %s', (path, dialect) => {
     expect(dialectOfPath(path)).toBe(dialect);
+  });
+});
+
+describe('the model an OpenAI answer says served it', () => {
+  it('is the whole answer’s, or in a stream the model of the last chunk that carries usage', () => {
+    expect(answeredModel(JSON.stringify({ model: 'gpt-4o-2024-08-06', usage: { prompt_tokens: 1 } }), false)).toBe('gpt-4o-2024-08-06');
+    const stream = sse(
+      [null, { model: 'router-a', choices: [{ delta: { content: 'a' } }], usage: null }],
+      [null, { model: 'router-b', choices: [], usage: { prompt_tokens: 5, completion_tokens: 3 } }],
+      [null, { model: 'router-c', choices: [{ delta: {}, finish_reason: 'stop' }], usage: null }],
+      [null, '[DONE]'],
+    );
+    expect(answeredModel(stream, true)).toBe('router-b');
+    expect(answeredModel(sse([null, { model: 'x', choices: [] }]), true)).toBeNull();
   });
 });
