@@ -78,3 +78,35 @@ describe('the Redis script batch', () => {
     expect(answers.map((answer) => answer.status)).toEqual(['rejected', 'rejected']);
   });
 });
+
+describe('the Redis script batch under load', () => {
+  it('keeps one batch in flight: what is queued meanwhile goes as one batch when it is answered', async () => {
+    const sent: unknown[][] = [];
+    const answer: Array<() => void> = [];
+    const stub = {
+      evalsha: (_sha: string, _keys: number, operations: string) => {
+        const batch = JSON.parse(operations) as unknown[];
+        sent.push(batch);
+        return new Promise<string>((resolve) => answer.push(() => resolve(JSON.stringify(batch.map(() => 'ok')))));
+      },
+    };
+    const batch = new ScriptBatch(stub as unknown as ReturnType<TestRedis['client']>);
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = batch.run('countCall', ['a'], ['1']);
+    await turn();
+    expect(sent).toHaveLength(1);
+    // Three more turns' operations while the first batch is out: none is sent yet.
+    const waiting = [batch.run('countCall', ['b'], ['1'])];
+    await turn();
+    waiting.push(batch.run('countCall', ['c'], ['1']), batch.runLater('countCall', ['d'], ['1']));
+    await turn();
+    expect(sent).toHaveLength(1);
+    answer.shift()!();
+    expect(await first).toBe('ok');
+    await turn();
+    expect(sent).toHaveLength(2);
+    expect(sent[1].map((operation) => (operation as [string, string[]])[1][0])).toEqual(['b', 'c', 'd']);
+    answer.shift()!();
+    expect(await Promise.all(waiting)).toEqual(['ok', 'ok', 'ok']);
+  });
+});

@@ -275,10 +275,10 @@ const OPERATIONS = { admit: ADMIT, admitReserve: ADMIT_RESERVE, reserve: RESERVE
 export type LimitOperation = keyof typeof OPERATIONS;
 
 /**
- * Every operation above, run in one call. KEYS: the operations' keys one after another. ARGV: how many
- * operations, then per operation its name, its number of keys and of arguments, and its arguments.
- * → one answer per operation; an operation that fails answers {'failed', message} and the others run on
- * (what it wrote before failing stays, as in a script of its own).
+ * Every operation above, run in one call. ARGV[1]: the operations as JSON, [[name, keys, args], …] (one
+ * argument for the whole batch: nothing per operation for the client to encode or Redis to parse but
+ * the JSON). → the answers as JSON, one per operation; an operation that fails answers
+ * ['failed', message] and the others run on (what it wrote before failing stays, as in a script of its own).
  */
 export const BATCH = `${COMMON}
 local operations = {}
@@ -286,16 +286,10 @@ ${Object.entries(OPERATIONS)
   .map(([name, body]) => `operations.${name} = function(KEYS, ARGV)${body}end`)
   .join('\n')}
 local answers = {}
-local key, arg = 0, 2
-for i = 1, tonumber(ARGV[1]) do
-  local name, keyCount, argCount = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-  local keys, args = {}, {}
-  for j = 1, keyCount do keys[j] = KEYS[key + j] end
-  for j = 1, argCount do args[j] = ARGV[arg + 2 + j] end
-  key, arg = key + keyCount, arg + 3 + argCount
-  local ok, answer = pcall(operations[name], keys, args)
+for i, operation in ipairs(cjson.decode(ARGV[1])) do
+  local ok, answer = pcall(operations[operation[1]], operation[2], operation[3])
   if ok then answers[i] = answer
   else answers[i] = { 'failed', type(answer) == 'table' and tostring(answer.err) or tostring(answer) } end
 end
-return answers
+return cjson.encode(answers)
 `;

@@ -5,6 +5,8 @@
 // ~100, and far less of the serving thread and of Redis's one core. An operation nothing waits for (a
 // finished call's settlement) does not make a batch of its own: it rides with the next one, or goes after
 // LATER_MS when none comes. The queue keeps its order, so every operation runs after those queued before it.
+// One batch is in flight at a time: what is queued meanwhile goes as one batch when it is answered, so the
+// busier the instance, the larger its batches (one alone still goes at once).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { BATCH, type LimitOperation } from './limit-scripts.js';
@@ -29,6 +31,9 @@ export class ScriptBatch {
   private queue: Queued[] = [];
   private scheduled = false;
   private laterTimer: NodeJS.Timeout | undefined;
+  private inFlight = false;
+  /** Something was queued while a batch was in flight: it goes when that batch is answered. */
+  private sendWhenAnswered = false;
 
   constructor(private readonly redis: Redis) {}
 
@@ -46,7 +51,7 @@ export class ScriptBatch {
   runLater(operation: LimitOperation, keys: string[], args: string[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.queue.push({ operation, keys, args, resolve, reject });
-      if (this.scheduled || this.laterTimer) return;
+      if (this.scheduled || this.laterTimer || this.sendWhenAnswered) return;
       this.laterTimer = setTimeout(() => this.send(), LATER_MS);
     });
   }
@@ -61,37 +66,48 @@ export class ScriptBatch {
     clearTimeout(this.laterTimer);
     this.laterTimer = undefined;
     if (this.queue.length === 0) return;
+    if (this.inFlight) {
+      this.sendWhenAnswered = true;
+      return;
+    }
+    this.inFlight = true;
     const batch = this.queue;
     this.queue = [];
-    const keys: string[] = [];
-    const args: string[] = [String(batch.length)];
-    for (const queued of batch) {
-      keys.push(...queued.keys);
-      args.push(queued.operation, String(queued.keys.length), String(queued.args.length), ...queued.args);
-    }
-    this.evaluate(keys, args).then(
+    const failAll = (error: unknown) => {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const queued of batch) queued.reject(failure);
+    };
+    this.evaluate(JSON.stringify(batch.map((queued) => [queued.operation, queued.keys, queued.args]))).then(
       (answers) => {
-        const list = answers as unknown[];
+        let list: unknown[];
+        try {
+          list = JSON.parse(answers) as unknown[];
+        } catch {
+          failAll(new Error(`Redis answered the limits batch with something that is not its JSON: ${String(answers).slice(0, 80)}`));
+          return;
+        }
         batch.forEach((queued, index) => {
           const answer = list[index];
           if (Array.isArray(answer) && answer[0] === 'failed') queued.reject(new LimitOperationFailed(`Redis could not run the ${queued.operation} operation: ${String(answer[1])}`));
           else queued.resolve(answer);
         });
       },
-      (error: unknown) => {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        for (const queued of batch) queued.reject(failure);
-      },
-    );
+      failAll,
+    ).finally(() => {
+      this.inFlight = false;
+      if (!this.sendWhenAnswered) return;
+      this.sendWhenAnswered = false;
+      this.send();
+    });
   }
 
   /** EVALSHA, and EVAL once when Redis does not have the script (a restarted or flushed Redis). */
-  private async evaluate(keys: string[], args: string[]): Promise<unknown> {
+  private async evaluate(operations: string): Promise<string> {
     try {
-      return await this.redis.evalsha(BATCH_SHA, keys.length, ...keys, ...args);
+      return (await this.redis.evalsha(BATCH_SHA, 0, operations)) as string;
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(BATCH, keys.length, ...keys, ...args);
+      return (await this.redis.eval(BATCH, 0, operations)) as string;
     }
   }
 }
