@@ -88,3 +88,34 @@ describe('budget reservations in Redis', () => {
     alive.close();
   });
 });
+
+describe('the minute window in Redis', () => {
+  it('counts the last 60 seconds exactly as time moves on, and says when a refused key may call again', async () => {
+    const start = clock - (clock % 1000) + 120_000;
+    clock = start;
+    const limiter = new RedisKeyLimiter({ redis: redis.client(), health: new RedisHealth(), where: redis.url, now: () => clock, prefix: 'w1:', reservationTtlMs: TTL_MS });
+    limiter.setLimits('key-w', { rpm: 5, tpm: null, dailyUsd: null, monthlyUsd: null }, 'window');
+    limiter.startFrom(() => []);
+    const admit = () => Promise.resolve(limiter.admit('key-w')).then(() => 'ok', (error: unknown) => error);
+    for (let n = 0; n < 3; n++) expect(await admit()).toBe('ok');
+    clock = start + 30_000;
+    for (let n = 0; n < 2; n++) expect(await admit()).toBe('ok');
+    const refused = await admit();
+    expect(refused).toBeInstanceOf(LimitExceeded);
+    // The three of the first second leave the window as its 60th second ends.
+    expect((refused as LimitExceeded).resetsAt).toBe(start + 60_000);
+    expect((await limiter.usage('key-w')).requestsLastMinute).toBe(5);
+    clock = start + 59_999;
+    expect(await admit()).toBeInstanceOf(LimitExceeded);
+    clock = start + 60_000;
+    expect((await limiter.usage('key-w')).requestsLastMinute).toBe(2);
+    for (let n = 0; n < 3; n++) expect(await admit()).toBe('ok');
+    expect(await admit()).toBeInstanceOf(LimitExceeded);
+    // Quiet for 90 s: the window is empty again and counts from nothing.
+    clock = start + 150_000;
+    expect((await limiter.usage('key-w')).requestsLastMinute).toBe(0);
+    for (let n = 0; n < 5; n++) expect(await admit()).toBe('ok');
+    expect(await admit()).toBeInstanceOf(LimitExceeded);
+    limiter.close();
+  });
+});

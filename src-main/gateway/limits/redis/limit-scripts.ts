@@ -25,27 +25,49 @@ end
 local function num(value) return tonumber(value) or 0 end
 -- An integer as Redis's integer commands read it (a Lua number alone may be sent as 1e+15).
 local function int(value) return string.format('%.0f', value) end
--- The window's total; seconds that left it are deleted. Returns the hash as read for below_at.
+-- The minute window's total. Beside one field per second with that second's count, the hash keeps '#sum'
+-- (the counts of every second it holds) and '#from' (no second before it is held), so a decision reads two
+-- fields, not sixty: seconds that left the window are taken out of the sum as it moves on.
 local function window(key, now)
-  local second = math.floor(now / 1000)
-  local all = redis.call('HGETALL', key)
-  local total, stale = 0, nil
-  for i = 1, #all, 2 do
-    if tonumber(all[i]) <= second - 60 then
-      stale = stale or {}
-      stale[#stale + 1] = all[i]
-    else total = total + tonumber(all[i + 1]) end
+  local oldest = math.floor(now / 1000) - 59
+  local head = redis.call('HMGET', key, '#sum', '#from')
+  local sum, from = tonumber(head[1]), tonumber(head[2])
+  if sum ~= nil and from ~= nil and from >= oldest then return sum end
+  local stale = {}
+  if sum == nil or from == nil or from < oldest - 120 then
+    -- New, idle since it expired, or the sum not begun: counted once from the seconds themselves.
+    sum = 0
+    local all = redis.call('HGETALL', key)
+    if #all == 0 then return 0 end
+    for i = 1, #all, 2 do
+      local at = tonumber(all[i])
+      if at ~= nil then
+        if at < oldest then stale[#stale + 1] = all[i] else sum = sum + tonumber(all[i + 1]) end
+      end
+    end
+  else
+    local seconds = {}
+    for at = from, oldest - 1 do seconds[#seconds + 1] = tostring(at) end
+    local counts = redis.call('HMGET', key, unpack(seconds))
+    for i = 1, #seconds do
+      if counts[i] then
+        sum = sum - tonumber(counts[i])
+        stale[#stale + 1] = seconds[i]
+      end
+    end
   end
-  if stale then redis.call('HDEL', key, unpack(stale)) end
-  return total, all
+  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
+  redis.call('HSET', key, '#sum', int(sum), '#from', int(oldest))
+  return sum
 end
 -- When the window's total falls below the limit again (only asked when it is not below it).
-local function below_at(all, total, limit, now)
-  local second = math.floor(now / 1000)
+local function below_at(key, total, limit, now)
+  local oldest = math.floor(now / 1000) - 59
+  local all = redis.call('HGETALL', key)
   local buckets = {}
   for i = 1, #all, 2 do
     local at = tonumber(all[i])
-    if at > second - 60 then buckets[#buckets + 1] = { at, tonumber(all[i + 1]) } end
+    if at ~= nil and at >= oldest then buckets[#buckets + 1] = { at, tonumber(all[i + 1]) } end
   end
   table.sort(buckets, function(a, b) return a[1] < b[1] end)
   for _, bucket in ipairs(buckets) do
@@ -54,9 +76,10 @@ local function below_at(all, total, limit, now)
   end
   return now
 end
--- Counts amount in the window's current second; the hash lives two minutes past its newest second.
+-- Counts amount in the window's current second (and its sum); the hash lives two minutes past its newest second.
 local function count(key, now, amount)
   if redis.call('HINCRBY', key, tostring(math.floor(now / 1000)), int(amount)) == amount then redis.call('PEXPIRE', key, 120000) end
+  redis.call('HINCRBY', key, '#sum', int(amount))
 end
 -- The reservations held (in nano-USD, integers, so that adding and taking back is exact) and how many,
 -- kept as running totals in the held hash's '#usd' and '#n' beside each ticket's amount; reservations
@@ -103,12 +126,12 @@ if monthly ~= nil then
   if spent >= monthly then return { 'monthlyUsd', tostring(spent), tostring(now) } end
 end
 if rpm ~= nil then
-  local used, all = window(KEYS[1], now)
-  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(all, used, rpm, now)), tostring(now) } end
+  local used = window(KEYS[1], now)
+  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(KEYS[1], used, rpm, now)), tostring(now) } end
 end
 if tpm ~= nil then
-  local used, all = window(KEYS[2], now)
-  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(all, used, tpm, now)), tostring(now) } end
+  local used = window(KEYS[2], now)
+  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(KEYS[2], used, tpm, now)), tostring(now) } end
 end
 if rpm ~= nil then count(KEYS[1], now, 1) end
 return { 'ok', tostring(now) }
@@ -220,10 +243,10 @@ const READ = `
 if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
-local requests, reqAll = window(KEYS[1], now)
-local tokens, tokAll = window(KEYS[2], now)
-local rpmAt = rpm ~= nil and requests >= rpm and below_at(reqAll, requests, rpm, now) or now
-local tpmAt = tpm ~= nil and tokens >= tpm and below_at(tokAll, tokens, tpm, now) or now
+local requests = window(KEYS[1], now)
+local tokens = window(KEYS[2], now)
+local rpmAt = rpm ~= nil and requests >= rpm and below_at(KEYS[1], requests, rpm, now) or now
+local tpmAt = tpm ~= nil and tokens >= tpm and below_at(KEYS[2], tokens, tpm, now) or now
 local day = redis.call('HMGET', KEYS[3], 'usd', 'tokens', 'requests')
 local heldNanos, heldCalls = held(KEYS[5], KEYS[6], now, '')
 local heldUsd = heldNanos / NANO
