@@ -85,6 +85,21 @@ describe('budget reservations in Redis', () => {
     const admitted = await alive.admit('key-1');
     await admitted.reserve(0.5);
     expect((await alive.usage('key-1')).reservedUsd).toBeCloseTo(0.5, 12);
+    admitted.release({ tokens: 0, costUsd: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Decided with its reservation in one step (the gateway's way): the dead instance's hold, found only
+    // when the call would not fit beside it, is let go, and the call fits.
+    const dying = instance(redis.client(), 'r2:');
+    await (await dying.admit('key-1')).reserve(0.9);
+    dying.close();
+    const undecided = await alive.admit('key-1', undefined, { decideLater: true });
+    await expect(Promise.resolve(undecided.reserve(0.5))).rejects.toBeInstanceOf(LimitExceeded);
+    clock += TTL_MS + 1;
+    const later = await alive.admit('key-1', undefined, { decideLater: true });
+    await later.reserve(0.5);
+    const after = await alive.usage('key-1');
+    expect(after.reservedUsd).toBeCloseTo(0.5, 12);
+    expect(after.callsInFlight).toBe(1);
     alive.close();
   });
 });

@@ -179,11 +179,10 @@ return { 'ok', tostring(now) }
  */
 const SETTLE = `
 local tokens, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
-local mine = redis.call('HGET', KEYS[4], ARGV[2])
-if mine then
+local held = redis.call('HMGET', KEYS[4], ARGV[2], '#usd', '#n')
+if held[1] then
   redis.call('HDEL', KEYS[4], ARGV[2])
-  redis.call('HINCRBY', KEYS[4], '#usd', int(-tonumber(mine)))
-  redis.call('HINCRBY', KEYS[4], '#n', -1)
+  redis.call('HSET', KEYS[4], '#usd', int(math.max(0, num(held[2]) - tonumber(held[1]))), '#n', int(math.max(0, num(held[3]) - 1)))
   redis.call('ZREM', KEYS[5], ARGV[2])
 end
 if ARGV[5] == '1' and tokens > 0 then count(KEYS[1], clock(ARGV[1]), tokens) end
@@ -281,17 +280,52 @@ return 1
 `;
 
 /**
- * Admission and the call's worst case held in one: ADMIT, then (admitted, amount > 0) RESERVE, on one clock.
+ * Admission and the call's worst case held in one, as ADMIT then RESERVE would (a request refused for its
+ * worst case is counted in the minute, as there), reading the day's spend once; lapsed reservations are
+ * looked for only when the worst case would not fit without letting them go.
  * KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd, ticket,
  * amount, ttlMs. → ADMIT's answer, or {'held', …RESERVE's refusal} when the worst case does not fit.
  */
 const ADMIT_RESERVE = `
-local admitted = operations.admit({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[7] }, { ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] })
-if admitted[1] ~= 'ok' or tonumber(ARGV[7]) <= 0 then return admitted end
-local held = operations.reserve({ KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7] }, { admitted[2], ARGV[6], ARGV[7], ARGV[4], ARGV[5], ARGV[8] })
-if held[1] == 'ok' then return admitted end
-table.insert(held, 1, 'held')
-return held
+if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
+local now = clock(ARGV[1])
+local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local ticket, amount, ttl = ARGV[6], math.floor(tonumber(ARGV[7]) * NANO + 0.5), tonumber(ARGV[8])
+local spentDay, spentMonth = 0, 0
+if daily ~= nil then
+  spentDay = num(redis.call('HGET', KEYS[3], 'usd'))
+  if spentDay >= daily then return { 'dailyUsd', tostring(spentDay), tostring(now) } end
+end
+if monthly ~= nil then
+  spentMonth = num(redis.call('HGET', KEYS[4], 'usd'))
+  if spentMonth >= monthly then return { 'monthlyUsd', tostring(spentMonth), tostring(now) } end
+end
+if rpm ~= nil then
+  local used = window(KEYS[1], now)
+  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(KEYS[1], used, rpm, now)), tostring(now) } end
+end
+if tpm ~= nil then
+  local used = window(KEYS[2], now)
+  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(KEYS[2], used, tpm, now)), tostring(now) } end
+end
+if rpm ~= nil then count(KEYS[1], now, 1) end
+if amount <= 0 then return { 'ok', tostring(now) } end
+local sums = redis.call('HMGET', KEYS[5], '#usd', '#n')
+local others, calls = math.max(0, num(sums[1])), math.max(0, num(sums[2]))
+local function over(heldNanos)
+  if daily ~= nil and spentDay + (heldNanos + amount) / NANO > daily then return 'dailyUsd', spentDay end
+  if monthly ~= nil and spentMonth + (heldNanos + amount) / NANO > monthly then return 'monthlyUsd', spentMonth end
+  return nil
+end
+if over(others) then
+  -- It would not fit: what instances that died still hold is let go first (only then worth looking for).
+  others, calls = held(KEYS[5], KEYS[6], now, ticket)
+  local limit, spent = over(others)
+  if limit then return { 'held', limit, tostring(spent), tostring(others / NANO), tostring(calls), tostring(now) } end
+end
+redis.call('HSET', KEYS[5], ticket, int(amount), '#usd', int(others + amount), '#n', int(calls + 1))
+redis.call('ZADD', KEYS[6], now + ttl, ticket)
+return { 'ok', tostring(now) }
 `;
 
 const OPERATIONS = { admit: ADMIT, admitReserve: ADMIT_RESERVE, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };
