@@ -81,6 +81,28 @@ local function count(key, now, amount)
   if redis.call('HINCRBY', key, tostring(math.floor(now / 1000)), int(amount)) == amount then redis.call('PEXPIRE', key, 120000) end
   redis.call('HINCRBY', key, '#sum', int(amount))
 end
+-- Admission's checks (keys: req, tok, day, month): a budget already spent, then the minute windows.
+-- → a refusal, or nil with the day's and month's spend as read (0 for a budget the key does not have).
+local function admission(keys, rpm, tpm, daily, monthly, now)
+  local spentDay, spentMonth = 0, 0
+  if daily ~= nil then
+    spentDay = num(redis.call('HGET', keys[3], 'usd'))
+    if spentDay >= daily then return { 'dailyUsd', tostring(spentDay), tostring(now) } end
+  end
+  if monthly ~= nil then
+    spentMonth = num(redis.call('HGET', keys[4], 'usd'))
+    if spentMonth >= monthly then return { 'monthlyUsd', tostring(spentMonth), tostring(now) } end
+  end
+  if rpm ~= nil then
+    local used = window(keys[1], now)
+    if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(keys[1], used, rpm, now)), tostring(now) } end
+  end
+  if tpm ~= nil then
+    local used = window(keys[2], now)
+    if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(keys[2], used, tpm, now)), tostring(now) } end
+  end
+  return nil, spentDay, spentMonth
+end
 -- The reservations held (in nano-USD, integers, so that adding and taking back is exact) and how many,
 -- kept as running totals in the held hash's '#usd' and '#n' beside each ticket's amount; reservations
 -- whose instance stopped renewing them are let go first. Also the amount 'ticket' holds (false if none).
@@ -117,22 +139,8 @@ const ADMIT = `
 if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if daily ~= nil then
-  local spent = num(redis.call('HGET', KEYS[3], 'usd'))
-  if spent >= daily then return { 'dailyUsd', tostring(spent), tostring(now) } end
-end
-if monthly ~= nil then
-  local spent = num(redis.call('HGET', KEYS[4], 'usd'))
-  if spent >= monthly then return { 'monthlyUsd', tostring(spent), tostring(now) } end
-end
-if rpm ~= nil then
-  local used = window(KEYS[1], now)
-  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(KEYS[1], used, rpm, now)), tostring(now) } end
-end
-if tpm ~= nil then
-  local used = window(KEYS[2], now)
-  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(KEYS[2], used, tpm, now)), tostring(now) } end
-end
+local refused = admission(KEYS, rpm, tpm, daily, monthly, now)
+if refused then return refused end
 if rpm ~= nil then count(KEYS[1], now, 1) end
 return { 'ok', tostring(now) }
 `;
@@ -291,23 +299,8 @@ if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local ticket, amount, ttl = ARGV[6], math.floor(tonumber(ARGV[7]) * NANO + 0.5), tonumber(ARGV[8])
-local spentDay, spentMonth = 0, 0
-if daily ~= nil then
-  spentDay = num(redis.call('HGET', KEYS[3], 'usd'))
-  if spentDay >= daily then return { 'dailyUsd', tostring(spentDay), tostring(now) } end
-end
-if monthly ~= nil then
-  spentMonth = num(redis.call('HGET', KEYS[4], 'usd'))
-  if spentMonth >= monthly then return { 'monthlyUsd', tostring(spentMonth), tostring(now) } end
-end
-if rpm ~= nil then
-  local used = window(KEYS[1], now)
-  if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(KEYS[1], used, rpm, now)), tostring(now) } end
-end
-if tpm ~= nil then
-  local used = window(KEYS[2], now)
-  if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(KEYS[2], used, tpm, now)), tostring(now) } end
-end
+local refused, spentDay, spentMonth = admission(KEYS, rpm, tpm, daily, monthly, now)
+if refused then return refused end
 if rpm ~= nil then count(KEYS[1], now, 1) end
 if amount <= 0 then return { 'ok', tostring(now) } end
 local sums = redis.call('HMGET', KEYS[5], '#usd', '#n')
