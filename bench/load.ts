@@ -34,6 +34,9 @@ export interface LoadResult {
   proxyCpuUsPerRequest?: number;
   /** Of that, what the main thread (the event loop serving requests) used. */
   proxyMainThreadCpuUsPerRequest?: number;
+  /** Team mode: what Redis and PostgreSQL spent per request meanwhile (on the same cores as the rest). */
+  redisCpuUsPerRequest?: number;
+  postgresCpuUsPerRequest?: number;
 }
 
 export async function loadWithAutocannon(target: Target, connections: number, durationSeconds: number): Promise<LoadResult> {

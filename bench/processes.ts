@@ -3,7 +3,7 @@
 // sources with esbuild, as the built app would run it — no tsx loader in the measured process), and
 // optionally Gatehouse as it was at an older commit, bundled the same way.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
@@ -145,6 +145,32 @@ export function processCpuMs(pid: number, threadId?: number): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU time of every process whose command name starts with `name` (`redis-server`, `postgres` with its
+ * backends), from /proc; NaN where there is no /proc. For engines the bench started and no one else uses.
+ */
+export function processesCpuMs(name: string): number {
+  let dirs: string[];
+  try {
+    dirs = readdirSync('/proc');
+  } catch {
+    return NaN;
+  }
+  let total = 0;
+  for (const pid of dirs) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith(name)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
 }
 
 /** USER_HZ: 100 on every Linux build Node supports. */

@@ -11,7 +11,7 @@ import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
 import { REDIS_SERVER, startRedis, type TestRedis } from '../test/helpers/redis.js';
 import { loadWithAutocannon, median, type LoadResult, type Target } from './load.js';
 import { onInterrupt } from './interrupt.js';
-import type { ServerProcess } from './processes.js';
+import { processesCpuMs, type ServerProcess } from './processes.js';
 import { measureTeamLog, type TeamLogCost } from './team-log-cost.js';
 
 export type TeamBackend = 'SQLite' | 'PostgreSQL + Redis';
@@ -115,12 +115,17 @@ export async function measureTeam(setup: TeamSetup): Promise<TeamResults> {
       const server = serverOf[target.name as TeamRowName];
       const cpuBefore = server.cpuMs();
       const mainThreadBefore = server.mainThreadCpuMs();
+      const redisBefore = processesCpuMs('redis-server');
+      const postgresBefore = processesCpuMs('postgres');
       const result = await loadWithAutocannon(target, 32, plan.loadSeconds);
       result.proxyCpuUsPerRequest = ((server.cpuMs() - cpuBefore) * 1000) / result.completed;
       result.proxyMainThreadCpuUsPerRequest = ((server.mainThreadCpuMs() - mainThreadBefore) * 1000) / result.completed;
+      result.redisCpuUsPerRequest = ((processesCpuMs('redis-server') - redisBefore) * 1000) / result.completed;
+      result.postgresCpuUsPerRequest = ((processesCpuMs('postgres') - postgresBefore) * 1000) / result.completed;
       say(
         `    ${target.name.padEnd(32)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ` +
-          `CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request (serving thread ${result.proxyMainThreadCpuUsPerRequest.toFixed(0)})${result.failures ? `  FAILURES ${result.failures}` : ''}`,
+          `CPU ${result.proxyCpuUsPerRequest.toFixed(0)} µs/request (serving thread ${result.proxyMainThreadCpuUsPerRequest.toFixed(0)}; ` +
+          `Redis ${result.redisCpuUsPerRequest.toFixed(0)}, PostgreSQL ${result.postgresCpuUsPerRequest.toFixed(0)})${result.failures ? `  FAILURES ${result.failures}` : ''}`,
       );
       return result;
     });
@@ -231,6 +236,12 @@ function renderTeamLog(log: TeamLogCost, sqlite: SqliteLogFigures): string[] {
 }
 
 /** The section of docs/performance.md. */
+/** An engine's CPU per request in a row's runs; '–' for runs from before it was measured or without /proc. */
+function engineCpu(runs: LoadResult[], field: 'redisCpuUsPerRequest' | 'postgresCpuUsPerRequest'): string {
+  const values = runs.map((run) => run[field]).filter((value): value is number => value !== undefined && Number.isFinite(value));
+  return values.length === 0 ? '–' : fixed(median(values), 0);
+}
+
 export function renderTeam(results: TeamResults | undefined, sqlite: SqliteLogFigures = {}): string[] {
   if (!results) return [];
   const lines = ['## Team mode (PostgreSQL + Redis)', ''];
@@ -243,11 +254,13 @@ export function renderTeam(results: TeamResults | undefined, sqlite: SqliteLogFi
     'One Gatehouse on PostgreSQL + Redis (`--database-url`, `--redis-url`; private instances started for the run, fsync off as in the test suite) against one on SQLite in a data dir, ' +
       'both fresh, same upstream double and body as the rows above, each called with a stored gateway key: one without limits, one with a daily budget and a rate limit ' +
       'far above what the run sends (every call is checked and counted — in Redis in team mode — and none refused). ' +
-      `${results.rounds} alternating round(s) at 32 connections, then at 1; medians. The CPU column is the Gatehouse process alone (PostgreSQL's and Redis's own CPU is not in it). ` +
+      `${results.rounds} alternating round(s) at 32 connections, then at 1; medians. The Gatehouse CPU column is the Gatehouse process alone; Redis's and PostgreSQL's are the next two ` +
+      '(every redis-server and postgres process, the private instances of the run): on this machine they share its cores with Gatehouse, the upstream double and the load generator, ' +
+      'so their CPU per call is throughput the Gatehouse does not get. ' +
       'Only the current build: the reference build is not measured in team mode (it may predate it).',
     '',
-    '| | requests/s, 32 connections | vs SQLite, same key | p50 / p99, 32 connections (ms) | Gatehouse CPU per request (µs) | of which the serving thread (µs) | mean latency, 1 connection (ms) |',
-    '|---|---|---|---|---|---|---|',
+    '| | requests/s, 32 connections | vs SQLite, same key | p50 / p99, 32 connections (ms) | Gatehouse CPU per request (µs) | of which the serving thread (µs) | Redis CPU per request (µs) | PostgreSQL CPU per request (µs) | mean latency, 1 connection (ms) |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
   for (const name of ROW_NAMES) {
     const runs = results.rows[name]!;
@@ -256,12 +269,13 @@ export function renderTeam(results: TeamResults | undefined, sqlite: SqliteLogFi
     lines.push(
       `| ${name} | ${fixed(figures.requestsPerSecond[name], 0)} | ${name.startsWith('SQLite') ? '–' : `${fixed(ratio, 2)}×`} | ` +
         `${median(runs.throughput.map((r) => r.p50Ms))} / ${median(runs.throughput.map((r) => r.p99Ms))} | ${fixed(median(runs.throughput.map((r) => r.proxyCpuUsPerRequest ?? NaN)), 0)} | ` +
-        `${fixed(median(runs.throughput.map((r) => r.proxyMainThreadCpuUsPerRequest ?? NaN)), 0)} | ${fixed(figures.singleMeanMs[name], 3)} |`,
+        `${fixed(median(runs.throughput.map((r) => r.proxyMainThreadCpuUsPerRequest ?? NaN)), 0)} | ` +
+        `${engineCpu(runs.throughput, 'redisCpuUsPerRequest')} | ${engineCpu(runs.throughput, 'postgresCpuUsPerRequest')} | ${fixed(figures.singleMeanMs[name], 3)} |`,
     );
   }
   lines.push(
     '',
-    `The limit check's added latency at 1 connection (with limits minus without): ${fixed(figures.limitCheckMs.team, 3)} ms on PostgreSQL + Redis (a Redis round trip for the rate limit and the budget's reservation), ` +
+    `The limit check's added latency at 1 connection (with limits minus without): ${fixed(figures.limitCheckMs.team, 3)} ms on PostgreSQL + Redis (one Redis round trip deciding the rate limit and holding the budget's reservation together), ` +
       `${fixed(figures.limitCheckMs.sqlite, 3)} ms on SQLite.`,
     '',
   );
