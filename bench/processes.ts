@@ -18,10 +18,16 @@ export interface Bundles {
   bareProxy: string;
 }
 
-/** One set of options for the current and the reference bundles, so the two builds differ only in their sources. */
+/**
+ * One set of options for the current and the reference bundles, so the two builds differ only in their
+ * sources. Split at dynamic imports, as electron-vite's build of the app is: a module loaded on demand
+ * (the MCP gateway) loads its packages then, not at start.
+ */
 const NODE_BUNDLE: BuildOptions = {
   outExtension: { '.js': '.mjs' },
   bundle: true,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20',

@@ -12,7 +12,7 @@ import type { ModelAccess } from './gateway/model-access.js';
 import type { DiscoveryService } from './discovery/service.js';
 import type { ProxyDependencies } from './gateway/proxy.js';
 import type { McpServerRepository } from './core/mcp-servers.js';
-import type { McpGateway } from './mcp/gateway.js';
+import type { McpStatus } from './mcp/on-demand.js';
 import type { TeamGatewayRepository } from './core/team-gateway.js';
 
 export interface AppServices {
@@ -40,7 +40,7 @@ export interface AppServices {
   /** The MCP servers' configuration (sealed secrets included). */
   mcpServers: McpServerRepository;
   /** The running MCP gateway: servers' status, tools, stderr. */
-  mcp: McpGateway;
+  mcp: McpStatus;
   /** The desktop app's team gateway (Settings → Team gateway); null on a team instance itself (PostgreSQL). */
   teamGateway?: TeamGatewayRepository | null;
   /** Which storage this instance runs on, and in team mode its instance id: GET /health tells a team gateway's manager. */

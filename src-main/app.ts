@@ -56,8 +56,7 @@ import { masterKeyProtector, MASTER_KEY_ENV } from './store/key-protection.js';
 import { checkDatabaseUrl, describeDatabaseUrl, openPostgresStore } from './store-postgres/open.js';
 import type { McpServerRepository } from './core/mcp-servers.js';
 import { McpServerStore } from './store/mcp-servers.js';
-import { McpGateway } from './mcp/gateway.js';
-import { createMcpHandler } from './mcp/endpoint.js';
+import { OnDemandMcpGateway } from './mcp/on-demand.js';
 import { mcpRoutes } from './admin/mcp-routes.js';
 import { teamGatewayRoutes } from './admin/team-gateway-routes.js';
 import { teamRelayRoute } from './admin/team-relay.js';
@@ -377,7 +376,11 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };
-    const mcp = new McpGateway({ version: packageVersion(), log: logCall });
+    const mcp = new OnDemandMcpGateway(
+      { version: packageVersion(), log: logCall },
+      { keys: keyDirectory, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
+      (message) => log(`Warning: ${message}`),
+    );
     try {
       mcp.setServers(mcpServers.connections());
     } catch (error) {
@@ -432,7 +435,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       connectionLimits: options.connectionLimits,
       ...services.proxy,
       handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote }),
-      handleMcp: createMcpHandler({ gateway: mcp, keys: keyDirectory, maxBodyBytes: services.proxy.maxBodyBytes, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) }),
+      handleMcp: mcp.handle,
       handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });

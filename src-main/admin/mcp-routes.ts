@@ -1,7 +1,6 @@
 // Admin endpoints for MCP servers (/admin/api/mcp-servers): their configuration (secret values taken,
 // never answered: only their names), their running status from the MCP gateway, their tools with an
 // on/off switch each, a test call ("Try a tool") and the stderr of a stdio server.
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import type { McpServerConfig, McpServerChange, NewMcpServer } from '../core/mcp-servers.js';
 import { isPlainObject } from '../core/plain-object.js';
@@ -29,8 +28,10 @@ const CHANGEABLE = ['enabled', 'timeoutMs', 'disabledTools', 'args', 'env', 'hea
 /** A server that cannot be reached, or a tool call that failed, is the server's failure: 502 with its words. */
 function upstreamFailure(error: unknown): unknown {
   if (error instanceof GatewayError) return error;
-  if (error instanceof McpError) {
-    const status = (error as McpError & { status?: number }).status;
+  // The SDK's McpError (and the gateway's refusals built on it), known by name: importing the SDK here
+  // would load it at start for every Gatehouse (mcp/on-demand.ts).
+  if (error instanceof Error && error.name === 'McpError') {
+    const status = (error as Error & { status?: number }).status;
     return new GatewayError(status === 404 ? 404 : status === 403 ? 403 : 502, status === 404 ? 'not_found_error' : 'gateway_error', error.message.replace(/^MCP error -?\d+: /, ''));
   }
   return new GatewayError(502, 'gateway_error', (error as Error).message);

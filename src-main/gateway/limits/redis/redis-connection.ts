@@ -3,7 +3,8 @@
 // once instead of queueing), no retries per command, and a reconnect every half second or so, so that
 // limited keys are admitted again within a second or two of Redis coming back. Its health (up or not,
 // errors so far) is what /metrics reports.
-import { Redis } from 'ioredis';
+// Loaded when an instance is given a Redis URL: ioredis costs a fresh process about 10 MB.
+import type { Redis } from 'ioredis';
 
 /** Longest a limit decision may wait on Redis before the call is refused (well inside the 3 s promised). */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
@@ -50,7 +51,8 @@ export async function connectLimitsRedis(url: string, log: (line: string) => voi
   const where = redisLocation(url);
   if (!/^rediss?:\/\//.test(url)) throw new Error(`The Redis URL must start with redis:// or rediss:// (got ${where})`);
   const health = new RedisHealth();
-  const redis = new Redis(url, {
+  const ioredis = await import('ioredis');
+  const redis: Redis = new ioredis.Redis(url, {
     connectTimeout: CONNECT_TIMEOUT_MS,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     enableOfflineQueue: false,
