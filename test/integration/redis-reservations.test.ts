@@ -133,4 +133,44 @@ describe('the minute window in Redis', () => {
     expect(await admit()).toBeInstanceOf(LimitExceeded);
     limiter.close();
   });
+
+  it('calls that end together settle as one operation: every hold let go, their spend and requests summed', async () => {
+    const a = instance(redis.client(), 'r4:');
+    const tickets = await Promise.all(Array.from({ length: 40 }, () => a.admit('key-1')));
+    await Promise.all(tickets.map((ticket) => ticket.reserve(0.01)));
+    const monitor = await redis.client().monitor();
+    const batches: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha') batches.push(args[3]);
+    });
+    tickets.forEach((ticket, n) => ticket.release({ tokens: 10, costUsd: 0.001 * (n % 4) }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    monitor.disconnect();
+    const settlements = batches.flatMap((batch) => (JSON.parse(batch) as [string][]).filter(([operation]) => operation === 'settle'));
+    expect(settlements).toHaveLength(1);
+    const usage = await a.usage('key-1');
+    expect(usage.reservedUsd).toBe(0);
+    expect(usage.callsInFlight).toBe(0);
+    expect(usage.requestsToday).toBe(40);
+    expect(usage.tokensToday).toBe(400);
+    expect(usage.spentTodayUsd).toBeCloseTo(0.06, 12);
+    a.close();
+  });
+
+  it('a call that ends while its hold is still being asked for leaves nothing held', async () => {
+    const a = instance(redis.client(), 'r5:');
+    const decidedFirst = await a.admit('key-1');
+    const pending = Promise.resolve(decidedFirst.reserve(0.4));
+    decidedFirst.release({ tokens: 0, costUsd: 0.01 });
+    const decidedTogether = await a.admit('key-1', 'team', { decideLater: true });
+    const together = Promise.resolve(decidedTogether.reserve(0.3));
+    decidedTogether.release({ tokens: 0, costUsd: 0.01 });
+    await Promise.all([pending, together]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const usage = await a.usage('key-1');
+    expect(usage.reservedUsd).toBe(0);
+    expect(usage.callsInFlight).toBe(0);
+    expect(usage.spentTodayUsd).toBeCloseTo(0.02, 12);
+    a.close();
+  });
 });

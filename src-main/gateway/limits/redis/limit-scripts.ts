@@ -17,10 +17,21 @@
 /** Shared head: the clock, the minute window (seconds s-59..s count; a second leaves as s+60 begins), the held sum. */
 const COMMON = `
 local NANO = 1e9
+-- Redis's clock, read once for the whole batch (its operations run within the same few microseconds).
+local batchNow
 local function clock(arg)
   if arg ~= nil and arg ~= '' then return tonumber(arg) end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if batchNow == nil then
+    local t = redis.call('TIME')
+    batchNow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return batchNow
+end
+-- Whether the stored spend was put into this Redis (the marker key), asked once per batch.
+local seededMarks = {}
+local function seeded(key)
+  if seededMarks[key] == nil then seededMarks[key] = redis.call('EXISTS', key) == 1 end
+  return seededMarks[key]
 end
 local function num(value) return tonumber(value) or 0 end
 -- An integer as Redis's integer commands read it (a Lua number alone may be sent as 1e+15).
@@ -136,7 +147,7 @@ end
  * counted in the minute window only when admitted.
  */
 const ADMIT = `
-if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
+if not seeded(KEYS[5]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local refused = admission(KEYS, rpm, tpm, daily, monthly, now)
@@ -151,7 +162,7 @@ return { 'ok', tostring(now) }
  * → {'ok', now} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, heldUsd, heldCalls, now}.
  */
 const RESERVE = `
-if redis.call('EXISTS', KEYS[5]) == 0 then return { 'unseeded' } end
+if not seeded(KEYS[5]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local ticket, amount = ARGV[2], math.floor(tonumber(ARGV[3]) * NANO + 0.5)
 local daily, monthly, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -182,22 +193,33 @@ return { 'ok', tostring(now) }
 `;
 
 /**
- * A finished call: its reservation goes, its real cost and tokens are counted. KEYS: tok, day, month, held,
- * heldexp. ARGV: now, ticket, tokens, costUsd, countTokens (1/0).
+ * Finished calls of one key and day (an instance gathers those that finished since its last batch into
+ * one): their reservations go, their real cost and tokens are counted. KEYS: tok, day, month, held,
+ * heldexp. ARGV: now, countTokens (1/0), tokens, costUsd, requests, then the tickets that may hold a reservation.
  */
 const SETTLE = `
-local tokens, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
-local held = redis.call('HMGET', KEYS[4], ARGV[2], '#usd', '#n')
-if held[1] then
-  redis.call('HDEL', KEYS[4], ARGV[2])
-  redis.call('HSET', KEYS[4], '#usd', int(math.max(0, num(held[2]) - tonumber(held[1]))), '#n', int(math.max(0, num(held[3]) - 1)))
-  redis.call('ZREM', KEYS[5], ARGV[2])
+local tokens, cost, requests = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if #ARGV > 5 then
+  local tickets = { unpack(ARGV, 6) }
+  local held = redis.call('HMGET', KEYS[4], '#usd', '#n', unpack(tickets))
+  local usd, gone = 0, {}
+  for i = 1, #tickets do
+    if held[i + 2] then
+      usd = usd + tonumber(held[i + 2])
+      gone[#gone + 1] = tickets[i]
+    end
+  end
+  if #gone > 0 then
+    redis.call('HDEL', KEYS[4], unpack(gone))
+    redis.call('HSET', KEYS[4], '#usd', int(math.max(0, num(held[1]) - usd)), '#n', int(math.max(0, num(held[2]) - #gone)))
+    redis.call('ZREM', KEYS[5], unpack(gone))
+  end
 end
-if ARGV[5] == '1' and tokens > 0 then count(KEYS[1], clock(ARGV[1]), tokens) end
+if ARGV[2] == '1' and tokens > 0 then count(KEYS[1], clock(ARGV[1]), tokens) end
 if cost > 0 then redis.call('HINCRBYFLOAT', KEYS[2], 'usd', ARGV[4]) end
-redis.call('HINCRBY', KEYS[2], 'tokens', tokens)
+redis.call('HINCRBY', KEYS[2], 'tokens', ARGV[3])
 -- A day's and a month's spend expire some time after they began (set once, not at every call).
-local fresh = redis.call('HINCRBY', KEYS[2], 'requests', 1) == 1
+local fresh = redis.call('HINCRBY', KEYS[2], 'requests', ARGV[5]) == requests
 if fresh then redis.call('EXPIRE', KEYS[2], 3 * 86400) end
 if cost > 0 and tonumber(redis.call('HINCRBYFLOAT', KEYS[3], 'usd', ARGV[4])) == cost then fresh = true end
 if fresh then redis.call('EXPIRE', KEYS[3], 40 * 86400) end
@@ -211,7 +233,7 @@ return 'ok'
  * seed brings the spend from the store and the instance's pending amounts instead.
  */
 const SETTLE_MANY = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if not seeded(KEYS[1]) then return 0 end
 local arg = 1
 for i = 2, #KEYS, 2 do
   local usd = tonumber(ARGV[arg])
@@ -247,7 +269,7 @@ return 'ok'
  * → {now, requests, rpmAt, tokens, tpmAt, dayUsd, dayTokens, dayRequests, monthUsd, heldUsd, heldCalls} | {'unseeded'}.
  */
 const READ = `
-if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
+if not seeded(KEYS[7]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
 local requests = window(KEYS[1], now)
@@ -268,7 +290,7 @@ return { tostring(now), tostring(requests), tostring(rpmAt), tostring(tokens), t
  * (ARGV[1] = how many day keys come first). → 1 when this call seeded, 0 when it was done already.
  */
 const SEED = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if seeded(KEYS[1]) then return 0 end
 local days = tonumber(ARGV[1])
 local arg = 2
 for i = 2, days + 1 do
@@ -284,6 +306,7 @@ for i = days + 2, #KEYS do
   arg = arg + 1
 end
 redis.call('SET', KEYS[1], '1')
+seededMarks[KEYS[1]] = true
 return 1
 `;
 
@@ -295,7 +318,7 @@ return 1
  * amount, ttlMs. → ADMIT's answer, or {'held', …RESERVE's refusal} when the worst case does not fit.
  */
 const ADMIT_RESERVE = `
-if redis.call('EXISTS', KEYS[7]) == 0 then return { 'unseeded' } end
+if not seeded(KEYS[7]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local ticket, amount, ttl = ARGV[6], math.floor(tonumber(ARGV[7]) * NANO + 0.5), tonumber(ARGV[8])

@@ -47,6 +47,19 @@ const DEFAULT_RESERVATION_TTL_MS = 60_000;
  */
 const UNLIMITED_BATCH_MS = 250;
 
+/** Finished calls of one key (and day) with limits, gathered until the next batch goes as one settlement. */
+interface Settling {
+  keys: string[];
+  countTokens: boolean;
+  /** Tickets that may hold a reservation. */
+  tickets: string[];
+  tokens: number;
+  usd: number;
+  requests: number;
+}
+/** Most tickets one settlement lets go (the script unpacks them onto Lua's stack). */
+const TICKETS_PER_SETTLEMENT = 500;
+
 interface UnlimitedSpend {
   keyId: string;
   day: string;
@@ -80,6 +93,8 @@ class RedisTicket implements LimitTicket {
   private released = false;
   /** Whether Redis holds a reservation of this ticket (so the instance renews it while the call runs). */
   holding = false;
+  /** Whether Redis was ever asked to hold one (it may, though the answer has not come): settled with it. */
+  askedToHold = false;
   readonly id: string;
 
   constructor(
@@ -94,6 +109,10 @@ class RedisTicket implements LimitTicket {
     public undecided = false,
   ) {
     this.id = limiter.ticketId();
+  }
+
+  get isReleased(): boolean {
+    return this.released;
   }
 
   get hasBudget(): boolean {
@@ -147,6 +166,9 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   /** Finished calls of keys without limits, not yet sent to Redis (per key and day). */
   private unlimited = new Map<string, UnlimitedSpend>();
   private unlimitedTimer: NodeJS.Timeout | undefined;
+  /** Finished calls of keys with limits, not yet sent to Redis (per key, day and whether tokens count). */
+  private settling = new Map<string, Settling>();
+  private settlingFull: Settling[] = [];
   private seeding: Promise<void> | undefined;
   private cachedPeriod: Period = periodAt(0);
   private cachedPeriodSeen = 0;
@@ -192,6 +214,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   /** Holds a ticket's worst case in Redis (replacing what it held), or refuses with the budget it would pass. */
   reserve(ticket: RedisTicket, amount: number): Promise<void> {
     const limits = ticket.limits!;
+    if (amount > 0) ticket.askedToHold = true;
     return this.decided(ticket.keyId, ticket.name, async () => {
       const period = this.period();
       const answer = await this.seeded(() => this.run('reserve', this.keys(ticket.keyId, `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
@@ -204,7 +227,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       ]));
       if (answer[0] === 'ok') {
         ticket.holding = amount > 0;
-        if (ticket.holding) this.holding.add(ticket);
+        if (ticket.holding && !ticket.isReleased) this.holding.add(ticket);
         else this.holding.delete(ticket);
         return;
       }
@@ -228,6 +251,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
    */
   decide(ticket: RedisTicket, amount: number): Promise<void> {
     const limits = ticket.limits!;
+    if (amount > 0) ticket.askedToHold = true;
     return this.decided(ticket.keyId, ticket.name, async () => {
       const period = this.period();
       const answer = await this.seeded(() => this.run('admitReserve', this.keys(ticket.keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
@@ -245,7 +269,8 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       if (refusal) throw refusal;
       ticket.undecided = false;
       ticket.holding = amount > 0;
-      if (ticket.holding) this.holding.add(ticket);
+      // A call that ended while it was being decided was settled already (after this, in Redis's order).
+      if (ticket.holding && !ticket.isReleased) this.holding.add(ticket);
     }, () => {
       ticket.undecided = false;
       ticket.uncounted = true;
@@ -268,16 +293,40 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       this.addUnlimited(ticket.keyId, period, cost, tokens);
       return;
     }
-    this.batch.runLater('settle', this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), [
-      this.clockArg(),
-      ticket.id,
-      String(tokens),
-      String(cost),
-      ticket.limits?.tpm != null && !ticket.uncounted ? '1' : '0',
-    ]).catch((error: unknown) => {
-      // The durable copy has it already; Redis lets the reservation lapse on its own.
-      this.health.failed(error);
-    });
+    const countTokens = ticket.limits?.tpm != null && !ticket.uncounted;
+    const id = `${ticket.keyId}\n${period.day}\n${countTokens}`;
+    let settling = this.settling.get(id);
+    if (settling === undefined || settling.tickets.length >= TICKETS_PER_SETTLEMENT) {
+      if (this.settling.size === 0) this.batch.beforeNextBatch(() => this.sendSettlements());
+      // A full one goes as it is, beside the one that takes its place.
+      if (settling !== undefined) this.settlingFull.push(settling);
+      settling = { keys: this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), countTokens, tickets: [], tokens: 0, usd: 0, requests: 0 };
+      this.settling.set(id, settling);
+    }
+    if (ticket.askedToHold) settling.tickets.push(ticket.id);
+    settling.tokens += tokens;
+    settling.usd += cost;
+    settling.requests += 1;
+  }
+
+  /** The finished calls gathered since the last batch, one settlement per key and day. */
+  private sendSettlements(): void {
+    const gathered = [...this.settlingFull, ...this.settling.values()];
+    this.settling = new Map();
+    this.settlingFull = [];
+    for (const settling of gathered) {
+      this.batch.runLater('settle', settling.keys, [
+        this.clockArg(),
+        settling.countTokens ? '1' : '0',
+        String(settling.tokens),
+        String(settling.usd),
+        String(settling.requests),
+        ...settling.tickets,
+      ]).catch((error: unknown) => {
+        // The durable copy has it already; Redis lets the reservations lapse on their own.
+        this.health.failed(error);
+      });
+    }
   }
 
   // ---- kept in step by the limits service ----
@@ -359,6 +408,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   close(): void {
     clearInterval(this.renewTimer);
     this.sendUnlimited();
+    this.sendSettlements();
     this.batch.flush();
   }
 
