@@ -6,7 +6,7 @@
 // log pages as on SQLite and for every Usage view.
 import pg from 'pg';
 import { Pool } from 'undici';
-import { migrate, usageTotalsFromLog } from '../src-main/store-postgres/schema.js';
+import { migrate, SEARCH_TEXT, usageTotalsFromLog } from '../src-main/store-postgres/schema.js';
 import { USAGE_DIMENSIONS, USAGE_RANGES } from '../src-main/core/usage.js';
 import { logQueries, toSearchParams } from './log-cost.js';
 import { median } from './load.js';
@@ -35,14 +35,18 @@ export interface TeamLogCost {
   totalsEqualRows: boolean;
 }
 
-/** The rows' INSERT … SELECT over ids $1..$2 of $3 rows, the newest at $4 ($5: the local time's offset in minutes). */
+/**
+ * The rows' INSERT … SELECT over ids $1..$2 of $3 rows, the newest at $4 ($5: the local time's offset in minutes).
+ * Their search words by the SQL the schema first used: the same words as the gateway's for these ASCII texts.
+ */
 const INSERT_ROWS = `INSERT INTO request_log (id, created_at, trace_id, metadata, key_id, provider, model, path, status, latency_ms, ttfb_ms,
-     prompt_tokens, completion_tokens, stream, error, attempts, request_headers, request_body, response_body, cost_usd, client, day)
-   SELECT i, at, gen_random_uuid()::text, '{"user":"user-' || (i % 500) || '","app":"bench"}', 'key-' || (i % 12), provider, model,
-     CASE WHEN i % 3 = 0 THEN '/v1/chat/completions' ELSE '/v1/completions' END,
+     prompt_tokens, completion_tokens, stream, error, attempts, request_headers, request_body, response_body, cost_usd, client, day, search)
+   SELECT filled.*, to_tsvector('simple', ${SEARCH_TEXT}) FROM (
+   SELECT i, at, gen_random_uuid()::text AS trace_id, '{"user":"user-' || (i % 500) || '","app":"bench"}' AS metadata, 'key-' || (i % 12), provider, model,
+     CASE WHEN i % 3 = 0 THEN '/v1/chat/completions' ELSE '/v1/completions' END AS path,
      status, 200 + (i % 1000) / 3.0, 80 + (i % 300) / 7.0, 20 + i % 400, 10 + i % 600, i % 2,
      CASE status WHEN 200 THEN NULL WHEN 429 THEN 'Rate limit reached for requests' WHEN 500 THEN 'The server had an error while processing your request'
-                 ELSE 'Invalid value for temperature' END,
+                 ELSE 'Invalid value for temperature' END AS error,
      1,
      '{"host":"127.0.0.1:8787","content-type":"application/json","user-agent":"OpenAI/Python 1.50.0","x-gateway-api-key":"[redacted]","x-gateway-provider":"' || provider || '","authorization":"[redacted]"}',
      '{"model":"' || model || '","prompt":"Question ' || i || ': summarise the quarterly report in three sentences.","max_tokens":256,"temperature":0.2}',
@@ -58,7 +62,7 @@ const INSERT_ROWS = `INSERT INTO request_log (id, created_at, trace_id, metadata
                   WHEN 3 THEN 'llama-3.1-8b-instant' ELSE 'mistral-small-latest' END AS model,
        CASE WHEN i % 97 = 0 THEN 500 WHEN i % 41 = 0 THEN 429 WHEN i % 53 = 0 THEN 400 ELSE 200 END AS status
      FROM generate_series($1::bigint, $2::bigint) AS i
-   ) AS shaped`;
+   ) AS shaped) AS filled`;
 
 /** Runs the jobs on `clients.length` connections at once, each taking the next job when it is free. */
 async function onConnections(clients: pg.Client[], jobs: ((client: pg.Client) => Promise<unknown>)[]): Promise<void> {

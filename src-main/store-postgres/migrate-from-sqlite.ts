@@ -7,6 +7,7 @@ import type { SqliteDatabase } from '../store/database.js';
 import { openDataKey, KeyStoreLockedError } from '../store/keys/data-key.js';
 import type { KeyProtector } from '../store/key-protection.js';
 import { MCP_SERVER_COLUMNS } from '../store/mcp-server-rows.js';
+import { searchVector } from './search-vector.js';
 import { copyRows } from './copy-in.js';
 import { checkDatabaseUrl } from './open.js';
 import { migrate, RENAME_TWIN_KEYS } from './schema.js';
@@ -84,11 +85,17 @@ async function copyLog(db: SqliteDatabase, client: pg.Client): Promise<number> {
   ).rows;
   for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
   const rows = db.prepare(`SELECT ${LOG_SOURCE} FROM request_log ORDER BY id`).raw().iterate() as Iterable<unknown[]>;
-  const count = await copyRows(client, 'request_log', LOG_COLUMNS, rows);
+  const count = await copyRows(client, 'request_log', [...LOG_COLUMNS, 'search'], withSearchWords(rows));
   // More memory for the builds than the default 64 MB, for this transaction only.
   await client.query("SET LOCAL maintenance_work_mem = '256MB'");
   for (const index of indexes) await client.query(index.definition);
   return count;
+}
+
+/** Each row with its search words after its columns, as the gateway writes them. */
+function* withSearchWords(rows: Iterable<unknown[]>): Generator<unknown[]> {
+  const searched = ['model', 'trace_id', 'error', 'metadata', 'path'].map((column) => LOG_COLUMNS.indexOf(column));
+  for (const row of rows) yield [...row, searchVector(searched.map((column) => row[column] as string | null))];
 }
 
 function copyTable(db: SqliteDatabase, client: pg.Client, table: string, columns: readonly string[], select = columns.join(', ')): Promise<number> {

@@ -10,6 +10,7 @@ import { usageOfBatch } from '../store/log-usage-rollup.js';
 import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
 import type { LogReader } from '../store/request-log.js';
 import type { PgBridge, Statement } from './pg-bridge.js';
+import { searchQuery, searchVector, searchWords } from './search-vector.js';
 
 /** The written columns, in the order of RowValues; SQLite's dialect_given is PostgreSQL's plain `dialect`. */
 const ROW_COLUMNS = Object.keys(COLUMN_INDEX).map((column) => (column === 'dialect_given' ? 'dialect' : column));
@@ -29,8 +30,8 @@ const COLUMN_TYPES: Record<string, 'bigint' | 'integer' | 'double precision' | '
  */
 const INSERT_ROWS: Statement = {
   name: 'gatehouse_insert_log_rows',
-  sql: `INSERT INTO request_log (${ROW_COLUMNS.join(', ')}, instance_id)
-        SELECT *, $${ROW_COLUMNS.length + 1}::text FROM unnest(${ROW_COLUMNS.map((column, index) => `$${index + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})
+  sql: `INSERT INTO request_log (${ROW_COLUMNS.join(', ')}, search, instance_id)
+        SELECT *, $${ROW_COLUMNS.length + 2}::text FROM unnest(${ROW_COLUMNS.map((column, index) => `$${index + 1}::${COLUMN_TYPES[column]}[]`).join(', ')}, $${ROW_COLUMNS.length + 1}::tsvector[])
         RETURNING id`,
 };
 /** Rows per usage INSERT: PostgreSQL takes at most 65535 parameters a statement. */
@@ -65,10 +66,18 @@ function usageStatements(table: 'usage_daily' | 'usage_monthly', period: string,
   return statements;
 }
 
+/** The texts a row is searched by, in the order the search index numbers their words. */
+const SEARCHED = [COLUMN_INDEX.model, COLUMN_INDEX.trace_id, COLUMN_INDEX.error, COLUMN_INDEX.metadata, COLUMN_INDEX.path];
+
+/** A row's search words (search-vector.ts), from its values as the log holds them. */
+export function rowSearchVector(row: readonly unknown[]): string {
+  return searchVector(SEARCHED.map((column) => row[column] as string | null));
+}
+
 /** The statements that write one batch of rows and its usage, for one instance. */
 export function batchStatements(rows: RowValues[], instanceId: string | null): Statement[] {
   const columns: unknown[] = ROW_COLUMNS.map((_, column) => rows.map((row) => row[column]));
-  const statements: Statement[] = [{ ...INSERT_ROWS, params: [...columns, instanceId] }];
+  const statements: Statement[] = [{ ...INSERT_ROWS, params: [...columns, rows.map(rowSearchVector), instanceId] }];
   const usage = usageOfBatch(rows);
   statements.push(...usageStatements('usage_daily', 'day', usage.daily), ...usageStatements('usage_monthly', 'month', usage.monthly));
   return statements;
@@ -106,11 +115,6 @@ export class PgLogWriter implements LogBatchWriter {
   }
 
   close(): void {}
-}
-
-/** Words of a search as the index holds them (schema.ts SEARCH_TEXT): runs of letters and digits, lower case. */
-function searchWords(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 export type PgRow = Row & { instance_id: string | null };
@@ -160,11 +164,10 @@ export class PgLogQueries implements LogReader {
     // The text's condition comes last, with the last parameter, so the filters alone can be run without it.
     let text: string | undefined;
     if (query.q) {
-      const words = searchWords(query.q);
-      if (words.length) {
+      const phrase = searchQuery(searchWords(query.q));
+      if (phrase) {
         // A phrase of the words, the last one a prefix: "gpt-4o-m" finds gpt-4o-mini, as on SQLite.
-        const phrase = words.map((word, index) => `'${word}'${index === words.length - 1 ? ':*' : ''}`).join(' <-> ');
-        text = `search @@ to_tsquery('simple', ${param(phrase)})`;
+        text = `search @@ ${param(phrase)}::tsquery`;
       } else {
         const q = param(query.q);
         text = `(strpos(coalesce(model, ''), ${q}) > 0 OR strpos(trace_id, ${q}) > 0 OR strpos(coalesce(error, ''), ${q}) > 0 OR strpos(metadata, ${q}) > 0 OR strpos(path, ${q}) > 0)`;

@@ -1,0 +1,52 @@
+// A team database written by an older Gatehouse (schema version 7, whose search words PostgreSQL computed
+// in a generated column) moves to the words the gateway writes: the rows already there are still found,
+// the new ones too, and a row can be written with words of its own again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { masterKeyProtector } from '../../src-main/store/key-protection.js';
+import { openPostgresStore } from '../../src-main/store-postgres/open.js';
+import { MIGRATIONS } from '../../src-main/store-postgres/schema.js';
+import { TEST_MASTER_KEY } from '../helpers/gateway.js';
+import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
+
+let postgres: TestPostgres;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.close();
+}, 30_000);
+
+describe('the search words of a team log upgraded from schema version 7', () => {
+  it('finds the rows written before and after the upgrade by the same searches', async () => {
+    const url = await postgres.newDatabase();
+    await withClient(url, async (client) => {
+      await client.query('CREATE TABLE gatehouse_schema (version int PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      for (const migration of MIGRATIONS.filter((each) => each.version <= 7)) {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO gatehouse_schema (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
+      }
+      await client.query(
+        `INSERT INTO request_log (created_at, trace_id, metadata, provider, model, path, status, latency_ms, stream, attempts, day)
+         VALUES ($1, 'before-upgrade-7f3a', '{"team":"payments"}', 'openai', 'gpt-4o-mini', '/v1/completions', 200, 1, 0, 1, '2026-11-26')`,
+        [Date.now() - 1_000],
+      );
+    });
+    const store = await openPostgresStore({ url, protector: masterKeyProtector(TEST_MASTER_KEY), sharedLimits: true });
+    try {
+      store.requestLog.append({
+        createdAt: Date.now(), traceId: 'after-upgrade-91bc', metadata: { team: 'payments' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini',
+        path: '/v1/completions', status: 200, latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: null, responseBody: null,
+      });
+      store.requestLog.flush();
+      const traces = (q: string) => store.requestLog.list({ q }).items.map((item) => item.traceId);
+      expect(traces('payments')).toEqual(['after-upgrade-91bc', 'before-upgrade-7f3a']);
+      expect(traces('gpt-4o-m')).toEqual(['after-upgrade-91bc', 'before-upgrade-7f3a']);
+      expect(traces('7f3a')).toEqual(['before-upgrade-7f3a']);
+      expect(traces('upgrade 91')).toEqual(['after-upgrade-91bc']);
+      const column = await withClient(url, (client) => client.query("SELECT is_generated FROM information_schema.columns WHERE table_name = 'request_log' AND column_name = 'search'"));
+      expect(column.rows[0].is_generated).toBe('NEVER');
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
