@@ -87,10 +87,21 @@ local function below_at(key, total, limit, now)
   end
   return now
 end
+-- The field of now's second in a minute window (one per clock value: a batch has one).
+local secondFields = {}
+local function second(now)
+  local field = secondFields[now]
+  if field == nil then
+    field = tostring(math.floor(now / 1000))
+    secondFields[now] = field
+  end
+  return field
+end
 -- Counts amount in the window's current second (and its sum); the hash lives two minutes past its newest second.
 local function count(key, now, amount)
-  if redis.call('HINCRBY', key, tostring(math.floor(now / 1000)), int(amount)) == amount then redis.call('PEXPIRE', key, 120000) end
-  redis.call('HINCRBY', key, '#sum', int(amount))
+  local text = amount == 1 and '1' or int(amount)
+  if redis.call('HINCRBY', key, second(now), text) == amount then redis.call('PEXPIRE', key, 120000) end
+  redis.call('HINCRBY', key, '#sum', text)
 end
 -- Admission's checks (keys: req, tok, day, month): a budget already spent, then the minute windows.
 -- → a refusal, or nil with the day's and month's spend as read (0 for a budget the key does not have).
@@ -142,7 +153,7 @@ end
 
 /**
  * Admission. KEYS: req, tok, day, month, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd ('' = none).
- * → {'ok', now} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, now} | {'rpm'|'tpm', used, at, now}.
+ * → {'ok'} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, now} | {'rpm'|'tpm', used, at, now}.
  * A budget is checked as spent (what calls in flight hold is checked when they reserve); one request is
  * counted in the minute window only when admitted.
  */
@@ -153,18 +164,18 @@ local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(
 local refused = admission(KEYS, rpm, tpm, daily, monthly, now)
 if refused then return refused end
 if rpm ~= nil then count(KEYS[1], now, 1) end
-return { 'ok', tostring(now) }
+return { 'ok' }
 `;
 
 /**
  * A call's worst case held against the budgets (replacing what its ticket held). KEYS: day, month, held,
- * heldexp, seeded. ARGV: now, ticket, amount, dailyUsd, monthlyUsd, ttlMs.
- * → {'ok', now} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, heldUsd, heldCalls, now}.
+ * heldexp, seeded. ARGV: now, ticket, amount (whole nano-USD), dailyUsd, monthlyUsd, ttlMs.
+ * → {'ok'} | {'unseeded'} | {'dailyUsd'|'monthlyUsd', spent, heldUsd, heldCalls, now}.
  */
 const RESERVE = `
 if not seeded(KEYS[5]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
-local ticket, amount = ARGV[2], math.floor(tonumber(ARGV[3]) * NANO + 0.5)
+local ticket, amount = ARGV[2], tonumber(ARGV[3])
 local daily, monthly, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local others, calls, mine = held(KEYS[3], KEYS[4], now, ticket)
 if mine then
@@ -182,14 +193,14 @@ if amount > 0 then
       return { 'monthlyUsd', tostring(spentMonth), tostring(others / NANO), tostring(calls), tostring(now) }
     end
   end
-  redis.call('HSET', KEYS[3], ticket, int(amount), '#usd', int(others + amount), '#n', int(calls + 1))
+  redis.call('HSET', KEYS[3], ticket, ARGV[3], '#usd', int(others + amount), '#n', int(calls + 1))
   redis.call('ZADD', KEYS[4], now + ttl, ticket)
 elseif mine then
   redis.call('HDEL', KEYS[3], ticket)
   redis.call('HSET', KEYS[3], '#usd', int(others), '#n', int(calls))
   redis.call('ZREM', KEYS[4], ticket)
 end
-return { 'ok', tostring(now) }
+return { 'ok' }
 `;
 
 /**
@@ -315,17 +326,17 @@ return 1
  * worst case is counted in the minute, as there), reading the day's spend once; lapsed reservations are
  * looked for only when the worst case would not fit without letting them go.
  * KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd, ticket,
- * amount, ttlMs. → ADMIT's answer, or {'held', …RESERVE's refusal} when the worst case does not fit.
+ * amount (whole nano-USD), ttlMs. → ADMIT's answer, or {'held', …RESERVE's refusal} when the worst case does not fit.
  */
 const ADMIT_RESERVE = `
 if not seeded(KEYS[7]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local ticket, amount, ttl = ARGV[6], math.floor(tonumber(ARGV[7]) * NANO + 0.5), tonumber(ARGV[8])
+local ticket, amount, ttl = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local refused, spentDay, spentMonth = admission(KEYS, rpm, tpm, daily, monthly, now)
 if refused then return refused end
 if rpm ~= nil then count(KEYS[1], now, 1) end
-if amount <= 0 then return { 'ok', tostring(now) } end
+if amount <= 0 then return { 'ok' } end
 local sums = redis.call('HMGET', KEYS[5], '#usd', '#n')
 local others, calls = math.max(0, num(sums[1])), math.max(0, num(sums[2]))
 local function over(heldNanos)
@@ -339,9 +350,9 @@ if over(others) then
   local limit, spent = over(others)
   if limit then return { 'held', limit, tostring(spent), tostring(others / NANO), tostring(calls), tostring(now) } end
 end
-redis.call('HSET', KEYS[5], ticket, int(amount), '#usd', int(others + amount), '#n', int(calls + 1))
+redis.call('HSET', KEYS[5], ticket, ARGV[7], '#usd', int(others + amount), '#n', int(calls + 1))
 redis.call('ZADD', KEYS[6], now + ttl, ticket)
-return { 'ok', tostring(now) }
+return { 'ok' }
 `;
 
 const OPERATIONS = { admit: ADMIT, admitReserve: ADMIT_RESERVE, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };

@@ -47,9 +47,8 @@ const DEFAULT_RESERVATION_TTL_MS = 60_000;
  */
 const UNLIMITED_BATCH_MS = 250;
 
-/** Finished calls of one key (and day) with limits, gathered until the next batch goes as one settlement. */
+/** Finished calls of one key (and day) with limits, gathered into one settlement until its batch goes. */
 interface Settling {
-  keys: string[];
   countTokens: boolean;
   /** Tickets that may hold a reservation. */
   tickets: string[];
@@ -84,6 +83,8 @@ export class LimitsUnavailable extends GatewayError {
 }
 
 const text = (value: number | null) => (value === null ? '' : String(value));
+/** A reservation as the scripts hold it: whole nano-dollars, so that adding and taking back is exact. */
+const nanos = (usd: number) => String(Math.round(usd * 1e9));
 const positive = (value: number | null) => (value !== null && Number.isFinite(value) && value > 0 ? value : 0);
 const hasBudget = (limits: KeyLimits | undefined) => limits !== undefined && (limits.dailyUsd !== null || limits.monthlyUsd !== null);
 
@@ -95,6 +96,8 @@ class RedisTicket implements LimitTicket {
   holding = false;
   /** Whether Redis was ever asked to hold one (it may, though the answer has not come): settled with it. */
   askedToHold = false;
+  /** A decision or reservation of this ticket is on its way to Redis: its settlement must go after it. */
+  asking = false;
   readonly id: string;
 
   constructor(
@@ -168,7 +171,6 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   private unlimitedTimer: NodeJS.Timeout | undefined;
   /** Finished calls of keys with limits, not yet sent to Redis (per key, day and whether tokens count). */
   private settling = new Map<string, Settling>();
-  private settlingFull: Settling[] = [];
   private seeding: Promise<void> | undefined;
   private cachedPeriod: Period = periodAt(0);
   private cachedPeriodSeen = 0;
@@ -215,16 +217,18 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   reserve(ticket: RedisTicket, amount: number): Promise<void> {
     const limits = ticket.limits!;
     if (amount > 0) ticket.askedToHold = true;
+    ticket.asking = true;
     return this.decided(ticket.keyId, ticket.name, async () => {
       const period = this.period();
       const answer = await this.seeded(() => this.run('reserve', this.keys(ticket.keyId, `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
         this.clockArg(),
         ticket.id,
-        String(amount),
+        nanos(amount),
         text(limits.dailyUsd),
         text(limits.monthlyUsd),
         String(this.reservationTtlMs),
       ]));
+      ticket.asking = false;
       if (answer[0] === 'ok') {
         ticket.holding = amount > 0;
         if (ticket.holding && !ticket.isReleased) this.holding.add(ticket);
@@ -252,6 +256,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   decide(ticket: RedisTicket, amount: number): Promise<void> {
     const limits = ticket.limits!;
     if (amount > 0) ticket.askedToHold = true;
+    ticket.asking = true;
     return this.decided(ticket.keyId, ticket.name, async () => {
       const period = this.period();
       const answer = await this.seeded(() => this.run('admitReserve', this.keys(ticket.keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
@@ -261,9 +266,10 @@ export class RedisKeyLimiter implements KeyLimitCounters {
         text(limits.dailyUsd),
         text(limits.monthlyUsd),
         ticket.id,
-        String(amount),
+        nanos(amount),
         String(this.reservationTtlMs),
       ]));
+      ticket.asking = false;
       if (answer[0] === 'held') throw this.reservationRefusal(ticket, amount, period, answer.slice(1));
       const refusal = this.admitRefusal(ticket.keyId, ticket.name, limits, period, answer);
       if (refusal) throw refusal;
@@ -294,14 +300,22 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       return;
     }
     const countTokens = ticket.limits?.tpm != null && !ticket.uncounted;
+    const keys = this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp');
+    // Its hold still being asked for: settled on its own, after it in the queue, so nothing stays held.
+    if (ticket.asking) {
+      this.sendSettlement(keys, { countTokens, tickets: [ticket.id], tokens, usd: cost, requests: 1 });
+      return;
+    }
+    // Calls of the same key that end before the batch goes join this one settlement, in its place in the queue.
     const id = `${ticket.keyId}\n${period.day}\n${countTokens}`;
     let settling = this.settling.get(id);
     if (settling === undefined || settling.tickets.length >= TICKETS_PER_SETTLEMENT) {
-      if (this.settling.size === 0) this.batch.beforeNextBatch(() => this.sendSettlements());
-      // A full one goes as it is, beside the one that takes its place.
-      if (settling !== undefined) this.settlingFull.push(settling);
-      settling = { keys: this.keys(ticket.keyId, 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp'), countTokens, tickets: [], tokens: 0, usd: 0, requests: 0 };
+      settling = { countTokens, tickets: [], tokens: 0, usd: 0, requests: 0 };
       this.settling.set(id, settling);
+      const gathering = settling;
+      this.sendSettlement(keys, gathering, () => {
+        if (this.settling.get(id) === gathering) this.settling.delete(id);
+      });
     }
     if (ticket.askedToHold) settling.tickets.push(ticket.id);
     settling.tokens += tokens;
@@ -309,24 +323,17 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     settling.requests += 1;
   }
 
-  /** The finished calls gathered since the last batch, one settlement per key and day. */
-  private sendSettlements(): void {
-    const gathered = [...this.settlingFull, ...this.settling.values()];
-    this.settling = new Map();
-    this.settlingFull = [];
-    for (const settling of gathered) {
-      this.batch.runLater('settle', settling.keys, [
-        this.clockArg(),
-        settling.countTokens ? '1' : '0',
-        String(settling.tokens),
-        String(settling.usd),
-        String(settling.requests),
-        ...settling.tickets,
-      ]).catch((error: unknown) => {
-        // The durable copy has it already; Redis lets the reservations lapse on their own.
-        this.health.failed(error);
-      });
-    }
+  /** Queues a settlement; its figures are read as its batch goes. */
+  private sendSettlement(keys: string[], settling: Settling, closed: () => void = () => undefined): void {
+    // A fake clock (tests) as it was when the first of the calls ended.
+    const clock = this.clockArg();
+    this.batch.runLater('settle', keys, () => {
+      closed();
+      return [clock, settling.countTokens ? '1' : '0', String(settling.tokens), String(settling.usd), String(settling.requests), ...settling.tickets];
+    }).catch((error: unknown) => {
+      // The durable copy has it already; Redis lets the reservations lapse on their own.
+      this.health.failed(error);
+    });
   }
 
   // ---- kept in step by the limits service ----
@@ -408,7 +415,6 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   close(): void {
     clearInterval(this.renewTimer);
     this.sendUnlimited();
-    this.sendSettlements();
     this.batch.flush();
   }
 

@@ -4,9 +4,9 @@
 // a time costs what it did (one round trip, a few µs later); 32 at once cost a few round trips instead of
 // ~100, and far less of the serving thread and of Redis's one core. An operation nothing waits for (a
 // finished call's settlement) does not make a batch of its own: it rides with the next one, or goes after
-// LATER_MS when none comes; what is gathered until a batch goes (beforeNextBatch) is queued as it goes, so
-// that the finished calls of one key settle as one operation. The queue keeps its order, so every operation
-// runs after those queued before it.
+// LATER_MS when none comes; its arguments may be worked out only as the batch goes, so that calls finishing
+// meanwhile join it (one settlement for the finished calls of a key). The queue keeps its order, so every
+// operation runs after those queued before it.
 // One batch is in flight at a time: what is queued meanwhile goes as one batch when it is answered, so the
 // busier the instance, the larger its batches (one alone still goes at once).
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ const BATCH_SHA = createHash('sha1').update(BATCH).digest('hex');
 interface Queued {
   operation: LimitOperation;
   keys: string[];
-  args: string[];
+  args: string[] | (() => string[]);
   resolve(answer: unknown): void;
   reject(error: Error): void;
 }
@@ -36,7 +36,6 @@ export class ScriptBatch {
   private inFlight = false;
   /** Something was queued while a batch was in flight: it goes when that batch is answered. */
   private sendWhenAnswered = false;
-  private gatherers: (() => void)[] = [];
 
   constructor(private readonly redis: Redis) {}
 
@@ -50,23 +49,13 @@ export class ScriptBatch {
     });
   }
 
-  /** Runs one operation nothing waits for: with the next batch, or within LATER_MS. */
-  runLater(operation: LimitOperation, keys: string[], args: string[]): Promise<unknown> {
+  /** Runs one operation nothing waits for: with the next batch, or within LATER_MS (`args` asked for as it goes). */
+  runLater(operation: LimitOperation, keys: string[], args: string[] | (() => string[])): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.queue.push({ operation, keys, args, resolve, reject });
       if (this.scheduled || this.laterTimer || this.sendWhenAnswered) return;
       this.laterTimer = setTimeout(() => this.send(), LATER_MS);
     });
-  }
-
-  /**
-   * Calls `gather` as the next batch goes (within LATER_MS when none goes sooner), to queue what it
-   * gathered until then as few operations. What it queues goes after the operations queued before.
-   */
-  beforeNextBatch(gather: () => void): void {
-    this.gatherers.push(gather);
-    if (this.scheduled || this.laterTimer || this.sendWhenAnswered) return;
-    this.laterTimer = setTimeout(() => this.send(), LATER_MS);
   }
 
   /** Sends what is queued now (an instance that stops). */
@@ -78,18 +67,11 @@ export class ScriptBatch {
     this.scheduled = false;
     clearTimeout(this.laterTimer);
     this.laterTimer = undefined;
-    if (this.queue.length === 0 && this.gatherers.length === 0) return;
+    if (this.queue.length === 0) return;
     if (this.inFlight) {
       this.sendWhenAnswered = true;
       return;
     }
-    const gatherers = this.gatherers;
-    this.gatherers = [];
-    for (const gather of gatherers) gather();
-    // What the gatherers queued goes now, not LATER_MS later.
-    clearTimeout(this.laterTimer);
-    this.laterTimer = undefined;
-    if (this.queue.length === 0) return;
     this.inFlight = true;
     const batch = this.queue;
     this.queue = [];
@@ -97,7 +79,7 @@ export class ScriptBatch {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const queued of batch) queued.reject(failure);
     };
-    this.evaluate(JSON.stringify(batch.map((queued) => [queued.operation, queued.keys, queued.args]))).then(
+    this.evaluate(JSON.stringify(batch.map((queued) => [queued.operation, queued.keys, typeof queued.args === 'function' ? queued.args() : queued.args]))).then(
       (answers) => {
         let list: unknown[];
         try {
