@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { MIGRATIONS } from '../../src-main/store-postgres/schema.js';
 
 const BIN_DIR = process.env.GATEHOUSE_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const ROLE = 'gatehouse';
@@ -40,6 +41,15 @@ const asPostgres = (command: string, args: string[]) =>
 let databases = 0;
 
 /** One connection to `url` for `work`, closed after it. */
+/** Sets an empty database up as a Gatehouse of schema version `version` left it (for upgrade tests). */
+export async function migrateUpTo(client: pg.Client, version: number): Promise<void> {
+  await client.query('CREATE TABLE gatehouse_schema (version int PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  for (const migration of MIGRATIONS.filter((each) => each.version <= version)) {
+    await client.query(migration.sql);
+    await client.query('INSERT INTO gatehouse_schema (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
+  }
+}
+
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -4,9 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { masterKeyProtector } from '../../src-main/store/key-protection.js';
 import { openPostgresStore } from '../../src-main/store-postgres/open.js';
-import { MIGRATIONS } from '../../src-main/store-postgres/schema.js';
 import { TEST_MASTER_KEY } from '../helpers/gateway.js';
-import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
+import { migrateUpTo, startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
 
 let postgres: TestPostgres;
 beforeAll(async () => {
@@ -20,11 +19,7 @@ describe('the search words of a team log upgraded from schema version 7', () => 
   it('finds the rows written before and after the upgrade by the same searches', async () => {
     const url = await postgres.newDatabase();
     await withClient(url, async (client) => {
-      await client.query('CREATE TABLE gatehouse_schema (version int PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-      for (const migration of MIGRATIONS.filter((each) => each.version <= 7)) {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO gatehouse_schema (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
-      }
+      await migrateUpTo(client, 7);
       await client.query(
         `INSERT INTO request_log (created_at, trace_id, metadata, provider, model, path, status, latency_ms, stream, attempts, day)
          VALUES ($1, 'before-upgrade-7f3a', '{"team":"payments"}', 'openai', 'gpt-4o-mini', '/v1/completions', 200, 1, 0, 1, '2026-11-26')`,

@@ -12,7 +12,7 @@ import { MIGRATIONS, migrate } from '../../src-main/store-postgres/schema.js';
 import { openDatabase } from '../../src-main/store/database.js';
 import { runMigrateCommand } from '../../src-main/cli-migrate.js';
 import { startGateway, TEST_MASTER_KEY } from '../helpers/gateway.js';
-import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
+import { migrateUpTo, startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
 
 let postgres: TestPostgres;
 
@@ -30,11 +30,7 @@ describe('unique key names on a team database from before them', () => {
     const url = await postgres.newDatabase();
     await withClient(url, async (client) => {
       // The database as a Gatehouse of schema version 4 left it.
-      await client.query('CREATE TABLE gatehouse_schema (version int PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-      for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO gatehouse_schema (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
-      }
+      await migrateUpTo(client, 4);
       const virtual = (id: string, name: string, at: number, revoked: number | null = null) =>
         client.query("INSERT INTO virtual_keys (id, name, provider, key_hash, key_prefix, settings, created_at, updated_at, revoked_at) VALUES ($1, $2, 'openai', $3, 'gh-vk-x', '{}', $4, $4, $5)", [id, name, randomBytes(32), at, revoked]);
       const gateway = (id: string, name: string, at: number) => client.query("INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES ($1, $2, $3, 'gh-gk-x', $4, $4)", [id, name, randomBytes(32), at]);
