@@ -16,7 +16,10 @@ interface CopyConnection {
 /** Bytes gathered before one CopyData message is sent. */
 const CHUNK_BYTES = 256 * 1024;
 
-/** One value in COPY's text format: \N for NULL, and backslash, tab, newline and carriage return escaped. */
+/**
+ * One value in COPY's text format: \N for NULL, and backslash, tab, newline and carriage return escaped.
+ * Self-contained: pg-bridge.ts's worker runs its source text.
+ */
 export function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   const text = typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value);

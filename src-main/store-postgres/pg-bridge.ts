@@ -6,12 +6,20 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { GatewayError } from '../core/errors.js';
+import { copyText } from './copy-in.js';
 
 export interface Statement {
   sql: string;
   params?: unknown[];
   /** Prepared once per connection under this name and run again by it: for a statement sent many times. */
   name?: string;
+  /**
+   * For a `COPY … FROM STDIN`: its rows, each in the COPY's column order, encoded to COPY's text format on
+   * the bridge's thread. With `idsFrom`, each row is sent after the `id` of the same row of that earlier
+   * statement's answer (ids taken from a sequence first, since a COPY returns none).
+   */
+  copyRows?: unknown[][];
+  idsFrom?: number;
 }
 
 /** Rows of each statement, in order. */
@@ -59,6 +67,36 @@ function unreachable(error) {
   if (!code) return true;
   return /^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code);
 }
+const copyText = ${copyText.toString()};
+// Bytes of COPY data sent in one message.
+const COPY_CHUNK = 256 * 1024;
+// COPY … FROM STDIN of rows, as pg runs a query object it is given (the server's CopyInResponse answered
+// with the data); pg sends the statements after it once the server is ready again.
+function copyIn(client, sql, rows, ids) {
+  const chunks = [];
+  let lines = '';
+  rows.forEach((row, index) => {
+    lines += (ids ? ids[index].id + '\\t' : '') + row.map(copyText).join('\\t') + '\\n';
+    if (lines.length >= COPY_CHUNK) {
+      chunks.push(Buffer.from(lines));
+      lines = '';
+    }
+  });
+  if (lines) chunks.push(Buffer.from(lines));
+  return new Promise((resolve, reject) => {
+    let failure = null;
+    client.query({
+      submit(connection) { connection.query(sql); },
+      handleCopyInResponse(connection) {
+        for (const chunk of chunks) connection.sendCopyFromChunk(chunk);
+        connection.endCopyFrom();
+      },
+      handleError(error) { failure = failure || error; reject(error); },
+      handleReadyForQuery() { if (!failure) resolve(); },
+      handleCommandComplete() {}, handleRowDescription() {}, handleDataRow() {}, handleEmptyQuery() {}, handlePortalSuspended() {}, handleCopyData() {},
+    });
+  });
+}
 async function run(job) {
   if (Date.now() < downUntil) {
     const error = new Error(downReason);
@@ -78,6 +116,12 @@ async function run(job) {
     if (job.transaction) await client.query('BEGIN');
     const results = [];
     for (const statement of job.statements) {
+      if (statement.copyRows) {
+        const ids = statement.idsFrom === undefined ? null : results[statement.idsFrom];
+        await copyIn(client, statement.sql, statement.copyRows, ids);
+        results.push([]);
+        continue;
+      }
       const result = statement.name
         ? await client.query({ name: statement.name, text: statement.sql, values: statement.params || [] })
         : await client.query(statement.sql, statement.params || []);
