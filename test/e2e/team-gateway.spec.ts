@@ -110,7 +110,8 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(switcher).toBeVisible();
     for (const width of [900, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.getByRole('region', { name: 'Team gateway' }).scrollIntoViewIfNeeded();
+      // Back from the team, Settings renders again once the local settings are read: scroll the card that stays.
+      await expect(async () => page.getByRole('region', { name: 'Team gateway' }).scrollIntoViewIfNeeded({ timeout: 1_000 })).toPass();
       await page.screenshot({ path: `${SCREENSHOTS}/team-gateway-settings-${width}-${theme}.png` });
       await switcher.getByRole('radio', { name: /^Team:/ }).click();
       await page.getByRole('link', { name: 'Keys' }).click();
