@@ -322,40 +322,97 @@ return 1
 `;
 
 /**
- * Admission and the call's worst case held in one, as ADMIT then RESERVE would (a request refused for its
- * worst case is counted in the minute, as there), reading the day's spend once; lapsed reservations are
- * looked for only when the worst case would not fit without letting them go.
- * KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd, ticket,
- * amount (whole nano-USD), ttlMs. → ADMIT's answer, or {'held', …RESERVE's refusal} when the worst case does not fit.
+ * Admission and the worst case held, for the calls of one key that an instance decides in the same batch:
+ * each is decided as if alone and in turn (as ADMIT then RESERVE would; a request refused for its worst
+ * case is counted in the minute, as there), but the key's state is read once and written once for all of
+ * them. Lapsed reservations are looked for only when a worst case would not fit without letting them go.
+ * KEYS: req, tok, day, month, held, heldexp, seeded. ARGV: now, rpm, tpm, dailyUsd, monthlyUsd, ttlMs, then
+ * per call its ticket and amount (whole nano-USD, 0 for none).
+ * → {'unseeded'} | one answer per call: ADMIT's, or {'held', …RESERVE's refusal} when its worst case does not fit.
  */
-const ADMIT_RESERVE = `
+const DECIDE = `
 if not seeded(KEYS[7]) then return { 'unseeded' } end
 local now = clock(ARGV[1])
 local rpm, tpm, daily, monthly = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local ticket, amount, ttl = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
-local refused, spentDay, spentMonth = admission(KEYS, rpm, tpm, daily, monthly, now)
-if refused then return refused end
-if rpm ~= nil then count(KEYS[1], now, 1) end
-if amount <= 0 then return { 'ok' } end
-local sums = redis.call('HMGET', KEYS[5], '#usd', '#n')
-local others, calls = math.max(0, num(sums[1])), math.max(0, num(sums[2]))
-local function over(heldNanos)
-  if daily ~= nil and spentDay + (heldNanos + amount) / NANO > daily then return 'dailyUsd', spentDay end
-  if monthly ~= nil and spentMonth + (heldNanos + amount) / NANO > monthly then return 'monthlyUsd', spentMonth end
+local deadline = int(now + tonumber(ARGV[6]))
+-- Nothing is settled between these calls: a budget spent and the token window are the same for each.
+local budgetSpent, spentDay, spentMonth = admission(KEYS, nil, nil, daily, monthly, now)
+local tokensOver = budgetSpent == nil and tpm ~= nil and admission(KEYS, nil, tpm, nil, nil, now) or nil
+local used = budgetSpent == nil and rpm ~= nil and window(KEYS[1], now) or 0
+local usedAt
+local others, calls
+local counted, holds = 0, {}
+-- What the calls so far added, written before anything reads it back from Redis.
+local function write()
+  if counted > 0 then count(KEYS[1], now, counted) end
+  counted = 0
+  if #holds == 0 then return end
+  local deadlines = {}
+  for i = 1, #holds, 2 do
+    deadlines[i] = deadline
+    deadlines[i + 1] = holds[i]
+  end
+  holds[#holds + 1] = '#usd'
+  holds[#holds + 1] = int(others)
+  holds[#holds + 1] = '#n'
+  holds[#holds + 1] = int(calls)
+  redis.call('HSET', KEYS[5], unpack(holds))
+  redis.call('ZADD', KEYS[6], unpack(deadlines))
+  holds = {}
+end
+local function over(amount)
+  if daily ~= nil and spentDay + (others + amount) / NANO > daily then return 'dailyUsd', spentDay end
+  if monthly ~= nil and spentMonth + (others + amount) / NANO > monthly then return 'monthlyUsd', spentMonth end
   return nil
 end
-if over(others) then
-  -- It would not fit: what instances that died still hold is let go first (only then worth looking for).
-  others, calls = held(KEYS[5], KEYS[6], now, ticket)
-  local limit, spent = over(others)
-  if limit then return { 'held', limit, tostring(spent), tostring(others / NANO), tostring(calls), tostring(now) } end
+local lapsedLooked = false
+local answers = {}
+local ok = { 'ok' }
+for i = 7, #ARGV, 2 do
+  local answer = ok
+  if budgetSpent ~= nil then answer = budgetSpent
+  elseif rpm ~= nil and used >= rpm then
+    if usedAt == nil then
+      write()
+      usedAt = tostring(below_at(KEYS[1], used, rpm, now))
+    end
+    answer = { 'rpm', tostring(used), usedAt, tostring(now) }
+  elseif tokensOver ~= nil then answer = tokensOver
+  else
+    if rpm ~= nil then
+      used = used + 1
+      counted = counted + 1
+    end
+    local amount = tonumber(ARGV[i + 1])
+    if amount > 0 then
+      if others == nil then
+        local sums = redis.call('HMGET', KEYS[5], '#usd', '#n')
+        others, calls = math.max(0, num(sums[1])), math.max(0, num(sums[2]))
+      end
+      local limit, spentNow = over(amount)
+      if limit and not lapsedLooked then
+        -- It would not fit: what instances that died still hold is let go first (only then worth looking for).
+        write()
+        others, calls = held(KEYS[5], KEYS[6], now, '')
+        lapsedLooked = true
+        limit, spentNow = over(amount)
+      end
+      if limit then answer = { 'held', limit, tostring(spentNow), tostring(others / NANO), tostring(calls), tostring(now) }
+      else
+        others = others + amount
+        calls = calls + 1
+        holds[#holds + 1] = ARGV[i]
+        holds[#holds + 1] = ARGV[i + 1]
+      end
+    end
+  end
+  answers[#answers + 1] = answer
 end
-redis.call('HSET', KEYS[5], ticket, ARGV[7], '#usd', int(others + amount), '#n', int(calls + 1))
-redis.call('ZADD', KEYS[6], now + ttl, ticket)
-return { 'ok' }
+write()
+return answers
 `;
 
-const OPERATIONS = { admit: ADMIT, admitReserve: ADMIT_RESERVE, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };
+const OPERATIONS = { admit: ADMIT, decide: DECIDE, reserve: RESERVE, settle: SETTLE, settleMany: SETTLE_MANY, countCall: COUNT_CALL, renew: RENEW, read: READ, seed: SEED };
 export type LimitOperation = keyof typeof OPERATIONS;
 
 /**

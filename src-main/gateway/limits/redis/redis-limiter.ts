@@ -56,6 +56,17 @@ interface Settling {
   usd: number;
   requests: number;
 }
+/** Calls of one key (and day) asked to be decided in a turn, gathered into one decision until its batch goes. */
+interface Deciding {
+  /** The limits they are decided against (a change of limits starts another decision). */
+  limits: KeyLimits;
+  /** Each call's ticket and worst case (whole nano-USD), in the order asked. */
+  calls: string[];
+  /** One answer per call, in that order. */
+  answers: Promise<string[][]>;
+}
+/** Most calls one decision takes (the script unpacks their holds onto Lua's stack). */
+const CALLS_PER_DECISION = 500;
 /** Most tickets one settlement lets go (the script unpacks them onto Lua's stack). */
 const TICKETS_PER_SETTLEMENT = 500;
 
@@ -171,6 +182,8 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   private unlimitedTimer: NodeJS.Timeout | undefined;
   /** Finished calls of keys with limits, not yet sent to Redis (per key, day and whether tokens count). */
   private settling = new Map<string, Settling>();
+  /** Calls of keys with limits to be decided in the next batch (per key, day and clock). */
+  private deciding = new Map<string, Deciding>();
   private seeding: Promise<void> | undefined;
   private cachedPeriod: Period = periodAt(0);
   private cachedPeriodSeen = 0;
@@ -259,16 +272,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
     ticket.asking = true;
     return this.decided(ticket.keyId, ticket.name, async () => {
       const period = this.period();
-      const answer = await this.seeded(() => this.run('admitReserve', this.keys(ticket.keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey()), [
-        this.clockArg(),
-        text(limits.rpm),
-        text(limits.tpm),
-        text(limits.dailyUsd),
-        text(limits.monthlyUsd),
-        ticket.id,
-        nanos(amount),
-        String(this.reservationTtlMs),
-      ]));
+      const answer = await this.decision(ticket, limits, period, amount);
       ticket.asking = false;
       if (answer[0] === 'held') throw this.reservationRefusal(ticket, amount, period, answer.slice(1));
       const refusal = this.admitRefusal(ticket.keyId, ticket.name, limits, period, answer);
@@ -281,6 +285,33 @@ export class RedisKeyLimiter implements KeyLimitCounters {
       ticket.undecided = false;
       ticket.uncounted = true;
     });
+  }
+
+  /**
+   * A ticket's answer from the decision of its key in the next batch: the calls of a key decided in the
+   * same turn join one operation (DECIDE), in the place of the first, until the batch goes.
+   */
+  private decision(ticket: RedisTicket, limits: KeyLimits, period: Period, amount: number): Promise<string[]> {
+    const clock = this.clockArg();
+    const id = `${ticket.keyId}\n${period.day}\n${clock}`;
+    let deciding = this.deciding.get(id);
+    if (deciding === undefined || deciding.limits !== limits || deciding.calls.length >= 2 * CALLS_PER_DECISION) {
+      const gathering: Deciding = { limits, calls: [], answers: undefined! };
+      const keys = this.keys(ticket.keyId, 'req', 'tok', `day:${period.day}`, `month:${period.month}`, 'held', 'heldexp').concat(this.seededKey());
+      const head = [clock, text(limits.rpm), text(limits.tpm), text(limits.dailyUsd), text(limits.monthlyUsd), String(this.reservationTtlMs)];
+      gathering.answers = this.seeded(
+        () =>
+          this.batch.run('decide', keys, () => {
+            if (this.deciding.get(id) === gathering) this.deciding.delete(id);
+            return head.concat(gathering.calls);
+          }) as Promise<string[][]>,
+      );
+      this.deciding.set(id, gathering);
+      deciding = gathering;
+    }
+    const index = deciding.calls.length / 2;
+    deciding.calls.push(ticket.id, nanos(amount));
+    return deciding.answers.then((answers) => answers[index]);
   }
 
   countCall(keyId: string): void {
@@ -456,7 +487,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   }
 
   /** Runs a script that finds Redis unseeded (empty or flushed) once more after seeding it. */
-  private async seeded(run: () => Promise<string[]>): Promise<string[]> {
+  private async seeded<Answer extends unknown[]>(run: () => Promise<Answer>): Promise<Answer> {
     const answer = await run();
     if (answer[0] !== 'unseeded') return answer;
     await this.seed();

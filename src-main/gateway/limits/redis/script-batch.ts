@@ -4,8 +4,9 @@
 // a time costs what it did (one round trip, a few µs later); 32 at once cost a few round trips instead of
 // ~100, and far less of the serving thread and of Redis's one core. An operation nothing waits for (a
 // finished call's settlement) does not make a batch of its own: it rides with the next one, or goes after
-// LATER_MS when none comes; its arguments may be worked out only as the batch goes, so that calls finishing
-// meanwhile join it (one settlement for the finished calls of a key). The queue keeps its order, so every
+// LATER_MS when none comes. An operation's arguments may be worked out only as the batch goes, so that
+// calls meanwhile join it (one decision for the calls of a key asked in a turn, one settlement for those
+// that finished). The queue keeps its order, so every
 // operation runs after those queued before it.
 // One batch is in flight at a time: what is queued meanwhile goes as one batch when it is answered, so the
 // busier the instance, the larger its batches (one alone still goes at once).
@@ -39,8 +40,11 @@ export class ScriptBatch {
 
   constructor(private readonly redis: Redis) {}
 
-  /** Runs one operation in the batch sent after this turn; its answer as the operation's script returns it. */
-  run(operation: LimitOperation, keys: string[], args: string[]): Promise<unknown> {
+  /**
+   * Runs one operation in the batch sent after this turn; its answer as the operation's script returns it.
+   * `args` may be asked for only as the batch goes (operations that gather more callers until then).
+   */
+  run(operation: LimitOperation, keys: string[], args: string[] | (() => string[])): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.queue.push({ operation, keys, args, resolve, reject });
       if (this.scheduled) return;
