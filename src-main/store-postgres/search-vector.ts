@@ -13,12 +13,30 @@ const MAX_POSITION = 16_383;
 const MAX_POSITIONS_PER_LEXEME = 256;
 
 export function searchWords(text: string): string[] {
-  return text.toLowerCase().split(NOT_A_WORD).filter(Boolean);
+  // ASCII text (models, trace ids, paths: nearly every row) is split by its character codes, the same
+  // words the regular expression makes, at a fraction of its cost; any other character takes the general way.
+  const words: string[] = [];
+  let start = -1;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80) return text.toLowerCase().split(NOT_A_WORD).filter(Boolean);
+    const inWord = (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+    if (inWord) {
+      if (start < 0) start = index;
+    } else if (start >= 0) {
+      words.push(text.slice(start, index).toLowerCase());
+      start = -1;
+    }
+  }
+  if (start >= 0) words.push(text.slice(start).toLowerCase());
+  return words;
 }
 
 /** The tsvector of the texts, in order, as one text: each word with its positions ("'gpt':1 '4o':2"). */
 export function searchVector(texts: readonly (string | null | undefined)[]): string {
-  const positions = new Map<string, number[]>();
+  // Each word's positions as written ("1,7") and how many; in the order the words first appear.
+  const positions = new Map<string, string>();
+  const counts = new Map<string, number>();
   let position = 0;
   for (const text of texts) {
     if (!text) continue;
@@ -27,13 +45,18 @@ export function searchVector(texts: readonly (string | null | undefined)[]): str
       // A character is at most 4 bytes: only a long word needs counting.
       if (word.length > MAX_LEXEME_BYTES / 4 && Buffer.byteLength(word) > MAX_LEXEME_BYTES) continue;
       const at = positions.get(word);
-      if (at === undefined) positions.set(word, [position]);
-      else if (at.length < MAX_POSITIONS_PER_LEXEME) at.push(position);
+      if (at === undefined) positions.set(word, String(position));
+      else {
+        const count = counts.get(word) ?? 1;
+        if (count >= MAX_POSITIONS_PER_LEXEME) continue;
+        positions.set(word, `${at},${position}`);
+        counts.set(word, count + 1);
+      }
     }
   }
   let vector = '';
   // Words are letters and digits only: nothing in them to escape inside the quotes.
-  for (const [word, at] of positions) vector += `${vector ? ' ' : ''}'${word}':${at.join(',')}`;
+  for (const [word, at] of positions) vector += `${vector ? ' ' : ''}'${word}':${at}`;
   return vector;
 }
 

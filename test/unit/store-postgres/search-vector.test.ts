@@ -20,6 +20,21 @@ describe('search words for PostgreSQL', () => {
     expect(searchVector([Array.from({ length: 20_000 }, (_, n) => `w${n}`).join(' ')]).split(' ')).toHaveLength(16_383);
   });
 
+  it('splits ASCII text (its quick way) into exactly the words the general rule makes', () => {
+    const general = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const printable = Array.from({ length: 0x7f }, (_, code) => String.fromCharCode(code)).join('');
+    expect(searchWords(printable)).toEqual(general(printable));
+    expect(searchWords(printable)).toEqual(['0123456789', 'abcdefghijklmnopqrstuvwxyz', 'abcdefghijklmnopqrstuvwxyz']);
+    let seed = 7;
+    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    for (let n = 0; n < 500; n++) {
+      const text = Array.from({ length: Math.floor(random() * 40) }, () => printable[Math.floor(random() * printable.length)]).join('');
+      expect(searchWords(text)).toEqual(general(text));
+    }
+    // One character past ASCII anywhere: the general way for the whole text.
+    expect(searchWords('Model-X café_2')).toEqual(['model', 'x', 'café', '2']);
+  });
+
   it('searches the words as a phrase, the last a prefix; a word too long to be indexed finds nothing', () => {
     expect(searchQuery(searchWords('gpt-4o-m'))).toBe("'gpt' <-> '4o' <-> 'm':*");
     expect(searchQuery([])).toBe('');
