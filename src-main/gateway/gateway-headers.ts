@@ -1,6 +1,6 @@
 // Reads the `x-gateway-*` headers of a request once (CONTRACT §3, spec §5) into plain typed data.
 import type { IncomingHttpHeaders } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { newTraceId } from '../core/trace-id.js';
 import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../core/spec-bounds.js';
 import { invalidRequest } from '../core/errors.js';
 import { parseCustomHost } from '../core/custom-host.js';
@@ -138,7 +138,7 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders, queryKey?: stri
     sensitiveHeaderNames: explicitlyForwarded,
     retryCount: parseIntegerHeader('x-gateway-retry-count', h('x-gateway-retry-count'), RETRY_COUNT_BOUND.min, MAX_RETRIES, 0),
     timeoutMs: parseIntegerHeader('x-gateway-request-timeout', h('x-gateway-request-timeout'), REQUEST_TIMEOUT_BOUND.min, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
-    traceId: h('x-gateway-trace-id') ?? randomUUID(),
+    traceId: h('x-gateway-trace-id') ?? newTraceId(),
     metadata: parseMetadata(h('x-gateway-metadata')),
   };
 }

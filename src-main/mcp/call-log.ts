@@ -2,7 +2,7 @@
 // the tool (prompt name, resource URI), the key and the client tool; its arguments and result are the
 // row's bodies, kept or dropped by the same "store bodies" setting and redacted the same way as model
 // calls' (the server's own secret values blanked too).
-import { randomUUID } from 'node:crypto';
+import { newTraceId } from '../core/trace-id.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
@@ -68,7 +68,7 @@ export function mcpCallRecord(facts: McpCallFacts): CallRecord {
   const error = facts.error;
   return {
     createdAt: facts.createdAt,
-    traceId: randomUUID(),
+    traceId: newTraceId(),
     metadata: {},
     keyId: facts.caller.keyId,
     provider: null,

@@ -204,9 +204,15 @@ describe('trace id, metadata and the request log', () => {
     const withTrace = await post('/v1/completions', { model: 'logged-model', prompt: 'x' }, { 'x-gateway-trace-id': 'trace-abc', 'x-gateway-metadata': '{"team":"blue"}' });
     expect(withTrace.headers.get('x-gateway-trace-id')).toBe('trace-abc');
     const without = await post('/v1/completions', { model: 'm', prompt: 'x' });
-    expect(without.headers.get('x-gateway-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // Generated: W3C Trace Context's form, one word to the log's search (found whole or by its beginning).
+    const generated = without.headers.get('x-gateway-trace-id')!;
+    expect(generated).toMatch(/^[0-9a-f]{32}$/);
 
     gateway.flushLog();
+    for (const q of [generated, generated.slice(0, 10)]) {
+      const found = (await (await gateway.admin(`/logs?q=${q}`)).json()) as { items: { traceId: string }[] };
+      expect(found.items.map((item) => item.traceId)).toEqual([generated]);
+    }
     const list = await (await gateway.admin('/logs?q=trace-abc')).json();
     const entry = list.items[0];
     expect(entry).toMatchObject({ traceId: 'trace-abc', metadata: { team: 'blue' }, provider: 'openai', model: 'logged-model', path: '/v1/completions', status: 200, stream: false, error: null, promptTokens: 5, completionTokens: 3 });
