@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { GatewayError } from '../core/errors.js';
 import { copyText } from './copy-in.js';
+import { LOG_BATCH_PLAN, LOG_BATCH_WORKER_SOURCE } from './log-batch.js';
 
 export interface Statement {
   sql: string;
@@ -68,6 +69,7 @@ function unreachable(error) {
   return /^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code);
 }
 const copyText = ${copyText.toString()};
+${LOG_BATCH_WORKER_SOURCE}
 // Bytes of COPY data sent in one message.
 const COPY_CHUNK = 256 * 1024;
 // COPY … FROM STDIN of rows, as pg runs a query object it is given (the server's CopyInResponse answered
@@ -153,7 +155,9 @@ parentPort.on('message', (message) => {
     pool.end().finally(() => { answer({ id: message.id, results: [] }); replies.close(); parentPort.close(); });
     return;
   }
-  const work = message.barrier ? () => chain.then(() => []) : () => run(message.job);
+  // A log batch comes as its rows: its statements are built here, off the gateway's thread.
+  const job = async () => run(message.logBatch ? { statements: buildLogBatch(message.logBatch.rows, message.logBatch.instanceId), transaction: true } : message.job);
+  const work = message.barrier ? () => chain.then(() => []) : job;
   const done = work().then(
     (results) => answer({ id: message.id, results }),
     (error) => answer({ id: message.id, error: String(error && error.message), code: error && error.code, unreachable: unreachable(error) }),
@@ -195,6 +199,7 @@ export class PgBridge {
         retryAfterFailureMs: 500,
         signal: shared,
         replies: channel.port2,
+        logBatchPlan: LOG_BATCH_PLAN,
       },
       transferList: [channel.port2],
     });
@@ -232,6 +237,19 @@ export class PgBridge {
     return new Promise<Results>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, ordered: options.ordered ?? false, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
+    });
+  }
+
+  /**
+   * Writes a batch of log rows (log-batch.ts) in one transaction, after the ordered work before it; the
+   * statements are built on the bridge's thread. The first result holds the rows' ids, in order.
+   */
+  writeLogBatch(rows: unknown[][], instanceId: string | null): Promise<Results> {
+    if (this.closed) return Promise.reject(new DatabaseUnavailableError('the store is closed'));
+    const id = ++this.nextId;
+    return new Promise<Results>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ordered: true, logBatch: { rows, instanceId } });
     });
   }
 

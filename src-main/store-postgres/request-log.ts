@@ -1,80 +1,20 @@
 // The request log in PostgreSQL. Rows are queued in memory by the shared RequestLog (store/request-log.ts:
-// bounded queue, retry of refused batches, listeners) and written here off the gateway's thread: one
-// transaction per batch (ids from the log's sequence, the rows by COPY), the batch's usage added to the
-// daily and monthly totals, and the instance that served each call. While PostgreSQL is away, batches are refused and wait in that
-// queue, then are written when it is back.
+// bounded queue, retry of refused batches, listeners) and handed to the bridge's thread, which writes
+// each batch as one transaction (log-batch.ts: ids from the log's sequence, the rows by COPY, the batch's
+// usage added to the daily and monthly totals, and the instance that served each call). While PostgreSQL
+// is away, batches are refused and wait in that queue, then are written when it is back.
 import type { AttemptRecord } from '../core/call-record.js';
 import type { LogEntry, LogEntryDetail, LogQuery } from '../core/log-store.js';
-import { COLUMN_INDEX, LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-row.js';
-import { usageOfBatch } from '../store/log-usage-rollup.js';
+import { LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-row.js';
 import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
 import type { LogReader } from '../store/request-log.js';
-import type { PgBridge, Statement } from './pg-bridge.js';
-import { searchQuery, searchVector, searchWords } from './search-vector.js';
+import type { PgBridge } from './pg-bridge.js';
+import { searchQuery, searchWords } from './search-vector.js';
 
-/** The written columns, in the order of RowValues; SQLite's dialect_given is PostgreSQL's plain `dialect`. */
-const ROW_COLUMNS = Object.keys(COLUMN_INDEX).map((column) => (column === 'dialect_given' ? 'dialect' : column));
-/** A batch's ids, taken from the log's sequence in order (a COPY returns none). */
-const TAKE_IDS: Statement = {
-  name: 'gatehouse_take_log_ids',
-  sql: "SELECT nextval(pg_get_serial_sequence('request_log', 'id')) AS id FROM generate_series(1, $1::int)",
-};
-/**
- * A batch's rows, streamed with COPY after their ids: PostgreSQL reads COPY's text format far more
- * cheaply than the same values as INSERT parameters (array literals to parse, escaped JSON bodies), which
- * cost it about a fifth of each row's insert.
- */
-const COPY_ROWS = `COPY request_log (id, ${ROW_COLUMNS.join(', ')}, search, instance_id) FROM STDIN`;
-/** Rows per usage INSERT: PostgreSQL takes at most 65535 parameters a statement. */
-const ROWS_PER_INSERT = 1_000;
-const USAGE_FIGURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_nanos', 'unpriced_requests', 'unpriced_tokens'];
 /** How long a flush (an admin read after writes, a stop) waits for PostgreSQL before it gives up waiting. */
 const FLUSH_WAIT_MS = 5_000;
 /** How many of the newest rows a filter picks are searched for a text one by one before the text index is used. */
 const FILTERED_SCAN = 5_000;
-
-function valuesList(rowCount: number, width: number, casts: readonly string[] = []): string {
-  const rows: string[] = [];
-  for (let row = 0; row < rowCount; row++) {
-    const cells: string[] = [];
-    for (let column = 0; column < width; column++) cells.push(`$${row * width + column + 1}${casts[column] ?? ''}`);
-    rows.push(`(${cells.join(', ')})`);
-  }
-  return rows.join(', ');
-}
-
-function usageStatements(table: 'usage_daily' | 'usage_monthly', period: string, rows: RowValues[]): Statement[] {
-  const statements: Statement[] = [];
-  const width = 3 + USAGE_FIGURES.length;
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const slice = rows.slice(start, start + ROWS_PER_INSERT);
-    statements.push({
-      sql: `INSERT INTO ${table} (${period}, dim, name, ${USAGE_FIGURES.join(', ')}) VALUES ${valuesList(slice.length, width)}
-            ON CONFLICT (dim, ${period}, name) DO UPDATE SET ${USAGE_FIGURES.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
-      params: slice.flat(),
-    });
-  }
-  return statements;
-}
-
-/** The texts a row is searched by, in the order the search index numbers their words. */
-const SEARCHED = [COLUMN_INDEX.model, COLUMN_INDEX.trace_id, COLUMN_INDEX.error, COLUMN_INDEX.metadata, COLUMN_INDEX.path];
-
-/** A row's search words (search-vector.ts), from its values as the log holds them. */
-export function rowSearchVector(row: readonly unknown[]): string {
-  return searchVector(SEARCHED.map((column) => row[column] as string | null));
-}
-
-/** The statements that write one batch of rows and its usage, for one instance. */
-export function batchStatements(rows: RowValues[], instanceId: string | null): Statement[] {
-  const statements: Statement[] = [
-    { ...TAKE_IDS, params: [rows.length] },
-    { sql: COPY_ROWS, copyRows: rows.map((row) => [...row, rowSearchVector(row), instanceId]), idsFrom: 0 },
-  ];
-  const usage = usageOfBatch(rows);
-  statements.push(...usageStatements('usage_daily', 'day', usage.daily), ...usageStatements('usage_monthly', 'month', usage.monthly));
-  return statements;
-}
 
 export class PgLogWriter implements LogBatchWriter {
   private inFlight = 0;
@@ -89,9 +29,8 @@ export class PgLogWriter implements LogBatchWriter {
   }
 
   write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
-    const statements = batchStatements(rows, this.instanceId);
     this.inFlight += rows.length;
-    this.bridge.run(statements, { transaction: true, ordered: true }).then(
+    this.bridge.writeLogBatch(rows, this.instanceId).then(
       (results) => {
         this.inFlight -= rows.length;
         done({ ids: results[0].map((row) => Number(row.id)) });
