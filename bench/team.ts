@@ -53,14 +53,25 @@ function missingBackends(): string | undefined {
   return undefined;
 }
 
-/** Rounds over the targets in rotated order, as the main rows are measured. */
-async function rotated(targets: Target[], rounds: number, measure: (target: Target) => Promise<LoadResult>): Promise<Map<string, LoadResult[]>> {
+/**
+ * The order of the targets in a round: a balanced Latin square (Williams' design for an even count: 0,
+ * n-1, 1, n-2, 2, …, shifted by one each round). Over n rounds each target runs once in each place and right after each other
+ * target once, so none always pays for what the one before it left behind: PostgreSQL's autovacuum of the
+ * log it just wrote, or Redis and PostgreSQL still busy with its last calls. (A plain rotation would put
+ * the team row with limits after the one without in every round.)
+ */
+export function balancedOrder(count: number, round: number): number[] {
+  const first: number[] = [];
+  for (let step = 0; first.length < count; step++) {
+    first.push(step % 2 === 0 ? step / 2 : count - (step + 1) / 2);
+  }
+  return first.map((index) => (index + round) % count);
+}
+
+async function inBalancedRounds(targets: Target[], rounds: number, measure: (target: Target) => Promise<LoadResult>): Promise<Map<string, LoadResult[]>> {
   const results = new Map<string, LoadResult[]>(targets.map((target) => [target.name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < targets.length; i++) {
-      const target = targets[(i + round) % targets.length];
-      results.get(target.name)!.push(await measure(target));
-    }
+    for (const index of balancedOrder(targets.length, round)) results.get(targets[index].name)!.push(await measure(targets[index]));
   }
   return results;
 }
@@ -111,7 +122,7 @@ export async function measureTeam(setup: TeamSetup): Promise<TeamResults> {
     for (let pass = 0; pass < 2; pass++) for (const target of targets) await loadWithAutocannon(target, 32, warmSeconds);
 
     say(`  ${plan.rounds} round(s) × ${plan.loadSeconds} s at 32 connections…`);
-    const throughput = await rotated(targets, plan.rounds, async (target) => {
+    const throughput = await inBalancedRounds(targets, plan.rounds, async (target) => {
       const server = serverOf[target.name as TeamRowName];
       const cpuBefore = server.cpuMs();
       const mainThreadBefore = server.mainThreadCpuMs();
@@ -130,7 +141,7 @@ export async function measureTeam(setup: TeamSetup): Promise<TeamResults> {
       return result;
     });
     say(`  ${plan.rounds} round(s) × ${plan.singleSeconds} s at 1 connection…`);
-    const single = await rotated(targets, plan.rounds, async (target) => {
+    const single = await inBalancedRounds(targets, plan.rounds, async (target) => {
       const result = await loadWithAutocannon(target, 1, plan.singleSeconds);
       say(`    ${target.name.padEnd(32)} mean ${result.meanMs.toFixed(3)} ms${result.failures ? `  FAILURES ${result.failures}` : ''}`);
       return result;
@@ -254,7 +265,7 @@ export function renderTeam(results: TeamResults | undefined, sqlite: SqliteLogFi
     'One Gatehouse on PostgreSQL + Redis (`--database-url`, `--redis-url`; private instances started for the run, fsync off as in the test suite) against one on SQLite in a data dir, ' +
       'both fresh, same upstream double and body as the rows above, each called with a stored gateway key: one without limits, one with a daily budget and a rate limit ' +
       'far above what the run sends (every call is checked and counted — in Redis in team mode — and none refused). ' +
-      `${results.rounds} alternating round(s) at 32 connections, then at 1; medians. The Gatehouse CPU column is the Gatehouse process alone; Redis's and PostgreSQL's are the next two ` +
+      `${results.rounds} round(s) at 32 connections, then at 1, in a balanced order (over 4 rounds each row runs once in each place and right after each other row once); medians. The Gatehouse CPU column is the Gatehouse process alone; Redis's and PostgreSQL's are the next two ` +
       '(every redis-server and postgres process, the private instances of the run): on this machine they share its cores with Gatehouse, the upstream double and the load generator, ' +
       'so their CPU per call is throughput the Gatehouse does not get. ' +
       'Only the current build: the reference build is not measured in team mode (it may predate it).',
