@@ -43,6 +43,12 @@ export interface ModelAllowListRepository {
   get(keyId: string): string[] | null;
   /** Every key that has a list. */
   all(): Map<string, string[]>;
+  /**
+   * The same, read without holding the caller's thread: a store across a network (PostgreSQL) offers it so
+   * that reloading after a change never stalls the calls in flight (a database that hangs would hold each
+   * of them for as long as the read waits); SQLite's `all` is at once.
+   */
+  allLater?(): Promise<Map<string, string[]>>;
   /** Sets the key's list; null removes it (every model). The key must exist (404 otherwise). */
   set(keyId: string, models: string[] | null): void;
   /** Moves whenever a list changes, in this process or another; cheap. */

@@ -15,6 +15,10 @@ export class ModelAccess {
   private lists = new Map<string, CompiledList>();
   private loadedVersion = '';
   private readonly timer: NodeJS.Timeout;
+  /** A read off the thread (allLater) is on its way; one at a time. */
+  private reading = false;
+  /** Moves at each load, so that a read off the thread that an admin write overtook is not applied. */
+  private loads = 0;
 
   constructor(
     private readonly store: ModelAllowListRepository,
@@ -63,17 +67,42 @@ export class ModelAccess {
 
   private refresh(): void {
     try {
-      if (this.store.version() !== this.loadedVersion) this.reload();
+      const version = this.store.version();
+      if (version === this.loadedVersion) return;
+      if (this.store.allLater) this.reloadLater(version);
+      else this.reload();
     } catch {
       // Busy or closing: the next tick looks again.
     }
   }
 
+  /** A store across the network is read off this thread: the calls in flight go on meanwhile (and while it does not answer). */
+  private reloadLater(version: string): void {
+    if (this.reading) return;
+    this.reading = true;
+    const loads = this.loads;
+    this.store.allLater!()
+      .then((all) => {
+        if (this.loads === loads) this.apply(all, version);
+      })
+      .catch(() => {
+        // Unreachable for now: the version still differs, so the next tick reads again.
+      })
+      .finally(() => {
+        this.reading = false;
+      });
+  }
+
   private reload(): void {
     const version = this.store.version();
+    this.apply(this.store.all(), version);
+  }
+
+  private apply(all: Map<string, string[]>, version: string): void {
     const lists = new Map<string, CompiledList>();
-    for (const [keyId, entries] of this.store.all()) lists.set(keyId, { entries, allows: allowListMatcher(entries) });
+    for (const [keyId, entries] of all) lists.set(keyId, { entries, allows: allowListMatcher(entries) });
     this.lists = lists;
     this.loadedVersion = version;
+    this.loads++;
   }
 }

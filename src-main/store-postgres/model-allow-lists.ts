@@ -1,11 +1,16 @@
 // Which models each key may call, in PostgreSQL: one row per key with a list (schema version 2). Every
 // instance hears a change through the change feed ('limits'), so `version` is answered from memory: the
-// limiter polls it twice a second and must not wait on the database to do so.
+// gateway polls it twice a second and must not wait on the database to do so; it then reads the lists
+// with allLater, off its thread.
 import { GatewayError } from '../core/errors.js';
 import type { ModelAllowListRepository } from '../core/model-allow-lists.js';
 import type { PgBridge } from './pg-bridge.js';
 
 const ACTIVE_KEY = `SELECT 1 FROM virtual_keys WHERE id = $1 AND revoked_at IS NULL UNION ALL SELECT 1 FROM gateway_keys WHERE id = $1 AND revoked_at IS NULL`;
+
+const ALL_LISTS = 'SELECT key_id, models FROM key_allowed_models';
+type ListRow = { key_id: string; models: string };
+const listsOf = (rows: ListRow[]) => new Map(rows.map((row) => [row.key_id, JSON.parse(row.models) as string[]]));
 
 export class PgModelAllowListStore implements ModelAllowListRepository {
   private generation = 0;
@@ -18,8 +23,11 @@ export class PgModelAllowListStore implements ModelAllowListRepository {
   }
 
   all(): Map<string, string[]> {
-    const rows = this.bridge.querySync<{ key_id: string; models: string }>('SELECT key_id, models FROM key_allowed_models');
-    return new Map(rows.map((row) => [row.key_id, JSON.parse(row.models) as string[]]));
+    return listsOf(this.bridge.querySync<ListRow>(ALL_LISTS));
+  }
+
+  allLater(): Promise<Map<string, string[]>> {
+    return this.bridge.query<ListRow>(ALL_LISTS).then(listsOf);
   }
 
   set(keyId: string, models: string[] | null): void {
