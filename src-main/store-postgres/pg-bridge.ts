@@ -181,6 +181,14 @@ export class PgBridge {
   private readonly pending = new Map<number, { resolve: (results: Results) => void; reject: (error: Error) => void }>();
   private readonly syncTimeoutMs: number;
   private closed = false;
+  /**
+   * Since when a wait for PostgreSQL went unanswered or found it unreachable (it hangs, the network to it
+   * drops packets, it refuses). Until it answers again a wait fails at once: otherwise each admin read
+   * would hold this thread, and every call on it, for a whole connection timeout again. Each such refusal
+   * sends a probe (one at a time); its answer, or any other work answered, ends it.
+   */
+  private silentSince: number | null = null;
+  private probing = false;
 
   constructor(options: PgBridgeOptions) {
     this.syncTimeoutMs = options.syncTimeoutMs ?? 5_000;
@@ -212,16 +220,23 @@ export class PgBridge {
   /** Runs statements (in one transaction when more than one) and waits for their rows: for the admin API and the CLI. */
   runSync(statements: Statement[], options: { transaction?: boolean; timeoutMs?: number } = {}): Results {
     if (this.closed) throw new DatabaseUnavailableError('the store is closed');
+    if (this.isSilent()) throw new DatabaseUnavailableError(`it has not answered for ${Math.ceil((Date.now() - this.silentSince!) / 1000)} s`);
     const id = ++this.nextId;
-    let outcome: Reply | undefined;
-    this.pending.set(id, { resolve: (results) => (outcome = { id, results }), reject: (error) => (outcome = { id, error: error.message, code: (error as { code?: string }).code }) });
+    // The error as settle() made it: a DatabaseUnavailableError stays one (a 503, not a 500).
+    let outcome: { results: Results } | { error: Error } | undefined;
+    this.pending.set(id, { resolve: (results) => (outcome = { results }), reject: (error) => (outcome = { error }) });
     this.worker.postMessage({ id, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
     this.waitFor(id, options.timeoutMs ?? this.syncTimeoutMs);
     if (!outcome) {
       this.pending.delete(id);
+      this.silentSince ??= Date.now();
       throw new DatabaseUnavailableError(`no answer within ${(options.timeoutMs ?? this.syncTimeoutMs) / 1000} s`);
     }
-    if (outcome.error !== undefined) throw this.errorOf(outcome);
+    if ('error' in outcome) {
+      // Unreachable (refused, or a connection attempt that timed out): the next wait would be as long.
+      if (outcome.error instanceof DatabaseUnavailableError) this.silentSince ??= Date.now();
+      throw outcome.error;
+    }
     return outcome.results!;
   }
 
@@ -260,13 +275,29 @@ export class PgBridge {
   /** Waits until every ordered piece of work handed over so far is answered; false when it took longer than `timeoutMs`. */
   waitForOrdered(timeoutMs: number): boolean {
     if (this.closed) return true;
+    if (this.isSilent()) return false;
     const id = ++this.nextId;
     let answered = false;
     this.pending.set(id, { resolve: () => (answered = true), reject: () => (answered = true) });
     this.worker.postMessage({ id, barrier: true });
     this.waitFor(id, timeoutMs);
-    if (!answered) this.pending.delete(id);
+    if (!answered) {
+      this.pending.delete(id);
+      this.silentSince ??= Date.now();
+    }
     return answered;
+  }
+
+  /** Whether PostgreSQL has not answered a wait since; if so, a probe is on its way (one at a time). */
+  private isSilent(): boolean {
+    if (this.silentSince === null) return false;
+    if (!this.probing) {
+      this.probing = true;
+      this.run([{ sql: 'SELECT 1' }])
+        .catch(() => undefined)
+        .finally(() => (this.probing = false));
+    }
+    return true;
   }
 
   close(): void {
@@ -298,6 +329,8 @@ export class PgBridge {
   }
 
   private settle(reply: Reply): void {
+    // PostgreSQL answered some work: waits are worth making again.
+    if (reply.error === undefined) this.silentSince = null;
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     this.pending.delete(reply.id);

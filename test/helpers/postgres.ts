@@ -1,8 +1,8 @@
 // A private PostgreSQL cluster for tests: initdb into a temp dir owned by the `postgres` user (PostgreSQL
 // refuses to run as root), pg_ctl on a free loopback port, and a database owned by a non-superuser role,
 // as an operator would give Gatehouse. Or, with GATEHOUSE_TEST_DATABASE_URL set, that server instead.
-import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,12 @@ export interface TestPostgres {
   /** Stops the server (connections fail until start()); for outage tests. Not available on an outside server. */
   stopServer(): void;
   startServer(): void;
+  /**
+   * Freezes the server (SIGSTOP to it and its backends): connections stay open and nothing answers, as
+   * when the network to it drops packets. resumeServer() lets it go on. Not available on an outside server.
+   */
+  pauseServer(): void;
+  resumeServer(): void;
   close(): Promise<void>;
 }
 
@@ -79,6 +85,12 @@ export async function startPostgres(): Promise<TestPostgres> {
       startServer: () => {
         throw new Error('Cannot start an outside PostgreSQL (GATEHOUSE_TEST_DATABASE_URL)');
       },
+      pauseServer: () => {
+        throw new Error('Cannot pause an outside PostgreSQL (GATEHOUSE_TEST_DATABASE_URL)');
+      },
+      resumeServer: () => {
+        throw new Error('Cannot resume an outside PostgreSQL (GATEHOUSE_TEST_DATABASE_URL)');
+      },
       close: async () => undefined,
     };
   }
@@ -100,6 +112,14 @@ export async function startPostgres(): Promise<TestPostgres> {
   });
   const urlOf = (database: string) => `postgres://${ROLE}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   let stopped = false;
+  let paused = false;
+  // The postmaster first, so that it starts no backend meanwhile; on resume, the backends first.
+  const serverProcesses = () => {
+    const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+    const backends = spawnSync('pgrep', ['-P', postmaster], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    return [postmaster, ...backends];
+  };
+  const signal = (name: string, pids: string[]) => execFileSync('kill', [`-${name}`, ...pids]);
   return {
     url: urlOf('gatehouse'),
     newDatabase: async () => {
@@ -115,8 +135,17 @@ export async function startPostgres(): Promise<TestPostgres> {
       start();
       stopped = false;
     },
+    pauseServer: () => {
+      signal('STOP', serverProcesses());
+      paused = true;
+    },
+    resumeServer: () => {
+      signal('CONT', serverProcesses().reverse());
+      paused = false;
+    },
     close: async () => {
       try {
+        if (paused) signal('CONT', serverProcesses().reverse());
         if (!stopped) asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         rmSync(dir, { recursive: true, force: true });
