@@ -222,6 +222,7 @@ export class PgBridge {
     if (this.closed) throw new DatabaseUnavailableError('the store is closed');
     if (this.isSilent()) throw new DatabaseUnavailableError(`it has not answered for ${Math.ceil((Date.now() - this.silentSince!) / 1000)} s`);
     const id = ++this.nextId;
+    const asked = Date.now();
     // The error as settle() made it: a DatabaseUnavailableError stays one (a 503, not a 500).
     let outcome: { results: Results } | { error: Error } | undefined;
     this.pending.set(id, { resolve: (results) => (outcome = { results }), reject: (error) => (outcome = { error }) });
@@ -229,12 +230,12 @@ export class PgBridge {
     this.waitFor(id, options.timeoutMs ?? this.syncTimeoutMs);
     if (!outcome) {
       this.pending.delete(id);
-      this.silentSince ??= Date.now();
+      this.silentSince ??= asked;
       throw new DatabaseUnavailableError(`no answer within ${(options.timeoutMs ?? this.syncTimeoutMs) / 1000} s`);
     }
     if ('error' in outcome) {
       // Unreachable (refused, or a connection attempt that timed out): the next wait would be as long.
-      if (outcome.error instanceof DatabaseUnavailableError) this.silentSince ??= Date.now();
+      if (outcome.error instanceof DatabaseUnavailableError) this.silentSince ??= asked;
       throw outcome.error;
     }
     return outcome.results!;
@@ -276,6 +277,7 @@ export class PgBridge {
   waitForOrdered(timeoutMs: number): boolean {
     if (this.closed) return true;
     if (this.isSilent()) return false;
+    const asked = Date.now();
     const id = ++this.nextId;
     let answered = false;
     this.pending.set(id, { resolve: () => (answered = true), reject: () => (answered = true) });
@@ -283,7 +285,7 @@ export class PgBridge {
     this.waitFor(id, timeoutMs);
     if (!answered) {
       this.pending.delete(id);
-      this.silentSince ??= Date.now();
+      this.silentSince ??= asked;
     }
     return answered;
   }
