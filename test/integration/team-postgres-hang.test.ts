@@ -51,7 +51,7 @@ describe('team mode: PostgreSQL hangs', () => {
       expect(((await first.json()) as { error: { message: string } }).error.message).toMatch(/PostgreSQL is unreachable/);
       // From then on the gateway's thread waits for nothing: a call made while the admin API is asked is
       // answered at its usual pace, and each admin read is refused with a 503 (async reads after at most
-      // one connection attempt, 3 s).
+      // one connection attempt, 3 s, plus a margin for a loaded machine).
       const slowest = { admin: 0, call: 0 };
       const started = Date.now();
       while (Date.now() - started < 4_000) {
@@ -65,7 +65,7 @@ describe('team mode: PostgreSQL hangs', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(slowest.call).toBeLessThan(500);
-      expect(slowest.admin).toBeLessThan(3_500);
+      expect(slowest.admin).toBeLessThan(4_500);
     } finally {
       postgres.resumeServer();
     }
