@@ -48,16 +48,32 @@ const pg = require(workerData.pgPath);
 // Times are kept as BIGINT milliseconds and counts as BIGINT: all well within a double.
 pg.types.setTypeParser(20, (value) => Number(value));
 pg.types.setTypeParser(1700, (value) => Number(value));
-const pool = new pg.Pool({
-  connectionString: workerData.url,
-  max: workerData.poolSize,
-  connectionTimeoutMillis: workerData.connectTimeoutMs,
-  idleTimeoutMillis: 30000,
-  statement_timeout: workerData.statementTimeoutMs,
-  application_name: 'gatehouse',
-});
-// A connection dropped while idle: the next query opens another.
-pool.on('error', () => {});
+// A statement PostgreSQL itself gives up on after statement_timeout; one it has not answered at all a
+// little after that means the connection is dead without having been closed (a server that vanished
+// behind its address, a failover): without this bound the wait lasts until TCP gives up, about 15 minutes.
+const NO_ANSWER_MS = workerData.statementTimeoutMs + workerData.answerMarginMs;
+function newPool() {
+  const fresh = new pg.Pool({
+    connectionString: workerData.url,
+    max: workerData.poolSize,
+    connectionTimeoutMillis: workerData.connectTimeoutMs,
+    idleTimeoutMillis: 30000,
+    statement_timeout: workerData.statementTimeoutMs,
+    query_timeout: NO_ANSWER_MS,
+    keepAlive: true,
+    application_name: 'gatehouse',
+  });
+  // A connection dropped while idle: the next query opens another.
+  fresh.on('error', () => {});
+  return fresh;
+}
+let pool = newPool();
+// The idle connections went to the same server as the one that did not answer: none is trusted again.
+function replacePool() {
+  const old = pool;
+  pool = newPool();
+  old.end().catch(() => {});
+}
 const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 // After a failed connection, work fails at once for a moment instead of each piece waiting out a timeout.
@@ -133,6 +149,7 @@ async function run(job) {
     return results;
   } catch (error) {
     broken = unreachable(error);
+    if (error && error.message === 'Query read timeout') replacePool();
     if (job.transaction && !broken) await client.query('ROLLBACK').catch(() => { broken = true; });
     if (broken) {
       downUntil = Date.now() + workerData.retryAfterFailureMs;
@@ -171,6 +188,8 @@ export interface PgBridgeOptions {
   /** How long an admin read or write may wait for PostgreSQL before it is answered with a 503. */
   syncTimeoutMs?: number;
   poolSize?: number;
+  /** PostgreSQL cancels a statement that runs longer; one not answered 5 s after it counts the connection dead. */
+  statementTimeoutMs?: number;
 }
 
 export class PgBridge {
@@ -203,7 +222,8 @@ export class PgBridge {
         url: options.url,
         poolSize: options.poolSize ?? 4,
         connectTimeoutMs: Math.min(3_000, this.syncTimeoutMs),
-        statementTimeoutMs: 30_000,
+        statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
+        answerMarginMs: 5_000,
         retryAfterFailureMs: 500,
         signal: shared,
         replies: channel.port2,
