@@ -55,19 +55,19 @@ export const coreRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/logs',
-    handle: ({ services, query }) => {
+    handle: async ({ services, query }) => {
       // Rows still in the write queue belong in the answer too.
-      services.requestLog.flush();
-      return { status: 200, body: services.requestLog.list(parseLogQuery(query)) };
+      await services.requestLog.flushLater();
+      return { status: 200, body: await services.requestLog.listLater(parseLogQuery(query)) };
     },
   },
   logExportRoute(parseLogQuery),
   {
     method: 'GET',
     path: '/logs/:id',
-    handle: ({ services, params }) => {
-      services.requestLog.flush();
-      const entry = services.requestLog.get(params.id);
+    handle: async ({ services, params }) => {
+      await services.requestLog.flushLater();
+      const entry = await services.requestLog.getLater(params.id);
       if (!entry) throw new GatewayError(404, 'not_found_error', `No log entry ${params.id}`);
       return { status: 200, body: entry };
     },

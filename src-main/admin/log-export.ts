@@ -81,7 +81,7 @@ async function streamExport(services: AppServices, query: LogQuery, format: 'csv
   const line = format === 'csv' ? csvLine : jsonLine;
   if (format === 'csv' && !(await write(res, `${COLUMNS.map(([name]) => name).join(',')}\r\n`))) return;
   // Rows still queued for the writer are part of the log the person is looking at.
-  services.requestLog.flush();
+  await services.requestLog.flushLater();
   const names = new Map<string, string | null>();
   const nameOf = (keyId: string | null) => {
     if (keyId === null) return null;
@@ -90,7 +90,7 @@ async function streamExport(services: AppServices, query: LogQuery, format: 'csv
   };
   let before = query.before;
   for (;;) {
-    const page = services.requestLog.exportPage({ ...query, limit: PAGE_ROWS, before });
+    const page = await services.requestLog.exportPageLater({ ...query, limit: PAGE_ROWS, before });
     const text = page.items.map((item) => line({ ...item, keyName: nameOf(item.keyId) })).join('');
     if (text && !(await write(res, text))) return;
     if (!page.next || services.shutdown.aborted) break;

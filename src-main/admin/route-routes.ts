@@ -20,9 +20,9 @@ export const routeRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/routes',
-    handle: ({ services }) => {
+    handle: async ({ services }) => {
       // Each route's last served target is read from the log: rows still queued count too.
-      services.requestLog.flush();
+      await services.requestLog.flushLater();
       return { status: 200, body: { items: services.routes.list() } };
     },
   },

@@ -29,13 +29,14 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
     {
       method: 'GET',
       path: '/usage',
-      handle: ({ query, services }) => {
+      handle: async ({ query, services }) => {
         const range = oneOf<UsageRange>(query, 'range', USAGE_RANGES, 'day');
         const by = oneOf<UsageDimension>(query, 'by', USAGE_DIMENSIONS, 'model');
         const from = day(query, 'from');
         const to = day(query, 'to');
         if (from && to && from > to) throw invalidRequest(`'from' (${from}) is after 'to' (${to})`, 'from');
-        const report = usage.report({ range, by, from, to, logRetentionDays: services.settings.get().retentionDays });
+        const options = { range, by, from, to, logRetentionDays: services.settings.get().retentionDays };
+        const report = usage.reportLater ? await usage.reportLater(options) : usage.report(options);
         // Keys are shown by name (never the key itself); a deleted key's id stays as it is.
         const breakdown = report.breakdown.map((group) => ({
           ...group,
@@ -47,7 +48,7 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
     {
       method: 'GET',
       path: '/usage/keys',
-      handle: () => ({ status: 200, body: { items: usage.keySpend() } }),
+      handle: async () => ({ status: 200, body: { items: usage.keySpendLater ? await usage.keySpendLater() : usage.keySpend() } }),
     },
     {
       method: 'GET',

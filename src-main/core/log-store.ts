@@ -83,6 +83,14 @@ export interface RequestLogStore {
    * row's key id. An export reads page after page, so it never holds more than one in memory.
    */
   exportPage(query: LogQuery): { items: ExportedLogEntry[]; next: string | null };
+  /**
+   * flush(), list(), get() and exportPage() for the admin API: the same answers, but a store that waits for
+   * its database (PostgreSQL) waits off the serving thread, so calls go on meanwhile.
+   */
+  flushLater(): Promise<void>;
+  listLater(query?: LogQuery): Promise<{ items: LogEntry[]; next: string | null }>;
+  getLater(id: string): Promise<LogEntryDetail | undefined>;
+  exportPageLater(query: LogQuery): Promise<{ items: ExportedLogEntry[]; next: string | null }>;
   /** Hears of each entry once it is stored; returns a function that stops. */
   subscribe(listener: LogListener): () => void;
   /** Deletes entries older than `maxAgeMs`, then all beyond the newest `maxRows`, without holding requests up; resolves to how many went. */

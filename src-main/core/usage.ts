@@ -78,6 +78,10 @@ export interface UsageRepository {
   report(options: UsageReportOptions): UsageReport;
   /** Each key's spend today and this month (local days), for the Keys page. */
   keySpend(): KeySpend[];
+  /** report() read off the serving thread, for the admin API (a store that must wait for its database has it). */
+  reportLater?(options: UsageReportOptions): Promise<UsageReport>;
+  /** keySpend() read off the serving thread, as reportLater. */
+  keySpendLater?(): Promise<KeySpend[]>;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');

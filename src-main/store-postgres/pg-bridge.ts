@@ -293,6 +293,52 @@ export class PgBridge {
     return this.run([{ sql, params }]).then((results) => results[0] as Row[]);
   }
 
+  /**
+   * One statement's rows for the admin API, without holding this thread: the same bound as a wait (a 503
+   * naming PostgreSQL after syncTimeoutMs, at once while it is silent), but calls go on meanwhile.
+   */
+  queryForAdmin<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    if (this.closed) return Promise.reject(new DatabaseUnavailableError('the store is closed'));
+    if (this.isSilent()) return Promise.reject(new DatabaseUnavailableError(`it has not answered for ${Math.ceil((Date.now() - this.silentSince!) / 1000)} s`));
+    return this.bounded(this.query<Row>(sql, params), this.syncTimeoutMs).then((answer) => {
+      if (answer === null) throw new DatabaseUnavailableError(`no answer within ${this.syncTimeoutMs / 1000} s`);
+      return answer;
+    });
+  }
+
+  /** Resolves once every ordered piece of work handed over so far is answered, to false when that took longer than `timeoutMs`. */
+  whenOrderedDone(timeoutMs: number): Promise<boolean> {
+    if (this.closed) return Promise.resolve(true);
+    if (this.isSilent()) return Promise.resolve(false);
+    const id = ++this.nextId;
+    const answered = new Promise<true>((resolve) => this.pending.set(id, { resolve: () => resolve(true), reject: () => resolve(true) }));
+    this.worker.postMessage({ id, barrier: true });
+    return this.bounded(answered, timeoutMs).then((answer) => {
+      if (answer === null) this.pending.delete(id);
+      return answer !== null;
+    });
+  }
+
+  /** The work's answer, or null when none came within `timeoutMs` (PostgreSQL is then silent since it was asked). */
+  private bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T | null> {
+    const asked = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => {
+        this.silentSince ??= asked;
+        resolve(null);
+      }, timeoutMs);
+    });
+    return Promise.race([
+      work.catch((error: unknown) => {
+        // Unreachable (refused, or a connection attempt that timed out): the next wait would be as long.
+        if (error instanceof DatabaseUnavailableError) this.silentSince ??= asked;
+        throw error;
+      }),
+      late,
+    ]).finally(() => clearTimeout(timer));
+  }
+
   /** Waits until every ordered piece of work handed over so far is answered; false when it took longer than `timeoutMs`. */
   waitForOrdered(timeoutMs: number): boolean {
     if (this.closed) return true;

@@ -9,6 +9,7 @@ import { LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-ro
 import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
 import type { LogReader } from '../store/request-log.js';
 import type { PgBridge } from './pg-bridge.js';
+import { readLater, readNow, type QuerySteps } from './query-steps.js';
 import { searchQuery, searchWords } from './search-vector.js';
 
 /** How long a flush (an admin read after writes, a stop) waits for PostgreSQL before it gives up waiting. */
@@ -46,6 +47,10 @@ export class PgLogWriter implements LogBatchWriter {
     this.bridge.waitForOrdered(FLUSH_WAIT_MS);
   }
 
+  async whenWritten(): Promise<void> {
+    await this.bridge.whenOrderedDone(FLUSH_WAIT_MS);
+  }
+
   close(): void {}
 }
 
@@ -55,6 +60,8 @@ export function pgEntry(row: PgRow): LogEntry {
   return { ...toEntry(row), instance: row.instance_id ?? null };
 }
 
+type Page = { items: LogEntry[]; next: string | null };
+
 export class PgLogQueries implements LogReader {
   constructor(
     private readonly bridge: PgBridge,
@@ -63,92 +70,27 @@ export class PgLogQueries implements LogReader {
 
   /** The key id of each row of a page (by entry id): one lookup per page of an export. */
   keyIds(ids: readonly string[]): Map<string, string | null> {
-    if (ids.length === 0) return new Map();
-    const rows = this.bridge.querySync<{ id: string; key_id: string | null }>('SELECT id::text AS id, key_id FROM request_log WHERE id = ANY($1::bigint[])', [ids.map(Number)]);
-    return new Map(rows.map((row) => [row.id, row.key_id]));
+    return readNow(this.bridge, keyIdSteps(ids));
   }
 
-  list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const param = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    if (query.before) {
-      if (!/^\d+$/.test(query.before)) return { items: [], next: null };
-      where.push(`id < ${param(Number(query.before))}`);
-    }
-    if (query.provider) where.push(`provider = ${param(query.provider)}`);
-    if (query.model) where.push(`model = ${param(query.model)}`);
-    if (query.dialect) where.push(`dialect = ${param(query.dialect)}`);
-    if (query.route) where.push(`route = ${param(query.route)}`);
-    if (query.since !== undefined) where.push(`created_at >= ${param(query.since)}`);
-    if (query.until !== undefined) where.push(`created_at < ${param(query.until)}`);
-    if (query.kind === 'mcp') where.push("kind = 'mcp'");
-    else if (query.kind === 'model') where.push('kind IS NULL');
-    if (query.server) where.push(`mcp_server = ${param(query.server)}`);
-    if (query.tool) where.push(`mcp_tool = ${param(query.tool)}`);
-    if (query.status === 'error') where.push('status >= 400');
-    else if (typeof query.status === 'number') where.push(`status = ${param(query.status)}`);
-    const filtered = where.length > (query.before ? 1 : 0);
-    // The text's condition comes last, with the last parameter, so the filters alone can be run without it.
-    let text: string | undefined;
-    if (query.q) {
-      const phrase = searchQuery(searchWords(query.q));
-      if (phrase) {
-        // A phrase of the words, the last one a prefix: "gpt-4o-m" finds gpt-4o-mini, as on SQLite.
-        text = `search @@ ${param(phrase)}::tsquery`;
-      } else {
-        const q = param(query.q);
-        text = `(strpos(coalesce(model, ''), ${q}) > 0 OR strpos(trace_id, ${q}) > 0 OR strpos(coalesce(error, ''), ${q}) > 0 OR strpos(metadata, ${q}) > 0 OR strpos(path, ${q}) > 0)`;
-      }
-    }
-    const rows = text && filtered ? this.filteredSearch(where, text, params, limit + 1) : this.select(text ? [...where, text] : where, params, limit + 1);
-    const items = rows.slice(0, limit).map(pgEntry);
-    return { items, next: rows.length > limit ? items[items.length - 1].id : null };
+  keyIdsLater(ids: readonly string[]): Promise<Map<string, string | null>> {
+    return readLater(this.bridge, keyIdSteps(ids));
   }
 
-  private select(where: string[], params: unknown[], limit: number, from = 'request_log'): PgRow[] {
-    const sql = `SELECT ${LIST_COLUMNS}, request_log.instance_id FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
-    return this.bridge.querySync<PgRow>(sql, params);
+  list(query: LogQuery = {}): Page {
+    return readNow(this.bridge, listSteps(query));
   }
 
-  /**
-   * Text and filters together. The planner would AND the text index into the filters' bitmaps, and a
-   * phrase with a word on every row ("user-42": 'user') costs the GIN index a walk over all its rows, some
-   * 300 ms at a million. First the newest FILTERED_SCAN rows the filters pick (their own indexes, newest
-   * first) are searched one by one, which finds a common text at once; only when that leaves the page short
-   * is the rest searched with the text index, below the last row looked at.
-   */
-  private filteredSearch(filters: string[], text: string, params: unknown[], limit: number): PgRow[] {
-    const filterParams = params.slice(0, -1);
-    const newest = `(SELECT * FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC LIMIT ${FILTERED_SCAN}) AS request_log`;
-    const rows = this.select([text], params, limit, newest);
-    if (rows.length === limit) return rows;
-    const edge = this.bridge.querySync<{ id: string }>(
-      `SELECT id FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC OFFSET ${FILTERED_SCAN - 1} LIMIT 1`,
-      filterParams,
-    )[0];
-    if (!edge) return rows;
-    params.push(Number(edge.id));
-    return [...rows, ...this.select([...filters, text, `id < $${params.length}`], params, limit - rows.length)];
+  listLater(query: LogQuery = {}): Promise<Page> {
+    return readLater(this.bridge, listSteps(query));
   }
 
   get(id: string): LogEntryDetail | undefined {
-    if (!/^\d{1,15}$/.test(id)) return undefined;
-    const row = this.bridge.querySync<PgRow>('SELECT * FROM request_log WHERE id = $1', [Number(id)])[0];
-    if (!row) return undefined;
-    return {
-      ...pgEntry(row),
-      keyId: row.key_id,
-      targetKeyId: row.target_key_id ?? null,
-      attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
-      requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
-      requestBody: row.request_body,
-      responseBody: row.response_body,
-    };
+    return readNow(this.bridge, entrySteps(id));
+  }
+
+  getLater(id: string): Promise<LogEntryDetail | undefined> {
+    return readLater(this.bridge, entrySteps(id));
   }
 
   /** Deletes in slices off this thread (the usage totals give back what the deleted rows counted, by trigger). */
@@ -172,4 +114,90 @@ export class PgLogQueries implements LogReader {
     }
     return removed;
   }
+}
+
+function* keyIdSteps(ids: readonly string[]): QuerySteps<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = (yield { sql: 'SELECT id::text AS id, key_id FROM request_log WHERE id = ANY($1::bigint[])', params: [ids.map(Number)] }) as { id: string; key_id: string | null }[];
+  return new Map(rows.map((row) => [row.id, row.key_id]));
+}
+
+function* listSteps(query: LogQuery): QuerySteps<Page> {
+  const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (query.before) {
+    if (!/^\d+$/.test(query.before)) return { items: [], next: null };
+    where.push(`id < ${param(Number(query.before))}`);
+  }
+  if (query.provider) where.push(`provider = ${param(query.provider)}`);
+  if (query.model) where.push(`model = ${param(query.model)}`);
+  if (query.dialect) where.push(`dialect = ${param(query.dialect)}`);
+  if (query.route) where.push(`route = ${param(query.route)}`);
+  if (query.since !== undefined) where.push(`created_at >= ${param(query.since)}`);
+  if (query.until !== undefined) where.push(`created_at < ${param(query.until)}`);
+  if (query.kind === 'mcp') where.push("kind = 'mcp'");
+  else if (query.kind === 'model') where.push('kind IS NULL');
+  if (query.server) where.push(`mcp_server = ${param(query.server)}`);
+  if (query.tool) where.push(`mcp_tool = ${param(query.tool)}`);
+  if (query.status === 'error') where.push('status >= 400');
+  else if (typeof query.status === 'number') where.push(`status = ${param(query.status)}`);
+  const filtered = where.length > (query.before ? 1 : 0);
+  // The text's condition comes last, with the last parameter, so the filters alone can be run without it.
+  let text: string | undefined;
+  if (query.q) {
+    const phrase = searchQuery(searchWords(query.q));
+    if (phrase) {
+      // A phrase of the words, the last one a prefix: "gpt-4o-m" finds gpt-4o-mini, as on SQLite.
+      text = `search @@ ${param(phrase)}::tsquery`;
+    } else {
+      const q = param(query.q);
+      text = `(strpos(coalesce(model, ''), ${q}) > 0 OR strpos(trace_id, ${q}) > 0 OR strpos(coalesce(error, ''), ${q}) > 0 OR strpos(metadata, ${q}) > 0 OR strpos(path, ${q}) > 0)`;
+    }
+  }
+  const rows = text && filtered ? yield* filteredSearch(where, text, params, limit + 1) : yield* select(text ? [...where, text] : where, params, limit + 1);
+  const items = rows.slice(0, limit).map(pgEntry);
+  return { items, next: rows.length > limit ? items[items.length - 1].id : null };
+}
+
+function* select(where: string[], params: unknown[], limit: number, from = 'request_log'): QuerySteps<PgRow[]> {
+  const sql = `SELECT ${LIST_COLUMNS}, request_log.instance_id FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
+  return (yield { sql, params }) as PgRow[];
+}
+
+/**
+ * Text and filters together. The planner would AND the text index into the filters' bitmaps, and a
+ * phrase with a word on every row ("user-42": 'user') costs the GIN index a walk over all its rows, some
+ * 300 ms at a million. First the newest FILTERED_SCAN rows the filters pick (their own indexes, newest
+ * first) are searched one by one, which finds a common text at once; only when that leaves the page short
+ * is the rest searched with the text index, below the last row looked at.
+ */
+function* filteredSearch(filters: string[], text: string, params: unknown[], limit: number): QuerySteps<PgRow[]> {
+  const filterParams = params.slice(0, -1);
+  const newest = `(SELECT * FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC LIMIT ${FILTERED_SCAN}) AS request_log`;
+  const rows = yield* select([text], params, limit, newest);
+  if (rows.length === limit) return rows;
+  const edge = ((yield { sql: `SELECT id FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC OFFSET ${FILTERED_SCAN - 1} LIMIT 1`, params: filterParams }) as { id: string }[])[0];
+  if (!edge) return rows;
+  params.push(Number(edge.id));
+  return [...rows, ...(yield* select([...filters, text, `id < $${params.length}`], params, limit - rows.length))];
+}
+
+function* entrySteps(id: string): QuerySteps<LogEntryDetail | undefined> {
+  if (!/^\d{1,15}$/.test(id)) return undefined;
+  const row = ((yield { sql: 'SELECT * FROM request_log WHERE id = $1', params: [Number(id)] }) as PgRow[])[0];
+  if (!row) return undefined;
+  return {
+    ...pgEntry(row),
+    keyId: row.key_id,
+    targetKeyId: row.target_key_id ?? null,
+    attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
+    requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
+    requestBody: row.request_body,
+    responseBody: row.response_body,
+  };
 }

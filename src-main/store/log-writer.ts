@@ -29,6 +29,8 @@ export interface LogBatchWriter {
   readonly rowsInFlight: number;
   /** Returns once every batch handed over so far is written and its `done` has run. */
   waitUntilWritten(): void;
+  /** waitUntilWritten() without holding this thread, for a writer whose wait may be long (another server). */
+  whenWritten?(): Promise<void>;
   close(): void;
 }
 

@@ -21,8 +21,12 @@ export interface RequestLogOptions {
   queries?: LogReader;
 }
 
-/** The reading half of the log: a page, one entry, the purge. */
-export type LogReader = Pick<LogQueries, 'list' | 'get' | 'prune' | 'keyIds'>;
+/** The reading half of the log: a page, one entry, the purge; a store that waits for another server also reads off the serving thread. */
+export type LogReader = Pick<LogQueries, 'list' | 'get' | 'prune' | 'keyIds'> & {
+  listLater?(query: LogQuery): Promise<{ items: LogEntry[]; next: string | null }>;
+  getLater?(id: string): Promise<LogEntryDetail | undefined>;
+  keyIdsLater?(ids: readonly string[]): Promise<Map<string, string | null>>;
+};
 
 /** Rows held in memory while the database refuses writes or the writer falls behind; past this the oldest are dropped. */
 const MAX_PENDING_ROWS = 50_000;
@@ -101,6 +105,12 @@ export class RequestLog implements RequestLogStore {
   flush(): void {
     this.handOver(true);
     this.writer.waitUntilWritten();
+  }
+
+  async flushLater(): Promise<void> {
+    this.handOver(true);
+    if (this.writer.whenWritten) await this.writer.whenWritten();
+    else this.writer.waitUntilWritten();
   }
 
   /**
@@ -192,8 +202,21 @@ export class RequestLog implements RequestLogStore {
 
   exportPage(query: LogQuery): { items: ExportedLogEntry[]; next: string | null } {
     const page = this.queries.list(query);
-    const keyIds = this.queries.keyIds(page.items.map((item) => item.id));
-    return { items: page.items.map((item) => ({ ...item, keyId: keyIds.get(item.id) ?? null })), next: page.next };
+    return withKeyIds(page, this.queries.keyIds(page.items.map((item) => item.id)));
+  }
+
+  async listLater(query: LogQuery = {}): Promise<{ items: LogEntry[]; next: string | null }> {
+    return this.queries.listLater ? this.queries.listLater(query) : this.queries.list(query);
+  }
+
+  async getLater(id: string): Promise<LogEntryDetail | undefined> {
+    return this.queries.getLater ? this.queries.getLater(id) : this.queries.get(id);
+  }
+
+  async exportPageLater(query: LogQuery): Promise<{ items: ExportedLogEntry[]; next: string | null }> {
+    if (!this.queries.listLater || !this.queries.keyIdsLater) return this.exportPage(query);
+    const page = await this.queries.listLater(query);
+    return withKeyIds(page, await this.queries.keyIdsLater(page.items.map((item) => item.id)));
   }
 
   /**
@@ -211,4 +234,8 @@ export class RequestLog implements RequestLogStore {
     this.writer.close();
     this.listeners.clear();
   }
+}
+
+function withKeyIds(page: { items: LogEntry[]; next: string | null }, keyIds: Map<string, string | null>): { items: ExportedLogEntry[]; next: string | null } {
+  return { items: page.items.map((item) => ({ ...item, keyId: keyIds.get(item.id) ?? null })), next: page.next };
 }

@@ -1,7 +1,8 @@
 // PostgreSQL that hangs rather than refuses (frozen, or the network to it dropping packets): connections
 // stay open and nothing answers. The gateway's thread must not wait on it again and again: calls with
-// known keys keep being answered at their pace while the admin API is asked, the admin API answers 503
-// naming PostgreSQL, and works again as soon as PostgreSQL answers.
+// known keys keep being answered at their pace while the admin API is asked (the log's reads do not wait
+// on that thread at all), the admin API answers 503 naming PostgreSQL, and works again as soon as
+// PostgreSQL answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -45,10 +46,24 @@ describe('team mode: PostgreSQL hangs', () => {
 
     postgres.pauseServer();
     try {
-      // The first admin read waits for PostgreSQL (up to its timeout) and is answered 503, naming it.
-      const first = await gateway.admin('/logs?limit=5');
+      // The first log read waits for PostgreSQL (up to its timeout), but off the gateway's thread: calls
+      // made meanwhile are answered at their pace. Then it is answered 503, naming PostgreSQL.
+      let firstAnswered = false;
+      const firstRead = gateway.admin('/logs?limit=5').finally(() => (firstAnswered = true));
+      let slowestMeanwhile = 0;
+      let callsMeanwhile = 0;
+      while (!firstAnswered) {
+        const call = await timed(() => complete(key));
+        expect(call.result.status).toBe(200);
+        slowestMeanwhile = Math.max(slowestMeanwhile, call.ms);
+        callsMeanwhile += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const first = await firstRead;
       expect(first.status).toBe(503);
       expect(((await first.json()) as { error: { message: string } }).error.message).toMatch(/PostgreSQL is unreachable/);
+      expect(callsMeanwhile).toBeGreaterThan(10);
+      expect(slowestMeanwhile).toBeLessThan(500);
       // From then on the gateway's thread waits for nothing: a call made while the admin API is asked is
       // answered at its usual pace, and each admin read is refused with a 503 (async reads after at most
       // one connection attempt, 3 s, plus a margin for a loaded machine).
