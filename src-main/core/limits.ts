@@ -114,6 +114,8 @@ export interface KeyLimitsRepository {
   key(id: string): LimitedKey;
   keysNamed(name: string): LimitedKey[];
   activeKeys(): LimitedKey[];
+  /** activeKeys() read without holding the caller's thread, for the admin API (a store across a network offers it). */
+  activeKeysLater?(): Promise<LimitedKey[]>;
   get(keyId: string): KeyLimits | null;
   all(): Map<string, KeyLimits>;
   /** Sets a key's limits; all null removes them. */

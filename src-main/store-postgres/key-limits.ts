@@ -77,6 +77,10 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     return this.bridge.querySync(ACTIVE_KEYS).map(toKey);
   }
 
+  async activeKeysLater(): Promise<LimitedKey[]> {
+    return (await this.bridge.queryForAdmin(ACTIVE_KEYS)).map(toKey);
+  }
+
   get(keyId: string): KeyLimits | null {
     const row = this.bridge.querySync<LimitsRow>('SELECT * FROM key_limits WHERE key_id = $1', [keyId])[0];
     return row ? fromRow(row) : null;

@@ -76,6 +76,12 @@ export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
     return (views.some((view) => view instanceof Promise) ? Promise.all(views) : views) as Read<C, KeyLimitsView[]>;
   }
 
+  /** list() for the admin API: a store across a network is read without holding the serving thread. */
+  async listLater(): Promise<KeyLimitsView[]> {
+    if (!this.store.activeKeysLater) return await this.list();
+    return Promise.all((await this.store.activeKeysLater()).map((key) => this.view(key)));
+  }
+
   /** Writes the spend recorded since the last flush, in one transaction, waiting for the store if need be. */
   flush(): void {
     this.write(true);
