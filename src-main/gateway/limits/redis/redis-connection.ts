@@ -19,12 +19,18 @@ export class RedisHealth {
   /** Commands that failed and connection errors, since start. */
   errors = 0;
   lastError: string | null = null;
+  /** Told when a command went unanswered for REDIS_COMMAND_TIMEOUT_MS. */
+  onCommandTimeout: (() => void) | undefined;
 
   failed(error: unknown): void {
     this.errors++;
     this.lastError = error instanceof Error ? error.message : String(error);
+    if (this.lastError === COMMAND_TIMED_OUT) this.onCommandTimeout?.();
   }
 }
+
+/** ioredis's rejection of a command not answered within commandTimeout. */
+const COMMAND_TIMED_OUT = 'Command timed out';
 
 export interface LimitsRedis {
   redis: Redis;
@@ -69,6 +75,13 @@ export async function connectLimitsRedis(url: string, log: (line: string) => voi
   redis.on('close', () => {
     health.up = false;
   });
+  // A command left unanswered may mean the connection died without closing (a Redis that vanished behind
+  // its address, a failover to a new one): ioredis would keep it, and every later command would time out
+  // until TCP gives up, about 15 minutes. So it is dropped and made again (on a Redis that was only slow,
+  // that costs one reconnect).
+  health.onCommandTimeout = () => {
+    if (redis.status === 'ready') redis.stream.destroy();
+  };
   redis.on('error', (error: Error) => {
     health.failed(error);
     if (!reportedDown) log(`Redis at ${where} cannot be reached (${error.message}); keys with limits get 503 until it answers.`);
