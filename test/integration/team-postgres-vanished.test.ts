@@ -3,7 +3,7 @@
 // new connections reach the new server. An instance must notice rather than wait for TCP to give up
 // (hours for an idle connection): its LISTEN connection, or a key revoked on another instance keeps
 // working on it; its pool, or its log rows wait a quarter of an hour.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
@@ -40,16 +40,6 @@ function complete(gateway: TestGateway, key: string) {
   });
 }
 
-/** Polls until `check` holds, for at most `ms`; returns how long it took. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Date.now() - started;
-}
-
 describe('team mode: PostgreSQL vanished without closing its connections', () => {
   it('a key revoked on another instance stops here within seconds, and changes are heard again at once after', async () => {
     // Redis stands for shared limits (two instances); nothing here has limits.
@@ -62,16 +52,16 @@ describe('team mode: PostgreSQL vanished without closing its connections', () =>
         return (await response.json()) as { id: string; key: string };
       };
       const revoked = await createKey('revoked');
-      await within(1_000, async () => (await complete(b, revoked.key)).status === 200);
+      await vi.waitFor(async () => expect((await complete(b, revoked.key)).status).toBe(200), { timeout: 1_000, interval: 50 });
 
       await proxy.silenceOpenConnections();
       expect((await a.admin(`/virtual-keys/${revoked.id}`, { method: 'DELETE' })).status).toBe(200);
       // Its LISTEN connection is asked every second and given 3 s to answer; then it listens anew and reloads.
-      await within(6_000, async () => (await complete(b, revoked.key)).status === 401);
+      await vi.waitFor(async () => expect((await complete(b, revoked.key)).status).toBe(401), { timeout: 6_000, interval: 50 });
 
       // Listening on its new connection: a change is heard within the usual second.
       const later = await createKey('later');
-      await within(1_000, async () => (await complete(b, later.key)).status === 200);
+      await vi.waitFor(async () => expect((await complete(b, later.key)).status).toBe(200), { timeout: 1_000, interval: 50 });
     } finally {
       await b.close().catch(() => undefined);
       await a.close().catch(() => undefined);
@@ -96,7 +86,7 @@ describe('team mode: PostgreSQL vanished without closing its connections', () =>
       expect(Date.now() - started).toBeLessThan(8_000);
 
       // Every connection of the old pool went to the vanished server: the next work takes a new one.
-      await within(3_000, () => copy(3).then(() => true, () => false));
+      await vi.waitFor(() => copy(3), { timeout: 3_000, interval: 50 });
       expect(await bridge.query('SELECT n FROM copied ORDER BY n')).toEqual([{ n: 1 }, { n: 3 }]);
     } finally {
       bridge.close();
