@@ -83,6 +83,8 @@ export interface StartOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
   limitsClock?: () => number;
+  /** Team mode: how long Redis keeps a running call's reservation unrenewed (default 60 s; renewed every third of it). Tests shorten it. */
+  reservationTtlMs?: number;
   /** Local server discovery: the probe's deadline per port and the time between sweeps. */
   discovery?: { timeoutMs?: number; intervalMs?: number };
   /**
@@ -335,7 +337,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     // Limits per key: checked in memory, or in Redis when instances share them; spend written back about
     // once a second and on stop either way.
     const redisLimits = redisUrl
-      ? await openRedisLimits(redisUrl, { log, now: options.limitsClock, whenDown: () => settings.get().teamLimitsWhenRedisDown })
+      ? await openRedisLimits(redisUrl, { log, now: options.limitsClock, reservationTtlMs: options.reservationTtlMs, whenDown: () => settings.get().teamLimitsWhenRedisDown })
       : undefined;
     if (redisLimits) {
       closers.unshift(() => redisLimits.close());

@@ -32,6 +32,8 @@ export interface StartGatewayOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** A fake clock for key limits (budget days and months, minute windows). */
   limitsClock?: () => number;
+  /** Team mode: how long Redis keeps a running call's reservation unrenewed (default 60 s). */
+  reservationTtlMs?: number;
   /** How long refusals without a valid key are coalesced into one log row. */
   refusalWindowMs?: number;
   /** --allow-remote: /v1 answers any Host. */
@@ -53,6 +55,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     clientTimeouts: options.clientTimeouts,
     connectionLimits: options.connectionLimits,
     limitsClock: options.limitsClock,
+    reservationTtlMs: options.reservationTtlMs,
     refusalWindowMs: options.refusalWindowMs,
     allowRemote: options.allowRemote,
     databaseUrl: options.databaseUrl,
