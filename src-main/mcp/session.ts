@@ -31,6 +31,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/keys.js';
 import type { CallRecord } from '../core/call-record.js';
+import { revokedKey, type SessionKey } from './access.js';
 import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
 import { prefixed, splitPrefixed } from './names.js';
 import type { McpUpstream } from './upstream.js';
@@ -80,7 +81,8 @@ export class McpSession {
 
   constructor(
     private readonly hub: SessionHub,
-    readonly caller: Caller,
+    /** The session's key, read as it is now at every question (access.ts): never the authorization it had at initialize. */
+    readonly key: SessionKey,
     /** The one server of /mcp/{server}; null for /mcp. */
     readonly scope: string | null,
     readonly path: string,
@@ -90,6 +92,7 @@ export class McpSession {
     onClosed: () => void,
   ) {
     const offered = scope === null ? COMBINED_CAPABILITIES : relayedCapabilities(capabilities);
+    this.offered = offered;
     this.server = new Server(scope === null || !upstreamInfo.serverInfo ? { name: scope === null ? 'gatehouse' : `gatehouse-${scope}`, version: hub.version } : upstreamInfo.serverInfo, {
       capabilities: offered,
       ...(upstreamInfo.instructions ? { instructions: upstreamInfo.instructions } : {}),
@@ -105,14 +108,50 @@ export class McpSession {
     this.registerHandlers(offered);
   }
 
+  /**
+   * The key as it is now: every check of a server or tool in this session's handlers asks with it (the hub's
+   * upstreamFor and visibleUpstreams), so a narrowed key is narrowed for the next message. A revoked key's
+   * message is refused here (its session is closed by the hub within a second, its HTTP requests refused before).
+   */
+  get caller(): Caller {
+    const caller = this.key.now();
+    if (!caller) throw revokedKey();
+    return caller;
+  }
+
+  private readonly offered: ServerCapabilities;
+  /** What the session's key may see, as compared between two checks: the servers, then each server's switched-off tools. */
+  private grant: { servers: string; tools: string } | undefined;
+
+  /**
+   * Takes what the key may see now (McpGateway.recheckSessions); when it differs from what the client was
+   * last told, the client is told to list again: tools when a tool or server came or went, prompts and
+   * resources too when a server did (each only where this endpoint offers it).
+   */
+  noteGrant(grant: { servers: string; tools: string }): void {
+    const before = this.grant;
+    this.grant = grant;
+    if (before === undefined || (before.servers === grant.servers && before.tools === grant.tools)) return;
+    const offered = this.offered;
+    const changed: string[] = [];
+    if (offered.tools) changed.push('notifications/tools/list_changed');
+    if (before.servers !== grant.servers) {
+      if (offered.prompts) changed.push('notifications/prompts/list_changed');
+      if (offered.resources) changed.push('notifications/resources/list_changed');
+    }
+    for (const method of changed) void this.server.notification({ method } as ServerNotification).catch(() => undefined);
+  }
+
   get clientName(): string | null {
     return this.server.getClientVersion()?.name ?? null;
   }
 
   /** Whether this session sees a server (its scope and its key). */
   sees(server: string): boolean {
+    const caller = this.key.now();
+    if (caller === undefined) return false;
     if (this.scope !== null) return this.scope === server;
-    const allowed = this.caller.mcpServers;
+    const allowed = caller.mcpServers;
     return allowed === undefined || allowed.includes(server);
   }
 
@@ -284,7 +323,7 @@ export class McpSession {
   private async recorded(server: string, tool: string, request: Request, extra: Extra, check?: () => void): Promise<Result> {
     const createdAt = Date.now();
     const startedAt = performance.now();
-    const facts = { createdAt, startedAt, path: this.path, caller: this.caller, server, tool, client: this.clientName, method: request.method, params: request.params, headers: extra.requestInfo?.headers ?? {} };
+    const facts = { createdAt, startedAt, path: this.path, caller: this.key.seen, server, tool, client: this.clientName, method: request.method, params: request.params, headers: extra.requestInfo?.headers ?? {} };
     let secrets: readonly string[] = [];
     try {
       check?.();
@@ -304,7 +343,7 @@ export class McpSession {
         createdAt: Date.now(),
         startedAt: performance.now(),
         path: this.path,
-        caller: this.caller,
+        caller: this.key.seen,
         server,
         tool,
         client: this.clientName,
