@@ -52,6 +52,8 @@ export interface SessionHub {
 export interface ActiveCall {
   server: string;
   extra: Extra;
+  /** Aborted when the session's key may no longer use the server (noteGrant): the call is cancelled upstream. */
+  lost: AbortController;
 }
 
 /** Capabilities of the combined endpoint: everything the relay carries. */
@@ -120,6 +122,8 @@ export class McpSession {
   }
 
   private readonly offered: ServerCapabilities;
+  /** What the grant below was worked out from (McpGateway.recheckSessions). */
+  grantBasis: { caller: Caller | undefined; serversVersion: number } = { caller: undefined, serversVersion: -1 };
   /** What the session's key may see, as compared between two checks: the servers, then each server's switched-off tools. */
   private grant: { servers: string; tools: string } | undefined;
 
@@ -128,9 +132,16 @@ export class McpSession {
    * last told, the client is told to list again: tools when a tool or server came or went, prompts and
    * resources too when a server did (each only where this endpoint offers it).
    */
-  noteGrant(grant: { servers: string; tools: string }): void {
+  noteGrant(visible: readonly string[], tools: string): void {
     const before = this.grant;
+    const grant = { servers: visible.join('\n'), tools };
     this.grant = grant;
+    // A call in flight to a server the key lost is cancelled, not left to finish with the old grant.
+    for (const call of this.activeCalls) {
+      if (!visible.includes(call.server)) {
+        call.lost.abort(new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the server switched off or removed): the call was cancelled`));
+      }
+    }
     if (before === undefined || (before.servers === grant.servers && before.tools === grant.tools)) return;
     const offered = this.offered;
     const changed: string[] = [];
@@ -370,13 +381,13 @@ export class McpSession {
       if (Object.keys(rest).length) params._meta = rest;
       else delete params._meta;
     }
-    const active: ActiveCall | undefined = extra ? { server, extra } : undefined;
+    const active: ActiveCall | undefined = extra ? { server, extra, lost: new AbortController() } : undefined;
     if (active) this.activeCalls.push(active);
     try {
       return await upstream.request(
         { method: request.method, params } as Request,
         {
-          signal: extra ? AbortSignal.any([extra.signal, this.ended.signal]) : this.ended.signal,
+          signal: active ? AbortSignal.any([active.extra.signal, this.ended.signal, active.lost.signal]) : this.ended.signal,
           onprogress:
             progressToken !== undefined && extra
               ? (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined)

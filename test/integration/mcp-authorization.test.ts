@@ -249,6 +249,28 @@ describe('every message is checked against the key and the servers as they are n
     });
   });
 
+  it('cancels a call in flight to a server the key loses, within 1 s', { timeout: 30_000 }, async () => {
+    const key = await newGatewayKey(gateway, 'key with a slow call');
+    const client = await connectMcp(gateway, '/mcp', key.key);
+    try {
+      const started = Date.now();
+      const slow = client.callTool({ name: 'alpha__slow', arguments: { ms: 10_000 } }).then(
+        () => ({ at: Date.now(), error: undefined }),
+        (error: Error) => ({ at: Date.now(), error }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await gateway.admin(`/gateway-keys/${key.id}`, { method: 'PATCH', body: JSON.stringify({ mcpServers: ['beta'] }) })).status).toBe(200);
+      const changedAt = Date.now();
+      const { at, error } = await slow;
+      expect(error?.message).toMatch(/MCP server 'alpha' is no longer this key's to use/);
+      expect(at - changedAt).toBeLessThan(1_000);
+      expect(at - started).toBeLessThan(5_000);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+    expect((await mcpRows(gateway, '&server=alpha&tool=slow'))[0]).toMatchObject({ status: 403 });
+  });
+
   describe.each([
     { change: 'the key narrowed to another server', path: '/mcp/alpha', status: 403, refusal: /may not use MCP server 'alpha'/ },
     { change: 'the key revoked', path: '/mcp', status: 401, refusal: /revoked keys stop working/ },
