@@ -157,13 +157,11 @@ export class McpSession {
     return this.server.getClientVersion()?.name ?? null;
   }
 
-  /** Whether this session sees a server (its scope and its key). */
+  /** Whether this session sees a server (its scope and its key as it is now): where a server's notifications and requests may go. */
   sees(server: string): boolean {
+    if (this.scope !== null && this.scope !== server) return false;
     const caller = this.key.now();
-    if (caller === undefined) return false;
-    if (this.scope !== null) return this.scope === server;
-    const allowed = caller.mcpServers;
-    return allowed === undefined || allowed.includes(server);
+    return caller !== undefined && (caller.mcpServers === undefined || caller.mcpServers.includes(server));
   }
 
   async close(): Promise<void> {
