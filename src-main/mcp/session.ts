@@ -80,6 +80,12 @@ export class McpSession {
   private readonly templates: { server: string; template: UriTemplate; text: string }[] = [];
   /** Aborted when the session ends: its calls still running upstream are cancelled (a client may hang up before its cancellation arrives). */
   private readonly ended = new AbortController();
+  /** What this endpoint offers the client (which list_changed notifications it may be sent). */
+  private readonly offered: ServerCapabilities;
+  /** What the grant below was worked out from (McpGateway.recheckSessions). */
+  grantBasis: { caller: Caller | undefined; serversVersion: number } = { caller: undefined, serversVersion: -1 };
+  /** What the session's key may see, as compared between two checks: the servers, then each server's switched-off tools. */
+  private grant: { servers: string; tools: string } | undefined;
 
   constructor(
     private readonly hub: SessionHub,
@@ -120,12 +126,6 @@ export class McpSession {
     if (!caller) throw revokedKey();
     return caller;
   }
-
-  private readonly offered: ServerCapabilities;
-  /** What the grant below was worked out from (McpGateway.recheckSessions). */
-  grantBasis: { caller: Caller | undefined; serversVersion: number } = { caller: undefined, serversVersion: -1 };
-  /** What the session's key may see, as compared between two checks: the servers, then each server's switched-off tools. */
-  private grant: { servers: string; tools: string } | undefined;
 
   /**
    * Takes what the key may see now (McpGateway.recheckSessions); when it differs from what the client was
