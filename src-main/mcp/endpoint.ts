@@ -90,33 +90,33 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       }
     }
 
-    const admitted = await admitCalls(options.limits, caller, body);
-    if ('refused' in admitted) {
-      const { refused, call } = admitted;
-      gateway.log(
-        mcpCallRecord({
-          createdAt: Date.now(),
-          startedAt: performance.now(),
-          path,
-          caller,
-          server: call.server ?? scope ?? '',
-          tool: call.tool,
-          client: authorized.session?.clientName ?? null,
-          method: call.method,
-          params: call.params,
-          headers: req.headers,
-          error: refused.error,
-          secrets: [],
-        }),
-      );
-      return sendRpcError(res, refused.status, refused.rpcCode, refused.message, refused.headers, call.id);
-    }
-    // Each admitted call's ticket is given back when its answer is over (an MCP call spends no tokens or money).
-    if (admitted.tickets.length) res.once('close', () => admitted.tickets.forEach((ticket) => ticket.release({ tokens: 0, costUsd: null })));
-
     const session = authorized.session;
     if (session) {
-      // Closed while its body was read (its key revoked, say): as unknown as one that never was.
+      // Only a session serves calls: each is admitted against the key's limits before its session sees it.
+      const admitted = await admitCalls(options.limits, caller, body);
+      if ('refused' in admitted) {
+        const { refused, call } = admitted;
+        gateway.log(
+          mcpCallRecord({
+            createdAt: Date.now(),
+            startedAt: performance.now(),
+            path,
+            caller,
+            server: call.server ?? scope ?? '',
+            tool: call.tool,
+            client: session.clientName,
+            method: call.method,
+            params: call.params,
+            headers: req.headers,
+            error: refused.error,
+            secrets: [],
+          }),
+        );
+        return sendRpcError(res, refused.status, refused.rpcCode, refused.message, refused.headers, call.id);
+      }
+      // Each admitted call's ticket is given back when its answer is over (an MCP call spends no tokens or money).
+      if (admitted.tickets.length) res.once('close', () => admitted.tickets.forEach((ticket) => ticket.release({ tokens: 0, costUsd: null })));
+      // Closed while its body was read or its calls admitted (its key revoked, say): as unknown as one that never was.
       if (gateway.sessions.get(sessionId!) !== session) return sendRpcError(res, SESSION_NOT_FOUND.status, SESSION_NOT_FOUND.code, SESSION_NOT_FOUND.message);
       session.lastActive = Date.now();
       return session.transport.handleRequest(req, res, body);
