@@ -380,7 +380,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     };
     const mcp = new OnDemandMcpGateway(
       { version: packageVersion(), log: logCall },
-      { keys: keyDirectory, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
+      { keys: keyDirectory, limits: limits.limiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
       (message) => log(`Warning: ${message}`),
     );
     try {
