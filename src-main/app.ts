@@ -18,6 +18,7 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import type { ConnectionLimits } from './gateway/connection-guard.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { RefusalCoalescer } from './gateway/refusal-log.js';
+import { AdminTokenGuard, type AdminTokenGuardOptions } from './gateway/admin-token-guard.js';
 import { createAdminHandler } from './admin/router.js';
 import { isLoopbackHostname } from './core/loopback.js';
 import { MIN_EXPOSED_TOKEN_BITS, estimateTokenBits } from './core/token-strength.js';
@@ -78,6 +79,8 @@ export interface StartOptions {
   maxBodyBytes?: number;
   /** How long refusals without a valid key are coalesced into one log row (refusal-log.ts); tests shorten it. */
   refusalWindowMs?: number;
+  /** Tests shorten the admin token guard's windows (gateway/admin-token-guard.ts). */
+  adminTokenGuard?: Partial<AdminTokenGuardOptions>;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
   /** Tests lower these to prove silent and surplus connections are closed. */
@@ -403,6 +406,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };
+    // The one check of the admin token, for the admin API and /metrics: wrong tokens throttled per address.
+    const adminTokenGuard = new AdminTokenGuard(adminToken, logCall, options.adminTokenGuard);
     const mcp = new OnDemandMcpGateway(
       { version: packageVersion(), log: logCall },
       { keys: keyDirectory, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
@@ -461,9 +466,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote }),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
       handleMcp: mcp.handle,
-      handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
+      handleMetrics: createMetricsHandler(metrics, adminTokenGuard, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
