@@ -18,8 +18,10 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import type { ConnectionLimits } from './gateway/connection-guard.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { RefusalCoalescer } from './gateway/refusal-log.js';
+import { AdminTokenGuard, type AdminTokenGuardOptions } from './gateway/admin-token-guard.js';
 import { createAdminHandler } from './admin/router.js';
 import { isLoopbackHostname } from './core/loopback.js';
+import { MIN_EXPOSED_TOKEN_BITS, estimateTokenBits } from './core/token-strength.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
 import { routeRoutes } from './admin/route-routes.js';
@@ -77,6 +79,8 @@ export interface StartOptions {
   maxBodyBytes?: number;
   /** How long refusals without a valid key are coalesced into one log row (refusal-log.ts); tests shorten it. */
   refusalWindowMs?: number;
+  /** Tests shorten the admin token guard's windows (gateway/admin-token-guard.ts). */
+  adminTokenGuard?: Partial<AdminTokenGuardOptions>;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
   /** Tests lower these to prove silent and surplus connections are closed. */
@@ -236,6 +240,7 @@ export interface RunningGatehouse {
   host: string;
   port: number;
   adminToken: string;
+  adminTokenSource: AdminTokenSource;
   dataDir: string;
   /** Where this instance keeps its data, for the status line: SQLite (file) or PostgreSQL (URL without password). */
   storage: string;
@@ -274,17 +279,38 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 
+/** Where the admin token came from: `serve` prints it only when it made it, and never its value otherwise. */
+export type AdminTokenSource = { kind: 'environment' } | { kind: 'file' | 'generated'; file: string };
+
 /** `GATEHOUSE_ADMIN_TOKEN`, or one generated once into `<data dir>/admin-token` (mode 0600). */
-export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string {
-  if (env.GATEHOUSE_ADMIN_TOKEN) return env.GATEHOUSE_ADMIN_TOKEN;
+export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): { token: string; source: AdminTokenSource } {
+  if (env.GATEHOUSE_ADMIN_TOKEN) return { token: env.GATEHOUSE_ADMIN_TOKEN, source: { kind: 'environment' } };
   const file = join(dataDir, 'admin-token');
   if (existsSync(file)) {
     chmodSync(file, 0o600);
-    return readFileSync(file, 'utf8').trim();
+    return { token: readFileSync(file, 'utf8').trim(), source: { kind: 'file', file } };
   }
   const token = randomBytes(32).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  return token;
+  return { token, source: { kind: 'generated', file } };
+}
+
+/**
+ * With --allow-remote or in team mode other machines reach the admin API, which can run commands (a
+ * stdio MCP server): a token a machine could guess is refused before anything listens.
+ */
+function refuseWeakAdminToken(token: string, source: AdminTokenSource, exposedBy: string): void {
+  const bits = estimateTokenBits(token);
+  if (bits >= MIN_EXPOSED_TOKEN_BITS) return;
+  const where = source.kind === 'environment' ? 'GATEHOUSE_ADMIN_TOKEN' : source.file;
+  const fix =
+    source.kind === 'environment'
+      ? 'set a random one, e.g. GATEHOUSE_ADMIN_TOKEN=$(openssl rand -base64 32), or unset it to have one generated into the data dir'
+      : `replace it with a random one (e.g. openssl rand -base64 32), or delete the file to have one generated`;
+  throw new Error(
+    `Refusing to start ${exposedBy}: the admin token in ${where} is too easy to guess (about ${Math.floor(bits)} bits; ` +
+      `at least ${MIN_EXPOSED_TOKEN_BITS} are needed when other machines can reach the admin API). To fix it, ${fix}.`,
+  );
 }
 
 /** The log's queue in Prometheus text: rows waiting to be written, and rows dropped because the queue was full. */
@@ -311,6 +337,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const databaseUrl = options.databaseUrl ?? (env.GATEHOUSE_DATABASE_URL || undefined);
   const redisUrl = options.redisUrl ?? (env.GATEHOUSE_REDIS_URL || undefined);
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
+  const exposedBy = options.allowRemote ? 'with --allow-remote' : databaseUrl ? 'in team mode' : undefined;
+  // A weak token from the environment is reported before any storage is opened (or waited for).
+  if (exposedBy && env.GATEHOUSE_ADMIN_TOKEN) refuseWeakAdminToken(env.GATEHOUSE_ADMIN_TOKEN, { kind: 'environment' }, exposedBy);
   const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, env, log) : await openSqliteStorage(dataDir, options, env, log);
   const closers = storage.closers;
   try {
@@ -333,7 +362,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const router = new Router({ keyByName: (name) => keys.virtualKeyByName(name) });
     router.setRoutes(routes.definitions());
     closers.unshift(routes.watch((table) => router.setRoutes(table)));
-    const adminToken = loadAdminToken(dataDir, env);
+    const { token: adminToken, source: adminTokenSource } = loadAdminToken(dataDir, env);
+    if (exposedBy) refuseWeakAdminToken(adminToken, adminTokenSource, exposedBy);
     // Limits per key: checked in memory, or in Redis when instances share them; spend written back about
     // once a second and on stop either way.
     const redisLimits = redisUrl
@@ -378,6 +408,8 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };
+    // The one check of the admin token, for the admin API and /metrics: wrong tokens throttled per address.
+    const adminTokenGuard = new AdminTokenGuard(adminToken, logCall, options.adminTokenGuard);
     const mcp = new OnDemandMcpGateway(
       { version: packageVersion(), log: logCall },
       { keys: keyDirectory, limits: limits.limiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
@@ -436,9 +468,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote }),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
       handleMcp: mcp.handle,
-      handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
+      handleMetrics: createMetricsHandler(metrics, adminTokenGuard, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
@@ -492,7 +524,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         for (const close of closers) close();
       })());
 
-    return { url, host, port: bound, adminToken, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
+    return { url, host, port: bound, adminToken, adminTokenSource, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
   } catch (error) {
     for (const close of closers) {
       try {

@@ -5,6 +5,7 @@ import { runKeysCommand } from './cli-keys.js';
 import { runRoutesCommand } from './cli-routes.js';
 import { runDiscoverCommand } from './cli-discover.js';
 import { runMigrateCommand } from './cli-migrate.js';
+import { readyLines } from './cli-ready-lines.js';
 
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--database-url postgres://… [--redis-url redis://…]]
@@ -60,8 +61,7 @@ async function serve(args: string[]): Promise<number> {
     process.stderr.write(`Gatehouse could not start: ${message}\n`);
     return 1;
   }
-  process.stdout.write(`Gatehouse listening on ${running.url}\n`);
-  process.stdout.write(`Open the UI: ${running.url}/#token=${running.adminToken}\n`);
+  process.stdout.write(`${readyLines(running.url, running.adminToken, running.adminTokenSource, process.stdout.isTTY === true).join('\n')}\n`);
 
   await new Promise<void>((resolve) => {
     const onSignal = () => {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGatehouse, type RunningGatehouse } from '../../src-main/app.js';
+import { startGatehouse, type RunningGatehouse, type StartOptions } from '../../src-main/app.js';
 import type { ClientTimeouts } from '../../src-main/gateway/server.js';
 import type { ConnectionLimits } from '../../src-main/gateway/connection-guard.js';
 
@@ -36,6 +36,8 @@ export interface StartGatewayOptions {
   reservationTtlMs?: number;
   /** How long refusals without a valid key are coalesced into one log row. */
   refusalWindowMs?: number;
+  /** The admin token guard's bounds and windows (gateway/admin-token-guard.ts). */
+  adminTokenGuard?: StartOptions['adminTokenGuard'];
   /** --allow-remote: /v1 answers any Host. */
   allowRemote?: boolean;
   /** Team mode: PostgreSQL (and Redis) instead of SQLite in the data dir. */
@@ -57,6 +59,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     limitsClock: options.limitsClock,
     reservationTtlMs: options.reservationTtlMs,
     refusalWindowMs: options.refusalWindowMs,
+    adminTokenGuard: options.adminTokenGuard,
     allowRemote: options.allowRemote,
     databaseUrl: options.databaseUrl,
     redisUrl: options.redisUrl,
