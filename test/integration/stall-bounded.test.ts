@@ -20,7 +20,7 @@ const STALL_BOUND_MS = 250;
 /** The size of each large body (see the note at the top). */
 const LARGE_BODY_BYTES = MiB / 2;
 /** Runs of one case: the quickest of them must meet the bound (a loaded CI machine can stall any one run). */
-const RUNS = 3;
+const RUNS = 5;
 
 let gateway: TestGateway;
 let openai: OpenAIFake;
@@ -230,15 +230,22 @@ async function stallOf(work: () => Promise<void>): Promise<number[]> {
   return slowest;
 }
 
+async function sendLarge(bodyCase: BodyCase, body = bodyCase.body()): Promise<void> {
+  const response = await fetch(`${gateway.baseUrl}${bodyCase.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...bodyCase.headers() }, body });
+  const text = await response.text();
+  expect(bodyCase.expectStatus, `${response.status} ${text.slice(0, 300)}`).toContain(response.status);
+}
+
 describe(`a small call answers within ${STALL_BOUND_MS} ms while a large worst-shaped body is served`, () => {
+  // Both shapes once, unmeasured: a running gateway has compiled its large-body paths.
+  beforeAll(async () => {
+    for (const bodyCase of BODY_CASES.slice(0, 2)) await sendLarge(bodyCase);
+  });
+
   it.each(BODY_CASES)('$name', async (bodyCase) => {
     const body = bodyCase.body();
     expect(body.length).toBeGreaterThan(LARGE_BODY_BYTES * 0.95);
-    const slowest = await stallOf(async () => {
-      const response = await fetch(`${gateway.baseUrl}${bodyCase.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...bodyCase.headers() }, body });
-      const text = await response.text();
-      expect(bodyCase.expectStatus, `${response.status} ${text.slice(0, 300)}`).toContain(response.status);
-    });
+    const slowest = await stallOf(() => sendLarge(bodyCase, body));
     expect(Math.min(...slowest), `the slowest small call of each run: ${slowest.map((ms) => ms.toFixed(0)).join(', ')} ms`).toBeLessThan(STALL_BOUND_MS);
   });
 });
