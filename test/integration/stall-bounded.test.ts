@@ -12,7 +12,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 
 const MiB = 1024 * 1024;
 /** What the issue asks: a small call answers within this while the large one is served. */
@@ -20,18 +19,17 @@ const STALL_BOUND_MS = 250;
 /** The size of each large body (see the note at the top). */
 const LARGE_BODY_BYTES = MiB / 2;
 /** Runs of one case: the quickest of them must meet the bound (a loaded CI machine can stall any one run). */
-const RUNS = 5;
+const RUNS = 3;
 
 let gateway: TestGateway;
-let openai: OpenAIFake;
 let sink: Server;
 let sinkUrl: string;
 let tinyProvider: { url: string; process: ChildProcess; writes: number } | undefined;
 const keys: Record<string, string> = {};
 
 // ---- A provider that reads a large body without parsing it ---------------------------------------------------
-// The strict doubles parse what they receive, on this same thread: their parse would be counted against the
-// gateway. This one reads the bytes, discards them and gives each path's smallest valid answer.
+// The strict doubles (test/fakes/) parse what they receive, on this same thread: their parse would be counted
+// against the gateway. This one reads the bytes, discards them and gives each path's smallest valid answer.
 
 const usage = { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 };
 function sinkAnswer(path: string): unknown {
@@ -141,8 +139,14 @@ interface BodyCase {
 
 const keyHeader = (name: string) => () => ({ authorization: `Bearer ${keys[name]}` });
 
+/**
+ * Sent once before the cases, unmeasured (a running gateway has compiled its large-body paths). Not a case of
+ * its own: at this size the code before the fixes answered the small call within the bound here once (235 ms),
+ * so it would not show the hazard; the shape is measured on /v1/messages, /v1/responses and Gemini.
+ */
+const CHAT_MANY_MESSAGES: BodyCase = { name: 'POST /v1/chat/completions, many messages', path: '/v1/chat/completions', headers: keyHeader('openai'), body: () => `{"model":"gpt-4o-mini","messages":[${repeated(MESSAGE, fill(MESSAGE))}]}`, expectStatus: [200, 400] };
+
 const BODY_CASES: BodyCase[] = [
-  { name: 'POST /v1/chat/completions, many messages', path: '/v1/chat/completions', headers: keyHeader('openai'), body: () => `{"model":"gpt-4o-mini","messages":[${repeated(MESSAGE, fill(MESSAGE))}]}`, expectStatus: [200, 400] },
   { name: 'POST /v1/chat/completions, many member names', path: '/v1/chat/completions', headers: keyHeader('openai'), body: () => `{"model":"gpt-4o-mini","messages":[${MESSAGE}],"metadata_list":[${repeated(TINY, fill(TINY))}]}`, expectStatus: [200] },
   { name: 'POST /v1/messages, many messages', path: '/v1/messages', headers: keyHeader('anthropic'), body: () => `{"model":"claude-sonnet-4-5","max_tokens":16,"messages":[${repeated(MESSAGE, fill(MESSAGE))}]}`, expectStatus: [200, 400] },
   { name: 'POST /v1/responses, many input items', path: '/v1/responses', headers: keyHeader('openai'), body: () => `{"model":"gpt-4o-mini","input":[${repeated(MESSAGE, fill(MESSAGE))}]}`, expectStatus: [200, 400] },
@@ -165,7 +169,7 @@ const BODY_CASES: BodyCase[] = [
 ];
 
 beforeAll(async () => {
-  [gateway, openai] = await Promise.all([startGateway(), startOpenAIFake()]);
+  gateway = await startGateway();
   sink = createServer(answerSink);
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
@@ -174,7 +178,6 @@ beforeAll(async () => {
     expect(response.status, await response.clone().text()).toBe(201);
     keys[name] = ((await response.json()) as { key: string }).key;
   };
-  await create('control', { provider: 'openai', secret: 'sk-control-0123456789', customHost: openai.baseUrl });
   await create('openai', { provider: 'openai', secret: 'sk-sink-0123456789', customHost: `${sinkUrl}/v1` });
   await create('anthropic', { provider: 'anthropic', secret: 'sk-ant-sink-0123456789', customHost: `${sinkUrl}/v1` });
   await create('google', { provider: 'google', secret: 'AIza-sink-0123456789', customHost: sinkUrl });
@@ -185,17 +188,17 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   tinyProvider?.process.kill();
-  await Promise.all([gateway?.close(), openai?.close(), new Promise((resolve) => sink?.close(resolve))]);
+  await Promise.all([gateway?.close(), new Promise((resolve) => sink?.close(resolve))]);
 });
 
-/** A small chat call through the strict OpenAI double, timed: what every other client of the gateway sees. */
+/**
+ * A small call, timed: the admin API's health, answered by the instance itself. One hop, so what it measures
+ * is how long the serving thread was held, not how many turns of a busy event loop a call through a
+ * provider takes (a chat call through the double in this same process varied 110-600 ms on a shared machine).
+ */
 async function controlLatency(): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.control}` },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const response = await fetch(`${gateway.baseUrl}/admin/api/health`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
   const text = await response.text();
   expect(response.status, text).toBe(200);
   return performance.now() - started;
@@ -239,7 +242,7 @@ async function sendLarge(bodyCase: BodyCase, body = bodyCase.body()): Promise<vo
 describe(`a small call answers within ${STALL_BOUND_MS} ms while a large worst-shaped body is served`, () => {
   // Both shapes once, unmeasured: a running gateway has compiled its large-body paths.
   beforeAll(async () => {
-    for (const bodyCase of BODY_CASES.slice(0, 2)) await sendLarge(bodyCase);
+    for (const bodyCase of [CHAT_MANY_MESSAGES, BODY_CASES[0]]) await sendLarge(bodyCase);
   });
 
   it.each(BODY_CASES)('$name', async (bodyCase) => {
