@@ -197,7 +197,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
 }
 
 /** Team mode: PostgreSQL, with GATEHOUSE_MASTER_KEY (the same on every instance) and never a key file. */
-async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
+async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, dataDir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
   checkDatabaseUrl(databaseUrl);
   const masterKey = env[MASTER_KEY_ENV];
   if (masterKey === undefined || masterKey.trim() === '') {
@@ -208,7 +208,8 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
   }
   const protector = masterKeyProtector(masterKey);
   if (!redisUrl) log('No --redis-url: limits are counted by this instance alone, so no other instance may serve from this database.');
-  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl) });
+  // The data dir keeps what PostgreSQL could not take by the end of a stop (store-postgres/spill.ts).
+  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl), dataDir });
   return {
     description: `PostgreSQL (${describeDatabaseUrl(databaseUrl)}), instance ${store.instanceId}${redisUrl ? `, Redis (${describeDatabaseUrl(redisUrl)})` : ''}`,
     instanceId: store.instanceId,
@@ -309,7 +310,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const databaseUrl = options.databaseUrl ?? (env.GATEHOUSE_DATABASE_URL || undefined);
   const redisUrl = options.redisUrl ?? (env.GATEHOUSE_REDIS_URL || undefined);
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
-  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, env, log) : await openSqliteStorage(dataDir, options, env, log);
+  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, dataDir, env, log) : await openSqliteStorage(dataDir, options, env, log);
   const closers = storage.closers;
   try {
     log(`Storage: ${storage.description}`);
@@ -487,7 +488,14 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         clearTimeout(settleTimer);
         // Stdio servers are ended (stdin closed, then signals) before the database closes.
         await mcp.close();
-        for (const close of closers) close();
+        // Each closer runs whatever an earlier one threw: the log's close (its flush, its spill) must run.
+        for (const close of closers) {
+          try {
+            close();
+          } catch (error) {
+            log(`Stopping: ${(error as Error).message}`);
+          }
+        }
       })());
 
     return { url, host, port: bound, adminToken, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
