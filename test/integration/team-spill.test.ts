@@ -6,7 +6,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
 import { replaySpills, spillFiles } from '../../src-main/store-postgres/spill.js';
 import type { RequestLog } from '../../src-main/store/request-log.js';
@@ -18,11 +18,23 @@ import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 let postgres: TestPostgres;
 let fake: OpenAIFake;
 const dirs: string[] = [];
+/** Whether this file stopped the server: a test that fails midway must not leave the next one without it. */
+let serverDown = false;
+const stopServer = () => {
+  postgres.stopServer();
+  serverDown = true;
+};
+const startServer = () => {
+  if (!serverDown) return;
+  postgres.startServer();
+  serverDown = false;
+};
 
 beforeAll(async () => {
   postgres = await startPostgres();
   fake = await startOpenAIFake();
 }, 60_000);
+afterEach(() => startServer(), 60_000);
 afterAll(async () => {
   await fake?.close();
   await postgres?.close();
@@ -105,7 +117,7 @@ async function outageAtStop(url: string, dataDir: string, written: number, spill
     gateway.flushLog();
     // The spend of those calls is written on the limiter's next tick (twice a second).
     await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(written);
-    postgres.stopServer();
+    stopServer();
     await answer(gateway, key.key, spilled, 'during');
   } finally {
     await gateway.close();
@@ -131,7 +143,7 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     const copies = freshDir();
     for (const file of files) copyFileSync(file, join(copies, file.slice(dataDir.length + 1)));
 
-    postgres.startServer();
+    startServer();
     const again = await startGateway({ databaseUrl: url, dataDir });
     await again.close();
     expectExactly(await stored(url, key.id), 45);
@@ -172,7 +184,7 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     }
     expect(spillFiles(dataDir)).toEqual(files);
 
-    postgres.startServer();
+    startServer();
     const back = await startGateway({ databaseUrl: url, dataDir });
     await back.close();
     expectExactly(await stored(url, key.id), 30);
@@ -183,7 +195,7 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     const url = await postgres.newDatabase();
     const dataDir = freshDir();
     const key = await outageAtStop(url, dataDir, 3, 20);
-    postgres.startServer();
+    startServer();
     const [file] = spillFiles(dataDir);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     const header = JSON.parse(lines[0]) as { instanceId: string; unansweredAfter: number; rows: number };
@@ -219,14 +231,14 @@ describe('a spill file that cannot be written', () => {
     const gateway = await startGateway({ databaseUrl: url, dataDir });
     try {
       const key = await keyWithBudget(gateway, 'full-disk');
-      postgres.stopServer();
+      stopServer();
       await answer(gateway, key.key, 12, 'lost');
       // No file can be made where the data dir was (as on a full disk, the write fails).
       rmSync(dataDir, { recursive: true, force: true });
       writeFileSync(dataDir, '');
     } finally {
       await gateway.close();
-      postgres.startServer();
+      startServer();
     }
     expect(droppedOf(gateway)).toBe(12);
   }, 60_000);
