@@ -286,13 +286,13 @@ export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string 
   return token;
 }
 
-/** The log's queue in Prometheus text: rows waiting to be written, and rows dropped because the queue was full. */
+/** The log's queue in Prometheus text: rows waiting to be written, and rows lost (the queue was full, or a stop could neither write nor keep them). */
 function logQueueMetrics(log: RequestLog): string {
   return [
     '# HELP gatehouse_log_queue_rows Request log rows waiting in memory to be written (queued, or refused by the database and kept for a retry).',
     '# TYPE gatehouse_log_queue_rows gauge',
     `gatehouse_log_queue_rows ${log.pendingCount}`,
-    '# HELP gatehouse_log_dropped_rows_total Request log rows dropped since start because the waiting rows passed their bound.',
+    '# HELP gatehouse_log_dropped_rows_total Request log rows lost since start: the waiting rows passed their bound, or the log closed with rows it could neither write nor keep.',
     '# TYPE gatehouse_log_dropped_rows_total counter',
     `gatehouse_log_dropped_rows_total ${log.droppedCount}`,
     '',
