@@ -13,7 +13,7 @@ import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { SpendDelta } from '../core/limits.js';
-import type { RowValues } from '../store/log-row.js';
+import { COLUMN_INDEX, type RowValues } from '../store/log-row.js';
 import type { UnwrittenRows } from '../store/request-log.js';
 import { mergedSpend, spendStatement } from './key-limits.js';
 import { LOG_BATCH_HELPERS, LOG_BATCH_PLAN, logBatchStatements } from './log-batch.js';
@@ -22,6 +22,8 @@ import { isUniqueViolation, type PgBridge, type Statement } from './pg-bridge.js
 export const SPILL_PREFIX = 'pg-spill-';
 export const SPILL_SUFFIX = '.ndjson';
 const FORMAT = 'gatehouse-pg-spill';
+/** The values of a row (RowValues). */
+const ROW_WIDTH = Object.keys(COLUMN_INDEX).length;
 
 /** Rows per chunk (one transaction each), and the row text a chunk stops growing at. */
 const CHUNK_ROWS = 1_000;
@@ -48,14 +50,16 @@ interface SpillHeader {
 
 export interface SpillContent {
   instanceId: string;
-  rows: RowValues[];
+  /** Made one at a time as they are written: a stop need not hold them all at once beside the queue. */
+  rows: Iterable<RowValues>;
+  rowCount: number;
   unansweredAfter: number | null;
   spend: SpendDelta[];
 }
 
 /** Writes a spill file in `dataDir` (nothing when there is nothing to keep); throws when it could not. */
 export function writeSpill(dataDir: string, content: SpillContent): string | null {
-  if (content.rows.length === 0 && content.spend.length === 0) return null;
+  if (content.rowCount === 0 && content.spend.length === 0) return null;
   const id = `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`;
   const file = join(dataDir, `${SPILL_PREFIX}${id}${SPILL_SUFFIX}`);
   const temporary = `${file}.tmp`;
@@ -66,21 +70,24 @@ export function writeSpill(dataDir: string, content: SpillContent): string | nul
     instanceId: content.instanceId,
     createdAt: Date.now(),
     unansweredAfter: content.unansweredAfter,
-    rows: content.rows.length,
+    rows: content.rowCount,
     spend: content.spend,
   };
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const fd = openSync(temporary, 'wx', 0o600);
   try {
     let text = `${JSON.stringify(header)}\n`;
+    let count = 0;
     for (const row of content.rows) {
       text += `${JSON.stringify(row)}\n`;
+      count++;
       if (text.length >= WRITE_CHUNK_CHARS) {
         writeAll(fd, text);
         text = '';
       }
     }
     writeAll(fd, text);
+    if (count !== content.rowCount) throw new Error(`${count} rows to keep, not ${content.rowCount}`);
     fsyncSync(fd);
     closeSync(fd);
   } catch (error) {
@@ -101,15 +108,15 @@ export function writeSpill(dataDir: string, content: SpillContent): string | nul
 /** The spill of the request log's unwritten rows, for RequestLog's `spill` option. */
 export function spillRows(dataDir: string, instanceId: string): (unwritten: UnwrittenRows) => void {
   return (unwritten) => {
-    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, unansweredAfter: unwritten.lastWrittenId, spend: [] });
-    if (file) console.error(`Gatehouse: PostgreSQL did not take ${unwritten.rows.length} request log rows; kept in ${file} and written at the next start.`);
+    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] });
+    if (file) console.error(`Gatehouse: PostgreSQL did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
   };
 }
 
 /** The spill of key spend PostgreSQL did not take, for PgKeyLimitsStore. */
 export function spillSpend(dataDir: string, instanceId: string): (spend: SpendDelta[]) => void {
   return (spend) => {
-    const file = writeSpill(dataDir, { instanceId, rows: [], unansweredAfter: null, spend });
+    const file = writeSpill(dataDir, { instanceId, rows: [], rowCount: 0, unansweredAfter: null, spend });
     if (file) console.error(`Gatehouse: PostgreSQL did not take the last key spend; kept in ${file} and written at the next start.`);
   };
 }
@@ -177,7 +184,7 @@ async function replayFile(bridge: PgBridge, file: string): Promise<number> {
       }
       continue;
     }
-    if (!Array.isArray(value)) throw new SpillFileError(`line ${rows + 2} is not a row`);
+    if (!Array.isArray(value) || value.length !== ROW_WIDTH) throw new SpillFileError(`line ${rows + 2} is not a row`);
     chunk.push(value as RowValues);
     chunkChars += line.length;
     rows++;

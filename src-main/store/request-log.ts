@@ -29,8 +29,9 @@ export interface RequestLogOptions {
 
 /** The rows a closing log could not write. */
 export interface UnwrittenRows {
-  /** Every row not known to be written, oldest first: refused, queued, and handed over but never answered. */
-  rows: RowValues[];
+  /** Every row not known to be written: refused, queued, and handed over but never answered; made as they are read. */
+  rows: Iterable<RowValues>;
+  count: number;
   /**
    * The highest id a batch of this log was answered with (0 when none). Batches handed over after it and
    * never answered may still have been committed (an answer lost on the way): such rows have higher ids.
@@ -281,19 +282,25 @@ export class RequestLog implements RequestLogStore {
    */
   private keepUnwritten(): void {
     const keepBodies = this.storeBodies();
-    const waiting = this.refused.concat(this.queue).map((input) => toRowValues(input, keepBodies, this.maxStoredBodyChars));
+    const maxChars = this.maxStoredBodyChars;
+    const waiting = this.refused.concat(this.queue);
+    const handedOver = [...this.unanswered.values()];
     this.refused = [];
     this.queue = [];
-    // Each row carries its own time: the order they are kept in does not matter.
-    const rows = [...this.unanswered.values()].flat().concat(waiting);
     this.unanswered.clear();
-    if (rows.length === 0) return;
+    const count = waiting.length + handedOver.reduce((sum, rows) => sum + rows.length, 0);
+    if (count === 0) return;
+    // Each row carries its own time: the order they are kept in does not matter.
+    function* rows(): Generator<RowValues> {
+      for (const batch of handedOver) yield* batch;
+      for (const input of waiting) yield toRowValues(input, keepBodies, maxChars);
+    }
     try {
       if (!this.spill) throw new Error('the store keeps no rows across a restart');
-      this.spill({ rows, lastWrittenId: this.lastWrittenId });
+      this.spill({ rows: rows(), count, lastWrittenId: this.lastWrittenId });
     } catch (error) {
-      this.droppedTotal += rows.length;
-      console.error(`Gatehouse: ${rows.length} request log rows could not be written or kept, and are lost (${(error as Error).message}).`);
+      this.droppedTotal += count;
+      console.error(`Gatehouse: ${count} request log rows could not be written or kept, and are lost (${(error as Error).message}).`);
     }
   }
 }
