@@ -137,7 +137,9 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     const text = files.map((file) => readFileSync(file, 'utf8')).join('');
     for (const file of files) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(text).toContain('during 39');
+    // Neither the provider's secret nor the caller's key (its headers are stored redacted).
     expect(text).not.toContain('secret-value');
+    expect(text).not.toContain(key.key);
     expect(readdirSync(dataDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     // Kept aside: the same file found again later, as after a start that stopped before removing it.
     const copies = freshDir();
