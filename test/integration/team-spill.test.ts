@@ -226,6 +226,36 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
   }, 90_000);
 });
 
+describe('team mode: a graceful stop while PostgreSQL hangs (answers nothing)', () => {
+  it('keeps the rows whose batches were never answered, and the next start writes each once', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const gateway = await startGateway({ databaseUrl: url, dataDir });
+    let key: { id: string; key: string };
+    try {
+      key = await keyWithBudget(gateway, 'hang');
+      await answer(gateway, key.key, 4, 'before');
+      gateway.flushLog();
+      await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(4);
+      postgres.pauseServer();
+      try {
+        await answer(gateway, key.key, 25, 'hung');
+        await gateway.close();
+      } finally {
+        postgres.resumeServer();
+      }
+    } finally {
+      await gateway.close().catch(() => undefined);
+    }
+    expect(droppedOf(gateway)).toBe(0);
+    expect(spillFiles(dataDir).length).toBeGreaterThanOrEqual(1);
+    const again = await startGateway({ databaseUrl: url, dataDir });
+    await again.close();
+    expectExactly(await stored(url, key.id), 29);
+    expect(spillFiles(dataDir)).toEqual([]);
+  }, 90_000);
+});
+
 describe('a spill file that cannot be written', () => {
   it('counts the rows as dropped: the only way they are lost', async () => {
     const url = await postgres.newDatabase();
