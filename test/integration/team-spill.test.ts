@@ -151,10 +151,15 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     expectExactly(await stored(url, key.id), 45);
     expect(spillFiles(dataDir)).toEqual([]);
 
-    // Started again: nothing more. And the same files back in the data dir: refused as written, and removed.
+    // Started again: nothing more. A stop with PostgreSQL there writes its queued rows and keeps no file.
     const third = await startGateway({ databaseUrl: url, dataDir });
+    const other = await keyWithBudget(third, 'healthy-stop');
+    await answer(third, other.key, 3, 'healthy');
     await third.close();
+    expect(spillFiles(dataDir)).toEqual([]);
+    expectExactly(await stored(url, other.id), 3);
     expectExactly(await stored(url, key.id), 45);
+    // And the same files back in the data dir: refused as written, and removed.
     for (const name of readdirSync(copies)) copyFileSync(join(copies, name), join(dataDir, name));
     const fourth = await startGateway({ databaseUrl: url, dataDir });
     // The key's budget, as the limiter read it at start, counts the spilled calls, once.
