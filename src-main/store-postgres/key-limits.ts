@@ -166,7 +166,7 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
       this.unwritten = [];
       if (all.length === 0) return true;
       try {
-        this.bridge.runSync([spendStatement(all)]);
+        this.bridge.runSync([spendStatement(all)], { transaction: true });
       } catch (error) {
         this.unwritten = all.concat(this.unwritten);
         console.error(`Gatehouse: could not write key spend to PostgreSQL: ${(error as Error).message}`);
@@ -200,7 +200,9 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     this.unwritten = [];
     this.writing = batch;
     // Told as soon as the answer is taken (also inside close's wait), so close knows whether it was written.
-    this.bridge.runThen([spendStatement(batch)], (outcome) => {
+    // In a transaction: a server that hangs (or a network that holds the bytes back) and goes on after the
+    // stop has at most its BEGIN, never the amounts that close() spills as unwritten.
+    this.bridge.runThen([spendStatement(batch)], { transaction: true }, (outcome) => {
       if (this.writing !== batch) return;
       this.writing = null;
       if ('error' in outcome) {

@@ -293,14 +293,14 @@ export class PgBridge {
   }
 
   /** run(), its outcome told to `done` as soon as the answer is taken (also inside a wait), not a turn later. */
-  runThen(statements: Statement[], done: (outcome: { results: Results } | { error: Error }) => void): void {
+  runThen(statements: Statement[], options: { transaction?: boolean }, done: (outcome: { results: Results } | { error: Error }) => void): void {
     if (this.closed) {
       done({ error: new DatabaseUnavailableError('the store is closed') });
       return;
     }
     const id = ++this.nextId;
     this.pending.set(id, { resolve: (results) => done({ results }), reject: (error) => done({ error }) });
-    this.worker.postMessage({ id, ordered: false, job: { statements, transaction: statements.length > 1 } });
+    this.worker.postMessage({ id, ordered: false, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
   }
 
   query<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
