@@ -203,7 +203,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
 }
 
 /** Team mode: PostgreSQL, with GATEHOUSE_MASTER_KEY (the same on every instance) and never a key file. */
-async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
+async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, dataDir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
   checkDatabaseUrl(databaseUrl);
   const masterKey = env[MASTER_KEY_ENV];
   if (masterKey === undefined || masterKey.trim() === '') {
@@ -214,7 +214,8 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
   }
   const protector = masterKeyProtector(masterKey);
   if (!redisUrl) log('No --redis-url: limits are counted by this instance alone, so no other instance may serve from this database.');
-  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl) });
+  // The data dir keeps what PostgreSQL could not take by the end of a stop (store-postgres/spill.ts).
+  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl), dataDir });
   return {
     description: `PostgreSQL (${describeDatabaseUrl(databaseUrl)}), instance ${store.instanceId}${redisUrl ? `, Redis (${describeDatabaseUrl(redisUrl)})` : ''}`,
     instanceId: store.instanceId,
@@ -313,13 +314,13 @@ function refuseWeakAdminToken(token: string, source: AdminTokenSource, exposedBy
   );
 }
 
-/** The log's queue in Prometheus text: rows waiting to be written, and rows dropped because the queue was full. */
+/** The log's queue in Prometheus text: rows waiting to be written, and rows lost (the queue was full, or a stop could neither write nor keep them). */
 function logQueueMetrics(log: RequestLog): string {
   return [
     '# HELP gatehouse_log_queue_rows Request log rows waiting in memory to be written (queued, or refused by the database and kept for a retry).',
     '# TYPE gatehouse_log_queue_rows gauge',
     `gatehouse_log_queue_rows ${log.pendingCount}`,
-    '# HELP gatehouse_log_dropped_rows_total Request log rows dropped since start because the waiting rows passed their bound.',
+    '# HELP gatehouse_log_dropped_rows_total Request log rows lost since start: the waiting rows passed their bound, or the log closed with rows it could neither write nor keep.',
     '# TYPE gatehouse_log_dropped_rows_total counter',
     `gatehouse_log_dropped_rows_total ${log.droppedCount}`,
     '',
@@ -340,7 +341,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const exposedBy = options.allowRemote ? 'with --allow-remote' : databaseUrl ? 'in team mode' : undefined;
   // A weak token from the environment is reported before any storage is opened (or waited for).
   if (exposedBy && env.GATEHOUSE_ADMIN_TOKEN) refuseWeakAdminToken(env.GATEHOUSE_ADMIN_TOKEN, { kind: 'environment' }, exposedBy);
-  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, env, log) : await openSqliteStorage(dataDir, options, env, log);
+  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, dataDir, env, log) : await openSqliteStorage(dataDir, options, env, log);
   const closers = storage.closers;
   try {
     log(`Storage: ${storage.description}`);
@@ -521,7 +522,14 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         clearTimeout(settleTimer);
         // Stdio servers are ended (stdin closed, then signals) before the database closes.
         await mcp.close();
-        for (const close of closers) close();
+        // Each closer runs whatever an earlier one threw: the log's close (its flush, its spill) must run.
+        for (const close of closers) {
+          try {
+            close();
+          } catch (error) {
+            log(`Stopping: ${(error as Error).message}`);
+          }
+        }
       })());
 
     return { url, host, port: bound, adminToken, adminTokenSource, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };

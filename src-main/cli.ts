@@ -67,6 +67,10 @@ async function serve(args: string[]): Promise<number> {
     const onSignal = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // Another Ctrl-C (or SIGTERM) meanwhile must not end the process before the stop wrote the log.
+      const again = () => process.stderr.write('Gatehouse is stopping: in-flight calls finish and the log is written first.\n');
+      process.on('SIGINT', again);
+      process.on('SIGTERM', again);
       running.stop().then(resolve, (error: unknown) => {
         process.stderr.write(`Error while stopping: ${(error as Error).message}\n`);
         resolve();

@@ -129,6 +129,44 @@ describe('gatehouse serve', () => {
     }
   });
 
+  it('a second Ctrl-C while it stops does not cut the stop short: the call in flight is answered and every row written', async () => {
+    const dataDir = tempDir();
+    const fake = await startOpenAIFake();
+    try {
+      const serve = runServe(['--port', '0', '--data-dir', dataDir]);
+      const url = await serve.ready;
+      const call = (prompt: string) =>
+        fetch(`${url}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gateway-api-key': 'cli-test-key', 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.baseUrl, authorization: 'Bearer sk-x' },
+          body: JSON.stringify({ model: 'm', prompt }),
+        });
+      for (let i = 0; i < 3; i++) expect((await call(`p${i}`)).status).toBe(200);
+      // The provider takes a second and a half over the last call: the stop waits for it.
+      let received!: () => void;
+      const providerHasIt = new Promise<void>((resolve) => (received = resolve));
+      fake.enqueue(async (_request, res) => {
+        received();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'cmpl-slow', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'slow', finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      });
+      const slow = call('slow');
+      await providerHasIt;
+      serve.child.kill('SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      serve.child.kill('SIGINT');
+      expect((await slow).status).toBe(200);
+      expect(await serve.exited).toBe(0);
+      expect(serve.output().stderr).toContain('Gatehouse is stopping');
+      const db = new Database(join(dataDir, 'gatehouse.db'), { readonly: true });
+      expect((db.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n).toBe(4);
+      db.close();
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('says clearly when the port is taken', async () => {
     const first = runServe(['--port', '0', '--data-dir', tempDir()]);
     const port = new URL(await first.ready).port;
