@@ -7,11 +7,23 @@ const ALWAYS_SECRET = new Set([
 
 export const REDACTED = '[redacted]';
 
-/** A header whose name says it carries a credential (`x-custom-auth`, `x-session-token`, `x-secret`): never stored. */
-const SECRET_NAME = /auth|token|key|secret/;
+/** A header (or metadata entry) whose name says it carries a credential (`x-custom-auth`, `x-session-token`, `x-secret`): never stored. */
+const SECRET_NAME = /auth|token|key|secret|password/;
+
+/** Whether a header name says its value is a credential (names in lower case, as Node gives them). */
+export function isSecretHeader(name: string, alsoSecret: ReadonlySet<string>): boolean {
+  return ALWAYS_SECRET.has(name) || alsoSecret.has(name) || SECRET_NAME.test(name);
+}
+
+/** Whether a metadata entry's name says its value is a credential (`api_key`, `Session-Token`). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name.toLowerCase());
+}
 
 /** The header whose value is a URL that may carry a password or an `?api_key=`. */
 const CUSTOM_HOST = 'x-gateway-custom-host';
+
+export const CUSTOM_HOST_HEADER = CUSTOM_HOST;
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>, alsoSecret: ReadonlySet<string>): Record<string, string> {
   const result: Record<string, string> = {};
@@ -22,7 +34,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
     // Node gives header names in lower case.
-    result[name] = ALWAYS_SECRET.has(name) || alsoSecret.has(name) || SECRET_NAME.test(name) ? REDACTED : name === CUSTOM_HOST ? redactUrl(text) : text;
+    result[name] = isSecretHeader(name, alsoSecret) ? REDACTED : name === CUSTOM_HOST ? redactUrl(text) : text;
   }
   return result;
 }
@@ -48,16 +60,38 @@ export function redactUrl(url: string): string {
   return `${withoutUser.slice(0, query + 1)}${parts.join('&')}${fragment === -1 ? '' : `#${REDACTED}`}`;
 }
 
-/** Replaces each secret (and any `Bearer` token or provider-key-looking string) in a text. */
+/** Replaces each secret (and any `Bearer` token, provider-key-looking string or credential in a URL) in a text. */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text;
   for (const secret of secrets) {
     // Short values would blank out ordinary words; real credentials are long.
     // includes() first: split/join copies the whole text (a stream's log can be a megabyte) even when the secret is absent.
-    if (secret && secret.length >= 8 && result.includes(secret)) result = result.split(secret).join(REDACTED);
+    if (secret && secret.length >= MIN_SECRET_CHARS && result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
-  // Shapes of keys and tokens wherever they turn up, named or not: OpenAI/Anthropic keys, our virtual
-  // keys, AWS access key ids, Google API keys, and Google OAuth access tokens (`ya29.`, what a Vertex
-  // service account is exchanged for: minted per hour, so in no list of stored secrets).
-  return result.replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|ya29\.[A-Za-z0-9_.-]{8,})/g, REDACTED);
+  return redactShapes(result);
+}
+
+/** Values shorter than this are not blanked wherever they appear: they would blank out ordinary words. */
+export const MIN_SECRET_CHARS = 8;
+
+// Shapes of keys and tokens wherever they turn up, named or not: OpenAI/Anthropic keys, our virtual
+// keys, AWS access key ids, Google API keys, and Google OAuth access tokens (`ya29.`, what a Vertex
+// service account is exchanged for: minted per hour, so in no list of stored secrets).
+const KEY_SHAPES = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|ya29\.[A-Za-z0-9_.-]{8,})/g;
+/**
+ * Credentials inside a URL written in a text (an error naming the address it failed to reach): the
+ * user-info of `scheme://user:pass@host`, and the values of query parameters named like credentials
+ * (`?key=`, `&api_key=`, `?token=`, a signed URL's `X-Amz-Signature=`). Each part stops at the first
+ * character that ends it, so the scan is linear.
+ */
+const URL_USER_INFO = /(\/\/)[^\s/?#@"'<>]+@/g;
+const URL_CREDENTIAL_PARAM = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
+
+/** The shapes of keys, and credentials in URLs, blanked in a text. A text with none is returned as it is (no copy). */
+export function redactShapes(text: string): string {
+  let result = text.replace(KEY_SHAPES, REDACTED);
+  // indexOf first: most texts have no URL, and a literal search is faster than the regex's scan.
+  if (result.includes('//')) result = result.replace(URL_USER_INFO, `$1${REDACTED}@`);
+  if (result.includes('=')) result = result.replace(URL_CREDENTIAL_PARAM, `$1${REDACTED}`);
+  return result;
 }

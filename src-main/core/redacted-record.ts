@@ -1,0 +1,216 @@
+// The one redaction step every stored row passes: a CallRecord (a model call, embeddings, an MCP call, a
+// refusal, whatever makes one next) becomes a RedactedCallRecord, and the request log takes nothing else
+// into its queue (store/request-log.ts `append`). Only redactRecord() makes one: the type is branded with
+// a symbol no other module can name, and CallRecord's fields are listed in FIELDS, each with how it is
+// redacted, so a new column does not type-check until it is given a treatment (a text cannot be "kept").
+import type { AttemptRecord, CallRecord, McpCallLabels } from './call-record.js';
+import { CUSTOM_HOST_HEADER, isSecretHeader, isSecretName, MIN_SECRET_CHARS, REDACTED, redactShapes, redactUrl } from './redact.js';
+
+declare const REDACTED_BRAND: unique symbol;
+
+/** The fields of a CallRecord that say what to redact; they are not stored. */
+type RedactionInputs = 'secrets' | 'secretHeaderNames';
+
+/** A call's record with every column redacted (and its bodies kept or dropped, cut to size): what the log stores. */
+export type RedactedCallRecord = Readonly<Omit<CallRecord, RedactionInputs | 'requestHeaders'>> & {
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly [REDACTED_BRAND]: true;
+};
+
+type Present<T> = Exclude<T, null | undefined>;
+/** The treatments a field of this type may get: numbers and flags are kept, anything with text is redacted. */
+type Treatment<T> = [Present<T>] extends [number | boolean]
+  ? 'kept'
+  : [Present<T>] extends [string]
+    ? 'text' | 'url' | 'body'
+    : [Present<T>] extends [readonly string[]]
+      ? 'texts'
+      : [Present<T>] extends [AttemptRecord[]]
+        ? 'attempts'
+        : [Present<T>] extends [McpCallLabels]
+          ? 'mcp'
+          : [Present<T>] extends [Record<string, string>]
+            ? 'metadata'
+            : [Present<T>] extends [Record<string, string | string[] | undefined>]
+              ? 'headers'
+              : never;
+
+/** Every field of CallRecord and how it is redacted. A field missing here, or of a type with no treatment, fails the type check. */
+const FIELDS: { readonly [K in keyof CallRecord]-?: K extends RedactionInputs ? 'input' : Treatment<CallRecord[K]> } = {
+  createdAt: 'kept',
+  traceId: 'text',
+  metadata: 'metadata',
+  keyId: 'text',
+  targetKeyId: 'text',
+  unauthenticated: 'kept',
+  provider: 'text',
+  model: 'text',
+  servedModel: 'text',
+  path: 'url',
+  status: 'kept',
+  latencyMs: 'kept',
+  ttfbMs: 'kept',
+  stream: 'kept',
+  error: 'text',
+  attempts: 'kept',
+  attemptLog: 'attempts',
+  dialect: 'text',
+  providerFormat: 'text',
+  dropped: 'texts',
+  route: 'text',
+  routeTarget: 'text',
+  count: 'kept',
+  requestHeaders: 'headers',
+  requestBody: 'body',
+  responseBody: 'body',
+  secrets: 'input',
+  secretHeaderNames: 'input',
+  promptTokens: 'kept',
+  completionTokens: 'kept',
+  cacheReadTokens: 'kept',
+  cacheWriteTokens: 'kept',
+  reasoningTokens: 'kept',
+  usageEstimated: 'kept',
+  costUsd: 'kept',
+  mcp: 'mcp',
+};
+const FIELD_NAMES = Object.keys(FIELDS) as (keyof CallRecord)[];
+
+/** What is done with a row's bodies: kept (cut to `maxBodyChars` each, after redaction) or dropped. */
+export interface BodyPolicy {
+  keepBodies: boolean;
+  maxBodyChars: number;
+}
+
+const NO_HEADER_NAMES: ReadonlySet<string> = new Set();
+
+/** The exact values blanked in one record: its secrets, and the values its headers and metadata name as credentials. */
+class RecordSecrets {
+  private readonly values: string[] = [];
+
+  constructor(secrets: readonly string[] | undefined) {
+    if (secrets) for (const secret of secrets) this.add(secret);
+  }
+
+  add(value: string | undefined): void {
+    if (value === undefined) return;
+    const trimmed = value.trim();
+    if (trimmed.length < MIN_SECRET_CHARS || this.values.includes(trimmed)) return;
+    this.values.push(trimmed);
+    // `Bearer <token>`, `Basic <creds>`: the token alone may be echoed.
+    const space = trimmed.indexOf(' ');
+    if (space !== -1) this.add(trimmed.slice(space + 1));
+    // As it reads inside a JSON string (a body, the metadata header): escaped quotes and backslashes.
+    const escaped = JSON.stringify(trimmed).slice(1, -1);
+    if (escaped !== trimmed) this.add(escaped);
+  }
+
+  /** Longest first: a secret that contains another is blanked whole, not around the shorter one. */
+  ordered(): void {
+    if (this.values.length > 1) this.values.sort((a, b) => b.length - a.length);
+  }
+
+  text(text: string): string {
+    let result = text;
+    for (const secret of this.values) {
+      // includes() first: split/join copies the whole text even when the secret is absent.
+      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+    }
+    return redactShapes(result);
+  }
+}
+
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n… [${text.length - max} more characters not stored]`;
+}
+
+/**
+ * The record as it may be stored: every text of every column with the record's secrets blanked (its
+ * `secrets`, the values of headers and metadata entries whose names say they are credentials, wherever
+ * they appear), and any key-shaped string or credential in a URL blanked too; header values named as
+ * credentials replaced whole; the URL columns' query values blanked. Bodies are redacted before they are
+ * cut, so no part of a secret survives at the cut; dropped when bodies are not kept.
+ */
+export function redactRecord(record: CallRecord, bodies: BodyPolicy): RedactedCallRecord {
+  const secrets = new RecordSecrets(record.secrets);
+  // Headers and metadata first: the values they name as credentials are blanked in every other column.
+  const headerNames = record.secretHeaderNames ?? NO_HEADER_NAMES;
+  const rawHeaders = record.requestHeaders;
+  for (const name in rawHeaders) {
+    if (!Object.hasOwn(rawHeaders, name)) continue;
+    const value = rawHeaders[name];
+    if (value === undefined) continue;
+    if (isSecretHeader(name, headerNames)) for (const each of Array.isArray(value) ? value : [value]) secrets.add(each);
+  }
+  const metadata: Record<string, string> = {};
+  for (const name in record.metadata) {
+    if (Object.hasOwn(record.metadata, name) && isSecretName(name)) secrets.add(record.metadata[name]);
+  }
+  secrets.ordered();
+  for (const name in record.metadata) {
+    if (Object.hasOwn(record.metadata, name)) metadata[secrets.text(name)] = isSecretName(name) ? REDACTED : secrets.text(record.metadata[name]);
+  }
+
+  const stored: Record<string, unknown> = {};
+  for (const field of FIELD_NAMES) {
+    const value = record[field];
+    if (value === undefined) continue;
+    switch (FIELDS[field]) {
+      case 'input':
+        break;
+      case 'kept':
+        stored[field] = value;
+        break;
+      case 'text':
+        stored[field] = value === null ? null : secrets.text(value as string);
+        break;
+      case 'url':
+        stored[field] = value === null ? null : secrets.text(redactUrl(value as string));
+        break;
+      case 'body':
+        stored[field] = !bodies.keepBodies || value === null ? null : cut(secrets.text(value as string), bodies.maxBodyChars);
+        break;
+      case 'texts':
+        stored[field] = (value as readonly string[]).map((text) => secrets.text(text));
+        break;
+      case 'metadata':
+        stored[field] = metadata;
+        break;
+      case 'headers':
+        stored[field] = storedHeaders(rawHeaders, headerNames, secrets);
+        break;
+      case 'attempts':
+        stored[field] = (value as AttemptRecord[]).map((attempt) => storedAttempt(attempt, secrets));
+        break;
+      case 'mcp': {
+        const labels = value as McpCallLabels;
+        stored[field] = { server: secrets.text(labels.server), tool: secrets.text(redactUrl(labels.tool)), client: labels.client === null ? null : secrets.text(labels.client) } satisfies McpCallLabels;
+        break;
+      }
+    }
+  }
+  return stored as RedactedCallRecord;
+}
+
+function storedHeaders(headers: CallRecord['requestHeaders'], secretNames: ReadonlySet<string>, secrets: RecordSecrets): Record<string, string> {
+  const result: Record<string, string> = {};
+  // for…in rather than Object.entries: no array of pairs per call (every row comes through here).
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    // Node gives header names in lower case.
+    result[name] = isSecretHeader(name, secretNames) ? REDACTED : secrets.text(name === CUSTOM_HOST_HEADER ? redactUrl(text) : text);
+  }
+  return result;
+}
+
+/** An attempt as the row keeps it: its texts redacted, whole milliseconds. Field by field, in the order written. */
+function storedAttempt(attempt: AttemptRecord, secrets: RecordSecrets): AttemptRecord {
+  const stored: AttemptRecord = { status: attempt.status, error: attempt.error === null ? null : secrets.text(attempt.error), durationMs: Math.round(attempt.durationMs) };
+  if (attempt.target !== undefined) stored.target = secrets.text(attempt.target);
+  if (attempt.reason !== undefined) stored.reason = secrets.text(attempt.reason);
+  return stored;
+}
