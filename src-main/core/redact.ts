@@ -44,6 +44,8 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
  * Text-based, so a URL the parser would refuse is blanked just the same.
  */
 export function redactUrl(url: string): string {
+  // A path (`/v1/chat/completions`): nothing to blank, and no copy made.
+  if (!url.includes('@') && !url.includes('?') && !url.includes('#')) return url;
   const withoutUser = url.replace(/^([^/?#]*\/\/)[^/?#]*@/, `$1${REDACTED}@`);
   const query = withoutUser.indexOf('?');
   if (query === -1) return withoutUser;
@@ -87,8 +89,12 @@ const KEY_SHAPES = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AK
 const URL_USER_INFO = /(\/\/)[^\s/?#@"'<>]+@/g;
 const URL_CREDENTIAL_PARAM = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
 
+/** What every shape above holds: a text without any of these has nothing to blank (one short scan, not three). */
+const MAY_HOLD_SHAPE = /sk-|gh-vk-|AKIA|AIza|ya29\.|\/\/|=/;
+
 /** The shapes of keys, and credentials in URLs, blanked in a text. A text with none is returned as it is (no copy). */
 export function redactShapes(text: string): string {
+  if (!MAY_HOLD_SHAPE.test(text)) return text;
   let result = text.replace(KEY_SHAPES, REDACTED);
   // indexOf first: most texts have no URL, and a literal search is faster than the regex's scan.
   if (result.includes('//')) result = result.replace(URL_USER_INFO, `$1${REDACTED}@`);

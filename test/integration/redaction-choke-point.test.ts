@@ -22,6 +22,8 @@ import { addMcpServer, connectMcp, stdioServerCommand, textOf } from '../helpers
 import { startOpenAIFake, type OpenAIFake, type RecordedRequest } from '../fakes/openai.js';
 import { startMcpHttpServer, type McpHttpTestServer } from '../fakes/mcp-tools.js';
 import { REDACTED } from '../../src-main/core/redact.js';
+import { FIELDS, redactRecord } from '../../src-main/core/redacted-record.js';
+import type { CallRecord } from '../../src-main/core/call-record.js';
 
 /** A secret no key-shape pattern of redact.ts knows: only the one redaction step's exact values can catch it. */
 const plain = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
@@ -93,6 +95,34 @@ function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
     return statSync(path).isDirectory() ? filesUnder(path) : [{ path, bytes: readFileSync(path) }];
   });
 }
+
+describe('the one redaction step (core/redacted-record.ts)', () => {
+  it('blanks a secret in every field of a record that is not a number or a flag', () => {
+    const secret = plain('everyfield');
+    const planted = `before ${secret} after`;
+    const values: Record<(typeof FIELDS)[keyof typeof FIELDS], (field: string) => unknown> = {
+      kept: (field) => (field === 'stream' || field === 'unauthenticated' || field === 'usageEstimated' ? true : 7),
+      text: () => planted,
+      url: () => `/v1/x?note=${secret}&${planted}`,
+      body: () => planted,
+      texts: () => [planted],
+      metadata: () => ({ note: planted }),
+      headers: () => ({ 'x-note': planted }),
+      attempts: () => [{ status: 500, error: planted, durationMs: 1, target: planted, reason: planted }],
+      mcp: () => ({ server: planted, tool: planted, client: planted }),
+      input: (field) => (field === 'secrets' ? [secret] : new Set<string>()),
+    };
+    const record = Object.fromEntries(Object.entries(FIELDS).map(([field, treatment]) => [field, values[treatment](field)])) as unknown as CallRecord;
+    const stored = redactRecord(record, { keepBodies: true, maxBodyChars: 10_000 }) as unknown as Record<string, unknown>;
+    const leaked = Object.keys(FIELDS).filter((field) => JSON.stringify(stored[field] ?? null).includes(secret));
+    expect(leaked, 'fields stored with the secret in them').toEqual([]);
+    for (const [field, treatment] of Object.entries(FIELDS)) {
+      if (treatment === 'kept') expect(stored[field], field).toBe(record[field as keyof CallRecord]);
+      else if (treatment === 'input') expect(field in stored, `${field} is an input of the redaction, never stored`).toBe(false);
+      else expect(JSON.stringify(stored[field]), field).toContain(REDACTED);
+    }
+  });
+});
 
 describe.each(backends())('on $name', (backend) => {
   let gateway: TestGateway;
