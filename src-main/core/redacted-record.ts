@@ -88,12 +88,28 @@ const NO_HEADER_NAMES: ReadonlySet<string> = new Set();
 const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f]/;
 const SHORTEST_REDACTABLE = 6;
 
+/**
+ * Values a request's own headers and metadata may add to a record's secrets. Each secret costs a scan of
+ * every text of the row (bodies up to the size cap): a client sending a thousand `x-key-N` headers must not
+ * make its row cost a thousand scans. The gateway's own secrets (the key's, the MCP server's) are not capped.
+ */
+export const MAX_REQUEST_SECRETS = 32;
+
 /** The exact values blanked in one record: its secrets, and the values its headers and metadata name as credentials. */
 class RecordSecrets {
   private readonly values: string[] = [];
+  private requestValues = 0;
 
   constructor(secrets: readonly string[] | undefined) {
     if (secrets) for (const secret of secrets) this.add(secret);
+  }
+
+  /** A value the request's headers or metadata name as a credential: blanked everywhere, up to MAX_REQUEST_SECRETS of them. */
+  addFromRequest(value: string): void {
+    if (this.requestValues >= MAX_REQUEST_SECRETS) return;
+    const before = this.values.length;
+    this.add(value);
+    if (this.values.length > before) this.requestValues++;
   }
 
   add(value: string | undefined): void {
@@ -155,8 +171,8 @@ export function redactRecord(record: CallRecord, bodies: BodyPolicy): RedactedCa
     // Node gives header names in lower case.
     if (isSecretHeader(name, headerNames)) {
       headers[name] = REDACTED;
-      if (Array.isArray(value)) for (const each of value) secrets.add(each);
-      else secrets.add(value);
+      if (Array.isArray(value)) for (const each of value) secrets.addFromRequest(each);
+      else secrets.addFromRequest(value);
     } else {
       headers[name] = name === CUSTOM_HOST_HEADER ? redactUrl(text) : text;
       plainHeaders.push(name);
@@ -164,7 +180,7 @@ export function redactRecord(record: CallRecord, bodies: BodyPolicy): RedactedCa
   }
   const metadata: Record<string, string> = {};
   for (const name in record.metadata) {
-    if (Object.hasOwn(record.metadata, name) && isSecretName(name)) secrets.add(record.metadata[name]);
+    if (Object.hasOwn(record.metadata, name) && isSecretName(name)) secrets.addFromRequest(record.metadata[name]);
   }
   secrets.ordered();
   for (const name of plainHeaders) headers[name] = secrets.text(headers[name]);
