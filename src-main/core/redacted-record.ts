@@ -178,7 +178,8 @@ export function redactRecord(record: CallRecord, bodies: BodyPolicy): RedactedCa
       plainHeaders.push(name);
     }
   }
-  const metadata: Record<string, string> = {};
+  // No prototype: an entry named `__proto__` (JSON.parse makes it an own property) is kept as the others.
+  const metadata: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const name in record.metadata) {
     if (Object.hasOwn(record.metadata, name) && isSecretName(name)) secrets.addFromRequest(record.metadata[name]);
   }
