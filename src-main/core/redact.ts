@@ -1,4 +1,5 @@
 // Keeps secrets out of everything the gateway records or relays: log headers, error messages, bodies.
+import { boundedMemo } from './bounded-memo.js';
 
 const ALWAYS_SECRET = new Set([
   'authorization', 'x-gateway-api-key', 'api-key', 'x-api-key', 'x-goog-api-key', 'cookie', 'proxy-authorization',
@@ -10,9 +11,12 @@ export const REDACTED = '[redacted]';
 /** A header (or metadata entry) whose name says it carries a credential (`x-custom-auth`, `x-session-token`, `x-secret`): never stored. */
 const SECRET_NAME = /auth|token|key|secret|password/;
 
+/** A client sends the same few header names on every request: each is told once. */
+const isSecretHeaderName = boundedMemo(512, (name) => ALWAYS_SECRET.has(name) || SECRET_NAME.test(name));
+
 /** Whether a header name says its value is a credential (names in lower case, as Node gives them). */
 export function isSecretHeader(name: string, alsoSecret: ReadonlySet<string>): boolean {
-  return ALWAYS_SECRET.has(name) || alsoSecret.has(name) || SECRET_NAME.test(name);
+  return (alsoSecret.size > 0 && alsoSecret.has(name)) || isSecretHeaderName(name);
 }
 
 /** Whether a metadata entry's name says its value is a credential (`api_key`, `Session-Token`). */
@@ -92,12 +96,32 @@ const URL_CREDENTIAL_PARAM = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|to
 /** What every shape above holds: a text without any of these has nothing to blank (one short scan, not three). */
 const MAY_HOLD_SHAPE = /sk-|gh-vk-|AKIA|AIza|ya29\.|\/\/|=/;
 
+/**
+ * Short texts seen before with nothing to blank (header values, model and provider names, the same on
+ * every request): a set lookup instead of the scans. Only texts with nothing to blank are kept here, so it
+ * holds nothing a row would not store as it is; forgotten all at once when full.
+ */
+const KNOWN_CLEAN = new Set<string>();
+const KNOWN_CLEAN_MAX = 2048;
+const KNOWN_CLEAN_MAX_CHARS = 256;
+
+function rememberClean(text: string): void {
+  if (text.length > KNOWN_CLEAN_MAX_CHARS) return;
+  if (KNOWN_CLEAN.size >= KNOWN_CLEAN_MAX) KNOWN_CLEAN.clear();
+  KNOWN_CLEAN.add(text);
+}
+
 /** The shapes of keys, and credentials in URLs, blanked in a text. A text with none is returned as it is (no copy). */
 export function redactShapes(text: string): string {
-  if (!MAY_HOLD_SHAPE.test(text)) return text;
+  if (text.length <= KNOWN_CLEAN_MAX_CHARS && KNOWN_CLEAN.has(text)) return text;
+  if (!MAY_HOLD_SHAPE.test(text)) {
+    rememberClean(text);
+    return text;
+  }
   let result = text.replace(KEY_SHAPES, REDACTED);
   // indexOf first: most texts have no URL, and a literal search is faster than the regex's scan.
   if (result.includes('//')) result = result.replace(URL_USER_INFO, `$1${REDACTED}@`);
   if (result.includes('=')) result = result.replace(URL_CREDENTIAL_PARAM, `$1${REDACTED}`);
+  if (result === text) rememberClean(text);
   return result;
 }
