@@ -124,14 +124,19 @@ class RecordSecrets {
     if (NEEDS_JSON_ESCAPE.test(trimmed)) this.add(JSON.stringify(trimmed).slice(1, -1));
   }
 
+  /** The shortest value kept, once ordered() has run (0 before: every text is searched): a text shorter than it holds none of them. */
+  private shortest = 0;
+
   /** Longest first: a secret that contains another is blanked whole, not around the shorter one. */
   ordered(): void {
     if (this.values.length > 1) this.values.sort((a, b) => b.length - a.length);
+    this.shortest = this.values.length > 0 ? this.values[this.values.length - 1].length : Infinity;
   }
 
   text(text: string): string {
     // Shorter than any secret kept here or any shape redact.ts knows (`?key=x`): nothing to blank.
     if (text.length < SHORTEST_REDACTABLE) return text;
+    if (text.length < this.shortest) return redactShapes(text);
     let result = text;
     for (const secret of this.values) {
       // includes() first: split/join copies the whole text even when the secret is absent.
