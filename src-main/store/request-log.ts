@@ -3,6 +3,7 @@
 // format, the writers, the usage totals and the queries each have their own file (log-*.ts).
 import type { SqliteDatabase } from './database.js';
 import type { CallRecord } from '../core/call-record.js';
+import { redactRecord, type RedactedCallRecord } from '../core/redacted-record.js';
 import type { ExportedLogEntry, LogEntry, LogEntryDetail, LogListener, LogQuery, RequestLogStore } from '../core/log-store.js';
 import { rowFromValues, toEntry, type RowValues } from './log-row.js';
 import { toRowValues } from './log-row-values.js';
@@ -58,9 +59,9 @@ const DROP_REPORT_INTERVAL_MS = 10_000;
 const RETRY_FLUSH_MS = 1_000;
 
 export class RequestLog implements RequestLogStore {
-  private queue: CallRecord[] = [];
+  private queue: RedactedCallRecord[] = [];
   /** Rows of batches the database refused, oldest first, written again before the queue. */
-  private refused: CallRecord[] = [];
+  private refused: RedactedCallRecord[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** A full batch is handed over on the next turn of the event loop: one such turn at a time. */
   private handOverSoon = false;
@@ -100,14 +101,17 @@ export class RequestLog implements RequestLogStore {
     this.spill = options.spill;
   }
 
-  /** Queues a row; costs no disk work on the caller's path. */
+  /**
+   * Queues a row; costs no disk work on the caller's path. Every row of every kind, on every backend,
+   * passes the one redaction step here before it is queued: nothing after it holds an unredacted record.
+   */
   append(entry: CallRecord): void {
     if (this.closed) {
       // A call that ended after the stop's last flush: nowhere to go.
       this.droppedTotal++;
       return;
     }
-    this.queue.push(entry);
+    this.queue.push(redactRecord(entry, { keepBodies: this.storeBodies(), maxBodyChars: this.maxStoredBodyChars }));
     if (this.pendingCount > MAX_PENDING_ROWS) this.dropOldest();
     if (this.queue.length >= this.batchSize) {
       if (!this.handOverSoon) {
@@ -162,8 +166,7 @@ export class RequestLog implements RequestLogStore {
       const batch = waiting.length > room ? waiting.slice(0, room) : waiting;
       this.refused = [];
       this.queue = batch === waiting ? [] : waiting.slice(room);
-      const keepBodies = this.storeBodies();
-      const rows = batch.map((input) => toRowValues(input, keepBodies, this.maxStoredBodyChars));
+      const rows = batch.map(toRowValues);
       const order = ++this.handedOver;
       this.unanswered.set(order, rows);
       this.writer.write(rows, (outcome) => {
@@ -175,7 +178,7 @@ export class RequestLog implements RequestLogStore {
     if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
-  private afterWrite(batch: CallRecord[], rows: RowValues[], outcome: BatchOutcome): void {
+  private afterWrite(batch: RedactedCallRecord[], rows: RowValues[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       this.keepForRetry(batch, outcome.error);
       return;
@@ -197,7 +200,7 @@ export class RequestLog implements RequestLogStore {
    * A database that refuses the write (locked by another program past the busy timeout, disk full) must
    * neither take the gateway down nor lose the rows: they wait, ahead of newer ones, for a later try.
    */
-  private keepForRetry(batch: CallRecord[], error: Error): void {
+  private keepForRetry(batch: RedactedCallRecord[], error: Error): void {
     this.refused = this.refused.concat(batch);
     if (this.failingSince === null) {
       this.failingSince = Date.now();
@@ -281,8 +284,6 @@ export class RequestLog implements RequestLogStore {
    * spill; those it cannot take are lost, and counted.
    */
   private keepUnwritten(): void {
-    const keepBodies = this.storeBodies();
-    const maxChars = this.maxStoredBodyChars;
     const waiting = this.refused.concat(this.queue);
     const handedOver = [...this.unanswered.values()];
     this.refused = [];
@@ -293,7 +294,7 @@ export class RequestLog implements RequestLogStore {
     // Each row carries its own time: the order they are kept in does not matter.
     function* rows(): Generator<RowValues> {
       for (const batch of handedOver) yield* batch;
-      for (const input of waiting) yield toRowValues(input, keepBodies, maxChars);
+      for (const input of waiting) yield toRowValues(input);
     }
     try {
       if (!this.spill) throw new Error('the store keeps no rows across a restart');
