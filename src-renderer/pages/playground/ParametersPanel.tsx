@@ -166,21 +166,38 @@ function ModelField({ error }: { error?: string }) {
     const timer = setTimeout(() => void loadModelOptions(), authKind === 'key-by-name' ? 0 : MODEL_LIST_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [authKind, keyId, virtualKey, provider, providerToken, customHost, gatewayApiKey, loadModelOptions, modelSourceChanged]);
-  // A first Run should not fail for want of a name: when a key's list arrives and no name is typed, its
-  // first model is taken (once per list, so clearing the field to type another is left alone).
+  const keyName = useKeysStore((state) => state.virtualKeys.find((key) => key.id === keyId)?.name) ?? 'this key';
+  const settleModelPick = usePlaygroundStore((state) => state.settleModelPick);
+  const notice = usePlaygroundStore((state) => state.modelNotice);
+  // Once the list of the key just chosen is in (or could not be read), a model it serves is picked:
+  // the last one used with it, else its first. Without a key change, a first Run should still not fail
+  // for want of a name: an empty field takes the list's first model (once per list, so clearing the
+  // field to type another is left alone). The store is read afresh: this render's status may still be
+  // the previous key's.
   const firstOffered = offered[0];
   useEffect(() => {
-    if (status === 'ready' && firstOffered && !usePlaygroundStore.getState().model.trim()) update({ model: firstOffered });
-  }, [status, options, firstOffered, update]);
+    const fresh = usePlaygroundStore.getState();
+    if (fresh.modelOptionsStatus !== 'ready' && fresh.modelOptionsStatus !== 'error') return;
+    const freshOffered = mergeModelNames(fresh.modelOptions, localServer);
+    if (fresh.modelPickPending) settleModelPick(freshOffered, keyName);
+    else if (fresh.modelOptionsStatus === 'ready' && freshOffered[0] && !fresh.model.trim()) update({ model: freshOffered[0] });
+  }, [status, options, firstOffered, localServer, keyName, settleModelPick, update]);
   return (
-    <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
-      {(control) => (
-        <>
-          <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="Pick or type a model name…" onChange={(event) => update({ model: event.target.value })} />
-          <ModelOptions id="playground-model-options" models={offered} />
-        </>
+    <div className="field-group">
+      <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
+        {(control) => (
+          <>
+            <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="Pick or type a model name…" onChange={(event) => update({ model: event.target.value })} />
+            <ModelOptions id="playground-model-options" models={offered} />
+          </>
+        )}
+      </Field>
+      {notice && (
+        <p className="model-notice small" role="status">
+          {notice}
+        </p>
       )}
-    </Field>
+    </div>
   );
 }
 
