@@ -35,17 +35,26 @@ function useFollowNewest() {
   useEffect(() => {
     const onScroll = () => {
       const box = end.current?.getBoundingClientRect();
-      if (box) following.current = box.bottom <= window.innerHeight + FOLLOW_SLACK_PX;
+      if (!box) return;
+      following.current = box.bottom <= window.innerHeight + FOLLOW_SLACK_PX;
+      if (following.current) followedAt.current = window.scrollY;
     };
     window.addEventListener('scroll', onScroll, { passive: true });
     return () => window.removeEventListener('scroll', onScroll);
   }, []);
   const lastPhase = useRef(phase);
+  /** Where the window was left the last time the view followed the chat. */
+  const followedAt = useRef(0);
   useLayoutEffect(() => {
-    // Sending a turn means wanting to see its answer.
-    if (phase === 'running' && lastPhase.current !== 'running') following.current = true;
+    const started = phase === 'running' && lastPhase.current !== 'running';
     lastPhase.current = phase;
-    if (following.current) end.current?.scrollIntoView({ block: 'end' });
+    // Sending a turn means wanting to see its answer; a scroll up since the view last followed (its
+    // scroll event may not have come yet) means reading something else: the view stays put.
+    if (started) following.current = true;
+    else if (following.current && window.scrollY < followedAt.current - FOLLOW_SLACK_PX) following.current = false;
+    if (!following.current) return;
+    end.current?.scrollIntoView({ block: 'end' });
+    followedAt.current = window.scrollY;
   }, [messages, live, phase]);
   return end;
 }
@@ -138,7 +147,7 @@ export function PlaygroundPage() {
           <section className={`card chat-card${conversation ? '' : ' chat-card-single'}`} aria-labelledby="chat-heading">
             <div className="card-header">
               <h2 id="chat-heading" className="card-title">
-                {conversation ? 'Chat' : 'Prompt'}
+                {conversation ? 'Chat' : 'Request'}
               </h2>
               {conversation && turns > 0 && (
                 <button type="button" className="button button-secondary button-small" onClick={newConversation} title="Starts over with the same key, model, parameters and system message">

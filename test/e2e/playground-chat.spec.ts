@@ -142,6 +142,15 @@ test('three streamed turns at 1280x800: each reply streams into the transcript a
   await expect(page.getByRole('region', { name: 'Output' })).toContainText('That is all about tell it slowly.', { timeout: 30_000 });
   await expect(page.getByRole('button', { name: 'Run' })).toBeVisible();
   expect(await page.evaluate(() => window.scrollY)).toBe(0);
+
+  // The sticky Parameters column, taller than this window, is never cut at the window's bottom: scrolled
+  // down, its last control is on screen, and nothing of it hides in a scroller of its own.
+  const parameters = page.getByRole('complementary', { name: 'Parameters' });
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const box = await parameters.boundingBox();
+  expect(box!.y + box!.height).toBeLessThanOrEqual(800);
+  await expect(parameters.getByText('Advanced', { exact: true })).toBeInViewport();
+  expect(await parameters.evaluate((element) => element.scrollHeight - element.clientHeight)).toBeLessThanOrEqual(1);
   expect(problems).toEqual([]);
 });
 

@@ -1,5 +1,5 @@
 // Every request field of spec §2.1, each control bounded by the gateway's own spec-bounds.
-import { useEffect, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import {
@@ -212,7 +212,37 @@ export function ModelOptions({ id, models }: { id: string; models: readonly stri
   );
 }
 
+/** The gap kept between the sticky Parameters column and the window's top and bottom edges. */
+const STICKY_GAP_PX = 16;
+
+/**
+ * The Parameters column stays in view beside a long chat without ever running past the window: when it
+ * fits, it sticks to the top; when it is taller than the window, it scrolls with the page until its end
+ * is in view and sticks there (a negative top), so every control is reached by scrolling the page, and
+ * no part of it is cut off at the window's bottom or hidden in a scroller of its own.
+ */
+function useStickyWithinWindow() {
+  const panel = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const element = panel.current;
+    if (!element) return;
+    const place = () => {
+      element.style.top = `${Math.min(STICKY_GAP_PX, window.innerHeight - element.offsetHeight - STICKY_GAP_PX)}px`;
+    };
+    place();
+    const observer = new ResizeObserver(place);
+    observer.observe(element);
+    window.addEventListener('resize', place);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', place);
+    };
+  }, []);
+  return panel;
+}
+
 export function ParametersPanel({ errors }: { errors: Partial<Record<string, string>> }) {
+  const panel = useStickyWithinWindow();
   const mode = usePlaygroundStore((state) => state.mode);
   const view = usePlaygroundStore((state) => state.view);
   const parameters = usePlaygroundStore((state) => state.parameters);
@@ -222,7 +252,7 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
   const [primary, advanced] = [controls.filter((control) => control.slider || control.name === 'max_tokens'), controls.filter((control) => !control.slider && control.name !== 'max_tokens')];
 
   return (
-    <aside className="card parameters" aria-labelledby="parameters-heading">
+    <aside ref={panel} className="card parameters" aria-labelledby="parameters-heading">
       <h2 id="parameters-heading" className="card-title">
         Parameters
       </h2>
