@@ -88,10 +88,11 @@ const KEY_SHAPES = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AK
  * Credentials inside a URL written in a text (an error naming the address it failed to reach): the
  * user-info of `scheme://user:pass@host`, and the values of query parameters named like credentials
  * (`?key=`, `&api_key=`, `?token=`, a signed URL's `X-Amz-Signature=`). Each part stops at the first
- * character that ends it, so the scan is linear.
+ * character that ends it, so the scan is linear. A value never starts with `)`: prose naming the parameter,
+ * `the URL (?key=) is …`, has none.
  */
 const URL_USER_INFO = /(\/\/)[^\s/?#@"'<>]+@/g;
-const URL_CREDENTIAL_PARAM = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
+const URL_CREDENTIAL_PARAM = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>)][^&#\s"'<>]*/gi;
 
 /** What every shape above holds: a text without any of these has nothing to blank (one short scan, not three). */
 const MAY_HOLD_SHAPE = /sk-|gh-vk-|AKIA|AIza|ya29\.|\/\/|=/;

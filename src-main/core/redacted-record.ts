@@ -113,15 +113,23 @@ class RecordSecrets {
   }
 
   add(value: string | undefined): void {
-    if (value === undefined || value.length < MIN_SECRET_CHARS) return;
-    const trimmed = value.trim();
-    if (trimmed.length < MIN_SECRET_CHARS || this.values.includes(trimmed)) return;
-    this.values.push(trimmed);
+    const trimmed = this.keep(value);
+    if (trimmed === undefined) return;
     // `Bearer <token>`, `Basic <creds>`: the token alone may be echoed.
     const space = trimmed.indexOf(' ');
     if (space !== -1) this.add(trimmed.slice(space + 1));
     // As it reads inside a JSON string (a body, the metadata header): escaped quotes, backslashes, controls.
-    if (NEEDS_JSON_ESCAPE.test(trimmed)) this.add(JSON.stringify(trimmed).slice(1, -1));
+    // Kept as it is, not added again: its own backslashes would be escaped anew at every turn, doubling it.
+    if (NEEDS_JSON_ESCAPE.test(trimmed)) this.keep(JSON.stringify(trimmed).slice(1, -1));
+  }
+
+  /** Keeps one value as given (trimmed); undefined when it is too short or kept already. */
+  private keep(value: string | undefined): string | undefined {
+    if (value === undefined || value.length < MIN_SECRET_CHARS) return undefined;
+    const trimmed = value.trim();
+    if (trimmed.length < MIN_SECRET_CHARS || this.values.includes(trimmed)) return undefined;
+    this.values.push(trimmed);
+    return trimmed;
   }
 
   /** The shortest value kept, once ordered() has run (0 before: every text is searched): a text shorter than it holds none of them. */

@@ -122,6 +122,24 @@ describe('the one redaction step (core/redacted-record.ts)', () => {
       else expect(JSON.stringify(stored[field]), field).toContain(REDACTED);
     }
   });
+
+  it('blanks a secret holding characters JSON escapes (a service account key) as sent and as echoed inside JSON', () => {
+    // A PEM private key: newlines and a backslash; as a JSON string its escapes hold backslashes themselves,
+    // which must be blanked once, not escaped again and again.
+    const secret = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN\\BgkqhkiG9w0B\n-----END PRIVATE KEY-----';
+    const echoed = JSON.stringify({ error: { message: `bad key ${secret}` } });
+    const neutral: Record<(typeof FIELDS)[keyof typeof FIELDS], () => unknown> = {
+      kept: () => 1, text: () => 'x', url: () => '/v1/x', body: () => null, texts: () => [], metadata: () => ({}),
+      headers: () => ({}), attempts: () => [], mcp: () => undefined, input: () => undefined,
+    };
+    const record = {
+      ...Object.fromEntries(Object.entries(FIELDS).map(([field, treatment]) => [field, neutral[treatment]()])),
+      responseBody: echoed, error: `raw ${secret}`, secrets: [secret],
+    } as unknown as CallRecord;
+    const stored = redactRecord(record, { keepBodies: true, maxBodyChars: 10_000 });
+    expect(stored.responseBody).toBe(JSON.stringify({ error: { message: `bad key ${REDACTED}` } }));
+    expect(stored.error).toBe(`raw ${REDACTED}`);
+  });
 });
 
 describe.each(backends())('on $name', (backend) => {

@@ -23,6 +23,9 @@ describe('redactSecrets', () => {
     expect(redactSecrets('connect to https://bob:hunter2pass@db.example/v1?key=abc123&page=2 failed', [])).toBe(`connect to https://${REDACTED}@db.example/v1?key=${REDACTED}&page=2 failed`);
     expect(redactSecrets('signed: https://b.s3/x?X-Amz-Signature=deadbeef&X-Amz-Date=1', [])).toBe(`signed: https://b.s3/x?X-Amz-Signature=${REDACTED}&X-Amz-Date=1`);
     expect(redactSecrets('a = b; see https://example.com/a?q=cats', [])).toBe('a = b; see https://example.com/a?q=cats');
+    // Prose that names the parameter has no value to blank; a value is blanked whatever follows it.
+    expect(redactSecrets('The key sent in the URL (?key=) is not a Gatehouse key', [])).toBe('The key sent in the URL (?key=) is not a Gatehouse key');
+    expect(redactSecrets('(see /v1?key=abc123)', [])).toBe(`(see /v1?key=${REDACTED}`);
   });
 
   it('leaves ordinary words that merely start alike', () => {
