@@ -7,6 +7,7 @@ import type { LoadResult, Target } from './load.js';
 import type { LogWriteCost } from './log-cost.js';
 import type { UsageCost } from './usage-cost.js';
 import type { McpCallCost } from './mcp-cost.js';
+import type { ChunkPathCost } from './chunk-cost.js';
 import { renderTeam, teamChecks, type TeamResults } from './team.js';
 import { median } from './load.js';
 
@@ -35,6 +36,8 @@ export interface BenchResults {
   throughput: PerTargetRecord<LoadResult[]>;
   single: PerTargetRecord<LoadResult[]>;
   streams: PerTargetRecord<{ ttfbMs: number; longStreamMs: number }[]>;
+  /** One stream of 100k writes of 8 bytes through each proxy: CPU per chunk (absent in runs from before it). */
+  chunkPath?: ChunkPathCost;
   rss: { idle: number; peak: number; after: number; settleSeconds: number };
   /**
    * Gatehouse built from an older commit and measured as a fourth proxying target in the same rounds (its
@@ -248,6 +251,29 @@ function describeMachine(): string {
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 
+/** The chunk-path section: CPU per chunk of a stream of many tiny writes, each proxy against the bare proxy. */
+function renderChunkPath(chunkPath: ChunkPathCost | undefined): string[] {
+  if (!chunkPath) return [];
+  const bare = median((chunkPath.rounds['bare proxy'] ?? []).map((round) => round.cpuUsPerChunk));
+  const lines = ['## Many tiny writes (the chunk path)', ''];
+  lines.push(
+    `One completion stream that the upstream double writes as ${chunkPath.writes.toLocaleString('en')} writes of 8 bytes (${fixed(chunkPath.bytes / MB, 1)} MB), as fast as it can, ` +
+      'relayed by each proxy in turn (bench/chunk-cost.ts); medians of the rounds. Each write is its own chunk of the chunked encoding, so a proxy whose work per chunk ' +
+      'grew with what it holds would show here as many times the floor.',
+  );
+  lines.push('');
+  lines.push('| proxy | CPU per chunk (µs) | of which the serving thread (µs) | against the bare proxy | stream total (ms) |');
+  lines.push('|---|---|---|---|---|');
+  for (const [name, rounds] of Object.entries(chunkPath.rounds)) {
+    const cpu = median(rounds.map((round) => round.cpuUsPerChunk));
+    lines.push(
+      `| ${name} | ${fixed(cpu, 2)} | ${fixed(median(rounds.map((round) => round.mainThreadUsPerChunk)), 2)} | ${fixed(cpu / bare, 2)}× | ${fixed(median(rounds.map((round) => round.totalMs)), 0)} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
 export function renderReport(results: BenchResults, baseline?: BenchResults): { markdown: string } {
   const summary = summarize(results);
   const before = baseline ? summarize(baseline) : undefined;
@@ -324,6 +350,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
         : ''),
   );
   lines.push('');
+  lines.push(...renderChunkPath(results.chunkPath));
   if (results.variants?.length) {
     lines.push('## Other paths through Gatehouse');
     lines.push('');

@@ -6,7 +6,8 @@
 // and bench/results/<time>.json. `--save-baseline` also keeps the figures as bench/baseline.json, which
 // later reports show as the "before" column. `--profile` writes a CPU profile of Gatehouse under load;
 // `--from bench/results/<time>.json` renders the page again from a saved run. `--check` exits 1 when any
-// figure misses its target on docs/performance.md (a run without it always exits 0).
+// figure misses its target on docs/performance.md (a run without it always exits 0). `--chunks-only` measures
+// only the chunk path (a stream of 100k tiny writes, bench/chunk-cost.ts) and prints it, writing nothing.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { measureMcpCall } from './mcp-cost.js';
 import { measureTeam } from './team.js';
 import { onInterrupt } from './interrupt.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
+import { measureChunkPath, TINY_WRITES, type ChunkTarget } from './chunk-cost.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -164,6 +166,46 @@ async function createGeminiKeys(gatehousePort: number, upstreamPort: number): Pr
   return { gemini: gemini.key, chat: chat.key };
 }
 
+/** The proxies of the chunk-path row, each asking the upstream double for its stream of tiny writes. */
+function chunkTargets(upstreamPort: number, bare: ServerProcess, gatehouse: ServerProcess, reference?: ServerProcess): ChunkTarget[] {
+  const tinyHost = `http://127.0.0.1:${upstreamPort}/tiny/${TINY_WRITES}/v1`;
+  const viaGatehouse = (name: 'Gatehouse' | 'reference', server: ServerProcess): ChunkTarget => ({
+    name,
+    url: `http://127.0.0.1:${server.port}/v1/completions`,
+    headers: { ...gatehouseHeaders(upstreamPort), 'x-gateway-custom-host': tinyHost },
+    process: server,
+  });
+  return [
+    { name: 'bare proxy', url: `http://127.0.0.1:${bare.port}/tiny/${TINY_WRITES}/v1/completions`, headers: gatehouseHeaders(upstreamPort), process: bare },
+    viaGatehouse('Gatehouse', gatehouse),
+    ...(reference ? [viaGatehouse('reference', reference)] : []),
+  ];
+}
+
+/** `--chunks-only`: the chunk-path row alone, printed (the full run takes a quarter of an hour). */
+async function chunksOnly(): Promise<void> {
+  const bundles = await bundleServers();
+  const chosenReference = chooseReference();
+  const referenceBuild = chosenReference && { ...chosenReference, ...(await bundleReference(chosenReference.ref)) };
+  const workDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const servers: ServerProcess[] = [];
+  try {
+    const upstream = await startServer('upstream double', bundles.upstreamDouble);
+    servers.push(upstream);
+    const bare = await startServer('bare proxy', bundles.bareProxy, { env: { UPSTREAM_URL: `http://127.0.0.1:${upstream.port}` } });
+    servers.push(bare);
+    const gatehouse = await startGatehouse(bundles.gatehouseCli, join(workDir, 'gatehouse'));
+    servers.push(gatehouse);
+    const reference = referenceBuild && (await startGatehouse(referenceBuild.cli, join(workDir, 'reference'), [], 'reference'));
+    if (reference) servers.push(reference);
+    say(`Chunk path: a stream of ${TINY_WRITES.toLocaleString('en')} writes of 8 bytes, ${plan.rounds} round(s)…`);
+    await measureChunkPath(chunkTargets(upstream.port, bare, gatehouse, reference), plan.rounds, say);
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
 /** Each round visits every target, in a rotated order so none always runs first or last. */
 async function inRounds<T>(targets: Target[], rounds: number, measure: (target: Target) => Promise<T>): Promise<Map<Target['name'], T[]>> {
   const results = new Map<Target['name'], T[]>(targets.map((target) => [target.name, []]));
@@ -242,6 +284,7 @@ function checkTargets(results: BenchResults): void {
 async function main(): Promise<void> {
   const savedIndex = process.argv.indexOf('--from');
   if (savedIndex !== -1) return renderSaved(process.argv[savedIndex + 1]);
+  if (args.has('--chunks-only')) return chunksOnly();
   const startedAt = Date.now();
   say(`Gatehouse benchmark (${quick ? 'quick' : 'full'} run)`);
   const bundles = await bundleServers();
@@ -376,11 +419,15 @@ async function main(): Promise<void> {
     const referencePeakRss = referenceRssUnderLoad?.stop();
     await sleep(plan.settleSeconds * 1000);
     const afterRss = gatehouse.rss();
+    const referenceAfterRss = reference?.rss();
+    // After the memory figures, so they stay those of the three proxying phases; the reference still runs.
+    say(`Chunk path: a stream of ${TINY_WRITES.toLocaleString('en')} writes of 8 bytes per target and round…`);
+    const chunkPath = await measureChunkPath(chunkTargets(upstream.port, bare, gatehouse, reference), plan.rounds, say);
     say(`Gatehouse RSS: idle ${(idleRss / MB).toFixed(1)} MB, peak under load ${(peakRss / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(afterRss / MB).toFixed(1)} MB`);
     let referenceResults: BenchResults['reference'];
     if (referenceBuild && reference) {
       const { ref, sha, why } = referenceBuild;
-      referenceResults = { ref, sha, why, rss: { idle: referenceIdleRss!, peak: referencePeakRss!, after: reference.rss() } };
+      referenceResults = { ref, sha, why, rss: { idle: referenceIdleRss!, peak: referencePeakRss!, after: referenceAfterRss! } };
       const { rss } = referenceResults;
       say(`Reference RSS: idle ${(rss.idle / MB).toFixed(1)} MB, peak under load ${(rss.peak / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(rss.after / MB).toFixed(1)} MB`);
       // Nothing after this measures the reference: it leaves the machine to the phases that follow.
@@ -477,6 +524,7 @@ async function main(): Promise<void> {
       throughput: Object.fromEntries(throughput) as BenchResults['throughput'],
       single: Object.fromEntries(single) as BenchResults['single'],
       streams: Object.fromEntries(streams) as BenchResults['streams'],
+      chunkPath,
       rss: { idle: idleRss, peak: peakRss, after: afterRss, settleSeconds: plan.settleSeconds },
       reference: referenceResults,
       log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },

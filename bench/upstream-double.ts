@@ -1,6 +1,7 @@
 // The provider double of the benchmark: as cheap as a node:http server can be, so that what is measured
 // is the proxy in front of it. POST …/completions answers one fixed completion, or — when the body asks
-// for a stream — STREAM_CHUNKS small SSE events (a path starting `/chunks/N/` asks for N instead).
+// for a stream — STREAM_CHUNKS small SSE events (a path starting `/chunks/N/` asks for N instead; one
+// starting `/tiny/N/` for the stream as N writes of 8 bytes, bench/chunk-cost.ts).
 // …/messages, …/chat/completions and …/embeddings answer one fixed Anthropic message, chat completion
 // and embedding; a chat completion asked for as a stream answers a Chat stream. Gemini's
 // `/v1beta/models/{m}:generateContent` and `:streamGenerateContent?alt=sse` answer as Gemini does
@@ -76,6 +77,32 @@ function writeEvents(res: ServerResponse, total: number, event: (index: number) 
   writeNext();
 }
 
+const TINY_WRITE_BYTES = 8;
+
+/**
+ * The chunk-path row (bench/chunk-cost.ts): a completion stream written `writes` times 8 bytes, many writes per
+ * turn of the event loop (as fast as a provider can), so each proxy relays that many tiny chunks.
+ */
+function writeTiny(res: ServerResponse, writes: number): void {
+  const events: string[] = [];
+  let length = lastEvents.length;
+  for (let index = 0; length < writes * TINY_WRITE_BYTES; index++) {
+    events.push(chunkEvent(index));
+    length += events[index].length;
+  }
+  const bytes = Buffer.from(events.join('') + lastEvents);
+  const total = Math.ceil(bytes.length / TINY_WRITE_BYTES);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req_bench', 'x-bench-writes': String(total) });
+  let at = 0;
+  const writeSome = () => {
+    if (res.destroyed) return;
+    for (let n = 0; n < 256 && at < bytes.length; n++, at += TINY_WRITE_BYTES) res.write(bytes.subarray(at, at + TINY_WRITE_BYTES));
+    if (at < bytes.length) setImmediate(writeSome);
+    else res.end();
+  };
+  writeSome();
+}
+
 const GEMINI_METHOD = /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)(\?alt=sse)?$/;
 
 function googleError(res: ServerResponse, code: number, status: string, message: string): void {
@@ -121,6 +148,8 @@ const server = createServer((req, res) => {
       res.end(completion);
       return;
     }
+    const tiny = /^\/tiny\/(\d+)\//.exec(path);
+    if (tiny) return writeTiny(res, Number(tiny[1]));
     const requested = /^\/chunks\/(\d+)\//.exec(req.url ?? '');
     const total = requested ? Number(requested[1]) : DEFAULT_STREAM_CHUNKS;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req_bench' });

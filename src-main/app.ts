@@ -18,8 +18,10 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import type { ConnectionLimits } from './gateway/connection-guard.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { RefusalCoalescer } from './gateway/refusal-log.js';
+import { AdminTokenGuard, type AdminTokenGuardOptions } from './gateway/admin-token-guard.js';
 import { createAdminHandler } from './admin/router.js';
 import { isLoopbackHostname } from './core/loopback.js';
+import { MIN_EXPOSED_TOKEN_BITS, estimateTokenBits } from './core/token-strength.js';
 import { coreRoutes } from './admin/core-routes.js';
 import { keyRoutes } from './admin/key-routes.js';
 import { routeRoutes } from './admin/route-routes.js';
@@ -77,12 +79,16 @@ export interface StartOptions {
   maxBodyBytes?: number;
   /** How long refusals without a valid key are coalesced into one log row (refusal-log.ts); tests shorten it. */
   refusalWindowMs?: number;
+  /** Tests shorten the admin token guard's windows (gateway/admin-token-guard.ts). */
+  adminTokenGuard?: Partial<AdminTokenGuardOptions>;
   /** Tests shorten these to prove slow clients are cut off. */
   clientTimeouts?: Partial<ClientTimeouts>;
   /** Tests lower these to prove silent and surplus connections are closed. */
   connectionLimits?: Partial<ConnectionLimits>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
   limitsClock?: () => number;
+  /** Team mode: how long Redis keeps a running call's reservation unrenewed (default 60 s; renewed every third of it). Tests shorten it. */
+  reservationTtlMs?: number;
   /** Local server discovery: the probe's deadline per port and the time between sweeps. */
   discovery?: { timeoutMs?: number; intervalMs?: number };
   /**
@@ -197,7 +203,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
 }
 
 /** Team mode: PostgreSQL, with GATEHOUSE_MASTER_KEY (the same on every instance) and never a key file. */
-async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
+async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, dataDir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
   checkDatabaseUrl(databaseUrl);
   const masterKey = env[MASTER_KEY_ENV];
   if (masterKey === undefined || masterKey.trim() === '') {
@@ -208,7 +214,8 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
   }
   const protector = masterKeyProtector(masterKey);
   if (!redisUrl) log('No --redis-url: limits are counted by this instance alone, so no other instance may serve from this database.');
-  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl) });
+  // The data dir keeps what PostgreSQL could not take by the end of a stop (store-postgres/spill.ts).
+  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl), dataDir });
   return {
     description: `PostgreSQL (${describeDatabaseUrl(databaseUrl)}), instance ${store.instanceId}${redisUrl ? `, Redis (${describeDatabaseUrl(redisUrl)})` : ''}`,
     instanceId: store.instanceId,
@@ -234,6 +241,7 @@ export interface RunningGatehouse {
   host: string;
   port: number;
   adminToken: string;
+  adminTokenSource: AdminTokenSource;
   dataDir: string;
   /** Where this instance keeps its data, for the status line: SQLite (file) or PostgreSQL (URL without password). */
   storage: string;
@@ -272,26 +280,47 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 
+/** Where the admin token came from: `serve` prints it only when it made it, and never its value otherwise. */
+export type AdminTokenSource = { kind: 'environment' } | { kind: 'file' | 'generated'; file: string };
+
 /** `GATEHOUSE_ADMIN_TOKEN`, or one generated once into `<data dir>/admin-token` (mode 0600). */
-export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string {
-  if (env.GATEHOUSE_ADMIN_TOKEN) return env.GATEHOUSE_ADMIN_TOKEN;
+export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): { token: string; source: AdminTokenSource } {
+  if (env.GATEHOUSE_ADMIN_TOKEN) return { token: env.GATEHOUSE_ADMIN_TOKEN, source: { kind: 'environment' } };
   const file = join(dataDir, 'admin-token');
   if (existsSync(file)) {
     chmodSync(file, 0o600);
-    return readFileSync(file, 'utf8').trim();
+    return { token: readFileSync(file, 'utf8').trim(), source: { kind: 'file', file } };
   }
   const token = randomBytes(32).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  return token;
+  return { token, source: { kind: 'generated', file } };
 }
 
-/** The log's queue in Prometheus text: rows waiting to be written, and rows dropped because the queue was full. */
+/**
+ * With --allow-remote or in team mode other machines reach the admin API, which can run commands (a
+ * stdio MCP server): a token a machine could guess is refused before anything listens.
+ */
+function refuseWeakAdminToken(token: string, source: AdminTokenSource, exposedBy: string): void {
+  const bits = estimateTokenBits(token);
+  if (bits >= MIN_EXPOSED_TOKEN_BITS) return;
+  const where = source.kind === 'environment' ? 'GATEHOUSE_ADMIN_TOKEN' : source.file;
+  const fix =
+    source.kind === 'environment'
+      ? 'set a random one, e.g. GATEHOUSE_ADMIN_TOKEN=$(openssl rand -base64 32), or unset it to have one generated into the data dir'
+      : `replace it with a random one (e.g. openssl rand -base64 32), or delete the file to have one generated`;
+  throw new Error(
+    `Refusing to start ${exposedBy}: the admin token in ${where} is too easy to guess (about ${Math.floor(bits)} bits; ` +
+      `at least ${MIN_EXPOSED_TOKEN_BITS} are needed when other machines can reach the admin API). To fix it, ${fix}.`,
+  );
+}
+
+/** The log's queue in Prometheus text: rows waiting to be written, and rows lost (the queue was full, or a stop could neither write nor keep them). */
 function logQueueMetrics(log: RequestLog): string {
   return [
     '# HELP gatehouse_log_queue_rows Request log rows waiting in memory to be written (queued, or refused by the database and kept for a retry).',
     '# TYPE gatehouse_log_queue_rows gauge',
     `gatehouse_log_queue_rows ${log.pendingCount}`,
-    '# HELP gatehouse_log_dropped_rows_total Request log rows dropped since start because the waiting rows passed their bound.',
+    '# HELP gatehouse_log_dropped_rows_total Request log rows lost since start: the waiting rows passed their bound, or the log closed with rows it could neither write nor keep.',
     '# TYPE gatehouse_log_dropped_rows_total counter',
     `gatehouse_log_dropped_rows_total ${log.droppedCount}`,
     '',
@@ -309,7 +338,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const databaseUrl = options.databaseUrl ?? (env.GATEHOUSE_DATABASE_URL || undefined);
   const redisUrl = options.redisUrl ?? (env.GATEHOUSE_REDIS_URL || undefined);
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
-  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, env, log) : await openSqliteStorage(dataDir, options, env, log);
+  const exposedBy = options.allowRemote ? 'with --allow-remote' : databaseUrl ? 'in team mode' : undefined;
+  // A weak token from the environment is reported before any storage is opened (or waited for).
+  if (exposedBy && env.GATEHOUSE_ADMIN_TOKEN) refuseWeakAdminToken(env.GATEHOUSE_ADMIN_TOKEN, { kind: 'environment' }, exposedBy);
+  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, dataDir, env, log) : await openSqliteStorage(dataDir, options, env, log);
   const closers = storage.closers;
   try {
     log(`Storage: ${storage.description}`);
@@ -331,11 +363,12 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const router = new Router({ keyByName: (name) => keys.virtualKeyByName(name) });
     router.setRoutes(routes.definitions());
     closers.unshift(routes.watch((table) => router.setRoutes(table)));
-    const adminToken = loadAdminToken(dataDir, env);
+    const { token: adminToken, source: adminTokenSource } = loadAdminToken(dataDir, env);
+    if (exposedBy) refuseWeakAdminToken(adminToken, adminTokenSource, exposedBy);
     // Limits per key: checked in memory, or in Redis when instances share them; spend written back about
     // once a second and on stop either way.
     const redisLimits = redisUrl
-      ? await openRedisLimits(redisUrl, { log, now: options.limitsClock, whenDown: () => settings.get().teamLimitsWhenRedisDown })
+      ? await openRedisLimits(redisUrl, { log, now: options.limitsClock, reservationTtlMs: options.reservationTtlMs, whenDown: () => settings.get().teamLimitsWhenRedisDown })
       : undefined;
     if (redisLimits) {
       closers.unshift(() => redisLimits.close());
@@ -376,9 +409,11 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };
+    // The one check of the admin token, for the admin API and /metrics: wrong tokens throttled per address.
+    const adminTokenGuard = new AdminTokenGuard(adminToken, logCall, options.adminTokenGuard);
     const mcp = new OnDemandMcpGateway(
       { version: packageVersion(), log: logCall },
-      { keys: keyDirectory, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
+      { keys: keyDirectory, limits: limits.limiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
       (message) => log(`Warning: ${message}`),
     );
     try {
@@ -434,9 +469,9 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote }),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
       handleMcp: mcp.handle,
-      handleMetrics: createMetricsHandler(metrics, adminToken, () => logQueueMetrics(requestLog)),
+      handleMetrics: createMetricsHandler(metrics, adminTokenGuard, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
     });
 
@@ -487,10 +522,17 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         clearTimeout(settleTimer);
         // Stdio servers are ended (stdin closed, then signals) before the database closes.
         await mcp.close();
-        for (const close of closers) close();
+        // Each closer runs whatever an earlier one threw: the log's close (its flush, its spill) must run.
+        for (const close of closers) {
+          try {
+            close();
+          } catch (error) {
+            log(`Stopping: ${(error as Error).message}`);
+          }
+        }
       })());
 
-    return { url, host, port: bound, adminToken, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
+    return { url, host, port: bound, adminToken, adminTokenSource, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
   } catch (error) {
     for (const close of closers) {
       try {

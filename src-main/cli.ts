@@ -5,6 +5,7 @@ import { runKeysCommand } from './cli-keys.js';
 import { runRoutesCommand } from './cli-routes.js';
 import { runDiscoverCommand } from './cli-discover.js';
 import { runMigrateCommand } from './cli-migrate.js';
+import { readyLines } from './cli-ready-lines.js';
 
 const USAGE = `Usage:
   gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--database-url postgres://… [--redis-url redis://…]]
@@ -60,13 +61,16 @@ async function serve(args: string[]): Promise<number> {
     process.stderr.write(`Gatehouse could not start: ${message}\n`);
     return 1;
   }
-  process.stdout.write(`Gatehouse listening on ${running.url}\n`);
-  process.stdout.write(`Open the UI: ${running.url}/#token=${running.adminToken}\n`);
+  process.stdout.write(`${readyLines(running.url, running.adminToken, running.adminTokenSource, process.stdout.isTTY === true).join('\n')}\n`);
 
   await new Promise<void>((resolve) => {
     const onSignal = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // Another Ctrl-C (or SIGTERM) meanwhile must not end the process before the stop wrote the log.
+      const again = () => process.stderr.write('Gatehouse is stopping: in-flight calls finish and the log is written first.\n');
+      process.on('SIGINT', again);
+      process.on('SIGTERM', again);
       running.stop().then(resolve, (error: unknown) => {
         process.stderr.write(`Error while stopping: ${(error as Error).message}\n`);
         resolve();

@@ -6,7 +6,7 @@ import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.
 import type { AppServices } from '../app-services.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
 import { isAllowedOrigin, isLoopbackHostHeader, isSameOriginRemote } from '../core/loopback.js';
-import { tokensMatch } from '../core/token-match.js';
+import { AdminTokenGuard, AdminTokenThrottled } from '../gateway/admin-token-guard.js';
 
 export interface AdminRequest {
   params: Record<string, string>;
@@ -44,10 +44,13 @@ interface CompiledRoute {
 export interface AdminHandlerOptions {
   /** --allow-remote: the admin API answers the names it is served under, not only loopback ones. */
   allowRemote?: boolean;
+  /** The one check of the admin token (throttled per address); app.ts shares it with /metrics. */
+  tokenGuard?: AdminTokenGuard;
 }
 
 export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices, options: AdminHandlerOptions = {}) {
   const allowRemote = options.allowRemote === true;
+  const tokenGuard = options.tokenGuard ?? new AdminTokenGuard(services.adminToken, services.proxy.log);
   const compiled: CompiledRoute[] = routes.map((route) => {
     const names: string[] = [];
     const source = route.path.replace(/:([a-zA-Z]+)(\*?)/g, (_, name: string, rest: string) => {
@@ -66,8 +69,8 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
         throw new GatewayError(403, 'permission_error', 'Cross-origin requests to the admin API are refused');
       }
       const authorization = req.headers.authorization ?? '';
-      const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1] ?? '';
-      if (!tokensMatch(token, services.adminToken)) throw new GatewayError(401, 'authentication_error', 'Missing or wrong admin token');
+      const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
+      if (!tokenGuard.verify(req, token, '/admin/api')) throw new GatewayError(401, 'authentication_error', 'Missing or wrong admin token');
 
       const subPath = url.pathname.slice('/admin/api'.length) || '/';
       let matched: { route: AdminRoute; params: Record<string, string> } | undefined;
@@ -107,7 +110,8 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
     } catch (error) {
       const failure = toGatewayError(error);
       if (!(error instanceof GatewayError)) console.error('Gatehouse: admin API error', error);
-      if (!res.headersSent) sendJson(res, failure.status, failure instanceof GatewayErrorList ? failure.toBody() : errorBody(failure.type, failure.message, failure.param, failure.code));
+      const headers = failure instanceof AdminTokenThrottled ? failure.headers : {};
+      if (!res.headersSent) sendJson(res, failure.status, failure instanceof GatewayErrorList ? failure.toBody() : errorBody(failure.type, failure.message, failure.param, failure.code), headers);
       else res.end();
     }
   };

@@ -61,12 +61,19 @@ export interface CallRecord extends Omit<CallFacts, DefaultedOnInput>, Partial<P
   unauthenticated?: boolean;
   /** Each call to the provider, retries included. */
   attemptLog?: AttemptRecord[];
-  requestHeaders: Record<string, string>;
+  /** The request's headers as they came: the log stores them redacted (core/redacted-record.ts). */
+  requestHeaders: Record<string, string | string[] | undefined>;
   requestBody: string | null;
   /** What the client received, in the client's dialect (JSON or SSE text). */
   responseBody: string | null;
-  /** The caller's secrets, blanked out of both bodies when the row is written (redact.ts). */
+  /**
+   * The values that must never be stored: the caller's and its target's secrets, an MCP server's secret
+   * env and header values. Blanked out of every column wherever they appear (core/redacted-record.ts);
+   * not stored themselves.
+   */
   secrets?: readonly string[];
+  /** Header names whose values are credentials besides those every row blanks (the ones the client asked to forward). */
+  secretHeaderNames?: ReadonlySet<string>;
   /**
    * Usage, as the gateway's relay read it from the answer (translated events, or the answer passed
    * through, usage-from-body.ts); null or left out: not reported. `promptTokens` counts ALL input tokens, cached ones included.

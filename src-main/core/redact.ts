@@ -1,4 +1,5 @@
 // Keeps secrets out of everything the gateway records or relays: log headers, error messages, bodies.
+import { boundedMemo } from './bounded-memo.js';
 
 const ALWAYS_SECRET = new Set([
   'authorization', 'x-gateway-api-key', 'api-key', 'x-api-key', 'x-goog-api-key', 'cookie', 'proxy-authorization',
@@ -7,11 +8,26 @@ const ALWAYS_SECRET = new Set([
 
 export const REDACTED = '[redacted]';
 
-/** A header whose name says it carries a credential (`x-custom-auth`, `x-session-token`, `x-secret`): never stored. */
-const SECRET_NAME = /auth|token|key|secret/;
+/** A header (or metadata entry) whose name says it carries a credential (`x-custom-auth`, `x-session-token`, `x-secret`): never stored. */
+const SECRET_NAME = /auth|token|key|secret|password/;
+
+/** A client sends the same few header names on every request: each is told once. */
+const isSecretHeaderName = boundedMemo(512, (name) => ALWAYS_SECRET.has(name) || SECRET_NAME.test(name));
+
+/** Whether a header name says its value is a credential (names in lower case, as Node gives them). */
+export function isSecretHeader(name: string, alsoSecret: ReadonlySet<string>): boolean {
+  return (alsoSecret.size > 0 && alsoSecret.has(name)) || isSecretHeaderName(name);
+}
+
+/** Whether a metadata entry's name says its value is a credential (`api_key`, `Session-Token`). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name.toLowerCase());
+}
 
 /** The header whose value is a URL that may carry a password or an `?api_key=`. */
 const CUSTOM_HOST = 'x-gateway-custom-host';
+
+export const CUSTOM_HOST_HEADER = CUSTOM_HOST;
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>, alsoSecret: ReadonlySet<string>): Record<string, string> {
   const result: Record<string, string> = {};
@@ -22,7 +38,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
     // Node gives header names in lower case.
-    result[name] = ALWAYS_SECRET.has(name) || alsoSecret.has(name) || SECRET_NAME.test(name) ? REDACTED : name === CUSTOM_HOST ? redactUrl(text) : text;
+    result[name] = isSecretHeader(name, alsoSecret) ? REDACTED : name === CUSTOM_HOST ? redactUrl(text) : text;
   }
   return result;
 }
@@ -32,6 +48,8 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
  * Text-based, so a URL the parser would refuse is blanked just the same.
  */
 export function redactUrl(url: string): string {
+  // A path (`/v1/chat/completions`): nothing to blank, and no copy made.
+  if (!url.includes('@') && !url.includes('?') && !url.includes('#')) return url;
   const withoutUser = url.replace(/^([^/?#]*\/\/)[^/?#]*@/, `$1${REDACTED}@`);
   const query = withoutUser.indexOf('?');
   if (query === -1) return withoutUser;
@@ -48,16 +66,62 @@ export function redactUrl(url: string): string {
   return `${withoutUser.slice(0, query + 1)}${parts.join('&')}${fragment === -1 ? '' : `#${REDACTED}`}`;
 }
 
-/** Replaces each secret (and any `Bearer` token or provider-key-looking string) in a text. */
+/** Replaces each secret (and any `Bearer` token, provider-key-looking string or credential in a URL) in a text. */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text;
   for (const secret of secrets) {
     // Short values would blank out ordinary words; real credentials are long.
     // includes() first: split/join copies the whole text (a stream's log can be a megabyte) even when the secret is absent.
-    if (secret && secret.length >= 8 && result.includes(secret)) result = result.split(secret).join(REDACTED);
+    if (secret && secret.length >= MIN_SECRET_CHARS && result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
-  // Shapes of keys and tokens wherever they turn up, named or not: OpenAI/Anthropic keys, our virtual
-  // keys, AWS access key ids, Google API keys, and Google OAuth access tokens (`ya29.`, what a Vertex
-  // service account is exchanged for: minted per hour, so in no list of stored secrets).
-  return result.replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|ya29\.[A-Za-z0-9_.-]{8,})/g, REDACTED);
+  return redactShapes(result);
+}
+
+/** Values shorter than this are not blanked wherever they appear: they would blank out ordinary words. */
+export const MIN_SECRET_CHARS = 8;
+
+// Shapes of keys and tokens wherever they turn up, named or not: OpenAI/Anthropic keys, our virtual
+// keys, AWS access key ids, Google API keys, and Google OAuth access tokens (`ya29.`, what a Vertex
+// service account is exchanged for: minted per hour, so in no list of stored secrets).
+const KEY_SHAPES = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|gh-vk-[A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|ya29\.[A-Za-z0-9_.-]{8,})/g;
+/**
+ * Credentials inside a URL written in a text (an error naming the address it failed to reach): the
+ * user-info of `scheme://user:pass@host`, and the values of query parameters named like credentials
+ * (`?key=`, `&api_key=`, `?token=`, a signed URL's `X-Amz-Signature=`). Each part stops at the first
+ * character that ends it, so the scan is linear.
+ */
+const URL_USER_INFO = /(\/\/)[^\s/?#@"'<>]+@/g;
+const URL_CREDENTIAL_PARAM = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
+
+/** What every shape above holds: a text without any of these has nothing to blank (one short scan, not three). */
+const MAY_HOLD_SHAPE = /sk-|gh-vk-|AKIA|AIza|ya29\.|\/\/|=/;
+
+/**
+ * Short texts seen before with nothing to blank (header values, model and provider names, the same on
+ * every request): a set lookup instead of the scans. Only texts with nothing to blank are kept here, so it
+ * holds nothing a row would not store as it is; forgotten all at once when full.
+ */
+const KNOWN_CLEAN = new Set<string>();
+const KNOWN_CLEAN_MAX = 2048;
+const KNOWN_CLEAN_MAX_CHARS = 256;
+
+function rememberClean(text: string): void {
+  if (text.length > KNOWN_CLEAN_MAX_CHARS) return;
+  if (KNOWN_CLEAN.size >= KNOWN_CLEAN_MAX) KNOWN_CLEAN.clear();
+  KNOWN_CLEAN.add(text);
+}
+
+/** The shapes of keys, and credentials in URLs, blanked in a text. A text with none is returned as it is (no copy). */
+export function redactShapes(text: string): string {
+  if (text.length <= KNOWN_CLEAN_MAX_CHARS && KNOWN_CLEAN.has(text)) return text;
+  if (!MAY_HOLD_SHAPE.test(text)) {
+    rememberClean(text);
+    return text;
+  }
+  let result = text.replace(KEY_SHAPES, REDACTED);
+  // indexOf first: most texts have no URL, and a literal search is faster than the regex's scan.
+  if (result.includes('//')) result = result.replace(URL_USER_INFO, `$1${REDACTED}@`);
+  if (result.includes('=')) result = result.replace(URL_CREDENTIAL_PARAM, `$1${REDACTED}`);
+  if (result === text) rememberClean(text);
+  return result;
 }

@@ -26,6 +26,7 @@ let mainWindow: BrowserWindow | null = null;
 let tray: TrayController | null = null;
 let isQuitting = false;
 let hasStopped = false;
+let stopping: Promise<void> | null = null;
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -147,11 +148,18 @@ function installApplicationMenu(): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(template));
 }
 
-async function stopGateway(): Promise<void> {
-  const running = gateway;
-  gateway = null;
-  tray?.update({ url: null });
-  if (running) await running.stop();
+/**
+ * Stops the gateway once; every quit asked for meanwhile (Quit again, a signal) waits for that same stop,
+ * so the app never exits before the log is written.
+ */
+function stopGateway(): Promise<void> {
+  stopping ??= (async () => {
+    const running = gateway;
+    gateway = null;
+    tray?.update({ url: null });
+    if (running) await running.stop();
+  })();
+  return stopping;
 }
 
 async function main(): Promise<void> {

@@ -62,7 +62,7 @@ function notAGatehouseKey(where: string, key: string): GatewayError {
 export function authenticate(headers: GatewayHeaders, directory: KeyDirectory): Caller {
   if (headers.apiKey !== undefined) {
     const caller = directory.resolve(headers.apiKey);
-    if (!caller) throw notAGatehouseKey('x-gateway-api-key (or x-api-key)', headers.apiKey);
+    if (!caller) throw notAGatehouseKey(headers.apiKeySource === '?key=' ? 'the URL (?key=)' : (headers.apiKeySource ?? 'x-gateway-api-key'), headers.apiKey);
     return caller;
   }
   // Tools that can only set a base URL and an API key send the virtual key as a bearer token.
@@ -77,6 +77,7 @@ export function authenticate(headers: GatewayHeaders, directory: KeyDirectory): 
     const caller = directory.resolve(headers.bearer);
     if (caller) {
       headers.apiKey = headers.bearer;
+      headers.apiKeySource = undefined;
       headers.bearer = undefined;
       return caller;
     }

@@ -4,7 +4,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../core/errors.js';
 import type { Caller } from '../core/keys.js';
 import type { CallRecord } from '../core/call-record.js';
-import { redactHeaders, redactSecrets } from '../core/redact.js';
 import type { Usage } from '../codecs/canonical.js';
 import { answeredModel } from '../codecs/usage-from-body.js';
 import { findProvider } from '../providers/registry.js';
@@ -76,12 +75,13 @@ export function recordCall(call: FinishedCall, estimateUnreported: boolean): { e
     latencyMs: performance.now() - call.started,
     ttfbMs: outcome?.ttfbMs ?? null,
     stream,
-    error: outcome?.error ?? (call.failure ? redactSecrets(call.failure.message, secrets) : null),
+    error: outcome?.error ?? call.failure?.message ?? null,
     attempts: Math.max(attempts, 1),
     attemptLog,
-    requestHeaders: redactHeaders(call.requestHeaders, headers?.sensitiveHeaderNames ?? new Set()),
-    // Both bodies are redacted (a provider may echo the caller's key in an answer too) when the row is
-    // written, off this request's path, and only if bodies are kept.
+    // Every column is redacted, by these secrets and header names, when the log takes the record
+    // (core/redacted-record.ts): a provider may echo the caller's key in an answer or an error too.
+    requestHeaders: call.requestHeaders,
+    secretHeaderNames: headers?.sensitiveHeaderNames,
     requestBody: call.bodyText ?? null,
     responseBody: outcome?.responseBody ?? (call.failureBody ? JSON.stringify(call.failureBody) : null),
     secrets,

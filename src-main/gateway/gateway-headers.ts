@@ -10,6 +10,8 @@ import { CREDENTIAL_FIELD_HEADERS } from '../providers/registry.js';
 
 export interface GatewayHeaders {
   apiKey?: string;
+  /** Where `apiKey` was read: the header's name, or `?key=` (the URL); what a refusal of the key names. */
+  apiKeySource?: ApiKeySource;
   /** The token of `Authorization: Bearer <token>`. */
   bearer?: string;
   provider?: string;
@@ -102,6 +104,22 @@ function readCloudHeaders(h: (name: string) => string | undefined): GatewayHeade
   return cloud;
 }
 
+export type ApiKeySource = 'x-gateway-api-key' | 'x-api-key' | 'x-goog-api-key' | '?key=';
+
+/**
+ * The Gatehouse key and the place it came from, in order: `x-gateway-api-key`, `x-api-key` (what
+ * ANTHROPIC_API_KEY sends) and `x-goog-api-key` (what GEMINI_API_KEY sends: Gemini CLI, @google/genai)
+ * unless the client forwards them to the provider, then `?key=`.
+ */
+function readApiKey(h: (name: string) => string | undefined, explicitlyForwarded: ReadonlySet<string>, queryKey: string | undefined): Pick<GatewayHeaders, 'apiKey' | 'apiKeySource'> {
+  for (const source of ['x-gateway-api-key', 'x-api-key', 'x-goog-api-key'] as const) {
+    if (source !== 'x-gateway-api-key' && explicitlyForwarded.has(source)) continue;
+    const value = h(source);
+    if (value !== undefined) return { apiKey: value, apiKeySource: source };
+  }
+  return queryKey ? { apiKey: queryKey, apiKeySource: '?key=' } : {};
+}
+
 /** `queryKey`: a key the client sent in the URL (`?key=`, as Gemini's clients may): taken after the key headers. */
 export function readGatewayHeaders(headers: IncomingHttpHeaders, queryKey?: string): GatewayHeaders {
   const h = (name: string) => single(headers[name]);
@@ -122,13 +140,7 @@ export function readGatewayHeaders(headers: IncomingHttpHeaders, queryKey?: stri
   }
 
   return {
-    // `x-api-key` is what ANTHROPIC_API_KEY sends: Gatehouse's key there, unless the client forwards it to the provider.
-    // `x-goog-api-key` is what GEMINI_API_KEY sends (Gemini CLI, @google/genai): Gatehouse's key there too.
-    apiKey:
-      h('x-gateway-api-key') ??
-      (explicitlyForwarded.has('x-api-key') ? undefined : h('x-api-key')) ??
-      (explicitlyForwarded.has('x-goog-api-key') ? undefined : h('x-goog-api-key')) ??
-      (queryKey || undefined),
+    ...readApiKey(h, explicitlyForwarded, queryKey),
     bearer: bearerToken(h('authorization')),
     provider: h('x-gateway-provider')?.trim().toLowerCase(),
     customHost: h('x-gateway-custom-host')?.trim(),

@@ -9,7 +9,7 @@ import type { Metric, Registry } from 'prom-client';
 import { errorBody } from '../core/errors.js';
 import { sendJson } from '../core/http-io.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
-import { tokensMatch } from '../core/token-match.js';
+import { AdminTokenGuard, AdminTokenThrottled } from './admin-token-guard.js';
 import type { CallRecord } from '../core/call-record.js';
 
 /** Latency buckets in seconds: a local gateway answers a token count in milliseconds, a long generation in minutes. */
@@ -386,22 +386,37 @@ export function isLoopbackPeer(address: string | undefined): boolean {
 /**
  * Who may read /metrics: the admin token from anywhere (a Prometheus on another machine, with
  * --allow-remote), or without it a loopback peer that also names a loopback Host (a web page that
- * rebinds its own name to 127.0.0.1 sends its own name as Host, and is refused).
+ * rebinds its own name to 127.0.0.1 sends its own name as Host, and is refused). Anyone else's token is
+ * checked by the admin token guard: a wrong one counts against the address like one sent to the admin API.
  */
-export function mayReadMetrics(peerAddress: string | undefined, hostHeader: string | undefined, authorization: string | undefined, adminToken: string): boolean {
-  const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1];
-  if (token !== undefined && tokensMatch(token.trim(), adminToken)) return true;
-  return isLoopbackPeer(peerAddress) && isLoopbackHostHeader(hostHeader);
+export function mayReadMetrics(req: IncomingMessage, guard: AdminTokenGuard): boolean {
+  // The loopback rule needs no token, so a token sent along is not a guess worth counting.
+  if (isLoopbackPeer(req.socket.remoteAddress) && isLoopbackHostHeader(req.headers.host)) return true;
+  const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+  try {
+    return guard.verify(req, token, '/metrics');
+  } catch (error) {
+    // A blocked address gets its 429; a wrong token the 403 every refusal here gets.
+    if (error instanceof AdminTokenThrottled) throw error;
+    return false;
+  }
 }
 
 /** GET /metrics (CONTRACT): Prometheus text, or 403 in the contract's error shape. */
 /** `extra`: further Prometheus text from outside the gateway (the request log's queue), appended to each scrape. */
-export function createMetricsHandler(metrics: GatewayMetrics, adminToken: string, extra?: () => string) {
+export function createMetricsHandler(metrics: GatewayMetrics, guard: AdminTokenGuard, extra?: () => string) {
   return async function handleMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /metrics'), { allow: 'GET, HEAD' });
     }
-    if (!mayReadMetrics(req.socket.remoteAddress, req.headers.host, req.headers.authorization, adminToken)) {
+    let allowed: boolean;
+    try {
+      allowed = mayReadMetrics(req, guard);
+    } catch (error) {
+      const throttled = error as AdminTokenThrottled;
+      return sendJson(res, throttled.status, throttled.toBody(), throttled.headers);
+    }
+    if (!allowed) {
       return sendJson(res, 403, errorBody('permission_error', '/metrics answers only to loopback clients, or to others with the admin token (Authorization: Bearer <admin token>)'));
     }
     const text = extra ? `${await metrics.render()}\n${extra()}` : await metrics.render();

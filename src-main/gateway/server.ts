@@ -6,7 +6,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { GatewayError, errorBody, invalidRequest } from '../core/errors.js';
 import { handleProxy, type EmbeddingsRoute, type ProxyDependencies } from './proxy.js';
 import { openaiEmbeddingsIngress } from './embeddings/embeddings-ingress.js';
-import { decodePath, sendJson } from '../core/http-io.js';
+import { BodyDrainingResponse, decodePath, sendJson } from '../core/http-io.js';
 import { anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { GENERATION_ROUTES } from './ingress/registry.js';
 import { routeGeminiPath, isGeminiKeyed, mayBeGeminiPath } from './gemini-routes.js';
@@ -130,6 +130,10 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       // Node would answer a missing Host with an empty 400 of its own; the check below answers in the contract's shape.
       requireHostHeader: false,
       maxHeaderSize: 64 * 1024,
+      // Every answer, refusals above all, ends only once the request's body has arrived (read and
+      // discarded up to a bound): a client that sends its whole body first reads its answer even on a
+      // connection it asked to close.
+      ServerResponse: BodyDrainingResponse,
     },
     (req, res) => {
       // Its 503 is sent already; nothing of this request is read or answered.

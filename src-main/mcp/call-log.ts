@@ -1,12 +1,12 @@
 // One MCP call (tools/call, resources/read, prompts/get) as a request log row: kind "mcp", the server,
 // the tool (prompt name, resource URI), the key and the client tool; its arguments and result are the
-// row's bodies, kept or dropped by the same "store bodies" setting and redacted the same way as model
-// calls' (the server's own secret values blanked too).
+// row's bodies, kept or dropped by the same "store bodies" setting. Every column is redacted the same way
+// as model calls' by the log's one redaction step (core/redacted-record.ts), the server's own secret values
+// (`secrets`) blanked wherever they appear: its error text, its tool output.
 import { newTraceId } from '../core/trace-id.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
-import { redactHeaders } from '../core/redact.js';
 
 /** An McpError that also says which HTTP-like status its log row gets. */
 export class RefusedMcpCall extends McpError {
@@ -81,7 +81,8 @@ export function mcpCallRecord(facts: McpCallFacts): CallRecord {
     error: errorText(facts, status),
     attempts: 1,
     dialect: null,
-    requestHeaders: redactHeaders(facts.headers, new Set()),
+    // Every column, the server's own secret values too, is redacted when the log takes the record (core/redacted-record.ts).
+    requestHeaders: facts.headers,
     requestBody: JSON.stringify({ method: facts.method, params: facts.params }),
     responseBody:
       error !== undefined

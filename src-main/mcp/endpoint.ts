@@ -1,8 +1,10 @@
 // /mcp and /mcp/{server} over HTTP (Streamable HTTP, the SDK's server transport): the /v1 rules first
-// (a foreign Origin or Host refused, a gateway key or virtual key required), then the body read within
-// its cap and parsed once, then the session of its Mcp-Session-Id — or a new one for an `initialize`.
-// Anything else without a session (Claude Code's `server/discover`, a stray call) gets a 400 and a
-// JSON-RPC error, so clients that probe fall back to `initialize`.
+// (a foreign Origin or Host refused, a gateway key or virtual key required), then every request — whatever
+// message it carries — authorized against the key as it is now (access.ts), the body read within its cap
+// and parsed once, its calls admitted against the key's limits as model calls are, then the session of its
+// Mcp-Session-Id — or a new one for an `initialize`. Anything else without a session (Claude Code's
+// `server/discover`, a stray call) gets a 400 and a JSON-RPC error, so clients that probe fall back to
+// `initialize`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyDirectory } from '../core/keys.js';
 import type { Caller } from '../core/keys.js';
@@ -12,6 +14,9 @@ import { refuseUnsafeJson } from '../core/json-scan.js';
 import { authenticate } from '../gateway/auth.js';
 import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from '../gateway/browser-guard.js';
 import { readGatewayHeaders } from '../gateway/gateway-headers.js';
+import type { KeyLimiter } from '../gateway/limits/limiter.js';
+import { admitCalls, authorizeMessage, SESSION_NOT_FOUND, SessionKey } from './access.js';
+import { mcpCallRecord } from './call-log.js';
 import type { McpGateway } from './gateway.js';
 import { McpSession } from './session.js';
 
@@ -19,6 +24,8 @@ export interface McpEndpointOptions {
   gateway: McpGateway;
   keys: KeyDirectory;
   maxBodyBytes: number;
+  /** The keys' limits, as model calls are admitted (in this process or in Redis): each call counts against the key's rpm. */
+  limits?: KeyLimiter;
   allowRemote?: boolean;
   onBrowserRefused?: (reason: BrowserRefusal) => void;
 }
@@ -26,9 +33,9 @@ export interface McpEndpointOptions {
 /** The path of one server's endpoint: /mcp/{name}. */
 const SERVER_PATH = /^\/mcp\/([^/]+)\/?$/;
 
-/** A JSON-RPC error as an HTTP answer (no id: it answers no request that could be read). */
-function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+/** A JSON-RPC error as an HTTP answer; its id is null unless it answers one request that was read (a call refused by the key's limits). */
+function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: string | number | null = null): void {
+  const text = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -51,21 +58,21 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       if (!match) return sendRpcError(res, 404, -32000, `No such path: ${url.pathname}; MCP is served at /mcp and /mcp/{server}`);
       scope = match[1];
     }
+    const sessionHeader = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     let caller: Caller;
+    let presented: string;
     try {
-      caller = authenticate(readGatewayHeaders(req.headers), options.keys);
+      const headers = readGatewayHeaders(req.headers);
+      caller = authenticate(headers, options.keys);
+      // The key authenticate() took (it moves a gateway key sent as a bearer into apiKey).
+      presented = (headers.apiKey ?? headers.bearer)!;
     } catch (error) {
       const status = error instanceof GatewayError ? error.status : 401;
       return sendRpcError(res, status, -32000, (error as Error).message.replace('x-gateway-api-key', 'x-gateway-api-key or Authorization: Bearer'));
     }
-    if (scope !== null) {
-      if (!gateway.has(scope)) return sendRpcError(res, 404, -32000, `No MCP server named '${scope}'`);
-      try {
-        gateway.upstreamFor(caller, scope);
-      } catch (error) {
-        return sendRpcError(res, 403, -32000, (error as Error).message.replace(/^MCP error -?\d+: /, ''));
-      }
-    }
+    const authorized = authorizeMessage(gateway, caller, scope, sessionId);
+    if ('status' in authorized) return sendRpcError(res, authorized.status, authorized.code, authorized.message);
     const path = scope === null ? '/mcp' : `/mcp/${scope}`;
 
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
@@ -83,14 +90,34 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       }
     }
 
-    const sessionHeader = req.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    if (sessionId !== undefined) {
-      const session = gateway.sessions.get(sessionId);
-      // Another key's session, or one for another endpoint, is as unknown as one that never was.
-      if (!session || session.caller.keyId !== caller.keyId || session.caller.kind !== caller.kind || session.scope !== scope) {
-        return sendRpcError(res, 404, -32001, 'Session not found: it ended or was never made; send initialize again');
+    const session = authorized.session;
+    if (session) {
+      // Only a session serves calls: each is admitted against the key's limits before its session sees it.
+      const admitted = await admitCalls(options.limits, caller, body);
+      if ('refused' in admitted) {
+        const { refused, call } = admitted;
+        gateway.log(
+          mcpCallRecord({
+            createdAt: Date.now(),
+            startedAt: performance.now(),
+            path,
+            caller,
+            server: call.server ?? scope ?? '',
+            tool: call.tool,
+            client: session.clientName,
+            method: call.method,
+            params: call.params,
+            headers: req.headers,
+            error: refused.error,
+            secrets: [],
+          }),
+        );
+        return sendRpcError(res, refused.status, refused.rpcCode, refused.message, refused.headers, call.id);
       }
+      // Each admitted call's ticket is given back when its answer is over (an MCP call spends no tokens or money).
+      if (admitted.tickets.length) res.once('close', () => admitted.tickets.forEach((ticket) => ticket.release({ tokens: 0, costUsd: null })));
+      // Closed while its body was read or its calls admitted (its key revoked, say): as unknown as one that never was.
+      if (gateway.sessions.get(sessionId!) !== session) return sendRpcError(res, SESSION_NOT_FOUND.status, SESSION_NOT_FOUND.code, SESSION_NOT_FOUND.message);
       session.lastActive = Date.now();
       return session.transport.handleRequest(req, res, body);
     }
@@ -107,24 +134,24 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
     let upstreamInfo: Awaited<ReturnType<ReturnType<McpGateway['upstreamFor']>['capabilities']>> | undefined;
     if (scope !== null) upstreamInfo = await gateway.upstreamFor(caller, scope).capabilities().catch(() => undefined);
     let id: string | undefined;
-    const session: McpSession = new McpSession(
+    const created: McpSession = new McpSession(
       gateway,
-      caller,
+      new SessionKey(options.keys, presented, caller),
       scope,
       path,
       upstreamInfo?.capabilities,
       { instructions: upstreamInfo?.instructions, serverInfo: upstreamInfo?.serverInfo },
       (newId) => {
         id = newId;
-        gateway.addSession(newId, session);
+        gateway.addSession(newId, created);
       },
       () => {
-        if (id !== undefined && gateway.sessions.get(id) === session) gateway.sessions.delete(id);
+        if (id !== undefined && gateway.sessions.get(id) === created) gateway.sessions.delete(id);
       },
     );
-    await session.server.connect(session.transport);
-    await session.transport.handleRequest(req, res, body);
+    await created.server.connect(created.transport);
+    await created.transport.handleRequest(req, res, body);
     // An initialize the transport refused made no session: nothing is kept for it.
-    if (id === undefined) void session.close();
+    if (id === undefined) void created.close();
   };
 }

@@ -7,6 +7,7 @@ import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/typ
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
 import type { McpServerConnection } from '../core/mcp-servers.js';
+import { RECHECK_INTERVAL_MS } from './access.js';
 import { RefusedMcpCall } from './call-log.js';
 import type { McpSession, SessionHub } from './session.js';
 import { McpUpstream, type UpstreamStatus } from './upstream.js';
@@ -33,12 +34,19 @@ export class McpGateway implements SessionHub {
   readonly sessions = new Map<string, McpSession>();
   readonly version: string;
   private readonly sweep: NodeJS.Timeout;
+  private readonly recheck: NodeJS.Timeout;
+  /** Moves at every change of the servers: a session's grant is worked out again only when this or its key changed. */
+  private serversVersion = 0;
   private closed = false;
 
   constructor(private readonly options: McpGatewayOptions) {
     this.version = options.version;
     this.sweep = setInterval(() => this.closeIdleSessions(), 60_000);
     this.sweep.unref();
+    // Key changes reach the key store's memory from anywhere (admin API, CLI, another team instance): open
+    // sessions are held against it here, a memory lookup per session.
+    this.recheck = setInterval(() => this.recheckSessions(), RECHECK_INTERVAL_MS);
+    this.recheck.unref();
   }
 
   log(record: CallRecord): void {
@@ -51,23 +59,48 @@ export class McpGateway implements SessionHub {
     const names = new Set(servers.map((server) => server.name));
     for (const [name, upstream] of this.upstreams) {
       if (!names.has(name)) {
-        // Told before it goes: sessions that saw its tools list again.
-        this.toolsChanged(name);
         this.upstreams.delete(name);
         void upstream.stop();
       }
     }
     for (const config of servers) {
       const known = this.upstreams.get(config.name);
-      if (known) {
-        const before = known.settings.disabledTools.join('\n') + known.settings.enabled;
-        known.reconfigure(config);
-        if (before !== config.disabledTools.join('\n') + config.enabled) this.toolsChanged(config.name);
-      } else {
-        this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
-        this.toolsChanged(config.name);
-      }
+      if (known) known.reconfigure(config);
+      else this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
     }
+    this.serversVersion++;
+    // Sessions that see a server come or go, or a tool switched on or off, are told at once.
+    this.recheckSessions();
+  }
+
+  /**
+   * Every open session held against its key and the servers as they are now: a session whose key was revoked
+   * (or whose /mcp/{server} the key may no longer use) is closed; one whose visible servers or switched-off
+   * tools changed is told to list again (McpSession.noteGrant). Runs every RECHECK_INTERVAL_MS and after each
+   * change of the servers.
+   */
+  recheckSessions(): void {
+    for (const [id, session] of this.sessions) this.recheckSession(id, session);
+  }
+
+  private recheckSession(id: string, session: McpSession): void {
+    const caller = session.key.now();
+    // A key store replaces a key's Caller whenever it rereads its keys: the same object and the same servers
+    // mean the same grant (about 3 µs a session, against some 15 µs for working the grant out again).
+    if (caller !== undefined && session.grantBasis.caller === caller && session.grantBasis.serversVersion === this.serversVersion) return;
+    session.grantBasis = { caller, serversVersion: this.serversVersion };
+    let visible: McpUpstream[];
+    try {
+      if (caller === undefined) throw new Error('revoked');
+      visible = session.scope === null ? this.visibleUpstreams(caller) : [this.upstreamFor(caller, session.scope)];
+    } catch {
+      this.dropSession(id);
+      return;
+    }
+    session.noteGrant(
+      visible.map((upstream) => upstream.name),
+      visible.map((upstream) => upstream.settings.disabledTools.join('\t')).join('\n'),
+    );
   }
 
   state(name: string): McpServerState {
@@ -153,6 +186,8 @@ export class McpGateway implements SessionHub {
       if (oldest) this.dropSession(oldest[0]);
     }
     this.sessions.set(id, session);
+    // What the client is told of later is measured from what it could see when it began.
+    this.recheckSession(id, session);
   }
 
   dropSession(id: string): void {
@@ -165,14 +200,11 @@ export class McpGateway implements SessionHub {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweep);
+    clearInterval(this.recheck);
     const sessions = [...this.sessions.keys()];
     for (const id of sessions) this.dropSession(id);
     await Promise.allSettled([...this.upstreams.values()].map((upstream) => upstream.stop()));
     this.upstreams.clear();
-  }
-
-  private toolsChanged(server: string): void {
-    this.onServerNotification(server, { method: 'notifications/tools/list_changed' });
   }
 
   private known(name: string): McpUpstream {

@@ -31,6 +31,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/keys.js';
 import type { CallRecord } from '../core/call-record.js';
+import { revokedKey, type SessionKey } from './access.js';
 import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
 import { prefixed, splitPrefixed } from './names.js';
 import type { McpUpstream } from './upstream.js';
@@ -51,6 +52,8 @@ export interface SessionHub {
 export interface ActiveCall {
   server: string;
   extra: Extra;
+  /** Aborted when the session's key may no longer use the server (noteGrant): the call is cancelled upstream. */
+  lost: AbortController;
 }
 
 /** Capabilities of the combined endpoint: everything the relay carries. */
@@ -77,10 +80,17 @@ export class McpSession {
   private readonly templates: { server: string; template: UriTemplate; text: string }[] = [];
   /** Aborted when the session ends: its calls still running upstream are cancelled (a client may hang up before its cancellation arrives). */
   private readonly ended = new AbortController();
+  /** What this endpoint offers the client (which list_changed notifications it may be sent). */
+  private readonly offered: ServerCapabilities;
+  /** What the grant below was worked out from (McpGateway.recheckSessions). */
+  grantBasis: { caller: Caller | undefined; serversVersion: number } = { caller: undefined, serversVersion: -1 };
+  /** What the session's key may see, as compared between two checks: the servers, then each server's switched-off tools. */
+  private grant: { servers: string; tools: string } | undefined;
 
   constructor(
     private readonly hub: SessionHub,
-    readonly caller: Caller,
+    /** The session's key, read as it is now at every question (access.ts): never the authorization it had at initialize. */
+    readonly key: SessionKey,
     /** The one server of /mcp/{server}; null for /mcp. */
     readonly scope: string | null,
     readonly path: string,
@@ -90,6 +100,7 @@ export class McpSession {
     onClosed: () => void,
   ) {
     const offered = scope === null ? COMBINED_CAPABILITIES : relayedCapabilities(capabilities);
+    this.offered = offered;
     this.server = new Server(scope === null || !upstreamInfo.serverInfo ? { name: scope === null ? 'gatehouse' : `gatehouse-${scope}`, version: hub.version } : upstreamInfo.serverInfo, {
       capabilities: offered,
       ...(upstreamInfo.instructions ? { instructions: upstreamInfo.instructions } : {}),
@@ -105,15 +116,52 @@ export class McpSession {
     this.registerHandlers(offered);
   }
 
+  /**
+   * The key as it is now: every check of a server or tool in this session's handlers asks with it (the hub's
+   * upstreamFor and visibleUpstreams), so a narrowed key is narrowed for the next message. A revoked key's
+   * message is refused here (its session is closed by the hub within a second, its HTTP requests refused before).
+   */
+  get caller(): Caller {
+    const caller = this.key.now();
+    if (!caller) throw revokedKey();
+    return caller;
+  }
+
+  /**
+   * Takes what the key may see now (McpGateway.recheckSessions); when it differs from what the client was
+   * last told, the client is told to list again: tools when a tool or server came or went, prompts and
+   * resources too when a server did (each only where this endpoint offers it).
+   */
+  noteGrant(visible: readonly string[], tools: string): void {
+    const before = this.grant;
+    const grant = { servers: visible.join('\n'), tools };
+    this.grant = grant;
+    // A call in flight to a server the key lost is cancelled, not left to finish with the old grant.
+    for (const call of this.activeCalls) {
+      if (!visible.includes(call.server)) {
+        call.lost.abort(new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the server switched off or removed): the call was cancelled`));
+      }
+    }
+    if (before === undefined || (before.servers === grant.servers && before.tools === grant.tools)) return;
+    const offered = this.offered;
+    const changed: string[] = [];
+    if (offered.tools) changed.push('notifications/tools/list_changed');
+    if (before.servers !== grant.servers) {
+      if (offered.prompts) changed.push('notifications/prompts/list_changed');
+      if (offered.resources) changed.push('notifications/resources/list_changed');
+    }
+    for (const method of changed) void this.server.notification({ method } as ServerNotification).catch(() => undefined);
+  }
+
   get clientName(): string | null {
     return this.server.getClientVersion()?.name ?? null;
   }
 
-  /** Whether this session sees a server (its scope and its key). */
+  /** Whether this session sees a server (its scope and its key as it is now): where a server's notifications and requests may go. */
   sees(server: string): boolean {
-    if (this.scope !== null) return this.scope === server;
-    const allowed = this.caller.mcpServers;
-    return allowed === undefined || allowed.includes(server);
+    if (this.scope !== null && this.scope !== server) return false;
+    const caller = this.key.now();
+    return caller !== undefined && (caller.mcpServers === undefined || caller.mcpServers.includes(server));
   }
 
   async close(): Promise<void> {
@@ -284,7 +332,7 @@ export class McpSession {
   private async recorded(server: string, tool: string, request: Request, extra: Extra, check?: () => void): Promise<Result> {
     const createdAt = Date.now();
     const startedAt = performance.now();
-    const facts = { createdAt, startedAt, path: this.path, caller: this.caller, server, tool, client: this.clientName, method: request.method, params: request.params, headers: extra.requestInfo?.headers ?? {} };
+    const facts = { createdAt, startedAt, path: this.path, caller: this.key.seen, server, tool, client: this.clientName, method: request.method, params: request.params, headers: extra.requestInfo?.headers ?? {} };
     let secrets: readonly string[] = [];
     try {
       check?.();
@@ -304,7 +352,7 @@ export class McpSession {
         createdAt: Date.now(),
         startedAt: performance.now(),
         path: this.path,
-        caller: this.caller,
+        caller: this.key.seen,
         server,
         tool,
         client: this.clientName,
@@ -331,13 +379,13 @@ export class McpSession {
       if (Object.keys(rest).length) params._meta = rest;
       else delete params._meta;
     }
-    const active: ActiveCall | undefined = extra ? { server, extra } : undefined;
+    const active: ActiveCall | undefined = extra ? { server, extra, lost: new AbortController() } : undefined;
     if (active) this.activeCalls.push(active);
     try {
       return await upstream.request(
         { method: request.method, params } as Request,
         {
-          signal: extra ? AbortSignal.any([extra.signal, this.ended.signal]) : this.ended.signal,
+          signal: active ? AbortSignal.any([active.extra.signal, this.ended.signal, active.lost.signal]) : this.ended.signal,
           onprogress:
             progressToken !== undefined && extra
               ? (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined)

@@ -100,10 +100,15 @@ export class McpUpstream {
     return this.config;
   }
 
-  /** The server's secret values: blanked out of its stderr, its errors and the log. */
-  get secrets(): string[] {
-    return [...Object.values(this.config.secretEnvValues), ...Object.values(this.config.secretHeaderValues)];
+  /** The server's secret values: blanked out of its stderr, its errors and the log. Listed once per configuration, not per call. */
+  get secrets(): readonly string[] {
+    if (this.secretsOf?.config !== this.config) {
+      this.secretsOf = { config: this.config, values: [...Object.values(this.config.secretEnvValues), ...Object.values(this.config.secretHeaderValues)] };
+    }
+    return this.secretsOf.values;
   }
+
+  private secretsOf: { config: McpServerConnection; values: readonly string[] } | undefined;
 
   get stderr(): string[] {
     return [...this.stderrLines];

@@ -1,7 +1,8 @@
 // Key limits and spend in PostgreSQL: the KeyLimitsRepository the running limiter is loaded from. Spend
 // is handed over off the gateway's thread (the limiter's tick must never wait on the network); amounts
-// PostgreSQL refused are kept and added to the next write. Other instances' limit changes are heard
-// through NOTIFY 'limits' / 'keys' (mayHaveChanged).
+// PostgreSQL refused are kept and added to the next write, and those it still refuses on close go to the
+// spill (spill.ts), written at the next start. Other instances' limit changes are heard through NOTIFY
+// 'limits' / 'keys' (mayHaveChanged).
 import { GatewayError } from '../core/errors.js';
 import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type LimitedKey, type LimitsSnapshot, type SpendDelta, type SpentDay } from '../core/limits.js';
 import type { PgBridge, Results, Statement } from './pg-bridge.js';
@@ -24,7 +25,7 @@ const fromRow = (row: LimitsRow): KeyLimits => ({ rpm: row.rpm, tpm: row.tpm, da
 const toKey = (row: Record<string, unknown>): LimitedKey => ({ id: String(row.id), name: String(row.name), kind: row.kind as LimitedKey['kind'] });
 
 /** Deltas of one key and day summed into one (a single upsert may not touch a row twice). */
-function merged(deltas: readonly SpendDelta[]): SpendDelta[] {
+export function mergedSpend(deltas: readonly SpendDelta[]): SpendDelta[] {
   const byKeyDay = new Map<string, SpendDelta>();
   for (const delta of deltas) {
     const id = `${delta.keyId}\u0000${delta.day}`;
@@ -35,7 +36,7 @@ function merged(deltas: readonly SpendDelta[]): SpendDelta[] {
   return [...byKeyDay.values()];
 }
 
-function spendStatement(deltas: readonly SpendDelta[]): Statement {
+export function spendStatement(deltas: readonly SpendDelta[]): Statement {
   return { sql: ADD_SPEND, params: [deltas.map((d) => d.keyId), deltas.map((d) => d.day), deltas.map((d) => d.costUsd), deltas.map((d) => d.tokens), deltas.map((d) => d.requests)] };
 }
 
@@ -54,10 +55,15 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
   private changed = false;
   /** Spend handed over but refused (PostgreSQL away): written with the next amounts. */
   private unwritten: SpendDelta[] = [];
-  private writing = false;
+  /** The amounts of the write on its way, until it is answered. */
+  private writing: SpendDelta[] | null = null;
   private closed = false;
 
-  constructor(private readonly bridge: PgBridge) {}
+  /** `spill` keeps what PostgreSQL has not taken when the store closes; it throws when it cannot. */
+  constructor(
+    private readonly bridge: PgBridge,
+    private readonly spill?: (spend: SpendDelta[]) => void,
+  ) {}
 
   get isOpen(): boolean {
     return !this.closed;
@@ -146,48 +152,63 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
   }
 
   /**
-   * With `wait: false` (the limiter's tick) the amounts are handed over and this returns at once: they are
-   * the store's from then on, kept and retried if PostgreSQL is away. With `wait: true` (on stop) they are
-   * written before it returns, with whatever was kept.
+   * The amounts are the store's from then on: kept, and retried while PostgreSQL is away. With `wait: false`
+   * (the limiter's tick) they are handed over and this returns at once. With `wait: true` (on stop) they
+   * are written before it returns, with whatever was kept, when PostgreSQL answers; else they stay kept
+   * (close() spills them).
    */
   addSpend(deltas: readonly SpendDelta[], options: { wait: boolean }): boolean {
     if (this.closed) return false;
+    this.unwritten.push(...deltas);
     if (options.wait) {
-      const all = merged([...this.unwritten, ...deltas]);
-      if (all.length) this.bridge.runSync([spendStatement(all)]);
+      // Taken out while they are written: a write answered during the wait must not start them again.
+      const all = mergedSpend(this.unwritten);
       this.unwritten = [];
+      if (all.length === 0) return true;
+      try {
+        this.bridge.runSync([spendStatement(all)], { transaction: true });
+      } catch (error) {
+        this.unwritten = all.concat(this.unwritten);
+        console.error(`Gatehouse: could not write key spend to PostgreSQL: ${(error as Error).message}`);
+      }
       return true;
     }
-    this.unwritten.push(...deltas);
     this.writeKept();
     return true;
   }
 
   close(): void {
     if (this.closed) return;
-    try {
-      this.addSpend([], { wait: true });
-    } catch (error) {
-      console.error(`Gatehouse: could not write the last key spend to PostgreSQL: ${(error as Error).message}`);
-    }
+    this.addSpend([], { wait: true });
     this.closed = true;
+    // A write never answered is taken as not done: PostgreSQL away, its transaction is not committed.
+    const left = mergedSpend([...(this.writing ?? []), ...this.unwritten]);
+    this.writing = null;
+    this.unwritten = [];
+    if (left.length === 0) return;
+    try {
+      if (!this.spill) throw new Error('nowhere to keep it');
+      this.spill(left);
+    } catch (error) {
+      console.error(`Gatehouse: the last key spend could not be written or kept, and is lost (${(error as Error).message}).`);
+    }
   }
 
   private writeKept(): void {
     if (this.writing || this.unwritten.length === 0) return;
-    const batch = merged(this.unwritten);
+    const batch = mergedSpend(this.unwritten);
     this.unwritten = [];
-    this.writing = true;
-    this.bridge.run([spendStatement(batch)]).then(
-      () => {
-        this.writing = false;
-        this.writeKept();
-      },
-      () => {
-        // Kept for the next tick's write.
-        this.writing = false;
+    this.writing = batch;
+    // Told as soon as the answer is taken (also inside close's wait), so close knows whether it was written.
+    // In a transaction: a server that hangs (or a network that holds the bytes back) and goes on after the
+    // stop has at most its BEGIN, never the amounts that close() spills as unwritten.
+    this.bridge.runThen([spendStatement(batch)], { transaction: true }, (outcome) => {
+      if (this.writing !== batch) return;
+      this.writing = null;
+      if ('error' in outcome) {
+        // Kept for the next write.
         this.unwritten = batch.concat(this.unwritten);
-      },
-    );
+      } else this.writeKept();
+    });
   }
 }

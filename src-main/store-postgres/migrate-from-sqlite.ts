@@ -13,7 +13,7 @@ import { checkDatabaseUrl } from './open.js';
 import { migrate, RENAME_TWIN_KEYS } from './schema.js';
 
 /** Tables a team database holds data in: any row in one means it is not empty. */
-const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'mcp_servers', 'request_log', 'usage_daily', 'usage_monthly'];
+const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'mcp_servers', 'request_log', 'usage_daily', 'usage_monthly', 'log_spills'];
 const ROWS_PER_INSERT = 500;
 
 const LOG_COLUMNS = [

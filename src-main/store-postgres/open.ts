@@ -16,6 +16,7 @@ import { PgSavedPromptStore } from './saved-prompts.js';
 import { migrate } from './schema.js';
 import { PgModelOverrideStore, PgSettingsStore } from './settings.js';
 import { PgUsageStore } from './usage.js';
+import { replaySpills, spillRows, spillSpend } from './spill.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -23,6 +24,11 @@ export interface PostgresStoreOptions {
   /** Whether limits are shared across instances (Redis): without, a second live instance is refused. */
   sharedLimits: boolean;
   instanceId?: string;
+  /**
+   * The instance's data dir: log rows and key spend PostgreSQL did not take by the end of a stop are kept
+   * there (spill.ts) and written at the next start, before anything is served. Without it they are lost.
+   */
+  dataDir?: string;
 }
 
 export interface PostgresStore {
@@ -70,6 +76,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const closers: (() => void)[] = [() => bridge.close()];
   try {
     const instanceId = options.instanceId ?? newInstanceId();
+    // What an earlier stop could not write: before the limiter reads the spend, and before any call; and
+    // before registering, since it also takes back the registration of the instance that stopped.
+    if (options.dataDir) {
+      const written = await replaySpills(bridge, options.dataDir);
+      if (written > 0) console.error(`Gatehouse: ${written} request log rows kept by an earlier stop were written to PostgreSQL.`);
+    }
     const instances = await InstanceRegistration.register(bridge, { id: instanceId, sharedLimits: options.sharedLimits });
     closers.unshift(() => instances.close());
     const changes = new ChangeFeed(options.url);
@@ -81,7 +93,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const keys = await PgKeyStore.open(bridge, options.protector);
     closers.unshift(() => keys.close());
     const routes = await PgRouteStore.open(bridge);
-    const limits = new PgKeyLimitsStore(bridge);
+    const limits = new PgKeyLimitsStore(bridge, options.dataDir ? spillSpend(options.dataDir, instanceId) : undefined);
     const modelAllowLists = new PgModelAllowListStore(bridge);
     // Sealed with the keys' data key, as on SQLite.
     const mcpServers = new PgMcpServerStore(bridge, keys.valueSealer());
@@ -93,6 +105,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       storeBodies: () => settings.get().storeBodies,
       writer: new PgLogWriter(bridge, instanceId),
       queries: new PgLogQueries(bridge, () => logClosed),
+      spill: options.dataDir ? spillRows(options.dataDir, instanceId) : undefined,
     });
     closers.unshift(() => {
       logClosed = true;

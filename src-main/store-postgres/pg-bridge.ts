@@ -278,15 +278,29 @@ export class PgBridge {
 
   /**
    * Writes a batch of log rows (log-batch.ts) in one transaction, after the ordered work before it; the
-   * statements are built on the bridge's thread. The first result holds the rows' ids, in order.
+   * statements are built on the bridge's thread. The first result holds the rows' ids, in order. `done`
+   * is told as soon as the answer is taken, also inside a wait (a flush on stop), not a turn later: what
+   * was written is known when the wait returns.
    */
-  writeLogBatch(rows: unknown[][], instanceId: string | null): Promise<Results> {
-    if (this.closed) return Promise.reject(new DatabaseUnavailableError('the store is closed'));
+  writeLogBatch(rows: unknown[][], instanceId: string | null, done: (outcome: { results: Results } | { error: Error }) => void): void {
+    if (this.closed) {
+      done({ error: new DatabaseUnavailableError('the store is closed') });
+      return;
+    }
     const id = ++this.nextId;
-    return new Promise<Results>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ordered: true, logBatch: { rows, instanceId } });
-    });
+    this.pending.set(id, { resolve: (results) => done({ results }), reject: (error) => done({ error }) });
+    this.worker.postMessage({ id, ordered: true, logBatch: { rows, instanceId } });
+  }
+
+  /** run(), its outcome told to `done` as soon as the answer is taken (also inside a wait), not a turn later. */
+  runThen(statements: Statement[], options: { transaction?: boolean }, done: (outcome: { results: Results } | { error: Error }) => void): void {
+    if (this.closed) {
+      done({ error: new DatabaseUnavailableError('the store is closed') });
+      return;
+    }
+    const id = ++this.nextId;
+    this.pending.set(id, { resolve: (results) => done({ results }), reject: (error) => done({ error }) });
+    this.worker.postMessage({ id, ordered: false, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
   }
 
   query<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {

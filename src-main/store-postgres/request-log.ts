@@ -31,16 +31,10 @@ export class PgLogWriter implements LogBatchWriter {
 
   write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
     this.inFlight += rows.length;
-    this.bridge.writeLogBatch(rows, this.instanceId).then(
-      (results) => {
-        this.inFlight -= rows.length;
-        done({ ids: results[0].map((row) => Number(row.id)) });
-      },
-      (error: Error) => {
-        this.inFlight -= rows.length;
-        done({ error });
-      },
-    );
+    this.bridge.writeLogBatch(rows, this.instanceId, (outcome) => {
+      this.inFlight -= rows.length;
+      done('error' in outcome ? outcome : { ids: outcome.results[0].map((row) => Number(row.id)) });
+    });
   }
 
   waitUntilWritten(): void {

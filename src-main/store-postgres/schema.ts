@@ -344,6 +344,14 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       ALTER TABLE request_log ALTER COLUMN search DROP EXPRESSION;
     `,
   },
+  {
+    version: 9,
+    description: 'the chunks of spill files written (rows and spend kept in a data dir while PostgreSQL was away), so none is written twice',
+    sql: `
+      -- chunk: '<spill file id>/<chunk number>' (store-postgres/spill.ts), recorded in the chunk's own transaction.
+      CREATE TABLE log_spills (chunk text PRIMARY KEY, instance_id text NOT NULL, rows int NOT NULL, written_at bigint NOT NULL);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,7 +1,7 @@
-// A call's record as the log stores it: one row's values, in the order of ROW_COLUMNS, with its bodies
-// redacted and cut, its client told, and its local day worked out for the usage totals.
-import { redactSecrets } from '../core/redact.js';
-import type { AttemptRecord, CallRecord } from '../core/call-record.js';
+// A call's record as the log stores it: one row's values, in the order of ROW_COLUMNS, made only of a
+// redacted record (core/redacted-record.ts: redacted, its bodies kept or dropped and cut), its client
+// told, and its local day worked out for the usage totals.
+import type { RedactedCallRecord } from '../core/redacted-record.js';
 import { localDay } from '../core/usage.js';
 import { dialectOfPath } from '../codecs/usage-from-body.js';
 import { priceCall } from '../catalog/pricing.js';
@@ -27,29 +27,11 @@ function dayOf(time: number): string {
   return day;
 }
 
-/** An attempt as the row keeps it: whole milliseconds. Field by field, in the order written, rather than a spread (µs a row). */
-function storedAttempt(attempt: AttemptRecord): AttemptRecord {
-  const stored: AttemptRecord = { status: attempt.status, error: attempt.error, durationMs: Math.round(attempt.durationMs) };
-  if (attempt.target !== undefined) stored.target = attempt.target;
-  if (attempt.reason !== undefined) stored.reason = attempt.reason;
-  return stored;
-}
-
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n… [${text.length - max} more characters not stored]`;
-}
-
-/** Redacted before it is cut, so no part of a secret survives at the cut. */
-function storedBody(text: string | null, secrets: readonly string[] | undefined, maxChars: number): string | null {
-  return text === null ? null : cut(redactSecrets(text, secrets ?? []), maxChars);
-}
-
 /**
- * The row of one call. Bodies are kept (up to `maxStoredBodyChars` each) when `keepBodies`. Usage comes
- * as the gateway read it; a call it did not price is priced here from that usage.
+ * The row of one call, from its redacted record (which kept or dropped its bodies). Usage comes as the
+ * gateway read it; a call it did not price is priced here from that usage.
  */
-export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBodyChars: number): RowValues {
+export function toRowValues(input: RedactedCallRecord): RowValues {
   // A row the gateway did not name a dialect for is known by its path (a model list has none).
   const dialect = input.dialect ?? dialectOfPath(input.path);
   // The gateway hands every row its usage as it read it from the answer (null when none was reported).
@@ -84,10 +66,10 @@ export function toRowValues(input: CallRecord, keepBodies: boolean, maxStoredBod
     input.stream ? 1 : 0,
     input.error,
     input.attempts,
-    input.attemptLog?.length ? JSON.stringify(input.attemptLog.map(storedAttempt)) : null,
+    input.attemptLog?.length ? JSON.stringify(input.attemptLog) : null,
     JSON.stringify(input.requestHeaders),
-    keepBodies ? storedBody(input.requestBody, input.secrets, maxStoredBodyChars) : null,
-    keepBodies ? storedBody(input.responseBody, input.secrets, maxStoredBodyChars) : null,
+    input.requestBody,
+    input.responseBody,
     dialect,
     input.providerFormat ?? null,
     input.dropped?.length ? JSON.stringify(input.dropped) : null,

@@ -3,6 +3,7 @@
 // format, the writers, the usage totals and the queries each have their own file (log-*.ts).
 import type { SqliteDatabase } from './database.js';
 import type { CallRecord } from '../core/call-record.js';
+import { redactRecord, type RedactedCallRecord } from '../core/redacted-record.js';
 import type { ExportedLogEntry, LogEntry, LogEntryDetail, LogListener, LogQuery, RequestLogStore } from '../core/log-store.js';
 import { rowFromValues, toEntry, type RowValues } from './log-row.js';
 import { toRowValues } from './log-row-values.js';
@@ -19,6 +20,24 @@ export interface RequestLogOptions {
   writer?: LogBatchWriter;
   /** Where entries are read back from; by default the SQLite database's (another backend brings its own, with its writer). */
   queries?: LogReader;
+  /**
+   * Where the rows still unwritten when the log closes are kept for the next start (team mode: a spill
+   * file, store-postgres/spill.ts); it throws when it could not keep them. Without it, or when it throws,
+   * they are lost, and counted as dropped.
+   */
+  spill?: (unwritten: UnwrittenRows) => void;
+}
+
+/** The rows a closing log could not write. */
+export interface UnwrittenRows {
+  /** Every row not known to be written: refused, queued, and handed over but never answered; made as they are read. */
+  rows: Iterable<RowValues>;
+  count: number;
+  /**
+   * The highest id a batch of this log was answered with (0 when none). Batches handed over after it and
+   * never answered may still have been committed (an answer lost on the way): such rows have higher ids.
+   */
+  lastWrittenId: number;
 }
 
 /** The reading half of the log: a page, one entry, the purge; a store that waits for another server also reads off the serving thread. */
@@ -40,9 +59,9 @@ const DROP_REPORT_INTERVAL_MS = 10_000;
 const RETRY_FLUSH_MS = 1_000;
 
 export class RequestLog implements RequestLogStore {
-  private queue: CallRecord[] = [];
+  private queue: RedactedCallRecord[] = [];
   /** Rows of batches the database refused, oldest first, written again before the queue. */
-  private refused: CallRecord[] = [];
+  private refused: RedactedCallRecord[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** A full batch is handed over on the next turn of the event loop: one such turn at a time. */
   private handOverSoon = false;
@@ -59,8 +78,14 @@ export class RequestLog implements RequestLogStore {
   /** Rows dropped since the last message about it, and when that message was printed. */
   private droppedUnreported = 0;
   private lastDropReport = -Infinity;
-  /** Rows dropped since start (the bounded queue overflowed), for /metrics. */
+  /** Rows dropped since start (the bounded queue overflowed, or the log closed with rows it could not keep), for /metrics. */
   private droppedTotal = 0;
+  /** Batches handed over and not answered yet, by the order they were handed over in. */
+  private readonly unanswered = new Map<number, RowValues[]>();
+  private handedOver = 0;
+  /** The highest id a batch was answered with. */
+  private lastWrittenId = 0;
+  private readonly spill: ((unwritten: UnwrittenRows) => void) | undefined;
 
   /** `db` may be null when `writer` and `queries` are given (a store other than SQLite). */
   constructor(db: SqliteDatabase | null, options: RequestLogOptions = {}) {
@@ -73,12 +98,20 @@ export class RequestLog implements RequestLogStore {
     if (!db && (!options.writer || !options.queries)) throw new Error('A request log without a SQLite database needs its own writer and queries');
     this.writer = options.writer ?? new SameThreadLogWriter(db!);
     this.queries = options.queries ?? new LogQueries(db!, () => this.closed);
+    this.spill = options.spill;
   }
 
-  /** Queues a row; costs no disk work on the caller's path. */
+  /**
+   * Queues a row; costs no disk work on the caller's path. Every row of every kind, on every backend,
+   * passes the one redaction step here before it is queued: nothing after it holds an unredacted record.
+   */
   append(entry: CallRecord): void {
-    if (this.closed) return;
-    this.queue.push(entry);
+    if (this.closed) {
+      // A call that ended after the stop's last flush: nowhere to go.
+      this.droppedTotal++;
+      return;
+    }
+    this.queue.push(redactRecord(entry, { keepBodies: this.storeBodies(), maxBodyChars: this.maxStoredBodyChars }));
     if (this.pendingCount > MAX_PENDING_ROWS) this.dropOldest();
     if (this.queue.length >= this.batchSize) {
       if (!this.handOverSoon) {
@@ -96,7 +129,10 @@ export class RequestLog implements RequestLogStore {
     return this.refused.length + this.queue.length;
   }
 
-  /** Rows dropped since start because the queue was full (the store refused writes for long, or fell behind). */
+  /**
+   * Rows lost since start: the queue was full (the store refused writes for long, or fell behind), or the
+   * log closed with rows it could neither write nor spill.
+   */
   get droppedCount(): number {
     return this.droppedTotal;
   }
@@ -130,18 +166,24 @@ export class RequestLog implements RequestLogStore {
       const batch = waiting.length > room ? waiting.slice(0, room) : waiting;
       this.refused = [];
       this.queue = batch === waiting ? [] : waiting.slice(room);
-      const keepBodies = this.storeBodies();
-      const rows = batch.map((input) => toRowValues(input, keepBodies, this.maxStoredBodyChars));
-      this.writer.write(rows, (outcome) => this.afterWrite(batch, rows, outcome));
+      const rows = batch.map(toRowValues);
+      const order = ++this.handedOver;
+      this.unanswered.set(order, rows);
+      this.writer.write(rows, (outcome) => {
+        // Answered after the log closed: its rows were already counted or spilled as unanswered.
+        if (!this.unanswered.delete(order)) return;
+        this.afterWrite(batch, rows, outcome);
+      });
     }
     if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
-  private afterWrite(batch: CallRecord[], rows: RowValues[], outcome: BatchOutcome): void {
+  private afterWrite(batch: RedactedCallRecord[], rows: RowValues[], outcome: BatchOutcome): void {
     if ('error' in outcome) {
       this.keepForRetry(batch, outcome.error);
       return;
     }
+    for (const id of outcome.ids) if (id > this.lastWrittenId) this.lastWrittenId = id;
     if (this.failingSince !== null) {
       console.error(`Gatehouse: request log writes work again; ${batch.length} waiting rows written.`);
       this.failingSince = null;
@@ -158,7 +200,7 @@ export class RequestLog implements RequestLogStore {
    * A database that refuses the write (locked by another program past the busy timeout, disk full) must
    * neither take the gateway down nor lose the rows: they wait, ahead of newer ones, for a later try.
    */
-  private keepForRetry(batch: CallRecord[], error: Error): void {
+  private keepForRetry(batch: RedactedCallRecord[], error: Error): void {
     this.refused = this.refused.concat(batch);
     if (this.failingSince === null) {
       this.failingSince = Date.now();
@@ -228,11 +270,39 @@ export class RequestLog implements RequestLogStore {
   }
 
   close(): void {
+    if (this.closed) return;
     this.flush();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.keepUnwritten();
     this.writer.close();
     this.listeners.clear();
+  }
+
+  /**
+   * The rows the last flush could not write (refused, or handed over and not answered in time) go to the
+   * spill; those it cannot take are lost, and counted.
+   */
+  private keepUnwritten(): void {
+    const waiting = this.refused.concat(this.queue);
+    const handedOver = [...this.unanswered.values()];
+    this.refused = [];
+    this.queue = [];
+    this.unanswered.clear();
+    const count = waiting.length + handedOver.reduce((sum, rows) => sum + rows.length, 0);
+    if (count === 0) return;
+    // Each row carries its own time: the order they are kept in does not matter.
+    function* rows(): Generator<RowValues> {
+      for (const batch of handedOver) yield* batch;
+      for (const input of waiting) yield toRowValues(input);
+    }
+    try {
+      if (!this.spill) throw new Error('the store keeps no rows across a restart');
+      this.spill({ rows: rows(), count, lastWrittenId: this.lastWrittenId });
+    } catch (error) {
+      this.droppedTotal += count;
+      console.error(`Gatehouse: ${count} request log rows could not be written or kept, and are lost (${(error as Error).message}).`);
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 // Try a prompt through the gateway exactly as a client would, and see what went over the wire.
-import { useMemo, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Field } from '../components/Field';
 import { Icon } from '../components/Icon';
 import { SegmentedControl } from '../components/SegmentedControl';
@@ -11,12 +11,53 @@ import { ParametersPanel } from './playground/ParametersPanel';
 import { CompareResults, CompareTargets } from './playground/ComparePanel';
 import { SavedPromptsCard, SavePromptDialog } from './playground/SavedPrompts';
 import { ChatTranscript } from './playground/ChatTranscript';
-import { draftRequest, endpointFor, runPathFor, usePlaygroundStore, type ChatRole, type PlaygroundView } from '../stores/playground-store';
+import { draftRequest, endpointFor, isConversationMode, runPathFor, usePlaygroundStore, type PlaygroundView } from '../stores/playground-store';
 import { useCompareStore } from '../stores/compare-store';
 
 /** The desktop bridge says which OS; in a browser, the user agent does. */
 const isMac = (typeof window !== 'undefined' && window.gatehouse?.platform === 'darwin') || (typeof navigator !== 'undefined' && /Mac/.test(navigator.userAgent));
 const RUN_MODIFIER = isMac ? '⌘' : 'Ctrl';
+
+/** How close (px) to the chat's end the window must be scrolled to count as following it. */
+const FOLLOW_SLACK_PX = 48;
+
+/**
+ * Keeps the chat's end (the newest turn, the reply streaming in, the composer) in view as the transcript
+ * grows, unless the person scrolled up from it: then the view stays where they put it, until they
+ * scroll back down or send the next turn. The document is the page's one scroller.
+ */
+function useFollowNewest() {
+  const end = useRef<HTMLDivElement>(null);
+  const following = useRef(false);
+  const messages = usePlaygroundStore((state) => state.messages);
+  const live = usePlaygroundStore((state) => state.outputs[0]?.length ?? 0);
+  const phase = usePlaygroundStore((state) => state.phase);
+  useEffect(() => {
+    const onScroll = () => {
+      const box = end.current?.getBoundingClientRect();
+      if (!box) return;
+      following.current = box.bottom <= window.innerHeight + FOLLOW_SLACK_PX;
+      if (following.current) followedAt.current = window.scrollY;
+    };
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, []);
+  const lastPhase = useRef(phase);
+  /** Where the window was left the last time the view followed the chat. */
+  const followedAt = useRef(0);
+  useLayoutEffect(() => {
+    const started = phase === 'running' && lastPhase.current !== 'running';
+    lastPhase.current = phase;
+    // Sending a turn means wanting to see its answer; a scroll up since the view last followed (its
+    // scroll event may not have come yet) means reading something else: the view stays put.
+    if (started) following.current = true;
+    else if (following.current && window.scrollY < followedAt.current - FOLLOW_SLACK_PX) following.current = false;
+    if (!following.current) return;
+    end.current?.scrollIntoView({ block: 'end' });
+    followedAt.current = window.scrollY;
+  }, [messages, live, phase]);
+  return end;
+}
 
 export function PlaygroundPage() {
   const mode = usePlaygroundStore((state) => state.mode);
@@ -41,6 +82,10 @@ export function PlaygroundPage() {
   const parameters = usePlaygroundStore((state) => state.parameters);
   const promptIsJson = usePlaygroundStore((state) => state.promptIsJson);
   const isRunning = isCompare ? comparing : phase === 'running';
+  const conversation = isConversationMode(mode);
+  const turns = messages.filter((message) => message.role !== 'system').length;
+  const newConversation = usePlaygroundStore((state) => state.newConversation);
+  const chatEnd = useFollowNewest();
 
   // Field errors shown as the person types; the server's own error is mapped onto its `param`.
   const errors = useMemo(() => {
@@ -99,10 +144,20 @@ export function PlaygroundPage() {
         <div className="playground-main">
           {isCompare ? <CompareTargets /> : <ConnectionCard errors={errors} />}
 
-          <section className="card">
-            {mode !== 'completion' && (
+          <section className={`card chat-card${conversation ? '' : ' chat-card-single'}`} aria-labelledby="chat-heading">
+            <div className="card-header">
+              <h2 id="chat-heading" className="card-title">
+                {conversation ? 'Chat' : 'Request'}
+              </h2>
+              {conversation && turns > 0 && (
+                <button type="button" className="button button-secondary button-small" onClick={newConversation} title="Starts over with the same key, model, parameters and system message">
+                  <Icon name="plus" />
+                  New chat
+                </button>
+              )}
+            </div>
+            {conversation && (
               <>
-                <h2 className="card-title">Conversation</h2>
                 {mode === 'messages' && (
                   <p className="muted small">
                     An Anthropic Messages request, as Claude Code sends it: system messages go in <code>system</code>, the key in <code>x-api-key</code>.
@@ -118,64 +173,70 @@ export function PlaygroundPage() {
                     A Gemini API request, as Gemini CLI sends it: the model is in the path, system messages go in <code>systemInstruction</code>, the key in <code>x-goog-api-key</code>.
                   </p>
                 )}
-                <ChatTranscript />
+                <ChatTranscript showRun={!isCompare} />
               </>
             )}
-            <Field
-              label="Prompt"
-              trailing={
-                mode === 'completion' && (
-                  <label className="checkbox checkbox-small">
-                    <input type="checkbox" checked={promptIsJson} onChange={(event) => update({ promptIsJson: event.target.checked })} />
-                    <span>JSON (arrays of strings or tokens)</span>
-                  </label>
-                )
-              }
-              hint={
-                <>
-                  {mode !== 'completion' ? 'Sent as the next user message; the reply joins the conversation. ' : ''}
-                  <kbd>{RUN_MODIFIER}</kbd> + <kbd>Enter</kbd> runs.
-                </>
-              } error={errors.prompt ?? errors.messages}>
-              <textarea
-                className={`input prompt-input${promptIsJson && mode === 'completion' ? ' input-mono' : ''}`}
-                rows={mode !== 'completion' ? 3 : 6}
-                value={prompt}
-                placeholder={mode !== 'completion' ? 'Ask something…' : promptIsJson ? '["First prompt", "Second prompt"]  or  [1212, 318, 257]' : 'Once upon a time'}
-                onChange={(event) => update({ prompt: event.target.value })}
-                onKeyDown={onPromptKeyDown}
-              />
-            </Field>
-            <div className="run-row">
-              {isRunning ? (
-                <button type="button" className="button button-danger" onClick={stop}>
-                  <Icon name="stop" />
-                  Stop
+            <div className={conversation ? 'composer' : undefined}>
+              <Field
+                label="Prompt"
+                trailing={
+                  mode === 'completion' && (
+                    <label className="checkbox checkbox-small">
+                      <input type="checkbox" checked={promptIsJson} onChange={(event) => update({ promptIsJson: event.target.checked })} />
+                      <span>JSON (arrays of strings or tokens)</span>
+                    </label>
+                  )
+                }
+                hint={
+                  <>
+                    {conversation ? 'Sent as the next user message; the reply joins the conversation. ' : ''}
+                    <kbd>{RUN_MODIFIER}</kbd> + <kbd>Enter</kbd> runs.
+                  </>
+                }
+                error={errors.prompt ?? errors.messages}
+              >
+                <textarea
+                  className={`input prompt-input${promptIsJson && mode === 'completion' ? ' input-mono' : ''}${conversation ? ' prompt-input-chat' : ''}`}
+                  rows={conversation ? 2 : 6}
+                  value={prompt}
+                  placeholder={conversation ? 'Ask something…' : promptIsJson ? '["First prompt", "Second prompt"]  or  [1212, 318, 257]' : 'Once upon a time'}
+                  onChange={(event) => update({ prompt: event.target.value })}
+                  onKeyDown={onPromptKeyDown}
+                />
+              </Field>
+              <div className="run-row">
+                {isRunning ? (
+                  <button type="button" className="button button-danger" onClick={stop}>
+                    <Icon name="stop" />
+                    Stop
+                  </button>
+                ) : (
+                  <button type="button" className="button button-primary" onClick={() => void run()}>
+                    <Icon name="play" />
+                    Run
+                  </button>
+                )}
+                <button type="button" className="button button-secondary" onClick={() => setSaving(true)}>
+                  <Icon name="folder" />
+                  Save prompt
                 </button>
-              ) : (
-                <button type="button" className="button button-primary" onClick={() => void run()}>
-                  <Icon name="play" />
-                  Run
-                </button>
-              )}
-              <button type="button" className="button button-secondary" onClick={() => setSaving(true)}>
-                <Icon name="folder" />
-                Save prompt
-              </button>
-              <span className="muted small">
-                {`POST ${mode === 'gemini' && model.trim() ? runPathFor(mode, model, parameters.stream) : endpointFor(mode)}`}
-                {!isCompare && authKind === 'key-by-name' ? ' as the chosen key' : ''}
-                {isCompare ? ' · to both sides' : ''}
-                {parameters.stream ? ' · streaming' : ''}
-              </span>
+                <span className="muted small run-target">
+                  {`POST ${mode === 'gemini' && model.trim() ? runPathFor(mode, model, parameters.stream) : endpointFor(mode)}`}
+                  {!isCompare && authKind === 'key-by-name' ? ' as the chosen key' : ''}
+                  {isCompare ? ' · to both sides' : ''}
+                  {parameters.stream ? ' · streaming' : ''}
+                </span>
+              </div>
             </div>
+            {/* The end of the chat: kept in view while the reply streams, unless the person scrolled up. */}
+            <div ref={chatEnd} className="chat-end" aria-hidden="true" />
           </section>
 
           {isCompare ? (
             <CompareResults />
           ) : (
             <>
-              <OutputPanel />
+              {!conversation && <OutputPanel />}
               <InspectorPanel />
             </>
           )}

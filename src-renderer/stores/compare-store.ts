@@ -9,6 +9,7 @@ import { buildGatewayOptionHeaders } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
 import { draftRequest, endpointFor, pieceReaderFor, requestHeadersFor, runPathFor, runStreams, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
 import { requireAdminClient } from './session-store';
+import { useKeysStore } from './keys-store';
 
 export interface CompareSide {
   keyId: string;
@@ -37,7 +38,13 @@ interface CompareState {
   sides: [CompareSide, CompareSide];
   /** Each key's model list, once asked for. */
   modelsByKey: Record<string, string[]>;
+  /** A side given another key (and no model) gets the model last used with it, else the first it lists. */
   updateSide(index: SideIndex, patch: Partial<Pick<CompareSide, 'keyId' | 'model'>>): void;
+  /**
+   * Fills the sides not set yet when the compare view opens: A with the Playground's key and model, B
+   * with another key (or the same key's next model), so a first Compare runs without typing.
+   */
+  prefill(): void;
   loadModels(keyId: string): Promise<void>;
   run(): Promise<void>;
   stop(): void;
@@ -141,12 +148,38 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     }
   }
 
+  /** A side with a key and no model yet takes one its key lists: on the same key as the other side, another one. */
+  const fillModel = (index: SideIndex) => {
+    const side = get().sides[index];
+    const listed = get().modelsByKey[side.keyId];
+    if (side.model || !listed?.length) return;
+    const other = get().sides[index === 0 ? 1 : 0];
+    const taken = other.keyId === side.keyId ? other.model : '';
+    patchSide(index, { model: listed.find((model) => model !== taken) ?? listed[0] });
+  };
+
   return {
     sides: [{ ...EMPTY_SIDE }, { ...EMPTY_SIDE }],
     modelsByKey: {},
     updateSide(index, patch) {
-      patchSide(index, patch);
-      if (patch.keyId) void get().loadModels(patch.keyId);
+      const keyChanged = patch.keyId !== undefined && patch.keyId !== get().sides[index].keyId && patch.model === undefined;
+      patchSide(index, keyChanged ? { ...patch, model: usePlaygroundStore.getState().modelByKey[patch.keyId ?? ''] ?? '' } : patch);
+      if (patch.keyId) void get().loadModels(patch.keyId).then(() => fillModel(index));
+    },
+    prefill() {
+      const playground = usePlaygroundStore.getState();
+      const [a, b] = get().sides;
+      if (!a.keyId && !a.model && playground.keyId) patchSide(0, { keyId: playground.keyId, model: playground.model.trim() });
+      if (!b.keyId && !b.model) {
+        const keyA = get().sides[0].keyId;
+        const other = useKeysStore.getState().virtualKeys.find((key) => key.id !== keyA);
+        const keyId = other?.id ?? keyA;
+        if (keyId) patchSide(1, { keyId, model: other ? (playground.modelByKey[other.id] ?? '') : '' });
+      }
+      for (const index of [0, 1] as const) {
+        const keyId = get().sides[index].keyId;
+        if (keyId) void get().loadModels(keyId).then(() => fillModel(index));
+      }
     },
     async loadModels(keyId) {
       if (!keyId || get().modelsByKey[keyId]) return;

@@ -22,6 +22,7 @@ import { readResponsesPiece } from '../playground/responses';
 import { geminiPath, readGeminiPiece } from '../playground/gemini';
 import { buildGatewayOptionHeaders, EMPTY_GATEWAY_OPTIONS, type GatewayOptionValues } from '../playground/gateway-options';
 import { stringifyJson } from '../playground/json-text';
+import { snippetAuthOf, type SnippetAuth } from '../playground/code-snippets';
 import {
   buildParameterFields,
   INITIAL_PARAMETERS,
@@ -42,6 +43,21 @@ export interface ChatMessage {
   id: number;
   role: ChatRole;
   content: string;
+  /** A reply cut short by Stop: kept as far as it came, and said so. */
+  stopped?: boolean;
+}
+
+/**
+ * The request a run sent, as the code tabs write it out: taken when the run starts, so a reply joining
+ * the transcript afterwards does not change what they show.
+ */
+export interface RanRequest {
+  endpoint: GatewayEndpoint;
+  auth: SnippetAuth;
+  body: RequestBody;
+  extraHeaders: Record<string, string>;
+  model: string;
+  stream: boolean;
 }
 
 export type RunPhase = 'idle' | 'running' | 'done' | 'error' | 'stopped';
@@ -111,6 +127,17 @@ interface PlaygroundState {
   stats: RunStats | null;
   error: RunError | null;
   raw: RawExchange | null;
+  /** What the last run sent (null before a run, and after a new chat or a loaded draft). */
+  lastRun: RanRequest | null;
+  /** The message id of the last run's reply: streaming into the transcript, then a turn of it. */
+  replyId: number | null;
+
+  /** Per virtual key, the model last run with it: picked again when that key is chosen. */
+  modelByKey: Record<string, string>;
+  /** The key changed and its model is still to be picked, once its model list is in. */
+  modelPickPending: boolean;
+  /** Says which model a key change picked and why. */
+  modelNotice: string | null;
 
   update(patch: Partial<Pick<PlaygroundState, 'mode' | 'authKind' | 'keyId' | 'view' | 'virtualKey' | 'provider' | 'providerToken' | 'customHost' | 'gatewayApiKey' | 'model' | 'prompt' | 'promptIsJson'>>): void;
   updateParameters(patch: Partial<ParameterValues>): void;
@@ -121,6 +148,16 @@ interface PlaygroundState {
   removeMessage(id: number): void;
   /** Starts the conversation over: the system messages stay, the turns and the last run go. */
   newConversation(): void;
+  /**
+   * Sends the conversation again from a turn: from a user message (after editing it) the turns after it
+   * go; from an assistant reply (regenerate) that reply and the turns after it go.
+   */
+  resendFrom(id: number): Promise<void>;
+  /**
+   * The key changed: picks the model it was last run with when the key still serves it, else the first
+   * it lists (`offered`), and says which. `keyName` names the key in that note.
+   */
+  settleModelPick(offered: readonly string[], keyName: string): void;
   /**
    * Replaces what to send with a request taken from the log or a saved prompt; with `keyId` (a virtual
    * key that still exists) that key is picked too, else how to authenticate is left as it is.
@@ -133,7 +170,8 @@ interface PlaygroundState {
   modelSourceChanged(): void;
   /** Fills modelOptions from the models the current key or provider lists. */
   loadModelOptions(): Promise<void>;
-  run(): Promise<void>;
+  /** Runs the draft; with `transcriptOnly` the conversation as it stands, leaving the composer alone. */
+  run(options?: { transcriptOnly?: boolean }): Promise<void>;
   stop(): void;
 }
 
@@ -259,16 +297,18 @@ function inMemoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> 
 }
 
 /** What is kept in localStorage: the draft, never a key, a token or a run. */
-type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'keyId' | 'view' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions'>;
+type PersistedDraft = Pick<PlaygroundState, 'mode' | 'authKind' | 'keyId' | 'view' | 'provider' | 'customHost' | 'model' | 'prompt' | 'promptIsJson' | 'messages' | 'parameters' | 'gatewayOptions' | 'modelByKey'>;
 
 /** The state of no run at all: before the first one, and after a draft is loaded or the conversation started over. */
-const NO_RUN: Pick<PlaygroundState, 'phase' | 'outputs' | 'tokenLogprobs' | 'stats' | 'error' | 'raw'> = {
+const NO_RUN: Pick<PlaygroundState, 'phase' | 'outputs' | 'tokenLogprobs' | 'stats' | 'error' | 'raw' | 'lastRun' | 'replyId'> = {
   phase: 'idle',
   outputs: [],
   tokenLogprobs: [],
   stats: null,
   error: null,
   raw: null,
+  lastRun: null,
+  replyId: null,
 };
 
 /** Whether there is enough to ask for a model list with: a key, or a provider with a gateway API key. */
@@ -306,11 +346,35 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   modelOptions: [],
   modelOptionsStatus: 'idle',
   modelOptionsError: null,
+  modelByKey: {},
+  modelPickPending: false,
+  modelNotice: null,
 
   ...NO_RUN,
 
   update(patch) {
-    set(patch);
+    const current = get();
+    // Another key: the old key's model would be sent to it (a 404 at a real provider), so the model is
+    // cleared now and picked for the new key once its list is in (settleModelPick).
+    const keyChanged = patch.keyId !== undefined && patch.keyId !== current.keyId && patch.model === undefined;
+    const modelTyped = patch.model !== undefined && patch.model !== current.model;
+    set({
+      ...patch,
+      ...(keyChanged ? { model: '', modelPickPending: Boolean(patch.keyId), modelNotice: null } : {}),
+      ...(modelTyped ? { modelPickPending: false, modelNotice: null } : {}),
+    });
+  },
+  settleModelPick(offered, keyName) {
+    const state = get();
+    if (!state.modelPickPending) return;
+    const remembered = state.modelByKey[state.keyId];
+    if (remembered && (!offered.length || offered.includes(remembered))) {
+      set({ model: remembered, modelPickPending: false, modelNotice: `Model set to ${remembered}, the one last used with ${keyName}.` });
+    } else if (offered.length) {
+      set({ model: offered[0], modelPickPending: false, modelNotice: `Model set to ${offered[0]}, the first one ${keyName} serves.` });
+    } else {
+      set({ modelPickPending: false, modelNotice: `${keyName} lists no models: type the model to use.` });
+    }
   },
   updateParameters(patch) {
     set({ parameters: { ...get().parameters, ...patch } });
@@ -333,11 +397,26 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
   },
   newConversation() {
     activeRun?.abort();
+    activeRun = null;
     set({ messages: get().messages.filter((message) => message.role === 'system'), prompt: '', ...NO_RUN });
+  },
+  async resendFrom(id) {
+    const state = get();
+    if (state.phase === 'running') return;
+    const at = state.messages.findIndex((message) => message.id === id);
+    if (at < 0) return;
+    const keep = state.messages[at].role === 'assistant' ? at : at + 1;
+    set({ messages: state.messages.slice(0, keep) });
+    await get().run({ transcriptOnly: true });
   },
 
   loadDraft(draft, keyId) {
+    // A run still streaming belongs to the conversation being replaced: stopped, and its end not shown.
+    activeRun?.abort();
+    activeRun = null;
     set({
+      modelPickPending: false,
+      modelNotice: null,
       ...(keyId ? { authKind: 'key-by-name' as const, keyId } : {}),
       mode: draft.mode,
       model: draft.model,
@@ -381,8 +460,8 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     }
   },
 
-  async run() {
-    const state = get();
+  async run(runOptions = {}) {
+    const state = runOptions.transcriptOnly ? { ...get(), prompt: '' } : get();
     if (state.phase === 'running') return;
     const auth = authOf(state);
     const { body, errors } = draftRequest(state);
@@ -405,6 +484,18 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     }
     const headers = { ...requestHeadersFor(state.mode, auth), ...target.headers, ...options.headers };
     const bodyText = stringifyJson(body);
+    const conversation = isConversationMode(state.mode);
+    const lastRun: RanRequest = { endpoint, auth: snippetAuthOf(auth), body, extraHeaders: options.headers, model: state.model, stream: state.parameters.stream };
+    // A chat turn joins the transcript as it is sent, and the reply streams in under it; the composer is
+    // free for the next one at once.
+    const sentTurn: ChatMessage[] = conversation && state.prompt ? [{ id: nextMessageId++, role: 'user', content: state.prompt }] : [];
+    const replyId = conversation ? nextMessageId++ : null;
+    set({
+      lastRun,
+      replyId,
+      ...(sentTurn.length ? { messages: [...get().messages, ...sentTurn], prompt: get().prompt === state.prompt ? '' : get().prompt } : {}),
+      ...(auth.kind === 'key-by-name' && state.model.trim() ? { modelByKey: { ...get().modelByKey, [auth.keyId]: state.model.trim() } } : {}),
+    });
     const controller = new AbortController();
     activeRun = controller;
     const startedAt = performance.now();
@@ -418,12 +509,23 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
       response: { status: null, headers: {}, body: '' },
     };
     set({ phase: 'running', outputs: [], tokenLogprobs: [], stats, error: null, raw });
+    /**
+     * The reply as a turn of the conversation, so the next Run continues from it: whole when done, as far
+     * as it came when stopped (marked so); a failed run adds none. Only while this run's turn is still the
+     * conversation's (a new chat or a loaded draft in the meantime drops it).
+     */
+    const replyTurn = (phase: RunPhase): Partial<PlaygroundState> => {
+      const reply = outputs[0] ?? '';
+      if (replyId === null || !reply || (phase !== 'done' && phase !== 'stopped') || get().replyId !== replyId) return {};
+      return { messages: [...get().messages, { id: replyId, role: 'assistant', content: reply, ...(phase === 'stopped' ? { stopped: true } : {}) }] };
+    };
 
     try {
       const outcome = await callGateway(
         { endpoint, url: target.url, headers, bodyText, stream, readPiece: pieceReaderFor(state.mode) },
         {
           onResponseStart(status, responseHeaders) {
+            if (activeRun !== controller) return;
             stats = { ...stats, status, traceId: responseHeaders['x-gateway-trace-id'] ?? null };
             raw.response = { status, headers: responseHeaders, body: '' };
             set({ stats, raw: { ...raw } });
@@ -432,6 +534,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
             rawLines.push(text);
           },
           onPiece(piece) {
+            if (activeRun !== controller) return;
             let sawText = false;
             for (const choice of piece.choices) {
               outputs[choice.index] = (outputs[choice.index] ?? '') + choice.text;
@@ -451,30 +554,23 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
         },
         controller.signal,
       );
+      if (activeRun !== controller) return;
       stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };
       raw.response.body = rawLines.join(stream ? '\n\n' : '');
       const phase: RunPhase = controller.signal.aborted ? 'stopped' : outcome.streamError ? 'error' : 'done';
-      // A finished chat turn joins the transcript at once, so the next Run continues the conversation.
-      const reply = outputs[0] ?? '';
-      const turn: ChatMessage[] =
-        phase === 'done' && isConversationMode(state.mode) && reply
-          ? [
-              ...(state.prompt ? [{ id: nextMessageId++, role: 'user' as const, content: state.prompt }] : []),
-              { id: nextMessageId++, role: 'assistant', content: reply },
-            ]
-          : [];
       set({
         phase,
         stats,
         raw: { ...raw },
         error: outcome.streamError ? { message: outcome.streamError, param: null, status: outcome.status } : null,
-        ...(turn.length ? { messages: [...get().messages, ...turn], prompt: get().prompt === state.prompt ? '' : get().prompt } : {}),
+        ...replyTurn(phase),
       });
     } catch (error) {
+      if (activeRun !== controller) return;
       stats = { ...stats, latencyMs: Math.round(performance.now() - startedAt) };
       raw.response.body = rawLines.join(stream ? '\n\n' : '');
       if (isAbortError(error) || controller.signal.aborted) {
-        set({ phase: 'stopped', stats, raw: { ...raw } });
+        set({ phase: 'stopped', stats, raw: { ...raw }, ...replyTurn('stopped') });
       } else {
         const apiError = error instanceof ApiError ? error : null;
         set({
@@ -509,6 +605,7 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     messages: state.messages,
     parameters: state.parameters,
     gatewayOptions: state.gatewayOptions,
+    modelByKey: state.modelByKey,
   }),
   merge: (persisted, current) => {
     const draft = (persisted ?? {}) as Partial<PersistedDraft>;

@@ -128,7 +128,7 @@ test('Chat keeps a transcript: each Run continues the conversation, it survives 
   await expect(transcript.getByRole('listitem')).toHaveCount(5);
   await expect(transcript).toContainText('Second question');
 
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New chat' }).click();
   await expect(transcript.getByRole('listitem')).toHaveCount(1);
   await page.reload();
   await expect(transcript.getByRole('listitem')).toHaveCount(1);

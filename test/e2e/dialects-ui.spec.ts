@@ -265,6 +265,8 @@ test('the Playground Responses mode sends what Codex sends, here to an Anthropic
   await expect(detail).toContainText('OpenAI Responses');
   await expect(detail).toContainText('Anthropic Messages');
   await detail.getByRole('button', { name: 'Open in Playground' }).click();
+  // The Playground still holds the conversation just run: replacing it is confirmed.
+  await page.getByRole('dialog', { name: 'Replace the conversation?' }).getByRole('button', { name: 'Replace it' }).click();
   await expect(page.getByRole('radio', { name: 'Responses' })).toHaveAttribute('aria-checked', 'true');
   await expect(page.getByLabel('Prompt')).toHaveValue('hello from codex mode');
 

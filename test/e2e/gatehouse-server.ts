@@ -1,7 +1,7 @@
 // Starts the real `gatehouse serve` (the built CLI) on a free port with a fresh data dir, the way
-// a person would, and reads the UI link it prints.
+// a person would, and reads the UI address it prints and the admin token from the file it names.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -10,7 +10,7 @@ const root = resolve(import.meta.dirname, '..', '..');
 export interface ServedGatehouse {
   /** `http://127.0.0.1:PORT` */
   origin: string;
-  /** The link `serve` printed: `<origin>/#token=<admin token>`. */
+  /** The UI's link with the admin token: `<origin>/#token=<admin token>` (serve prints only where the token is kept). */
   uiUrl: string;
   adminToken: string;
   dataDir: string;
@@ -68,14 +68,16 @@ export async function serveGatehouse(env: Record<string, string> = {}): Promise<
   let child = startServe(dataDir, '0', env);
   let ready: RegExpMatchArray;
   try {
-    ready = await waitForLine(child, /Open the UI: ((http:\/\/[^/\s]+)\/#token=(\S+))/, 20_000);
+    ready = await waitForLine(child, /Open the UI: (http:\/\/[^/\s]+)\/\nAdmin token: (?:kept in (\S+) \(|the value of GATEHOUSE_ADMIN_TOKEN)/, 20_000);
   } catch (error) {
     // A server that never became ready must not outlive the test run.
     child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  const [, uiUrl, origin, adminToken] = ready;
+  const [, origin, tokenFile] = ready;
+  const adminToken = tokenFile !== undefined ? readFileSync(tokenFile, 'utf8').trim() : (env.GATEHOUSE_ADMIN_TOKEN ?? '');
+  const uiUrl = `${origin}/#token=${adminToken}`;
   return {
     origin,
     uiUrl,

@@ -146,6 +146,8 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
 
   // The logged request can be opened again in the Playground, as it was sent.
   await detail.getByRole('button', { name: 'Open in Playground' }).click();
+  // The Playground still holds the conversation just run: replacing it is confirmed.
+  await page.getByRole('dialog', { name: 'Replace the conversation?' }).getByRole('button', { name: 'Replace it' }).click();
   await expect(page.getByLabel('Prompt')).toHaveValue('streamed hello');
   await expect(page.getByRole('checkbox', { name: 'Stream' })).toBeChecked();
 

@@ -118,6 +118,8 @@ for (const theme of ['light', 'dark'] as const) {
       await page.getByLabel('Model').fill('other-model');
       await keyPicker.selectOption({ label: `Fake Alpha · openai · ${alpha.baseUrl}` });
       await saved.getByRole('button', { name: `Open ${name}` }).click();
+      // A prompt is being written: opening the saved one over it is confirmed.
+      await page.getByRole('dialog', { name: 'Replace the conversation?' }).getByRole('button', { name: 'Replace it' }).click();
       await expect(page.getByLabel('Prompt')).toHaveValue(prompt);
       await expect(page.getByLabel('Model')).toHaveValue('gpt-3.5-turbo-instruct');
       await expect(keyPicker).toHaveValue(keys.beta.id);

@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CreateMessageResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { registerLeakyTools } from './mcp-leaky-tools.js';
 
 export function buildMcpTestServer(name: string): McpServer {
   const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { logging: {}, resources: { subscribe: true } } });
@@ -42,6 +43,7 @@ export function buildMcpTestServer(name: string): McpServer {
     );
     return { content: [{ type: 'text', text: `the client said ${answer.content.type === 'text' ? answer.content.text : '?'}` }] };
   });
+  registerLeakyTools(server, name);
   server.registerPrompt('greet', { description: 'A greeting', argsSchema: { who: z.string() } }, ({ who }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Hello ${who}` } }],
   }));

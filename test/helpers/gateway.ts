@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGatehouse, type RunningGatehouse } from '../../src-main/app.js';
+import { startGatehouse, type RunningGatehouse, type StartOptions } from '../../src-main/app.js';
 import type { ClientTimeouts } from '../../src-main/gateway/server.js';
 import type { ConnectionLimits } from '../../src-main/gateway/connection-guard.js';
 
@@ -32,8 +32,12 @@ export interface StartGatewayOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** A fake clock for key limits (budget days and months, minute windows). */
   limitsClock?: () => number;
+  /** Team mode: how long Redis keeps a running call's reservation unrenewed (default 60 s). */
+  reservationTtlMs?: number;
   /** How long refusals without a valid key are coalesced into one log row. */
   refusalWindowMs?: number;
+  /** The admin token guard's bounds and windows (gateway/admin-token-guard.ts). */
+  adminTokenGuard?: StartOptions['adminTokenGuard'];
   /** --allow-remote: /v1 answers any Host. */
   allowRemote?: boolean;
   /** Team mode: PostgreSQL (and Redis) instead of SQLite in the data dir. */
@@ -53,7 +57,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     clientTimeouts: options.clientTimeouts,
     connectionLimits: options.connectionLimits,
     limitsClock: options.limitsClock,
+    reservationTtlMs: options.reservationTtlMs,
     refusalWindowMs: options.refusalWindowMs,
+    adminTokenGuard: options.adminTokenGuard,
     allowRemote: options.allowRemote,
     databaseUrl: options.databaseUrl,
     redisUrl: options.redisUrl,

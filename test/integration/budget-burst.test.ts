@@ -1,7 +1,8 @@
 // Budgets and rate limits under a burst, through the real gateway and its doubles: 200 calls at once
-// spend no more than their key's budget (each call holds its worst case while it runs); a request that
-// fans out to N provider calls counts N requests and stops at the cap; the official SDKs, with their
-// default retries, show a budget 429 at once and are never told to wait more than a minute.
+// spend no more than their key's budget (each call holds its worst case while it runs, n answers' worth
+// for a call that asks for n or best_of); a request that fans out to N provider calls counts N requests
+// and stops at the cap; the official SDKs, with their default retries, show a budget 429 at once and are
+// never told to wait more than a minute.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -139,6 +140,52 @@ describe.each(LIMIT_BACKENDS)('budgets and rate limits under a burst (%s counter
     expect(error.param).toBe('n');
     expect(error.message).toContain(`at most ${MAX_PROVIDER_ATTEMPTS} provider calls`);
     expect(anthropic.requests.length - before).toBe(10);
+  });
+
+  it('a call that asks for n answers (or best_of) holds n times its output against the budget', async () => {
+    // A provider that generates n itself (OpenAI): one provider call, but each of the n answers may be max-length.
+    const perAnswer = priceCall('openai', 'gpt-4o-mini', { inputTokens: 0, outputTokens: 10_000 })!;
+    /** The worst case the refusal names ("this call could cost up to $X"). */
+    const heldFor = (message: string | undefined) => Number(/could cost up to \$([\d.]+) /.exec(message ?? '')?.[1]);
+    const chatKey = await gatewayKey('choices-chat');
+    // Two answers' worst case fits, three do not.
+    await json(await setLimits(chatKey.id, { dailyUsd: 2.5 * perAnswer }));
+    const chat = (n: number) =>
+      fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': chatKey.key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', n, max_tokens: 10_000, messages: [{ role: 'user', content: 'hi' }] }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as { error?: { code: string; message: string } } }));
+    const before = openai.requests.length;
+    const four = await chat(4);
+    expect(four.status).toBe(429);
+    expect(four.body.error?.code).toBe('budget_exceeded');
+    expect(heldFor(four.body.error?.message)).toBeGreaterThanOrEqual(4 * perAnswer);
+    expect((await chat(3)).status).toBe(429);
+    expect(openai.requests.length - before).toBe(0);
+    expect((await chat(2)).status).toBe(200);
+    expect((await chat(1)).status).toBe(200);
+    expect(openai.requests.length - before).toBe(2);
+
+    // Completions' best_of: generated (and billed) whole, one returned.
+    const perCompletion = priceCall('openai', 'gpt-3.5-turbo-instruct', { inputTokens: 0, outputTokens: 1_000 })!;
+    const completionsKey = await gatewayKey('choices-best-of');
+    await json(await setLimits(completionsKey.id, { dailyUsd: 2.5 * perCompletion }));
+    const complete = (fields: Record<string, number>) =>
+      fetch(`${gateway.baseUrl}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': completionsKey.key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say hi', max_tokens: 1_000, ...fields }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as { error?: { code: string; message: string } } }));
+    const bestOfFour = await complete({ best_of: 4 });
+    expect(bestOfFour.status).toBe(429);
+    expect(bestOfFour.body.error?.code).toBe('budget_exceeded');
+    expect(heldFor(bestOfFour.body.error?.message)).toBeGreaterThanOrEqual(4 * perCompletion);
+    expect((await complete({ best_of: 3 })).status).toBe(429);
+    expect((await complete({ n: 3 })).status).toBe(429);
+    expect(openai.requests.length - before).toBe(2);
+    expect((await complete({ best_of: 2 })).status).toBe(200);
+    expect(openai.requests.length - before).toBe(3);
   });
 
   it('the official SDKs, default retries, get a budget 429 within 2 s: x-should-retry: false', async () => {

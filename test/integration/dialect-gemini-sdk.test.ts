@@ -359,6 +359,44 @@ describe('keys, model lists and what the log keeps', () => {
     expect(((await wrong.json()) as { error: { status: string; code: number } }).error).toMatchObject({ status: 'UNAUTHENTICATED', code: 401 });
   });
 
+  it('a wrong key is refused naming the place it was read from, for every place a key can be read', async () => {
+    const path = '/v1beta/models/gemini-2.5-flash:generateContent';
+    const places: Array<[string, string, Record<string, string>, RegExp]> = [
+      ['?key=', `${path}?key=nope-not-a-key`, {}, /The key sent in the URL \(\?key=\) is not a Gatehouse key/],
+      ['x-goog-api-key', path, { 'x-goog-api-key': 'nope-not-a-key' }, /The key sent in x-goog-api-key is not a Gatehouse key/],
+      ['x-api-key', path, { 'x-api-key': 'nope-not-a-key' }, /The key sent in x-api-key is not a Gatehouse key/],
+      ['x-gateway-api-key', path, { 'x-gateway-api-key': 'nope-not-a-key' }, /The key sent in x-gateway-api-key is not a Gatehouse key/],
+      ['Authorization: Bearer', path, { authorization: 'Bearer nope-not-a-key' }, /The key sent in Authorization: Bearer is not a Gatehouse key/],
+      ['a provider key in ?key=', `${path}?key=AIzaSyNotAGatehouseKey`, {}, /The key sent in the URL \(\?key=\) is a provider's API key/],
+    ];
+    for (const [place, url, headers, message] of places) {
+      const wrong = await fetch(`${gateway.baseUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"contents":[]}' });
+      const { error } = (await wrong.json()) as { error: { message: string; code: number } };
+      expect({ place, code: error.code, message: error.message }).toMatchObject({ place, code: 401, message: expect.stringMatching(message) });
+      // Only the place the key was read from is named as where it was sent.
+      if (place !== 'x-gateway-api-key') expect(error.message).not.toMatch(/sent in x-gateway-api-key/);
+    }
+  });
+
+  it(':batchEmbedContents takes at most as many items as /v1/embeddings (2048): more is a 400 in Google’s shape, and nothing is sent', async () => {
+    const item = { model: 'models/text-embedding-004', content: { parts: [{ text: 'a' }] } };
+    const before = gemini.requests.length;
+    const tooMany = await post('/v1beta/models/text-embedding-004:batchEmbedContents', keys.gemini, JSON.stringify({ requests: Array(2049).fill(item) }));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('at most 2048') });
+    expect(gemini.requests.length).toBe(before);
+    const openaiMany = await fetch(`${gateway.baseUrl}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.openai}` },
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: Array(2049).fill('a') }),
+    });
+    expect(openaiMany.status).toBe(400);
+    expect(((await openaiMany.json()) as { error: { message: string } }).error.message).toContain('at most 2048');
+    // At the cap it is served (to an OpenAI-format server here: Google itself takes 100 a batch and says so).
+    const atTheCap = await post('/v1beta/models/text-embedding-3-small:batchEmbedContents', keys.openai, JSON.stringify({ requests: Array(2048).fill({ ...item, model: 'models/text-embedding-3-small' }) }));
+    expect(atTheCap.status, JSON.stringify(atTheCap.json).slice(0, 300)).toBe(200);
+  });
+
   it('embedContent through the SDK: to Gemini (its batch passed through) and to an OpenAI-format server (translated), the vectors in Gemini’s shape', async () => {
     const toGemini = await client(keys.gemini).models.embedContent({ model: 'text-embedding-004', contents: ['first text', 'second text'] });
     expect(toGemini.embeddings).toHaveLength(2);

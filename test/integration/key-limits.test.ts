@@ -1,8 +1,8 @@
 // Limits per key through the real gateway, against local provider doubles: 200 requests at once on a
 // key with a rate limit and a budget let exactly the allowed number through, the rest get a 429 in the
-// client's own dialect with Retry-After; the limits reset on time (a fake clock); the admin API shows
-// how close the key is. Once with the counters in the gateway's memory, once in Redis (team mode).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// client's own dialect with Retry-After; the limits reset on time (a fake clock); a budget spent to exactly
+// its amount admits nothing more; the admin API shows how close the key is. Once with the counters in the gateway's memory, once in Redis (team mode).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { LIMIT_BACKENDS, startLimitsBackend, type LimitsBackendRun } from '../helpers/limit-backends.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -174,6 +174,37 @@ describe.each(LIMIT_BACKENDS)('limits per key (%s counters)', (backend) => {
     expect(lastMoment.retryAfter).toBe('1');
     now = firstOfMonth;
     expect((await messages(created.key)).status).toBe(200);
+  });
+
+  it('a monthly budget spent to exactly its amount admits nothing more, not even a call with no cost', async () => {
+    now = new Date(2026, 6, 15, 12, 0, 0).getTime();
+    const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'month-exact' }) }));
+    await json(await setLimits(created.id, { monthlyUsd: 1 }));
+    expect((await chat(created.key)).status).toBe(200);
+    // The spend exactly as the counters hold it: in this process, or in Redis as the script reads it
+    // (the admin view shows Redis's figure rounded to 14 digits, which is not the same number).
+    let spent = 0;
+    await vi.waitFor(async () => {
+      if (backendRun.redis) {
+        const inside = backendRun.redis.client();
+        const [monthKey] = await inside.keys(`gatehouse:limits:${created.id}:month:*`);
+        spent = Number(monthKey ? await inside.hget(monthKey, 'usd') : 0);
+      } else spent = (await json<LimitsView>(await gateway.admin(`/keys/${created.id}/limits`))).spentThisMonthUsd;
+      expect(spent).toBeGreaterThan(0);
+    }, { timeout: 2_000, interval: 20 });
+    await json(await setLimits(created.id, { monthlyUsd: spent }));
+    // A model list costs nothing and holds nothing: only the spent budget can refuse it.
+    const models = await fetch(`${gateway.baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } });
+    expect(models.status).toBe(429);
+    expect(((await models.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'budget_exceeded', message: expect.stringContaining('has used its monthly budget') as unknown });
+    // A call is refused as spent too (not merely because its worst case would not fit).
+    const refused = await chat(created.key);
+    expect(refused.status).toBe(429);
+    expect((refused.body.error as { message: string }).message).toContain('has used its monthly budget');
+    expect((await json<LimitsView>(await gateway.admin(`/keys/${created.id}/limits`))).blocked?.limit).toBe('monthlyUsd');
+    // The control: with room left, the same model list is served.
+    await json(await setLimits(created.id, { monthlyUsd: spent * 2 }));
+    expect((await fetch(`${gateway.baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } })).status).toBe(200);
   });
 
   it('the admin API checks what it is given and lists every key with its limits and spend', async () => {

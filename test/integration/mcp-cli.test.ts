@@ -2,7 +2,8 @@
 // same data dir: what they change reaches the server within a second, secrets come from stdin only.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, TEST_GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { startMcpHttpServer, type McpHttpTestServer } from '../fakes/mcp-tools.js';
 import { connectMcp, STDIO_SERVER_SCRIPT, textOf } from '../helpers/mcp.js';
@@ -105,8 +106,19 @@ describe('gatehouse mcp', () => {
 
   it('limits a key to some servers with keys mcp, and removes a server, each within a second', { timeout: 60_000 }, async () => {
     const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'cli-limited' }) })).json()) as { key: string };
+    // A session opened before the change loses the server too, and its client is told.
+    const open = await connectMcp(gateway, '/mcp', created.key);
+    let toldAt: number | undefined;
+    open.setNotificationHandler(ToolListChangedNotificationSchema, () => void (toldAt ??= Date.now()));
+    expect((await open.listTools()).tools.map((tool) => tool.name)).toContain('local__echo');
     const limited = await cli(['keys', 'mcp', 'cli-limited', '--servers', 'remote']);
     expect(limited.code, limited.stderr).toBe(0);
+    const exitedAt = Date.now();
+    await vi.waitFor(() => expect(toldAt).toBeDefined(), { timeout: 1_500, interval: 20 });
+    expect(toldAt! - exitedAt).toBeLessThan(1_500);
+    expect((await open.listTools()).tools.map((tool) => tool.name)).not.toContain('local__echo');
+    await expect(open.callTool({ name: 'local__echo', arguments: { text: 'x' } })).rejects.toThrow(/This key may not use MCP server 'local'/);
+    await open.close();
     const caller = () => gateway.running.services.keys.resolve(created.key);
     expect(await millisecondsUntil(async () => caller()?.mcpServers?.join() === 'remote', 5_000)).toBeLessThan(1_500);
     expect((await toolNames(created.key)).some((name) => name.startsWith('local__'))).toBe(false);

@@ -1,12 +1,17 @@
 // Budget reservations in Redis as two instances see them: what calls in flight hold is summed across
-// instances, taken back exactly when they finish or move to another target, and let go when the
-// instance holding them died (stopped renewing). A fake clock is the scripts' clock, so lapsing is exact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// instances, taken back exactly when they finish or move to another target, let go when the instance
+// holding them died (stopped renewing), and kept for as long as a call runs on a live one, however much
+// longer than their TTL. A fake clock is the scripts' clock, so lapsing is exact.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import { RedisKeyLimiter } from '../../src-main/gateway/limits/redis/redis-limiter.js';
 import { RedisHealth } from '../../src-main/gateway/limits/redis/redis-connection.js';
 import { LimitExceeded } from '../../src-main/gateway/limits/limit-refusals.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { startGateway } from '../helpers/gateway.js';
+import { defaultAnswer, startOpenAIFake, type RecordedRequest } from '../fakes/openai.js';
+import { priceCall } from '../../src-main/catalog/pricing.js';
 
 let redis: TestRedis;
 let clock = Date.UTC(2026, 10, 26, 12, 0, 0);
@@ -102,6 +107,59 @@ describe('budget reservations in Redis', () => {
     expect(after.callsInFlight).toBe(1);
     alive.close();
   });
+});
+
+describe('a call that runs longer than its reservation lives', () => {
+  it('keeps its hold, renewed while it runs: a call beside it that would pass the budget is refused until it ends', async () => {
+    // 3 s of the fake clock to lapse, renewed every (real) second; the clock is moved on 2 s at a time,
+    // each time only once Redis shows the renewal made at the clock's new time, to twice the TTL.
+    const ttlMs = 3_000;
+    let fakeNow = Date.UTC(2026, 10, 27, 12, 0, 0);
+    const [gateway, openai] = await Promise.all([startGateway({ redisUrl: redis.url, limitsClock: () => fakeNow, reservationTtlMs: ttlMs }), startOpenAIFake()]);
+    const inside = redis.client();
+    let finish: () => void = () => undefined;
+    try {
+      const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'long-call' }) })).json()) as { id: string; key: string };
+      // One call's worst case (10,000 output tokens) fits the day, two do not.
+      const worstCase = priceCall('openai', 'gpt-4o-mini', { inputTokens: 0, outputTokens: 10_000 })!;
+      expect((await gateway.admin(`/keys/${created.id}/limits`, { method: 'PUT', body: JSON.stringify({ dailyUsd: 1.5 * worstCase }) })).status).toBe(200);
+      const chat = () =>
+        fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gateway-api-key': created.key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.baseUrl, authorization: 'Bearer sk-test' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 10_000, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      openai.enqueue(async (request: RecordedRequest, res: ServerResponse) => {
+        await finished;
+        defaultAnswer(request, res);
+      });
+      const long = chat();
+      await vi.waitFor(() => expect(openai.requests).toHaveLength(1), { timeout: 5_000, interval: 10 });
+      const heldUntil = async () => Number((await inside.zrange(`gatehouse:limits:${created.id}:heldexp`, '0', '-1', 'WITHSCORES'))[1]);
+      expect(await heldUntil()).toBe(fakeNow + ttlMs);
+      for (let step = 0; step < 3; step++) {
+        fakeNow += 2_000;
+        await vi.waitFor(async () => expect(await heldUntil()).toBe(fakeNow + ttlMs), { timeout: 5_000, interval: 50 });
+      }
+      // 6 s on, twice the 3 s its hold had when the call began: still held, so the second does not fit.
+      const view = (await (await gateway.admin(`/keys/${created.id}/limits`)).json()) as { reservedUsd: number; callsInFlight: number };
+      expect(view.callsInFlight).toBe(1);
+      expect(view.reservedUsd).toBeGreaterThanOrEqual(worstCase);
+      const beside = await chat();
+      expect(beside.status).toBe(429);
+      expect(((await beside.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'budget_exceeded', message: expect.stringContaining('1 call in flight') as unknown });
+      expect(openai.requests).toHaveLength(1);
+      // Ended, its hold goes: the next call fits.
+      finish();
+      expect((await long).status).toBe(200);
+      await vi.waitFor(async () => expect((await chat()).status).toBe(200), { timeout: 2_000, interval: 50 });
+    } finally {
+      finish();
+      inside.disconnect();
+      await Promise.all([gateway.close(), openai.close()]);
+    }
+  }, 30_000);
 });
 
 describe('the minute window in Redis', () => {

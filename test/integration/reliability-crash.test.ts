@@ -55,7 +55,9 @@ function runServe(dataDir: string): { ready: Promise<Served>; exited: Promise<{ 
   const ready = new Promise<Served>((resolve, reject) => {
     const check = () => {
       const url = /Gatehouse listening on (http:\/\/\S+)/.exec(output)?.[1];
-      const adminToken = /#token=(\S+)/.exec(output)?.[1];
+      // serve prints where the token is kept, never the token itself.
+      const tokenFile = /Admin token: kept in (\S+) \(/.exec(output)?.[1];
+      const adminToken = tokenFile === undefined ? undefined : readFileSync(tokenFile, 'utf8').trim();
       if (url && adminToken) resolve({ child, url, adminToken, exited, output: () => output });
     };
     child.stdout.on('data', check);

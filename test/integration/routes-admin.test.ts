@@ -1,6 +1,7 @@
 // The routes admin API and `gatehouse routes` on the data dir of a running gateway: create, change, order,
 // delete, replace from a file, export, explain; refusals that name the field; the log's route filter
-// and each route's last served target, on each storage backend; the CLI's import/export round trip in JSON and YAML.
+// and each route's last served target, on each storage backend; a new virtual key lends its credentials to
+// no other key's call until allowed, on each backend; the CLI's import/export round trip in JSON and YAML.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,6 +132,34 @@ describe.each(backends())('on $name', (backend) => {
       expect((await json<{ items: unknown[] }>(gateway.admin('/logs?route=fast'))).items).toHaveLength(0);
       const routes = await json<{ items: RouteBody[] }>(gateway.admin('/routes'));
       expect(routes.items[0].lastServed).toMatchObject({ key: 'local-ollama', model: 'qwen3-coder:30b' });
+    });
+
+    it("a new virtual key does not lend its credentials to other keys' calls until it is allowed to (allowRouting off by default)", async () => {
+      const create = async (name: string) => {
+        const response = await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name, provider: 'openai', secret: `sk-${name}-0123456789`, customHost: fake.baseUrl }) });
+        expect(response.status).toBe(201);
+        return json<{ id: string; key: string; allowRouting: boolean }>(response);
+      };
+      const lender = await create('lender-default');
+      const borrower = await create('borrower-default');
+      expect(lender.allowRouting).toBe(false);
+      expect((await json<{ allowRouting: boolean }>(gateway.admin(`/virtual-keys/${lender.id}`))).allowRouting).toBe(false);
+      expect((await post({ name: 'lend-default', match: 'lend-default-*', targets: [{ key: 'lender-default', model: 'gpt-4o-mini' }] })).status).toBe(201);
+      const call = () =>
+        fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${borrower.key}` },
+          body: JSON.stringify({ model: 'lend-default-1', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      const sent = fake.requests.length;
+      const refused = await call();
+      expect(refused.status).toBe(403);
+      expect((await json<{ error: { code: string } }>(refused)).error.code).toBe('routing_not_allowed');
+      expect(fake.requests.length).toBe(sent);
+      // Allowed by its owner, the same call is served with the lender's credentials.
+      expect((await gateway.admin(`/virtual-keys/${lender.id}`, { method: 'PATCH', body: JSON.stringify({ allowRouting: true }) })).status).toBe(200);
+      await vi.waitFor(async () => expect((await call()).status).toBe(200), { timeout: 5_000, interval: 50 });
+      expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-lender-default-0123456789');
     });
 
     it.runIf(backend.name === 'PostgreSQL')('lists every route with its last served target in one query', async () => {

@@ -3,7 +3,7 @@
 // 200 more than a second before the kill is in PostgreSQL's log. The instance is a real child process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -46,7 +46,9 @@ function serve(databaseUrl: string): Promise<Served> {
   return new Promise<Served>((resolve, reject) => {
     child.stdout.on('data', () => {
       const url = /Gatehouse listening on (http:\/\/\S+)/.exec(output)?.[1];
-      const adminToken = /#token=(\S+)/.exec(output)?.[1];
+      // serve prints where the token is kept, never the token itself.
+      const tokenFile = /Admin token: kept in (\S+) \(/.exec(output)?.[1];
+      const adminToken = tokenFile === undefined ? undefined : readFileSync(tokenFile, 'utf8').trim();
       if (url && adminToken) resolve({ child, url, adminToken, exited });
     });
     void exited.then(() => reject(new Error(`serve exited: ${output}`)));

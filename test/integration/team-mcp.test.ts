@@ -2,7 +2,8 @@
 // by the other within a second, its secret env value sealed in PostgreSQL (never there in plain text) and
 // opened by the other instance with the team's data key; a key limited on one instance is limited on
 // both; the calls are MCP rows of the shared log (kind, server, tool filters) and Usage counts them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -73,6 +74,32 @@ describe('MCP servers in team mode', () => {
     expect(models.every((row) => row.kind === 'model')).toBe(true);
     const usage = (await (await a.admin('/usage?range=day&by=key')).json()) as { mcpCalls: { server: string; tool: string; calls: number; errors: number }[] };
     expect(usage.mcpCalls).toEqual([{ server: 'shared', tool: 'env', calls: 1, errors: 0 }]);
+  });
+
+  it('a session open on one instance loses a server narrowed on the other within 1 s (its client told), and is refused once revoked there', { timeout: 60_000 }, async () => {
+    const [a, b] = gateways;
+    const key = await gatewayKey(b, 'team-session');
+    // The new key reaches the other instance by the change feed.
+    await within(2_000, async () => (await fetch(`${a.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, body: '{}' })).status !== 401);
+    const client = await connectMcp(a, '/mcp', key.key);
+    let listChangedAt: number | undefined;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChangedAt ??= Date.now()));
+    try {
+      expect(textOf(await client.callTool({ name: 'shared__echo', arguments: { text: 'before' } }))).toBe('shared says before');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      expect((await b.admin(`/gateway-keys/${key.id}`, { method: 'PATCH', body: JSON.stringify({ mcpServers: ['elsewhere'] }) })).status).toBe(200);
+      const changedAt = Date.now();
+      await vi.waitFor(() => expect(listChangedAt).toBeDefined(), { timeout: 1_000, interval: 20 });
+      expect(listChangedAt! - changedAt).toBeLessThan(1_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('shared__echo');
+      await expect(client.callTool({ name: 'shared__echo', arguments: { text: 'after' } })).rejects.toThrow(/This key may not use MCP server 'shared'/);
+
+      expect((await b.admin(`/gateway-keys/${key.id}`, { method: 'DELETE' })).status).toBe(200);
+      await within(1_000, async () => (await client.listTools().then(() => false, (error: Error) => /revoked keys stop working/.test(error.message))));
+    } finally {
+      await client.close().catch(() => undefined);
+    }
   });
 
   it('a key limited to other servers on one instance is refused on the other within 1 s; removed servers go everywhere', { timeout: 60_000 }, async () => {

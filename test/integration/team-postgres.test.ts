@@ -1,5 +1,6 @@
 // Team mode on PostgreSQL: several gateways on one database act as one. A key made or revoked on one
-// answers (or stops) on the others within a second; any instance's admin API shows every instance's calls,
+// answers (or stops) on the others within a second; "store bodies" changed on one holds for the next call on
+// each instance that has heard of it; any instance's admin API shows every instance's calls,
 // each saying which instance served it; PostgreSQL away for 10 s costs no call with a known key and no row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, TEST_MASTER_KEY, type TestGateway } from '../helpers/gateway.js';
@@ -79,6 +80,52 @@ describe('team mode: three gateways on one PostgreSQL', () => {
     const route = await a.admin('/routes', { method: 'POST', body: JSON.stringify({ name: 'team-route', match: 'team-*', targets: [{ key: 'route-target' }] }) });
     expect(route.status).toBe(201);
     await within(1_000, async () => b.running.services.routes.definitions().some((definition) => definition.name === 'team-route'));
+  });
+
+  it('"store bodies" switched on one instance holds for the next call there, and on the others once the change reaches them', async () => {
+    const [a, b] = gateways;
+    const key = await createKey(a, 'bodies');
+    await within(1_000, async () => (await complete(b, key.key)).status === 200);
+    let calls = 0;
+    /** A call on `gateway` with a prompt of its own, and the request body its log row keeps. */
+    const storedBody = async (gateway: TestGateway): Promise<{ prompt: string; body: string | null }> => {
+      const trace = `bodies${++calls}x${Date.now()}`;
+      const prompt = `prompt of ${trace}`;
+      const response = await fetch(`${gateway.baseUrl}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}`, 'x-gateway-trace-id': trace },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt, max_tokens: 5 }),
+      });
+      expect(response.status).toBe(200);
+      gateway.flushLog();
+      let id: string | undefined;
+      await within(5_000, async () => {
+        const listed = (await (await gateway.admin(`/logs?q=${trace}`)).json()) as { items: { id: string }[] };
+        id = listed.items[0]?.id;
+        return id !== undefined;
+      });
+      const row = (await (await gateway.admin(`/logs/${id}`)).json()) as { requestBody: string | null };
+      return { prompt, body: row.requestBody };
+    };
+    const kept = await storedBody(a);
+    expect(kept.body).toContain(kept.prompt);
+    try {
+      expect((await a.admin('/settings', { method: 'PATCH', body: JSON.stringify({ storeBodies: false }) })).status).toBe(200);
+      // The very next call on the instance that changed it.
+      expect((await storedBody(a)).body).toBeNull();
+      // Another instance, as soon as it has heard of the change.
+      await within(1_000, async () => b.running.services.settings.get().storeBodies === false);
+      expect((await storedBody(b)).body).toBeNull();
+      // And back on, from the other side.
+      expect((await b.admin('/settings', { method: 'PATCH', body: JSON.stringify({ storeBodies: true }) })).status).toBe(200);
+      const again = await storedBody(b);
+      expect(again.body).toContain(again.prompt);
+      await within(1_000, async () => a.running.services.settings.get().storeBodies === true);
+      const onA = await storedBody(a);
+      expect(onA.body).toContain(onA.prompt);
+    } finally {
+      await a.admin('/settings', { method: 'PATCH', body: JSON.stringify({ storeBodies: true }) });
+    }
   });
 
   it('one log: any instance lists every instance\'s calls, each row naming its instance, and usage equals the rows', async () => {

@@ -1,6 +1,7 @@
 // Issue 21, item 8: behaviours users rely on that had no test of their own. A cut passthrough stream ends
 // with the dialect's error event; a client error from the provider is never retried; the context check
-// reads each dialect's output budget field; max_completion_tokens has the bounds of max_tokens.
+// reads each dialect's output budget field; max_completion_tokens has the bounds of max_tokens, and one above
+// 2^53 is refused by that bound.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -142,5 +143,24 @@ describe('output budgets', () => {
       expect(asCompletion.status, `max_completion_tokens ${JSON.stringify(value)}`).toBe(asMaxTokens.status);
       if (asCompletion.status === 400) expect(((await asCompletion.json()) as { error: { param: string } }).error.param).toBe('max_completion_tokens');
     }
+  });
+
+  it('max_completion_tokens above 2^53 is refused as out of bounds (not an integer a client can mean), before any provider is asked', async () => {
+    // Sent as written: 2^53 + 1 is read as 2^53 by any JSON parser, one past the largest safe integer.
+    const raw = (value: string) => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":${value}}`;
+    for (const value of ['9007199254740992', '9007199254740993', '1e300']) {
+      const response = await fetch(`${gateway.baseUrl}/v1/chat/completions`, { method: 'POST', headers: openaiHeaders(), body: raw(value) });
+      expect(response.status, value).toBe(400);
+      const { error } = (await response.json()) as { error: { type: string; param: string; code: string | null; message: string } };
+      // The bound's refusal, not the context check's (which a bound let through would reach).
+      expect(error, value).toMatchObject({ type: 'invalid_request_error', param: 'max_completion_tokens' });
+      expect(error.code, value).not.toBe('context_length_exceeded');
+      expect(error.message, value).toContain(`'max_completion_tokens' must be at most ${Number.MAX_SAFE_INTEGER}`);
+    }
+    // The largest safe integer itself is within the bound: refused only by the model's window.
+    const largest = await fetch(`${gateway.baseUrl}/v1/chat/completions`, { method: 'POST', headers: openaiHeaders(), body: raw(String(Number.MAX_SAFE_INTEGER)) });
+    expect(largest.status).toBe(400);
+    expect(((await largest.json()) as { error: { code: string } }).error.code).toBe('context_length_exceeded');
+    expect(openai.requests).toHaveLength(0);
   });
 });

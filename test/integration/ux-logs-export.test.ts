@@ -1,7 +1,8 @@
 // GET /admin/api/logs/export: the filtered request log as CSV or JSON Lines, with the key's name and the
 // cost, streamed page by page. 50,000 rows are written straight into the data dir's database (as a long-
 // running gateway would have them); the export must apply the filters, carry every row, and read pages only
-// as fast as the client takes them (a client that stops reading stops the reads).
+// as fast as the client takes them (a client that stops reading stops the reads). A CSV cell that begins as
+// a formula would (=, +, -, @, tab, CR) is defused.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -34,6 +35,36 @@ afterAll(async () => {
   await gateway.close();
 });
 
+/** RFC 4180 as a spreadsheet reads it: quoted cells may hold commas, quotes ("") and line ends. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (quoted) {
+      if (char === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (char === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += char;
+  }
+  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
+  return rows;
+}
+
 function exportUrl(query: string): string {
   return `${gateway.baseUrl}/admin/api/logs/export?${query}`;
 }
@@ -52,6 +83,28 @@ describe('logs export', () => {
     expect(errors).toHaveLength(1 + ROWS / 10);
     expect(errors[1]).toContain(`"Team, ""alpha""",${keyId},anthropic,claude-haiku-4-5,,,500,,`);
     expect(errors[1]).toContain(`"'=HYPERLINK(""x"")"`);
+  });
+
+  it('every cell a spreadsheet would run as a formula is defused: =, +, -, @, tab and CR first', async () => {
+    // Error texts and model names come from providers and clients: each place text lands in the export.
+    const dangerous = ['=1+1', '+1+1', '-1+1', '@SUM(A1)', '\t=1+1', '\r=1+1'];
+    const db = new Database(join(gateway.dataDir, DATABASE_FILE));
+    const insert = db.prepare(
+      "INSERT INTO request_log (created_at, trace_id, path, status, latency_ms, provider, model, key_id, error, day) VALUES (?, ?, '/v1/chat/completions', 502, 1, 'formula-test', ?, NULL, ?, '2026-01-01')",
+    );
+    dangerous.forEach((text, i) => insert.run(Date.now() - i, `formula-${i}`, text, text));
+    db.close();
+    const response = await fetch(exportUrl('format=csv&provider=formula-test'), { headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    const [header, ...rows] = parseCsv(await response.text());
+    expect(rows).toHaveLength(dangerous.length);
+    const column = (name: string) => header.indexOf(name);
+    const byTrace = new Map(rows.map((row) => [row[column('traceId')], row]));
+    dangerous.forEach((text, i) => {
+      const row = byTrace.get(`formula-${i}`)!;
+      // Read back by a CSV reader, the cell is the text behind an apostrophe: shown as text, never run.
+      expect(row[column('error')], JSON.stringify(text)).toBe(`'${text}`);
+      expect(row[column('model')], JSON.stringify(text)).toBe(`'${text}`);
+    });
   });
 
   it('JSON Lines of every row, newest first, and the admin token is required', async () => {

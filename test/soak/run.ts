@@ -121,7 +121,7 @@ const provider = createServer((req, res) => {
 // ─── The gateway under test, as its own process.
 const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-soak-'));
 const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', './test/soak/memory-probe.ts', ...(process.env.SOAK_EXTRA_IMPORT ? ['--import', process.env.SOAK_EXTRA_IMPORT] : []), 'src-main/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
-  env: { ...process.env, GATEWAY_API_KEY: GATEWAY_KEY, GATEHOUSE_MASTER_KEY: Buffer.alloc(32, 3).toString('base64') },
+  env: { ...process.env, GATEWAY_API_KEY: GATEWAY_KEY, GATEHOUSE_MASTER_KEY: Buffer.alloc(32, 3).toString('base64'), GATEHOUSE_ADMIN_TOKEN: '' },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let childOutput = '';
@@ -412,7 +412,8 @@ async function main(): Promise<number> {
   gatewayUrl = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /Gatehouse listening on (http:\/\/\S+)/.exec(childOutput);
-      const token = /#token=(\S+)/.exec(childOutput)?.[1];
+      const tokenFile = /Admin token: kept in (\S+) \(/.exec(childOutput)?.[1];
+      const token = tokenFile === undefined ? undefined : readFileSync(tokenFile, 'utf8').trim();
       if (match && token) {
         adminToken = token;
         resolve(match[1]);

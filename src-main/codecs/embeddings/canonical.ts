@@ -7,6 +7,12 @@ import { GatewayError } from '../../core/errors.js';
 /** The wire formats providers embed in (one file each in this folder). */
 export type EmbeddingFormat = (typeof EMBEDDING_FORMATS)[number];
 
+/**
+ * The most inputs one embeddings request may carry, in any dialect (`/v1/embeddings`' `input`, Gemini's
+ * `requests`): OpenAI's own cap; every reader refuses more before it looks at the items.
+ */
+export const MAX_EMBEDDING_INPUTS = 2048;
+
 export const EMBEDDING_FORMATS = ['openai-embeddings', 'gemini-embeddings', 'vertex-predict', 'bedrock-titan', 'bedrock-cohere'] as const;
 
 /** One input: text, or (OpenAI only) the token ids of a text already tokenized. */

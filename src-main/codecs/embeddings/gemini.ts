@@ -4,7 +4,7 @@
 // Gemini reports no token count in a batch answer: the gateway counts the input itself.
 import { invalidRequest } from '../../core/errors.js';
 import { isPlainObject } from '../../core/plain-object.js';
-import { badEmbeddingAnswer, batches, readVector, textsOf, type EmbeddingAnswer, type EmbeddingProviderCodec, type EmbeddingPurpose, type EmbeddingRequest } from './canonical.js';
+import { MAX_EMBEDDING_INPUTS, badEmbeddingAnswer, batches, readVector, textsOf, type EmbeddingAnswer, type EmbeddingProviderCodec, type EmbeddingPurpose, type EmbeddingRequest } from './canonical.js';
 
 /** Gemini's cap on requests in one batchEmbedContents call. */
 export const GEMINI_EMBED_BATCH = 100;
@@ -85,6 +85,9 @@ export function decodeGeminiEmbeddingsRequest(json: unknown, model: string, meth
     source = 'content';
   } else {
     if (!Array.isArray(json.requests) || json.requests.length === 0) throw invalidRequest("'requests' is required: a non-empty array", 'requests');
+    if (json.requests.length > MAX_EMBEDDING_INPUTS) {
+      throw invalidRequest(`'requests' has ${json.requests.length} items; at most ${MAX_EMBEDDING_INPUTS} may be embedded in one request`, 'requests');
+    }
     items = json.requests.map((item, index) => readContentRequest(item, `requests[${index}]`));
     source = 'requests';
   }

@@ -4,6 +4,7 @@
 import { invalidRequest } from '../../core/errors.js';
 import { isPlainObject } from '../../core/plain-object.js';
 import {
+  MAX_EMBEDDING_INPUTS,
   badEmbeddingAnswer,
   readVector,
   vectorFromBase64,
@@ -15,8 +16,7 @@ import {
   type EmbeddingRequest,
 } from './canonical.js';
 
-/** OpenAI's own cap on inputs in one request. */
-export const MAX_EMBEDDING_INPUTS = 2048;
+export { MAX_EMBEDDING_INPUTS };
 
 const isTokenId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 

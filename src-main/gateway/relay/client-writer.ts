@@ -10,10 +10,18 @@ import { sseData } from '../sse.js';
 import { streamFailure } from './provider-answer.js';
 import type { RelayOptions, RelayOutcome } from './types.js';
 
-/** Keeps what the client received for the log: the head, and the tail where a stream's usage is. */
+/** How much of the end of a long answer the log keeps (where a stream's usage is). */
+const CAPTURE_TAIL = 16 * 1024;
+
+/**
+ * Keeps what the client received for the log: the head, and the tail where a stream's usage is. Each add
+ * costs the size of what it adds: the tail is a list of pieces cut back only once it holds twice what is
+ * kept (cutting a 16 KB string on every 8-byte chunk copied 16 KB per chunk).
+ */
 export class BodyCapture {
   private head = '';
-  private tail = '';
+  private tail: string[] = [];
+  private tailLength = 0;
   private skipped = 0;
   constructor(private readonly limit = 1024 * 1024) {}
   add(text: string): void {
@@ -21,11 +29,17 @@ export class BodyCapture {
       this.head += text;
       return;
     }
-    this.tail = (this.tail + text).slice(-16 * 1024);
+    this.tail.push(text);
+    this.tailLength += text.length;
     this.skipped += text.length;
+    if (this.tailLength > 2 * CAPTURE_TAIL && this.tail.length > 1) {
+      const kept = this.tail.join('').slice(-CAPTURE_TAIL);
+      this.tail = [kept];
+      this.tailLength = kept.length;
+    }
   }
   text(): string {
-    return this.skipped ? `${this.head}\n… [middle of the answer not kept]\n${this.tail}` : this.head;
+    return this.skipped ? `${this.head}\n… [middle of the answer not kept]\n${this.tail.join('').slice(-CAPTURE_TAIL)}` : this.head;
   }
 }
 

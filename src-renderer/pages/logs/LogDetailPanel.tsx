@@ -16,6 +16,7 @@ import { draftFromLoggedRequest } from '../../playground/draft-from-log';
 import { useLogsStore } from '../../stores/logs-store';
 import { usePlaygroundStore } from '../../stores/playground-store';
 import { useRouteStore } from '../../stores/route-store';
+import { useReplaceConversation } from '../playground/ReplaceConversation';
 
 function TimingBar({ ttfbMs, latencyMs }: { ttfbMs: number | null; latencyMs: number | null }) {
   if (!latencyMs) return null;
@@ -285,21 +286,27 @@ function DetailBody({ detail }: { detail: LogDetail }) {
 function OpenInPlayground({ detail }: { detail: LogDetail }) {
   const loadDraft = usePlaygroundStore((state) => state.loadDraft);
   const navigate = useRouteStore((state) => state.navigate);
+  const { replace, dialog } = useReplaceConversation('this request');
   const draft = draftFromLoggedRequest(detail.path, detail.requestBody);
   if (!draft) return null;
   return (
-    <button
-      type="button"
-      className="button button-secondary button-small"
-      onClick={() => {
-        // A virtual key's row re-opens with that key picked by name (its id is all the log keeps).
-        loadDraft(draft, detail.keyId?.startsWith('vk_') ? detail.keyId : null);
-        navigate('playground');
-      }}
-    >
-      <Icon name="playground" />
-      Open in Playground
-    </button>
+    <>
+      <button
+        type="button"
+        className="button button-secondary button-small"
+        onClick={() =>
+          replace(() => {
+            // A virtual key's row re-opens with that key picked by name (its id is all the log keeps).
+            loadDraft(draft, detail.keyId?.startsWith('vk_') ? detail.keyId : null);
+            navigate('playground');
+          })
+        }
+      >
+        <Icon name="playground" />
+        Open in Playground
+      </button>
+      {dialog}
+    </>
   );
 }
 

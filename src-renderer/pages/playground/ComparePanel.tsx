@@ -1,5 +1,6 @@
 // The compare view: two keys (or one key with two models) side by side, each with its own model, the
 // same prompt and parameters, and the numbers people compare: latency, tokens and, when priced, cost.
+import { useEffect } from 'react';
 import { Field } from '../../components/Field';
 import { ErrorNotice } from '../../components/StatusViews';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -46,6 +47,12 @@ function SideTarget({ index }: { index: SideIndex }) {
 }
 
 export function CompareTargets() {
+  const prefill = useCompareStore((state) => state.prefill);
+  const { loaded } = useVirtualKeys();
+  // Opening the compare view fills what is not set yet, once the keys are known.
+  useEffect(() => {
+    if (loaded) prefill();
+  }, [loaded, prefill]);
   return (
     <section className="card" aria-labelledby="compare-heading">
       <h2 id="compare-heading" className="card-title">
@@ -64,7 +71,7 @@ function SideResult({ side, name }: { side: CompareSide; name: string }) {
   const isRunning = side.phase === 'running';
   return (
     <div className="compare-result" role="region" aria-label={`Result ${name}`} aria-busy={isRunning}>
-      <h3 className="subheading">{`Side ${name}`}{side.model ? <span className="muted"> · {side.model}</span> : null}</h3>
+      <h3 className="subheading">{`Side ${name}`}{side.model ? <span className="muted"> · <span className="model-id">{side.model}</span></span> : null}</h3>
       <div className={`output${isRunning ? ' output-running' : ''}`}>
         {side.output ? (
           <pre className="output-text">

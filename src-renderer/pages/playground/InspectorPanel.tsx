@@ -54,18 +54,26 @@ export function InspectorPanel() {
   if (tab === 'request') content = <RawRequest raw={raw} />;
   else if (tab === 'response') content = <RawResponse raw={raw} />;
   else {
+    // After a run, exactly the request that ran (taken as it was sent: the reply that joined the
+    // conversation since is not in it); before one, what Run would send.
+    const ran = state.lastRun;
     const code = codeSnippet(tab, {
       origin,
-      endpoint: endpointFor(state.mode),
-      auth: snippetAuthOf(authOf(state)),
-      body: draftRequest(state).body,
-      extraHeaders: buildGatewayOptionHeaders(state.gatewayOptions).headers,
-      model: state.model,
-      stream: state.parameters.stream,
+      ...(ran ?? {
+        endpoint: endpointFor(state.mode),
+        auth: snippetAuthOf(authOf(state)),
+        body: draftRequest(state).body,
+        extraHeaders: buildGatewayOptionHeaders(state.gatewayOptions).headers,
+        model: state.model,
+        stream: state.parameters.stream,
+      }),
     });
     content = (
       <div className="stack-small">
-        <p className="muted small">Secrets are read from environment variables, never written into the snippet.</p>
+        <p className="muted small">
+          {ran ? 'The request that ran last. ' : 'The request Run will send. '}
+          Secrets are read from environment variables, never written into the snippet.
+        </p>
         <CodeBlock code={code} label={`${SNIPPET_LABELS[tab]} snippet`} maxHeight={360} />
       </div>
     );

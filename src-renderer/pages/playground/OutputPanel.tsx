@@ -23,12 +23,7 @@ export function OutputPanel() {
   const stats = usePlaygroundStore((state) => state.stats);
   const error = usePlaygroundStore((state) => state.error);
   const mode = usePlaygroundStore((state) => state.mode);
-  const navigate = useRouteStore((state) => state.navigate);
-  const findInLogs = (traceId: string) => {
-    // The Logs page loads with these filters when it opens.
-    useLogsStore.setState({ filters: { ...EMPTY_FILTERS, q: traceId }, selectedId: null, detail: null });
-    navigate('logs');
-  };
+  const findInLogs = useFindInLogs();
   return <OutputView phase={phase} outputs={outputs} tokenLogprobs={tokenLogprobs} stats={stats} error={error} mode={mode} onFindInLogs={findInLogs} />;
 }
 
@@ -43,7 +38,7 @@ interface OutputViewProps {
 }
 
 /** A token shaded by how likely the model found it: the less likely, the warmer. */
-function TokenChip({ token }: { token: TokenLogprob }) {
+export function TokenChip({ token }: { token: TokenLogprob }) {
   const probability = token.logprob === null ? null : Math.exp(token.logprob);
   const tone = probability === null ? 'unknown' : probability >= 0.9 ? 'sure' : probability >= 0.5 ? 'likely' : probability >= 0.2 ? 'unsure' : 'unlikely';
   const shown = token.token.replace(/\n/g, '↵\n');
@@ -59,8 +54,6 @@ export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, m
   const hasTokens = tokenLogprobs.some((tokens) => tokens?.length);
   const isRunning = phase === 'running';
   const choices = outputs.length ? outputs : [''];
-  const usage = stats?.usage;
-  const finishReasons = stats?.finishReasons.filter(Boolean).join(', ');
 
   return (
     <section className="card output-card">
@@ -93,6 +86,18 @@ export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, m
         {!outputs.some(Boolean) && <p className="output-placeholder">{placeholderFor(phase)}</p>}
       </div>
 
+      <RunFacts phase={phase} stats={stats} error={error} onFindInLogs={onFindInLogs} />
+    </section>
+  );
+}
+
+/** What a run came to: its error, status, latency, first token, tokens and finish reason, and its trace id. */
+export function RunFacts({ phase, stats, error, onFindInLogs }: Pick<OutputViewProps, 'phase' | 'stats' | 'error' | 'onFindInLogs'>) {
+  const isRunning = phase === 'running';
+  const usage = stats?.usage;
+  const finishReasons = stats?.finishReasons.filter(Boolean).join(', ');
+  return (
+    <>
       {error && <ErrorNotice title={error.status ? `Request failed (${error.status})` : 'Cannot run yet'} message={error.message} />}
 
       <dl className="stats" aria-label="Run statistics">
@@ -114,27 +119,37 @@ export function OutputView({ phase, outputs, tokenLogprobs = [], stats, error, m
             {usage ? (
               <>
                 {formatCount(usage.promptTokens)} <span className="muted">in</span> · {formatCount(usage.completionTokens)} <span className="muted">out</span>
-              </>
-            ) : (
-              '—'
-            )}
-          </dd>
-        </div>
-        <div className="stat">
-          <dt>Finish reason</dt>
-          <dd>{finishReasons || '—'}</dd>
-        </div>
-      </dl>
-      {stats?.traceId && (
-        <p className="trace-line">
-          Trace id <code>{stats.traceId}</code>
-          {onFindInLogs && phase !== 'running' && (
-            <button type="button" className="link-button" onClick={() => onFindInLogs(stats.traceId ?? '')}>
-              Find in Logs
-            </button>
+    </>
+          ) : (
+            '—'
           )}
-        </p>
-      )}
-    </section>
+        </dd>
+      </div>
+      <div className="stat">
+        <dt>Finish reason</dt>
+        <dd>{finishReasons || '—'}</dd>
+      </div>
+    </dl>
+    {stats?.traceId && (
+      <p className="trace-line">
+        Trace id <code>{stats.traceId}</code>
+        {onFindInLogs && phase !== 'running' && (
+          <button type="button" className="link-button" onClick={() => onFindInLogs(stats.traceId ?? '')}>
+            Find in Logs
+          </button>
+        )}
+      </p>
+    )}
+    </>
   );
+}
+
+/** The Logs page, opened on the rows of a trace id. */
+export function useFindInLogs(): (traceId: string) => void {
+  const navigate = useRouteStore((state) => state.navigate);
+  return (traceId: string) => {
+    // The Logs page loads with these filters when it opens.
+    useLogsStore.setState({ filters: { ...EMPTY_FILTERS, q: traceId }, selectedId: null, detail: null });
+    navigate('logs');
+  };
 }

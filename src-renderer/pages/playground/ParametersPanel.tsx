@@ -1,5 +1,5 @@
 // Every request field of spec §2.1, each control bounded by the gateway's own spec-bounds.
-import { useEffect, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Field } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import {
@@ -166,21 +166,38 @@ function ModelField({ error }: { error?: string }) {
     const timer = setTimeout(() => void loadModelOptions(), authKind === 'key-by-name' ? 0 : MODEL_LIST_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [authKind, keyId, virtualKey, provider, providerToken, customHost, gatewayApiKey, loadModelOptions, modelSourceChanged]);
-  // A first Run should not fail for want of a name: when a key's list arrives and no name is typed, its
-  // first model is taken (once per list, so clearing the field to type another is left alone).
+  const keyName = useKeysStore((state) => state.virtualKeys.find((key) => key.id === keyId)?.name) ?? 'this key';
+  const settleModelPick = usePlaygroundStore((state) => state.settleModelPick);
+  const notice = usePlaygroundStore((state) => state.modelNotice);
+  // Once the list of the key just chosen is in (or could not be read), a model it serves is picked:
+  // the last one used with it, else its first. Without a key change, a first Run should still not fail
+  // for want of a name: an empty field takes the list's first model (once per list, so clearing the
+  // field to type another is left alone). The store is read afresh: this render's status may still be
+  // the previous key's.
   const firstOffered = offered[0];
   useEffect(() => {
-    if (status === 'ready' && firstOffered && !usePlaygroundStore.getState().model.trim()) update({ model: firstOffered });
-  }, [status, options, firstOffered, update]);
+    const fresh = usePlaygroundStore.getState();
+    if (fresh.modelOptionsStatus !== 'ready' && fresh.modelOptionsStatus !== 'error') return;
+    const freshOffered = mergeModelNames(fresh.modelOptions, localServer);
+    if (fresh.modelPickPending) settleModelPick(freshOffered, keyName);
+    else if (fresh.modelOptionsStatus === 'ready' && freshOffered[0] && !fresh.model.trim()) update({ model: freshOffered[0] });
+  }, [status, options, firstOffered, localServer, keyName, settleModelPick, update]);
   return (
-    <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
-      {(control) => (
-        <>
-          <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="Pick or type a model name…" onChange={(event) => update({ model: event.target.value })} />
-          <ModelOptions id="playground-model-options" models={offered} />
-        </>
+    <div className="field-group">
+      <Field label="Model" error={error} hint={modelHint(status, offered.length, listError, localServer ? `${KIND_NAMES[localServer.kind]} at ${localServer.url}` : null)}>
+        {(control) => (
+          <>
+            <input {...control} className="input input-mono" list="playground-model-options" autoComplete="off" value={model} spellCheck={false} placeholder="Pick or type a model name…" onChange={(event) => update({ model: event.target.value })} />
+            <ModelOptions id="playground-model-options" models={offered} />
+          </>
+        )}
+      </Field>
+      {notice && (
+        <p className="model-notice small" role="status">
+          {notice}
+        </p>
       )}
-    </Field>
+    </div>
   );
 }
 
@@ -195,7 +212,37 @@ export function ModelOptions({ id, models }: { id: string; models: readonly stri
   );
 }
 
+/** The gap kept between the sticky Parameters column and the window's top and bottom edges. */
+const STICKY_GAP_PX = 16;
+
+/**
+ * The Parameters column stays in view beside a long chat without ever running past the window: when it
+ * fits, it sticks to the top; when it is taller than the window, it scrolls with the page until its end
+ * is in view and sticks there (a negative top), so every control is reached by scrolling the page, and
+ * no part of it is cut off at the window's bottom or hidden in a scroller of its own.
+ */
+function useStickyWithinWindow() {
+  const panel = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const element = panel.current;
+    if (!element) return;
+    const place = () => {
+      element.style.top = `${Math.min(STICKY_GAP_PX, window.innerHeight - element.offsetHeight - STICKY_GAP_PX)}px`;
+    };
+    place();
+    const observer = new ResizeObserver(place);
+    observer.observe(element);
+    window.addEventListener('resize', place);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', place);
+    };
+  }, []);
+  return panel;
+}
+
 export function ParametersPanel({ errors }: { errors: Partial<Record<string, string>> }) {
+  const panel = useStickyWithinWindow();
   const mode = usePlaygroundStore((state) => state.mode);
   const view = usePlaygroundStore((state) => state.view);
   const parameters = usePlaygroundStore((state) => state.parameters);
@@ -205,7 +252,7 @@ export function ParametersPanel({ errors }: { errors: Partial<Record<string, str
   const [primary, advanced] = [controls.filter((control) => control.slider || control.name === 'max_tokens'), controls.filter((control) => !control.slider && control.name !== 'max_tokens')];
 
   return (
-    <aside className="card parameters" aria-labelledby="parameters-heading">
+    <aside ref={panel} className="card parameters" aria-labelledby="parameters-heading">
       <h2 id="parameters-heading" className="card-title">
         Parameters
       </h2>

@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../../api/api-error';
 import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
+import { useReplaceConversation } from './ReplaceConversation';
 import { Icon } from '../../components/Icon';
 import { formatRelativeTime } from '../../components/format';
 import { useSubmission } from '../../components/use-submission';
@@ -74,11 +75,14 @@ export function SavedPromptsCard() {
     void load();
   }, [load]);
 
+  const { replace, dialog } = useReplaceConversation('this saved prompt');
   const onOpen = (id: string) => {
     const prompt = items.find((item) => item.id === id);
     if (!prompt) return;
-    if (open(prompt)) showToast(`Opened “${prompt.name}”`);
-    else showToast(`“${prompt.name}” is a ${MODE_NAMES[prompt.endpoint] ?? prompt.endpoint} request, which the Playground cannot show`, 'error');
+    replace(() => {
+      if (open(prompt)) showToast(`Opened “${prompt.name}”`);
+      else showToast(`“${prompt.name}” is a ${MODE_NAMES[prompt.endpoint] ?? prompt.endpoint} request, which the Playground cannot show`, 'error');
+    });
   };
   const onDelete = async (id: string) => {
     try {
@@ -91,6 +95,7 @@ export function SavedPromptsCard() {
   return (
     // Not named "…prompts" for assistive technology: the Prompt field keeps the only label with that word.
     <section className="card">
+      {dialog}
       <h2 className="card-title">
         Saved prompts
       </h2>

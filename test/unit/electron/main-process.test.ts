@@ -5,6 +5,7 @@ import { waitFor } from './busy-port-launch';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeElectron, FakeMenuItem } from './fake-electron';
 import { fakeEvent } from './fake-electron';
@@ -165,10 +166,26 @@ describe('the desktop main process (with a fake Electron)', () => {
     expect(window.visible).toBe(true);
   });
 
-  it('stops the gateway on Quit and then lets the app exit', async () => {
+  it('stops the gateway on Quit and then lets the app exit, also when Quit comes again meanwhile; the log is written first', async () => {
     const url = gatewayUrl();
+    // A refused call: its row is coalesced and written only by the stop's last flush.
+    expect((await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    const reader = new Database(join(dataDir, 'gatehouse.db'), { readonly: true });
+    let rowsWhenQuit: number | null = null;
+    let quitCompleted = false;
+    Object.defineProperty(fake().record, 'quitCompleted', {
+      get: () => quitCompleted,
+      set: (value: boolean) => {
+        if (value && !quitCompleted) rowsWhenQuit = (reader.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n;
+        quitCompleted = value;
+      },
+    });
     menuItem(/^Quit Gatehouse$/).click?.();
+    // Quit again (or SIGTERM) while the first is stopping the gateway.
+    fake().app.quit();
     await waitFor(() => (fake().record.quitCompleted ? true : null), 'the app to quit');
+    reader.close();
+    expect(rowsWhenQuit).toBe(1);
     await expect(fetch(`${url}/admin/api/health`)).rejects.toThrow();
     expect(fake().record.trays[0].destroyed).toBe(true);
     expect(fake().record.exitCode).toBeNull();

@@ -1,5 +1,7 @@
 // The /metrics counters from log entries, the label caps, and who may read them.
 import { describe, expect, it } from 'vitest';
+import type { IncomingMessage } from 'node:http';
+import { AdminTokenGuard } from '../../../src-main/gateway/admin-token-guard.js';
 import { GatewayMetrics, isLoopbackPeer, mayReadMetrics, type GatewayMetricsOptions } from '../../../src-main/gateway/metrics.js';
 import type { CallRecord } from '../../../src-main/core/call-record.js';
 import { parseMetrics, total } from '../../helpers/prometheus.js';
@@ -139,6 +141,11 @@ describe('GatewayMetrics', () => {
   });
 });
 
+/** A request as mayReadMetrics reads it: the peer's address, Host and Authorization. */
+function asked(remoteAddress: string, host: string, authorization: string | undefined): IncomingMessage {
+  return { socket: { remoteAddress }, headers: { host, authorization } } as unknown as IncomingMessage;
+}
+
 describe('who may read /metrics', () => {
   it('knows loopback peers, IPv4, IPv6 and IPv4-mapped', () => {
     for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) expect(isLoopbackPeer(address)).toBe(true);
@@ -146,14 +153,14 @@ describe('who may read /metrics', () => {
   });
 
   it('lets a loopback peer in without a token, others only with the admin token', () => {
-    expect(mayReadMetrics('127.0.0.1', '127.0.0.1:8787', undefined, 'admin-secret')).toBe(true);
-    expect(mayReadMetrics('192.0.2.2', '192.0.2.1:8787', undefined, 'admin-secret')).toBe(false);
-    expect(mayReadMetrics('192.0.2.2', '192.0.2.1:8787', 'Bearer wrong', 'admin-secret')).toBe(false);
-    expect(mayReadMetrics('192.0.2.2', '192.0.2.1:8787', 'Bearer admin-secret', 'admin-secret')).toBe(true);
+    expect(mayReadMetrics(asked('127.0.0.1', '127.0.0.1:8787', undefined), new AdminTokenGuard('admin-secret', () => undefined))).toBe(true);
+    expect(mayReadMetrics(asked('192.0.2.2', '192.0.2.1:8787', undefined), new AdminTokenGuard('admin-secret', () => undefined))).toBe(false);
+    expect(mayReadMetrics(asked('192.0.2.2', '192.0.2.1:8787', 'Bearer wrong'), new AdminTokenGuard('admin-secret', () => undefined))).toBe(false);
+    expect(mayReadMetrics(asked('192.0.2.2', '192.0.2.1:8787', 'Bearer admin-secret'), new AdminTokenGuard('admin-secret', () => undefined))).toBe(true);
   });
 
   it('refuses a loopback peer whose Host is another name (a web page rebinding its name to 127.0.0.1)', () => {
-    expect(mayReadMetrics('127.0.0.1', 'evil.example:8787', undefined, 'admin-secret')).toBe(false);
-    expect(mayReadMetrics('127.0.0.1', 'evil.example:8787', 'Bearer admin-secret', 'admin-secret')).toBe(true);
+    expect(mayReadMetrics(asked('127.0.0.1', 'evil.example:8787', undefined), new AdminTokenGuard('admin-secret', () => undefined))).toBe(false);
+    expect(mayReadMetrics(asked('127.0.0.1', 'evil.example:8787', 'Bearer admin-secret'), new AdminTokenGuard('admin-secret', () => undefined))).toBe(true);
   });
 });

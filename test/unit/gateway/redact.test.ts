@@ -19,6 +19,12 @@ describe('redactSecrets', () => {
     );
   });
 
+  it('blanks credentials inside a URL written in a text, and leaves the rest of the URL', () => {
+    expect(redactSecrets('connect to https://bob:hunter2pass@db.example/v1?key=abc123&page=2 failed', [])).toBe(`connect to https://${REDACTED}@db.example/v1?key=${REDACTED}&page=2 failed`);
+    expect(redactSecrets('signed: https://b.s3/x?X-Amz-Signature=deadbeef&X-Amz-Date=1', [])).toBe(`signed: https://b.s3/x?X-Amz-Signature=${REDACTED}&X-Amz-Date=1`);
+    expect(redactSecrets('a = b; see https://example.com/a?q=cats', [])).toBe('a = b; see https://example.com/a?q=cats');
+  });
+
   it('leaves ordinary words that merely start alike', () => {
     expect(redactSecrets('ya29 is a word; sk-short; ya29.ab', [])).toBe('ya29 is a word; sk-short; ya29.ab');
   });

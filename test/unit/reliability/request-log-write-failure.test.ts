@@ -58,6 +58,18 @@ describe('request log writes that fail', () => {
     expect(reported.some((line) => line.includes('work again'))).toBe(true);
   });
 
+  it('still refused when the log closes: the rows are counted as dropped and said to be lost, as are rows after the close', () => {
+    locker.exec('BEGIN EXCLUSIVE');
+    for (let i = 0; i < 5; i++) log.append(entry(`at-stop-${i}`));
+    log.close();
+    expect(log.droppedCount).toBe(5);
+    expect(reported.join('\n')).toMatch(/5 request log rows could not be written or kept, and are lost/);
+    log.append(entry('after-stop'));
+    expect(log.droppedCount).toBe(6);
+    locker.exec('COMMIT');
+    expect(rowCount()).toBe(0);
+  });
+
   it('hold at most 50,000 waiting rows, dropping the oldest', () => {
     locker.exec('BEGIN EXCLUSIVE');
     for (let i = 0; i < 50_010; i++) log.append(entry(`row-${i}`));

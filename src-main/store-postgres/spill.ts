@@ -1,0 +1,262 @@
+// What PostgreSQL did not take by the end of a graceful stop: log rows (with the usage totals they carry)
+// and key spend, kept in the data dir as `pg-spill-<id>.ndjson` and written at the next start, exactly once.
+//
+// The file is written whole or not at all (a temporary file, fsync, rename; owner-only). Its rows are the
+// log's rows as they would have been stored (already redacted, bodies as the settings keep them). At start
+// each file is written in chunks, each in one transaction that first records the chunk in `log_spills`:
+// a chunk already there (written by a start that stopped before it removed the file, or by another
+// instance on the same data dir doing the same at the same time) is refused by its primary key and
+// skipped, so no row or amount is added twice. The file is removed once every chunk is in; while
+// PostgreSQL refuses, it stays for the next start.
+import { randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { SpendDelta } from '../core/limits.js';
+import { COLUMN_INDEX, type RowValues } from '../store/log-row.js';
+import type { UnwrittenRows } from '../store/request-log.js';
+import { mergedSpend, spendStatement } from './key-limits.js';
+import { LOG_BATCH_HELPERS, LOG_BATCH_PLAN, logBatchStatements } from './log-batch.js';
+import { isUniqueViolation, type PgBridge, type Statement } from './pg-bridge.js';
+
+export const SPILL_PREFIX = 'pg-spill-';
+export const SPILL_SUFFIX = '.ndjson';
+const FORMAT = 'gatehouse-pg-spill';
+/** The values of a row (RowValues). */
+const ROW_WIDTH = Object.keys(COLUMN_INDEX).length;
+
+/** Rows per chunk (one transaction each), and the row text a chunk stops growing at. */
+const CHUNK_ROWS = 1_000;
+const CHUNK_CHARS = 16 * 1024 * 1024;
+/** Bytes written to the file at a time. */
+const WRITE_CHUNK_CHARS = 1024 * 1024;
+
+/** The first line of a spill file. */
+interface SpillHeader {
+  format: typeof FORMAT;
+  version: 1;
+  id: string;
+  /** The instance that served the rows: they are written as its rows. */
+  instanceId: string;
+  createdAt: number;
+  /**
+   * Rows of that instance above this id may be committed copies of this file's rows (a batch whose answer
+   * never came back); the first chunk deletes them before it writes. null: none can be (spend only).
+   */
+  unansweredAfter: number | null;
+  rows: number;
+  spend: SpendDelta[];
+}
+
+export interface SpillContent {
+  instanceId: string;
+  /** Made one at a time as they are written: a stop need not hold them all at once beside the queue. */
+  rows: Iterable<RowValues>;
+  rowCount: number;
+  unansweredAfter: number | null;
+  spend: SpendDelta[];
+}
+
+/** Writes a spill file in `dataDir` (nothing when there is nothing to keep); throws when it could not. */
+export function writeSpill(dataDir: string, content: SpillContent): string | null {
+  if (content.rowCount === 0 && content.spend.length === 0) return null;
+  const id = `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`;
+  const file = join(dataDir, `${SPILL_PREFIX}${id}${SPILL_SUFFIX}`);
+  const temporary = `${file}.tmp`;
+  const header: SpillHeader = {
+    format: FORMAT,
+    version: 1,
+    id,
+    instanceId: content.instanceId,
+    createdAt: Date.now(),
+    unansweredAfter: content.unansweredAfter,
+    rows: content.rowCount,
+    spend: content.spend,
+  };
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    let text = `${JSON.stringify(header)}\n`;
+    let count = 0;
+    for (const row of content.rows) {
+      text += `${JSON.stringify(row)}\n`;
+      count++;
+      if (text.length >= WRITE_CHUNK_CHARS) {
+        writeAll(fd, text);
+        text = '';
+      }
+    }
+    writeAll(fd, text);
+    if (count !== content.rowCount) throw new Error(`${count} rows to keep, not ${content.rowCount}`);
+    fsyncSync(fd);
+    closeSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    removeQuietly(temporary);
+    throw error;
+  }
+  try {
+    renameSync(temporary, file);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw error;
+  }
+  syncFolder(dataDir);
+  return file;
+}
+
+/** The spill of the request log's unwritten rows, for RequestLog's `spill` option. */
+export function spillRows(dataDir: string, instanceId: string): (unwritten: UnwrittenRows) => void {
+  return (unwritten) => {
+    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] });
+    if (file) console.error(`Gatehouse: PostgreSQL did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
+  };
+}
+
+/** The spill of key spend PostgreSQL did not take, for PgKeyLimitsStore. */
+export function spillSpend(dataDir: string, instanceId: string): (spend: SpendDelta[]) => void {
+  return (spend) => {
+    const file = writeSpill(dataDir, { instanceId, rows: [], rowCount: 0, unansweredAfter: null, spend });
+    if (file) console.error(`Gatehouse: PostgreSQL did not take the last key spend; kept in ${file} and written at the next start.`);
+  };
+}
+
+/** The spill files in `dataDir`, oldest first. */
+export function spillFiles(dataDir: string): string[] {
+  if (!existsSync(dataDir)) return [];
+  return readdirSync(dataDir)
+    .filter((name) => name.startsWith(SPILL_PREFIX) && name.endsWith(SPILL_SUFFIX))
+    .sort()
+    .map((name) => join(dataDir, name));
+}
+
+/**
+ * Writes every spill file of `dataDir` to PostgreSQL and removes it. A file PostgreSQL refused stays (and
+ * the rest wait with it: it is away); a file that cannot be read stays too, named in the message.
+ * Returns the rows written.
+ */
+export async function replaySpills(bridge: PgBridge, dataDir: string): Promise<number> {
+  let written = 0;
+  for (const file of spillFiles(dataDir)) {
+    try {
+      written += await replayFile(bridge, file);
+    } catch (error) {
+      // Written and removed meanwhile by another instance on this data dir.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      console.error(`Gatehouse: could not write ${file} to PostgreSQL (${(error as Error).message}); it is kept for the next start.`);
+      if (!(error instanceof SpillFileError)) break;
+      continue;
+    }
+    removeQuietly(file);
+  }
+  return written;
+}
+
+class SpillFileError extends Error {}
+
+async function replayFile(bridge: PgBridge, file: string): Promise<number> {
+  let header: SpillHeader | null = null;
+  let chunk: RowValues[] = [];
+  let chunkChars = 0;
+  let index = 0;
+  let rows = 0;
+  let written = 0;
+  const writeChunk = async () => {
+    written += await replayChunk(bridge, header!, index, chunk);
+    index++;
+    chunk = [];
+    chunkChars = 0;
+  };
+  const input = createReadStream(file, { encoding: 'utf8' });
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new SpillFileError(`line ${rows + 2} is not JSON`);
+    }
+    if (header === null) {
+      header = value as SpillHeader;
+      if (header?.format !== FORMAT || header.version !== 1 || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
+        throw new SpillFileError('not a spill file of this version');
+      }
+      continue;
+    }
+    if (!Array.isArray(value) || value.length !== ROW_WIDTH) throw new SpillFileError(`line ${rows + 2} is not a row`);
+    chunk.push(value as RowValues);
+    chunkChars += line.length;
+    rows++;
+    if (chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await writeChunk();
+    }
+  } finally {
+    input.destroy();
+  }
+  if (header === null) throw new SpillFileError('empty');
+  if (rows !== header.rows) throw new SpillFileError(`${rows} of its ${header.rows} rows are there`);
+  // The last chunk (or the only one, with the spend alone).
+  if (chunk.length > 0 || index === 0) await writeChunk();
+  return written;
+}
+
+/**
+ * One chunk in one transaction: its mark in log_spills first (a chunk written before is refused there, and
+ * a second instance writing it at the same moment waits for the first and is refused), then, with the first
+ * chunk, the copies left by unanswered batches and the spend, then the rows and their usage totals.
+ */
+async function replayChunk(bridge: PgBridge, header: SpillHeader, index: number, rows: RowValues[]): Promise<number> {
+  const statements: Statement[] = [
+    { sql: 'INSERT INTO log_spills (chunk, instance_id, rows, written_at) VALUES ($1, $2, $3, $4)', params: [`${header.id}/${index}`, header.instanceId, rows.length, Date.now()] },
+  ];
+  if (index === 0) {
+    // The instance that wrote the file had stopped: its registration (which it could not take back, with
+    // PostgreSQL away) must not hold up a lone instance's start until its heartbeat is stale.
+    statements.push({ sql: 'DELETE FROM instances WHERE id = $1', params: [header.instanceId] });
+    if (header.unansweredAfter !== null) {
+      // The delete takes their usage back out of the totals (request_log_usage_delete): added again below.
+      statements.push({ sql: 'DELETE FROM request_log WHERE instance_id = $1 AND id > $2', params: [header.instanceId, header.unansweredAfter] });
+    }
+    if (header.spend.length > 0) statements.push(spendStatement(mergedSpend(header.spend)));
+  }
+  if (rows.length > 0) {
+    const offset = statements.length;
+    for (const statement of logBatchStatements(rows, header.instanceId, LOG_BATCH_PLAN, LOG_BATCH_HELPERS)) {
+      statements.push(statement.idsFrom === undefined ? statement : { ...statement, idsFrom: statement.idsFrom + offset });
+    }
+  }
+  try {
+    await bridge.run(statements, { transaction: true });
+  } catch (error) {
+    // Only log_spills can refuse a duplicate here: the chunk is in already.
+    if (isUniqueViolation(error) && /log_spills/.test((error as Error).message)) return 0;
+    throw error;
+  }
+  return rows.length;
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+}
+
+/** The rename itself made durable (where a folder can be opened for it: not on Windows). */
+function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Not supported here; the file's own data is synced.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone (another instance on this data dir removed it).
+  }
+}

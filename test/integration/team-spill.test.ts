@@ -1,0 +1,282 @@
+// Nothing dropped on stop: log rows (with the usage totals they carry) and key spend that PostgreSQL does
+// not take by the end of a graceful stop are kept in the data dir (pg-spill-*.ndjson, owner-only) and
+// written at the next start, exactly once: the file stays while PostgreSQL is away, a start that stopped
+// before removing it (or a second instance on the same data dir) adds nothing twice, and rows whose batch
+// was committed without its answer coming back are not doubled either.
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
+import { replaySpills, spillFiles } from '../../src-main/store-postgres/spill.js';
+import type { RequestLog } from '../../src-main/store/request-log.js';
+import type { RowValues } from '../../src-main/store/log-row.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+
+let postgres: TestPostgres;
+let fake: OpenAIFake;
+const dirs: string[] = [];
+/** Whether this file stopped the server: a test that fails midway must not leave the next one without it. */
+let serverDown = false;
+const stopServer = () => {
+  postgres.stopServer();
+  serverDown = true;
+};
+const startServer = () => {
+  if (!serverDown) return;
+  postgres.startServer();
+  serverDown = false;
+};
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  fake = await startOpenAIFake();
+}, 60_000);
+afterEach(() => startServer(), 60_000);
+afterAll(async () => {
+  await fake?.close();
+  await postgres?.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}, 30_000);
+
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-spill-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function complete(gateway: TestGateway, key: string, prompt: string) {
+  return fetch(`${gateway.baseUrl}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt, max_tokens: 5 }),
+  });
+}
+
+/** N calls answered with 200, a few at a time. */
+async function answer(gateway: TestGateway, key: string, n: number, label: string): Promise<void> {
+  for (let start = 0; start < n; start += 10) {
+    const results = await Promise.all(Array.from({ length: Math.min(10, n - start) }, (_, i) => complete(gateway, key, `${label} ${start + i}`)));
+    for (const result of results) expect(result.status).toBe(200);
+  }
+}
+
+/** A key with a daily budget (so its spend is kept) on a new instance's database. */
+async function keyWithBudget(gateway: TestGateway, name: string): Promise<{ id: string; key: string }> {
+  const response = await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name, provider: 'openai', secret: `sk-${name}-secret-value`, customHost: fake.baseUrl }) });
+  expect(response.status).toBe(201);
+  const key = (await response.json()) as { id: string; key: string };
+  expect((await gateway.admin(`/keys/${key.id}/limits`, { method: 'PUT', body: JSON.stringify({ dailyUsd: 1000 }) })).status).toBe(200);
+  return key;
+}
+
+interface Stored {
+  rows: number;
+  distinctTraces: number;
+  rowCost: number;
+  usageRequests: number;
+  usageCostNanos: number;
+  spendRequests: number;
+  spendCost: number;
+}
+
+/** What PostgreSQL holds for the key: its rows, its usage totals (by key), its spend. */
+async function stored(url: string, keyId: string): Promise<Stored> {
+  return withClient(url, async (client) => {
+    const rows = (await client.query('SELECT count(*)::int AS n, count(DISTINCT trace_id)::int AS traces, coalesce(sum(cost_usd), 0)::float8 AS cost FROM request_log WHERE key_id = $1', [keyId])).rows[0];
+    const usage = (await client.query("SELECT coalesce(sum(requests), 0)::int AS requests, coalesce(sum(cost_nanos), 0)::float8 AS cost FROM usage_daily WHERE dim = 'key' AND name = $1", [keyId])).rows[0];
+    const spend = (await client.query('SELECT coalesce(sum(requests), 0)::int AS requests, coalesce(sum(cost_usd), 0)::float8 AS cost FROM key_spend WHERE key_id = $1', [keyId])).rows[0];
+    return { rows: rows.n, distinctTraces: rows.traces, rowCost: rows.cost, usageRequests: usage.requests, usageCostNanos: usage.cost, spendRequests: spend.requests, spendCost: spend.cost };
+  });
+}
+
+function expectExactly(found: Stored, n: number): void {
+  expect(found.rows).toBe(n);
+  expect(found.distinctTraces).toBe(n);
+  expect(found.usageRequests).toBe(n);
+  expect(found.spendRequests).toBe(n);
+  expect(found.rowCost).toBeGreaterThan(0);
+  expect(found.usageCostNanos / 1e9).toBeCloseTo(found.rowCost, 9);
+  expect(found.spendCost).toBeCloseTo(found.rowCost, 9);
+}
+
+const droppedOf = (gateway: TestGateway) => (gateway.running.services.requestLog as RequestLog).droppedCount;
+
+/**
+ * An instance on `url` with data dir `dataDir` that answers `written` calls which reach PostgreSQL, then
+ * `spilled` more while PostgreSQL is stopped, and is stopped gracefully (PostgreSQL still stopped).
+ */
+async function outageAtStop(url: string, dataDir: string, written: number, spilled: number): Promise<{ id: string; key: string }> {
+  const gateway = await startGateway({ databaseUrl: url, dataDir });
+  let key: { id: string; key: string };
+  try {
+    key = await keyWithBudget(gateway, `spill-${written}-${spilled}`);
+    await answer(gateway, key.key, written, 'before');
+    gateway.flushLog();
+    // The spend of those calls is written on the limiter's next tick (twice a second).
+    await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(written);
+    stopServer();
+    await answer(gateway, key.key, spilled, 'during');
+  } finally {
+    await gateway.close();
+  }
+  expect(droppedOf(gateway)).toBe(0);
+  return key;
+}
+
+describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
+  it('keeps the rows and spend in a spill file (0600, no secret), writes them at the next start exactly once, and removes the file', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const key = await outageAtStop(url, dataDir, 5, 40);
+
+    const files = spillFiles(dataDir);
+    expect(files.length).toBeGreaterThanOrEqual(1);
+    const text = files.map((file) => readFileSync(file, 'utf8')).join('');
+    for (const file of files) expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(text).toContain('during 39');
+    // Neither the provider's secret nor the caller's key (its headers are stored redacted).
+    expect(text).not.toContain('secret-value');
+    expect(text).not.toContain(key.key);
+    expect(readdirSync(dataDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    // Kept aside: the same file found again later, as after a start that stopped before removing it.
+    const copies = freshDir();
+    for (const file of files) copyFileSync(file, join(copies, file.slice(dataDir.length + 1)));
+
+    startServer();
+    const again = await startGateway({ databaseUrl: url, dataDir });
+    await again.close();
+    expectExactly(await stored(url, key.id), 45);
+    expect(spillFiles(dataDir)).toEqual([]);
+
+    // Started again: nothing more. A stop with PostgreSQL there writes its queued rows and keeps no file.
+    const third = await startGateway({ databaseUrl: url, dataDir });
+    const other = await keyWithBudget(third, 'healthy-stop');
+    await answer(third, other.key, 3, 'healthy');
+    await third.close();
+    expect(spillFiles(dataDir)).toEqual([]);
+    expectExactly(await stored(url, other.id), 3);
+    expectExactly(await stored(url, key.id), 45);
+    // And the same files back in the data dir: refused as written, and removed.
+    for (const name of readdirSync(copies)) copyFileSync(join(copies, name), join(dataDir, name));
+    const fourth = await startGateway({ databaseUrl: url, dataDir });
+    // The key's budget, as the limiter read it at start, counts the spilled calls, once.
+    const limits = (await (await fourth.admin(`/keys/${key.id}/limits`)).json()) as { requestsToday: number; spentTodayUsd: number };
+    await fourth.close();
+    expect(limits.requestsToday).toBe(45);
+    expectExactly(await stored(url, key.id), 45);
+    expect(spillFiles(dataDir)).toEqual([]);
+  }, 90_000);
+
+  it('a start that still finds PostgreSQL down keeps the file; the one after writes every row once', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const key = await outageAtStop(url, dataDir, 0, 30);
+    const files = spillFiles(dataDir);
+    expect(files.length).toBeGreaterThanOrEqual(1);
+
+    await expect(startGateway({ databaseUrl: url, dataDir })).rejects.toThrow();
+    expect(spillFiles(dataDir)).toEqual(files);
+
+    // PostgreSQL answers the start but refuses the replay (here: a bridge to a port nothing listens on).
+    const dead = new URL(url);
+    dead.port = '1';
+    const refusing = new PgBridge({ url: dead.toString(), syncTimeoutMs: 1_000 });
+    try {
+      expect(await replaySpills(refusing, dataDir)).toBe(0);
+    } finally {
+      refusing.close();
+    }
+    expect(spillFiles(dataDir)).toEqual(files);
+
+    startServer();
+    const back = await startGateway({ databaseUrl: url, dataDir });
+    await back.close();
+    expectExactly(await stored(url, key.id), 30);
+    expect(spillFiles(dataDir)).toEqual([]);
+  }, 90_000);
+
+  it('two instances replaying one data dir at once write it once; rows committed without their answer are not doubled', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const key = await outageAtStop(url, dataDir, 3, 20);
+    startServer();
+    const [file] = spillFiles(dataDir);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const header = JSON.parse(lines[0]) as { instanceId: string; unansweredAfter: number; rows: number };
+    expect(header.rows).toBe(20);
+    expect(header.unansweredAfter).toBeGreaterThan(0);
+
+    const bridges = [new PgBridge({ url }), new PgBridge({ url })];
+    try {
+      // A batch of the file's rows that PostgreSQL committed though its answer never came back: written
+      // after the last answered one, so with higher ids.
+      const committed = lines.slice(1, 9).map((line) => JSON.parse(line) as RowValues);
+      await new Promise<void>((resolve, reject) => bridges[0].writeLogBatch(committed, header.instanceId, (outcome) => ('error' in outcome ? reject(outcome.error) : resolve())));
+      expect((await stored(url, key.id)).rows).toBe(3 + 8);
+
+      const written = await Promise.all(bridges.map((bridge) => replaySpills(bridge, dataDir)));
+      expect(written[0] + written[1]).toBe(20);
+    } finally {
+      for (const bridge of bridges) bridge.close();
+    }
+    const found = await stored(url, key.id);
+    expect(found.rows).toBe(23);
+    expect(found.distinctTraces).toBe(23);
+    expect(found.usageRequests).toBe(23);
+    expect(found.spendRequests).toBe(23);
+    expect(spillFiles(dataDir)).toEqual([]);
+  }, 90_000);
+});
+
+describe('team mode: a graceful stop while PostgreSQL hangs (answers nothing)', () => {
+  it('keeps the rows whose batches were never answered, and the next start writes each once', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const gateway = await startGateway({ databaseUrl: url, dataDir });
+    let key: { id: string; key: string };
+    try {
+      key = await keyWithBudget(gateway, 'hang');
+      await answer(gateway, key.key, 4, 'before');
+      gateway.flushLog();
+      await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(4);
+      postgres.pauseServer();
+      try {
+        await answer(gateway, key.key, 25, 'hung');
+        await gateway.close();
+      } finally {
+        postgres.resumeServer();
+      }
+    } finally {
+      await gateway.close().catch(() => undefined);
+    }
+    expect(droppedOf(gateway)).toBe(0);
+    expect(spillFiles(dataDir).length).toBeGreaterThanOrEqual(1);
+    const again = await startGateway({ databaseUrl: url, dataDir });
+    await again.close();
+    expectExactly(await stored(url, key.id), 29);
+    expect(spillFiles(dataDir)).toEqual([]);
+  }, 90_000);
+});
+
+describe('a spill file that cannot be written', () => {
+  it('counts the rows as dropped: the only way they are lost', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const gateway = await startGateway({ databaseUrl: url, dataDir });
+    try {
+      const key = await keyWithBudget(gateway, 'full-disk');
+      stopServer();
+      await answer(gateway, key.key, 12, 'lost');
+      // No file can be made where the data dir was (as on a full disk, the write fails).
+      rmSync(dataDir, { recursive: true, force: true });
+      writeFileSync(dataDir, '');
+    } finally {
+      await gateway.close();
+      startServer();
+    }
+    expect(droppedOf(gateway)).toBe(12);
+  }, 60_000);
+});
