@@ -13,7 +13,7 @@ export const GROWTH_LIMIT = 20;
 /** The larger size's time must reach this (ms): a row timed in microseconds says nothing about its growth. */
 export const MIN_LARGE_MS = 0.2;
 /** Past this (clock time) a row stops sampling: plenty for linear rows, bounded for superlinear ones. */
-export const ROW_BUDGET_MS = 800;
+export const ROW_BUDGET_MS = 300;
 /** Work at n is repeated until one timing takes this long (CPU ms), at most MAX_REPEAT times. */
 export const MIN_SMALL_MS = 1;
 const MAX_REPEAT = 100;
@@ -60,7 +60,7 @@ async function timeOnce<Input>(row: ComplexityRow<Input>, input: Input, repeat: 
  * however often it is timed, a burst of load does not. A row past ROW_BUDGET_MS stops sampling (a
  * superlinear row takes seconds per run at 8n: one sample says enough).
  */
-export async function measureGrowth<Input>(row: ComplexityRow<Input>, runs = 4): Promise<Growth> {
+export async function measureGrowth<Input>(row: ComplexityRow<Input>, runs = 3): Promise<Growth> {
   const small = row.build(row.n);
   const large = row.build(row.n * 8);
   const started = performance.now();
