@@ -420,6 +420,23 @@ function contentOf(blocks: Block[]): string | Block[] {
 }
 
 /**
+ * `blocks` with each kept block at its index in the final list (as if spliced in one by one in index
+ * order, an index past the end appending), in one pass: splicing each in was quadratic in a message of
+ * many such blocks.
+ */
+function withBlocksAt(blocks: Block[], kept: { at: number; block: Block }[]): Block[] {
+  kept.sort((a, b) => a.at - b.at);
+  const out: Block[] = [];
+  let next = 0;
+  for (const block of blocks) {
+    while (next < kept.length && kept[next].at <= out.length) out.push(kept[next++].block);
+    out.push(block);
+  }
+  while (next < kept.length) out.push(kept[next++].block);
+  return out;
+}
+
+/**
  * The conversation as Messages turns, in the shape the real API insists on: consecutive same-role turns
  * merged, tool results first in their user turn and each answering a tool_use of the turn before, the
  * first turn the user's. System turns in the middle go to `system` unless the client spoke Messages itself.
@@ -428,6 +445,19 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
   const field = fieldName(request, 'turns');
   const keepSystemTurns = request.dialect === DIALECT;
   const merged: Message[] = [];
+  // The client's own blocks by the turn they were in, read once: a search of every extension per turn was
+  // quadratic in a long conversation that kept a document block in each turn.
+  const keptBlocks = new Map<number, { at: number; block: Block }[]>();
+  if (keepSystemTurns) {
+    for (const [key, block] of Object.entries(request.extensions)) {
+      const match = /^messages\[(\d+)\]\.content\[(\d+)\]$/.exec(key);
+      if (!match) continue;
+      const turnIndex = Number(match[1]);
+      const list = keptBlocks.get(turnIndex) ?? [];
+      list.push({ at: Number(match[2]), block: asRecord(block) });
+      keptBlocks.set(turnIndex, list);
+    }
+  }
   request.turns.forEach((turn, index) => {
     const where = turnSource(request, turn, index);
     if (turn.role === 'system' && !keepSystemTurns) {
@@ -438,23 +468,17 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
       }
       return;
     }
-    const blocks = turnBlocks(request, target, turn, where);
-    if (keepSystemTurns) {
-      // Blocks the canonical model cannot carry (document, search_result …) go back where the client had them.
-      const kept = Object.entries(request.extensions)
-        .map(([key, block]) => ({ match: new RegExp(`^messages\\[${index}\\]\\.content\\[(\\d+)\\]$`).exec(key), block }))
-        .filter((entry) => entry.match)
-        .map((entry) => ({ at: Number(entry.match![1]), block: asRecord(entry.block) }))
-        .sort((a, b) => a.at - b.at);
-      for (const { at, block } of kept) blocks.splice(at, 0, block);
-    }
+    let blocks = turnBlocks(request, target, turn, where);
+    // Blocks the canonical model cannot carry (document, search_result …) go back where the client had them.
+    const kept = keptBlocks.get(index);
+    if (kept) blocks = withBlocksAt(blocks, kept);
     if (blocks.length === 0) {
       // Messages refuses an empty user message; an assistant's with nothing in it is left out.
       if (turn.role === 'user') throw emptyUserTurn(request, turn, target.provider);
       return;
     }
     const previous = merged.at(-1);
-    if (previous && previous.role === turn.role) previous.blocks.push(...blocks);
+    if (previous && previous.role === turn.role) for (const block of blocks) previous.blocks.push(block);
     else merged.push({ role: turn.role, blocks, first: turn });
   });
 
@@ -485,8 +509,9 @@ function buildMessages(request: CanonicalRequest, target: EncodeTarget, lateSyst
     if (message.role === 'user') {
       const results = message.blocks.filter((block) => block.type === 'tool_result');
       const calls = before ? before.blocks.filter((block) => block.type === 'tool_use').map((block) => block.id as string) : [];
+      const called = new Set(calls);
       for (const result of results) {
-        if (!calls.includes(result.tool_use_id as string)) {
+        if (!called.has(result.tool_use_id as string)) {
           throw invalidRequest(`The tool result for '${String(result.tool_use_id)}' in '${field}' answers no tool call of the assistant message before it`, field);
         }
       }

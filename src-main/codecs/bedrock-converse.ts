@@ -72,7 +72,10 @@ function toolResultContent(content: ToolResultContent, isError: boolean, request
  */
 function converseMessages(request: CanonicalRequest, target: EncodeTarget): { messages: ConverseMessage[]; system: string[]; firstTurn?: Turn } {
   const system = request.system.flatMap((part) => (isBlank(part.text) ? [] : [part.text]));
-  const messages: ConverseMessage[] = [];
+  // Each message's tool results and other blocks are gathered apart and joined once at the end: merging a
+  // turn into the message before it is then two appends, not a search of the message (quadratic over a
+  // run of one-result turns, which is how Chat sends the results of parallel tool calls).
+  const merged: { role: ConverseMessage['role']; results: Block[]; blocks: Block[] }[] = [];
   /** The turn that opened the conversation, for naming it when it is the assistant's. */
   let firstTurn: Turn | undefined;
   for (const turn of request.turns) {
@@ -112,16 +115,15 @@ function converseMessages(request: CanonicalRequest, target: EncodeTarget): { me
       continue;
     }
     firstTurn ??= turn;
-    const previous = messages.at(-1);
+    const previous = merged.at(-1);
     if (previous?.role === turn.role) {
-      const firstOther = previous.content.findIndex((block) => !('toolResult' in block));
-      if (results.length && firstOther !== -1) previous.content.splice(firstOther, 0, ...results);
-      else previous.content.push(...results);
-      previous.content.push(...blocks);
+      for (const block of results) previous.results.push(block);
+      for (const block of blocks) previous.blocks.push(block);
     } else {
-      messages.push({ role: turn.role, content: [...results, ...blocks] });
+      merged.push({ role: turn.role, results, blocks });
     }
   }
+  const messages = merged.map(({ role, results, blocks }): ConverseMessage => ({ role, content: results.concat(blocks) }));
   checkToolResults(messages, request);
   return { messages, system, firstTurn };
 }
@@ -136,7 +138,8 @@ function checkToolResults(messages: ConverseMessage[], request: CanonicalRequest
     const answered = message.content.flatMap((block) => ('toolResult' in block ? [String(asRecord(block.toolResult).toolUseId)] : []));
     const unknown = answered.find((id) => !asked.has(id));
     if (unknown !== undefined) throw invalidRequest(`A tool result in '${field}' answers the call '${unknown}', which the assistant turn before it did not make`, field);
-    const missing = [...asked].find((id) => !answered.includes(id));
+    const answeredIds = new Set(answered);
+    const missing = [...asked].find((id) => !answeredIds.has(id));
     if (missing !== undefined) throw invalidRequest(`The tool call '${missing}' in '${field}' has no result in the user turn after it`, field);
   });
 }

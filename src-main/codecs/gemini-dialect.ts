@@ -149,27 +149,44 @@ function toolResultOf(response: unknown): { text: string; isError: boolean } {
  * one answers the earliest unanswered call of the same name (Gemini's own rule when ids are absent).
  */
 class CallIds {
-  private readonly open = new Map<string, string[]>();
+  /**
+   * Per name: its calls in order, where the earliest unanswered one may be, and how many times each id is
+   * still unanswered and was answered by id (skipped when reached). Answering by id is then O(1): finding
+   * and cutting it out of the list was quadratic over many calls of one name answered in reverse order.
+   */
+  private readonly open = new Map<string, { ids: string[]; next: number; unanswered: Map<string, number>; answeredById: Map<string, number> }>();
   private made = 0;
 
   call(name: string, id: string | undefined): string {
     const callId = id ?? `call_gemini_${++this.made}`;
-    const queue = this.open.get(name) ?? [];
-    queue.push(callId);
-    this.open.set(name, queue);
+    let queue = this.open.get(name);
+    if (!queue) this.open.set(name, (queue = { ids: [], next: 0, unanswered: new Map(), answeredById: new Map() }));
+    queue.ids.push(callId);
+    queue.unanswered.set(callId, (queue.unanswered.get(callId) ?? 0) + 1);
     return callId;
   }
 
   answer(name: string, id: string | undefined, field: string): string {
-    const queue = this.open.get(name) ?? [];
+    const queue = this.open.get(name);
     if (id !== undefined) {
-      const at = queue.indexOf(id);
-      if (at !== -1) queue.splice(at, 1);
+      const left = queue?.unanswered.get(id) ?? 0;
+      if (queue && left > 0) {
+        queue.unanswered.set(id, left - 1);
+        queue.answeredById.set(id, (queue.answeredById.get(id) ?? 0) + 1);
+      }
       return id;
     }
-    const first = queue.shift();
-    if (first === undefined) throw invalidRequest(`'${field}' answers a call of '${name}', and no earlier functionCall of that name is unanswered`, field);
-    return first;
+    while (queue && queue.next < queue.ids.length) {
+      const first = queue.ids[queue.next++];
+      const skipped = queue.answeredById.get(first) ?? 0;
+      if (skipped > 0) {
+        queue.answeredById.set(first, skipped - 1);
+        continue;
+      }
+      queue.unanswered.set(first, (queue.unanswered.get(first) ?? 1) - 1);
+      return first;
+    }
+    throw invalidRequest(`'${field}' answers a call of '${name}', and no earlier functionCall of that name is unanswered`, field);
   }
 }
 

@@ -111,7 +111,10 @@ function toolResultParts(content: ToolResultContent): { text: string; images: Ex
  */
 function geminiContents(request: CanonicalRequest, target: EncodeTarget): { contents: GeminiContent[]; system: string[] } {
   const system = request.system.flatMap((part) => (part.text === '' ? [] : [part.text]));
-  const contents: GeminiContent[] = [];
+  // Each content's function responses and other parts are gathered apart and joined once at the end: merging
+  // a turn into the content before it is then two appends, not a search of it (quadratic over a run of
+  // one-result turns, which is how Chat sends the results of parallel tool calls).
+  const merged: { role: GeminiContent['role']; responses: GeminiPart[]; parts: GeminiPart[] }[] = [];
   const callNames = new Map<string, string>();
   const signFunctionCalls = needsThoughtSignatures(request.model);
   for (const turn of request.turns) {
@@ -167,17 +170,16 @@ function geminiContents(request: CanonicalRequest, target: EncodeTarget): { cont
       if (turn.role === 'user') throw emptyUserTurn(request, turn, target.provider);
       continue;
     }
-    const previous = contents.at(-1);
+    const previous = merged.at(-1);
     if (previous?.role === role) {
-      // Function responses lead their turn, right after the model's calls.
-      const firstOther = previous.parts.findIndex((part) => !('functionResponse' in part));
-      if (responses.length && firstOther !== -1) previous.parts.splice(firstOther, 0, ...responses);
-      else previous.parts.push(...responses);
-      previous.parts.push(...parts);
+      for (const part of responses) previous.responses.push(part);
+      for (const part of parts) previous.parts.push(part);
     } else {
-      contents.push({ role, parts: [...responses, ...parts] });
+      merged.push({ role, responses, parts });
     }
   }
+  // Function responses lead their turn, right after the model's calls.
+  const contents = merged.map(({ role, responses, parts }): GeminiContent => ({ role, parts: responses.concat(parts) }));
   return { contents, system };
 }
 

@@ -220,6 +220,8 @@ export function readMessages(messages: unknown[], unsupported: Unsupported): { s
   const system: TextPart[] = [];
   const turns: Turn[] = [];
   const toolNames = new Map<string, string>();
+  /** The user turn the last `tool` messages made: the next one joins it while it is still the last turn. */
+  let resultsTurn: Turn | undefined;
   messages.forEach((entry, index) => {
     const message = asRecord(entry);
     const where = `messages[${index}]`;
@@ -249,9 +251,9 @@ export function readMessages(messages: unknown[], unsupported: Unsupported): { s
         const name = callId ? toolNames.get(callId) : undefined;
         if (!callId || !name) throw invalidRequest(`'${where}.tool_call_id' must name a tool call of an earlier assistant message`, 'messages');
         const result: ToolResultPart = { type: 'tool_result', callId, name, content: joinText(parts) };
-        const previous = turns.at(-1);
-        if (previous?.role === 'user' && previous.parts.length > 0 && previous.parts.every((part) => part.type === 'tool_result')) previous.parts.push(result);
-        else turns.push({ role: 'user', parts: [result], source: where });
+        // Known by identity, not by checking every part of the last turn (quadratic over many tool messages).
+        if (resultsTurn !== undefined && turns.at(-1) === resultsTurn) resultsTurn.parts.push(result);
+        else turns.push((resultsTurn = { role: 'user', parts: [result], source: where }));
         return;
       }
       default:

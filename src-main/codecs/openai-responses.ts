@@ -90,6 +90,8 @@ interface InputReader {
   leading: boolean;
   /** call_id → the tool's (flattened) name, for results (Gemini needs the name). */
   callNames: Map<string, string>;
+  /** The user turn the last tool outputs made: the next one joins it while it is still the last turn. */
+  resultsTurn?: Turn;
 }
 
 function assistantTurn(reader: InputReader): Turn {
@@ -103,10 +105,13 @@ function assistantTurn(reader: InputReader): Turn {
 
 function toolResultTurn(reader: InputReader): Turn {
   reader.leading = false;
+  // Known by identity, not by checking every part of the last turn (quadratic over many tool outputs).
+  // (An empty user turn takes them too, as it always did.)
   const last = reader.request.turns.at(-1);
-  if (last?.role === 'user' && last.parts.every((part) => part.type === 'tool_result')) return last;
+  if (last !== undefined && (last === reader.resultsTurn || (last.role === 'user' && last.parts.length === 0))) return last;
   const turn: Turn = { role: 'user', parts: [] };
   reader.request.turns.push(turn);
+  reader.resultsTurn = turn;
   return turn;
 }
 

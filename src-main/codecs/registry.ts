@@ -16,6 +16,9 @@ const providerCodecs: Partial<Record<WireFormat, ProviderCodec>> = {
   'bedrock-converse': bedrockConverseProvider,
 };
 
+/** Every provider codec, once each (the suites that must cover every format walk this list). */
+export const PROVIDER_CODECS: readonly ProviderCodec[] = Object.values(providerCodecs);
+
 /** The codec that writes requests in `format` and reads its answers. */
 export function providerCodec(format: WireFormat): ProviderCodec {
   const codec = providerCodecs[format];
