@@ -66,7 +66,14 @@ function jsonLine(row: ExportRow): string {
 async function write(res: ServerResponse, chunk: string): Promise<boolean> {
   if (res.destroyed) return false;
   if (!res.write(chunk)) {
-    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    // Whichever comes first; the other's listeners are removed, or a long export of a slow client
+    // would leave one 'close' and one 'error' listener per wait on the response.
+    const waited = new AbortController();
+    try {
+      await Promise.race([once(res, 'drain', { signal: waited.signal }), once(res, 'close', { signal: waited.signal })]);
+    } finally {
+      waited.abort();
+    }
   }
   return !res.destroyed;
 }
