@@ -1,4 +1,5 @@
-// Reads an SSE body as a client sees it: the JSON of each `data:` line, and whether `[DONE]` ended it.
+// Reads SSE text in tests: as a client sees it (the JSON of each `data:` line, whether `[DONE]` ended it), and as the upstream events a codec's stream decoder reads.
+import type { UpstreamEvent } from '../../src-main/codecs/canonical.js';
 
 export interface ReadStream {
   chunks: Record<string, unknown>[];
@@ -37,4 +38,20 @@ export function streamedText(chunks: Record<string, unknown>[]): string {
 
 export function finishReasons(chunks: Record<string, unknown>[]): (string | null | undefined)[] {
   return chunks.flatMap((chunk) => ((chunk.choices as ChunkChoice[] | undefined) ?? []).map((choice) => choice.finish_reason)).filter((reason) => reason != null);
+}
+
+/** SSE text as the upstream events a stream decoder reads. */
+export function upstreamSseEvents(textOut: string): UpstreamEvent[] {
+  return textOut
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice('event: '.length);
+        else if (line.startsWith('data: ')) data.push(line.slice('data: '.length));
+      }
+      return { kind: 'sse' as const, ...(event !== undefined ? { event } : {}), data: data.join('\n') };
+    });
 }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalRequest, type Dialect, type DialectCodec, type EncodeTarget, type ProviderCodec, type StreamDecoder, type UpstreamEvent, type WireFormat } from '../../../src-main/codecs/canonical.js';
 import { providerCodec } from '../../../src-main/codecs/registry.js';
 import { maybeDialectCodec } from './dialect-codecs.js';
+import { upstreamSseEvents as parseSse } from '../../helpers/sse.js';
 import { answers, canonicalAnswer, normalAnswer, PROFILES, requests, type FormatProfile } from './conformance-fixtures.js';
 
 const RUNS = { seed: 22, numRuns: 60 } as const;
@@ -25,21 +26,6 @@ function halves(format: WireFormat): { provider?: ProviderCodec; dialect?: Diale
   return { provider, dialect: maybeDialectCodec(format) };
 }
 
-/** SSE text as the upstream events a stream decoder reads. */
-export function parseSse(textOut: string): UpstreamEvent[] {
-  return textOut
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice('event: '.length);
-        else if (line.startsWith('data: ')) data.push(line.slice('data: '.length));
-      }
-      return { kind: 'sse' as const, ...(event !== undefined ? { event } : {}), data: data.join('\n') };
-    });
-}
 
 const replay = (decoder: StreamDecoder, events: UpstreamEvent[]) => foldEvents([...events.flatMap((event) => decoder.onEvent(event)), ...decoder.onEnd()], { id: '', model: '' });
 

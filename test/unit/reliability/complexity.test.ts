@@ -26,6 +26,7 @@ import { PROVIDER_CODECS, providerCodec } from '../../../src-main/codecs/registr
 import { GENERATION_ROUTES, PATH_MODEL_DIALECTS } from '../../../src-main/gateway/ingress/registry.js';
 import { readGeminiPath } from '../../../src-main/gateway/ingress/gemini.js';
 import type { GenerationRoute, Ingress, PathRequest } from '../../../src-main/gateway/ingress/types.js';
+import { upstreamSseEvents as parseSse } from '../../helpers/sse.js';
 import { EMBEDDING_FORMATS, type EmbeddingFormat, type EmbeddingRequest } from '../../../src-main/codecs/embeddings/canonical.js';
 import { embeddingCodec } from '../../../src-main/codecs/embeddings/registry.js';
 import { geminiEmbeddingsIngress, openaiEmbeddingsIngress } from '../../../src-main/gateway/embeddings/embeddings-ingress.js';
@@ -158,21 +159,6 @@ function dialectBody(dialect: Dialect, request: CanonicalRequest): Record<string
   return JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
 }
 
-/** SSE text as the upstream events a stream decoder reads. */
-function parseSse(text: string): UpstreamEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice('event: '.length);
-        else if (line.startsWith('data: ')) data.push(line.slice('data: '.length));
-      }
-      return { kind: 'sse' as const, ...(event !== undefined ? { event } : {}), data: data.join('\n') };
-    });
-}
 
 const answerRequest = (format: WireFormat): CanonicalRequest => ({
   ...base([{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }]),
