@@ -233,7 +233,7 @@ export function readMessages(messages: unknown[], unsupported: Unsupported): { s
     switch (message.role) {
       case 'system':
       case 'developer':
-        if (turns.length === 0) system.push(...(parts as TextPart[]));
+        if (turns.length === 0) for (const part of parts as TextPart[]) system.push(part);
         else if (parts.length) turns.push({ role: 'system', parts, source: where });
         return;
       case 'user':
@@ -437,7 +437,7 @@ function encodeMessages(request: CanonicalRequest, target: EncodeTarget): object
         throw invalidRequest(`'${where}' holds a tool result for call '${part.callId}', which the assistant turn before did not make`, where);
       }
       messages.push({ role: 'tool', tool_call_id: part.callId, content: toolResultText(part.content) });
-      if (typeof part.content !== 'string') shown.push(...part.content.filter((item): item is ImagePart => item.type === 'image'));
+      if (typeof part.content !== 'string') for (const item of part.content) if (item.type === 'image') shown.push(item);
       conversational = true;
     }
     for (const part of turn.parts) if (part.type === 'text' ? part.text !== '' : part.type === 'image') shown.push(part as TextPart | ImagePart);

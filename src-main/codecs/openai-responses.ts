@@ -158,13 +158,16 @@ function readMessage(item: Record<string, unknown>, i: number, reader: InputRead
   const { request } = reader;
   if (role === 'system' || role === 'developer') {
     const texts = parts as TextPart[]; // readContentParts allowed only text for these roles
-    if (reader.leading) request.system.push(...texts);
+    if (reader.leading) for (const text of texts) request.system.push(text);
     else if (texts.length) request.turns.push({ role: 'system', parts: texts });
     return;
   }
   if (role === 'assistant') {
-    if (parts.length) assistantTurn(reader).parts.push(...parts);
-    else reader.leading = false;
+    if (parts.length) {
+      // One by one: a spread of a body's hundreds of thousands of parts overflows the stack.
+      const turn = assistantTurn(reader);
+      for (const part of parts) turn.parts.push(part);
+    } else reader.leading = false;
     return;
   }
   reader.leading = false;
