@@ -116,7 +116,10 @@ test('Chat keeps a transcript: each Run continues the conversation, it survives 
   await page.getByLabel('Prompt').fill('Second question');
   await page.getByRole('button', { name: 'Run' }).click();
   await expect(transcript.getByRole('listitem')).toHaveCount(5);
-  const sent = fake.requests.filter((request) => request.url.endsWith('/chat/completions')).at(-1)!;
+  // The question joins the transcript as the run starts, before the provider has it: wait for the second call.
+  const chatCalls = () => fake.requests.filter((request) => request.url.endsWith('/chat/completions'));
+  await expect.poll(() => chatCalls().length).toBe(2);
+  const sent = chatCalls().at(-1)!;
   expect((sent.json.messages as Array<{ role: string; content: string }>).map((message) => `${message.role}: ${message.content}`)).toEqual([
     'system: You are a helpful assistant.',
     'user: First question',
