@@ -5,7 +5,7 @@ import { anthropicMessagesProvider } from './anthropic-messages.js';
 import { openaiChatProvider } from './openai-chat.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import { geminiProvider } from './gemini.js';
-import { bedrockConverseProvider } from './bedrock-converse.js';
+import { bedrockConverseProvider } from './bedrock-converse/index.js';
 import { GatewayError } from '../core/errors.js';
 
 const providerCodecs: Partial<Record<WireFormat, ProviderCodec>> = {

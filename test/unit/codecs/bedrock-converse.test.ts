@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bedrockConverseProvider } from '../../../src-main/codecs/bedrock-converse.js';
+import { bedrockConverseProvider } from '../../../src-main/codecs/bedrock-converse/index.js';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type Turn, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/providers/types.js';

@@ -3,7 +3,7 @@
 // independent encoder, its frames read by the Converse codec.
 import { describe, expect, it } from 'vitest';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
-import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-main/codecs/bedrock-converse.js';
+import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-main/codecs/bedrock-converse/index.js';
 import type { CanonicalEvent, CanonicalRequest, Dialect } from '../../../src-main/codecs/canonical.js';
 import { dialectCodec } from '../codecs/dialect-codecs.js';
 import { bedrock, encodeModelId, mapBedrockError } from '../../../src-main/providers/bedrock.js';

@@ -1,35 +1,21 @@
-// Amazon Bedrock's Converse API: a canonical request becomes a Converse / ConverseStream body (the model
-// goes in the URL), and an answer or a ConverseStream of AWS event-stream frames becomes canonical events.
-import { randomUUID } from 'node:crypto';
-import { invalidRequest, unsupportedField, type ErrorType } from '../core/errors.js';
-import { ProviderStreamError } from '../providers/types.js';
-import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
+// Canonical request → Converse / ConverseStream body (the model goes in the URL, or `modelId` in the body).
+import { invalidRequest, unsupportedField } from '../../core/errors.js';
+import { COMPLETION_BOUNDS } from '../../core/spec-bounds.js';
 import {
-  asArray,
-  asNumber,
   asRecord,
-  asString,
   assistantFirst,
   cannotHonour,
   emptyUserTurn,
   fieldName,
   toolArgumentsObject,
-  foldEvents,
-  type CanonicalAnswer,
-  type CanonicalEvent,
   type CanonicalRequest,
   type EncodedRequest,
   type EncodeTarget,
-  type FinishReason,
   type ImagePart,
-  type ProviderCodec,
   type ReasoningEffort,
-  type StreamDecoder,
   type ToolResultContent,
   type Turn,
-  type Usage,
-  type UpstreamEvent,
-} from './canonical.js';
+} from '../canonical.js';
 
 type Block = Record<string, unknown>;
 
@@ -185,7 +171,7 @@ function reasoningFields(request: CanonicalRequest, target: EncodeTarget, droppe
   return { thinking: { type: 'enabled', budget_tokens: budget } };
 }
 
-function encodeRequest(request: CanonicalRequest, target: EncodeTarget): EncodedRequest {
+export function encodeRequest(request: CanonicalRequest, target: EncodeTarget): EncodedRequest {
   const dropped: string[] = [];
   const { messages, system, firstTurn } = converseMessages(request, target);
   const field = turnsField(request);
@@ -231,189 +217,3 @@ function encodeRequest(request: CanonicalRequest, target: EncodeTarget): Encoded
   for (const name of Object.keys(request.extensions)) cannotHonour(request, target, dropped, name);
   return { body, dropped };
 }
-
-// ---- Answers ------------------------------------------------------------------------------------------
-
-/** Converse stop reasons → canonical finish reasons. */
-export function mapStopReason(stopReason: string | undefined): FinishReason {
-  switch (stopReason) {
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'length';
-    case 'guardrail_intervened':
-    case 'content_filtered':
-      return 'content_filter';
-    case 'tool_use':
-      return 'tool_calls';
-    case 'stop_sequence':
-      return 'stop_sequence';
-    default:
-      // end_turn, and reasons added later.
-      return 'stop';
-  }
-}
-
-/** Cached prompt tokens are reported apart from `inputTokens`; canonical input counts them all. */
-export function usageOf(value: unknown): Usage {
-  const figures = asRecord(value);
-  const cacheRead = asNumber(figures.cacheReadInputTokens);
-  const cacheWrite = asNumber(figures.cacheWriteInputTokens);
-  const usage: Usage = { inputTokens: asNumber(figures.inputTokens) + cacheRead + cacheWrite, outputTokens: asNumber(figures.outputTokens) };
-  if (typeof figures.cacheReadInputTokens === 'number') usage.cacheReadTokens = cacheRead;
-  if (typeof figures.cacheWriteInputTokens === 'number') usage.cacheWriteTokens = cacheWrite;
-  return usage;
-}
-
-/** Converse answers carry no id: one is made per answer. */
-const answerId = (): string => `bedrock-${randomUUID()}`;
-
-function reasoningEvents(value: unknown): CanonicalEvent[] {
-  const reasoning = asRecord(value);
-  const redacted = asString(reasoning.redactedContent);
-  if (redacted !== undefined) return [{ type: 'reasoning_encrypted', data: redacted }];
-  const text = asRecord(reasoning.reasoningText);
-  const events: CanonicalEvent[] = [];
-  if (asString(text.text)) events.push({ type: 'reasoning', text: asString(text.text)! });
-  if (asString(text.signature)) events.push({ type: 'reasoning_signature', signature: asString(text.signature)! });
-  return events;
-}
-
-function decodeResponse(json: unknown, request: CanonicalRequest): CanonicalAnswer {
-  const answer = asRecord(json);
-  const events: CanonicalEvent[] = [{ type: 'start', id: answerId(), model: request.model }];
-  let toolIndex = 0;
-  for (const value of asArray(asRecord(asRecord(answer.output).message).content)) {
-    const block = asRecord(value);
-    const text = asString(block.text);
-    if (text !== undefined) {
-      if (text) events.push({ type: 'text', text });
-    } else if (block.toolUse !== undefined) {
-      const toolUse = asRecord(block.toolUse);
-      const index = toolIndex++;
-      events.push({ type: 'tool_call_start', index, id: asString(toolUse.toolUseId) ?? answerId(), name: asString(toolUse.name) ?? '' });
-      events.push({ type: 'tool_call_delta', index, arguments: JSON.stringify(toolUse.input ?? {}) });
-      events.push({ type: 'tool_call_end', index });
-    } else if (block.reasoningContent !== undefined) {
-      events.push(...reasoningEvents(block.reasoningContent));
-    }
-  }
-  if (answer.usage !== undefined) events.push({ type: 'usage', usage: usageOf(answer.usage) });
-  events.push({ type: 'finish', reason: mapStopReason(asString(answer.stopReason)) });
-  return foldEvents(events, { id: answerId(), model: request.model });
-}
-
-const EXCEPTION_TYPES: Readonly<Record<string, ErrorType>> = {
-  validationException: 'invalid_request_error',
-  throttlingException: 'rate_limit_error',
-  serviceUnavailableException: 'api_error',
-  internalServerException: 'api_error',
-  modelStreamErrorException: 'api_error',
-};
-
-function payloadJson(payload: Uint8Array, provider: string): Record<string, unknown> {
-  if (payload.length === 0) return {};
-  try {
-    return asRecord(JSON.parse(Buffer.from(payload).toString('utf8')));
-  } catch {
-    throw new ProviderStreamError(`Provider '${provider}' sent a stream event that is not JSON`, 'gateway_error', 'bad_provider_response');
-  }
-}
-
-/**
- * Reads ConverseStream's frames: messageStart, then per content block contentBlockStart (a tool use's id
- * and name) / contentBlockDelta (text, tool input as JSON text, reasoning) / contentBlockStop, then
- * messageStop (the stop reason) and metadata (usage). Exception frames end the stream with an error.
- */
-function createStreamDecoder(request: CanonicalRequest): StreamDecoder {
-  const provider = 'bedrock';
-  let started = false;
-  /** messageStop's reason, until the metadata frame right after it brings the usage. */
-  let stopReason: FinishReason | undefined;
-  let finished = false;
-  const finish = (): CanonicalEvent[] => {
-    if (stopReason === undefined || finished) return [];
-    finished = true;
-    return [{ type: 'finish', reason: stopReason }];
-  };
-  /** Content block index → tool call index, for the blocks that are tool uses. */
-  const toolBlocks = new Map<number, number>();
-  let toolCount = 0;
-  const start = (): CanonicalEvent[] => {
-    if (started) return [];
-    started = true;
-    return [{ type: 'start', id: answerId(), model: request.model }];
-  };
-  return {
-    framing: 'aws-eventstream',
-    onEvent(event: UpstreamEvent): CanonicalEvent[] {
-      if (event.kind !== 'frame') return [];
-      const messageType = event.headers[':message-type'];
-      if (messageType === 'exception') {
-        const exceptionType = String(event.headers[':exception-type'] ?? 'exception');
-        const details = payloadJson(event.payload, provider);
-        const message = asString(details.message) ?? asString(details.Message) ?? `Bedrock stream failed (${exceptionType})`;
-        throw new ProviderStreamError(message, EXCEPTION_TYPES[exceptionType] ?? 'api_error', exceptionType);
-      }
-      if (messageType === 'error') {
-        const code = String(event.headers[':error-code'] ?? 'error');
-        throw new ProviderStreamError(String(event.headers[':error-message'] ?? `Bedrock stream failed (${code})`), 'api_error', code);
-      }
-      // Payloads may carry a padding field `p`; only the named fields are read.
-      const payload = payloadJson(event.payload, provider);
-      const blockIndex = asNumber(payload.contentBlockIndex);
-      switch (event.headers[':event-type']) {
-        case 'messageStart':
-          return start();
-        case 'contentBlockStart': {
-          const toolUse = asRecord(asRecord(payload.start).toolUse);
-          if (asString(toolUse.toolUseId) === undefined) return start();
-          const index = toolCount++;
-          toolBlocks.set(blockIndex, index);
-          return [...start(), { type: 'tool_call_start', index, id: asString(toolUse.toolUseId)!, name: asString(toolUse.name) ?? '' }];
-        }
-        case 'contentBlockDelta': {
-          const delta = asRecord(payload.delta);
-          const events = start();
-          const text = asString(delta.text);
-          if (text) events.push({ type: 'text', text });
-          const toolIndex = toolBlocks.get(blockIndex);
-          const input = asString(asRecord(delta.toolUse).input);
-          if (input && toolIndex !== undefined) events.push({ type: 'tool_call_delta', index: toolIndex, arguments: input });
-          if (delta.reasoningContent !== undefined) {
-            const reasoning = asRecord(delta.reasoningContent);
-            if (asString(reasoning.text)) events.push({ type: 'reasoning', text: asString(reasoning.text)! });
-            if (asString(reasoning.signature)) events.push({ type: 'reasoning_signature', signature: asString(reasoning.signature)! });
-            if (asString(reasoning.redactedContent)) events.push({ type: 'reasoning_encrypted', data: asString(reasoning.redactedContent)! });
-          }
-          return events;
-        }
-        case 'contentBlockStop': {
-          const toolIndex = toolBlocks.get(blockIndex);
-          if (toolIndex === undefined) return [];
-          toolBlocks.delete(blockIndex);
-          return [{ type: 'tool_call_end', index: toolIndex }];
-        }
-        case 'messageStop':
-          // The finish waits for the metadata frame that follows at once, so that usage comes before it.
-          stopReason = mapStopReason(asString(payload.stopReason));
-          return start();
-        case 'metadata':
-          return [...(payload.usage === undefined ? [] : [{ type: 'usage' as const, usage: usageOf(payload.usage) }]), ...finish()];
-        default:
-          // Event types added later.
-          return [];
-      }
-    },
-    onEnd(): CanonicalEvent[] {
-      if (stopReason === undefined) throw new ProviderStreamError('The provider stream ended before messageStop', 'api_error', 'stream_incomplete');
-      return finish();
-    },
-  };
-}
-
-export const bedrockConverseProvider: ProviderCodec = {
-  format: 'bedrock-converse',
-  encodeRequest,
-  decodeResponse,
-  createStreamDecoder,
-};
