@@ -4,7 +4,7 @@ import type { ProviderCodec, WireFormat } from './canonical.js';
 import { anthropicMessagesProvider } from './anthropic-messages.js';
 import { openaiChatProvider } from './openai-chat.js';
 import { openaiResponsesProvider } from './openai-responses.js';
-import { geminiProvider } from './gemini.js';
+import { geminiProvider } from './gemini/index.js';
 import { bedrockConverseProvider } from './bedrock-converse/index.js';
 import { GatewayError } from '../core/errors.js';
 

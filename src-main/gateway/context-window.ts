@@ -4,7 +4,7 @@
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
-import { geminiMaxOutputTokens } from '../codecs/gemini-dialect.js';
+import { geminiMaxOutputTokens } from '../codecs/gemini/index.js';
 import { invalidRequest } from '../core/errors.js';
 import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import type { CompletionRequest } from './validate.js';

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, errorBody } from '../core/errors.js';
 import { sendJson } from '../core/http-io.js';
-import { geminiErrorBody } from '../codecs/gemini-dialect.js';
+import { geminiErrorBody } from '../codecs/gemini/index.js';
 import { PATH_MODEL_DIALECTS } from './ingress/registry.js';
 import type { GeminiPath } from './ingress/gemini.js';
 import { handleProxy, type ProxyDependencies } from './proxy.js';

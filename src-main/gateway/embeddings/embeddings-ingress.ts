@@ -6,7 +6,7 @@ import type { GatewayError } from '../../core/errors.js';
 import type { EmbeddingAnswer, EmbeddingFormat, EmbeddingRequest } from '../../codecs/embeddings/canonical.js';
 import { decodeOpenAIEmbeddingsRequest, encodeOpenAIEmbeddingsAnswer } from '../../codecs/embeddings/openai.js';
 import { decodeGeminiEmbeddingsRequest, encodeGeminiEmbeddingsAnswer } from '../../codecs/embeddings/gemini.js';
-import { geminiErrorBody } from '../../codecs/gemini-dialect.js';
+import { geminiErrorBody } from '../../codecs/gemini/index.js';
 
 /** One embeddings request as it came in. */
 export interface EmbeddingsInbound {

@@ -4,7 +4,7 @@
 // goes up byte for byte; errors in Google's `{"error":{"code","message","status"}}` shape.
 import { GatewayError, invalidRequest } from '../../core/errors.js';
 import { isPlainObject } from '../../core/plain-object.js';
-import { geminiDialect, geminiErrorBody, geminiTokenCount, type GeminiCallRequest } from '../../codecs/gemini-dialect.js';
+import { geminiDialect, geminiErrorBody, geminiTokenCount, type GeminiCallRequest } from '../../codecs/gemini/index.js';
 import type { GenerationRoute, Ingress, PathRequest } from './types.js';
 
 const streamError = (error: GatewayError): string => `data: ${JSON.stringify(geminiErrorBody(error))}\n\n`;

@@ -3,7 +3,7 @@
 // design — no tokenizer: the prompt is taken as its bytes / 3 (o200k averages 4+ bytes a token on text
 // and code, so this leans high), never more than the model's context window (a base64 image is not a
 // million tokens), and the output as the most the call may ask the provider for.
-import { geminiMaxOutputTokens } from '../../codecs/gemini-dialect.js';
+import { geminiMaxOutputTokens } from '../../codecs/gemini/index.js';
 import type { Dialect } from '../../codecs/canonical.js';
 import type { Operation } from '../../providers/types.js';
 import { catalogModel } from '../../catalog/catalog.js';
