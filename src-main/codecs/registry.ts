@@ -1,7 +1,7 @@
 // Every provider wire format's codec, by format: adding a format is one codec file and one line here.
 // (A dialect's half of its codec is named by its ingress: gateway/ingress/registry.ts.)
 import type { ProviderCodec, WireFormat } from './canonical.js';
-import { anthropicMessagesProvider } from './anthropic-messages.js';
+import { anthropicMessagesProvider } from './anthropic-messages/index.js';
 import { openaiChatProvider } from './openai-chat.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import { geminiProvider } from './gemini/index.js';

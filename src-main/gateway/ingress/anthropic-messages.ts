@@ -2,7 +2,7 @@
 // Anthropic-format provider goes up byte for byte with whatever fields the next release adds; errors in
 // Anthropic's `{"type":"error","error":{type,message}}` shape.
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
-import { anthropicErrorType, anthropicMessagesDialect } from '../../codecs/anthropic-messages.js';
+import { anthropicErrorType, anthropicMessagesDialect } from '../../codecs/anthropic-messages/index.js';
 import { readStreamFlag, requireModel, requireObject } from './openai.js';
 import type { Ingress } from './types.js';
 

@@ -5,7 +5,7 @@ import {
   anthropicMessagesDialect,
   anthropicMessagesProvider,
   createMessagesStreamEncoder,
-} from '../../../src-main/codecs/anthropic-messages.js';
+} from '../../../src-main/codecs/anthropic-messages/index.js';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/providers/types.js';
