@@ -1,9 +1,16 @@
 // A provider's JSON read through its format's zod schema: the one place where an answer or a stream event
 // that does not fit the format becomes the gateway's error (502 bad_provider_response), naming the field
 // and never its value (a provider may echo a prompt or a key there).
-import type { z } from 'zod';
+import { z } from 'zod';
 import { GatewayError } from '../core/errors.js';
+import { isPlainObject } from '../core/plain-object.js';
 import { ProviderStreamError } from '../providers/types.js';
+
+/**
+ * A JSON object taken as the provider sent it (tool call arguments): checked, not copied, so every key —
+ * `__proto__` too, which zod's objects and records leave out — reaches the client unchanged.
+ */
+export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Invalid input: expected object');
 
 /** The first problem, as `'field.path' expected string, received number`. */
 function firstIssue(error: z.ZodError): string {

@@ -3,6 +3,7 @@
 // passed through. Fields real answers always carry but test doubles and proxies leave out stay optional,
 // as the reads before these schemas took them.
 import { z } from 'zod';
+import { jsonObject } from '../provider-schema.js';
 
 const text = z.string().optional();
 
@@ -23,7 +24,7 @@ const contentBlock = z.looseObject({
   data: text,
   id: text,
   name: text,
-  input: z.record(z.string(), z.unknown()).optional(),
+  input: jsonObject.optional(),
 });
 
 const stopFields = { stop_reason: z.string().nullish(), stop_sequence: z.string().nullish() };

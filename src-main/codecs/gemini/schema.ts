@@ -2,6 +2,7 @@
 // as far as the gateway reads it: types checked where the API fixes them, unknown fields passed through.
 // A stream is many such responses, so every field is optional but the function call's name.
 import { z } from 'zod';
+import { jsonObject } from '../provider-schema.js';
 
 const count = z.number().optional();
 
@@ -18,7 +19,7 @@ const part = z.looseObject({
   text: z.string().optional(),
   thought: z.boolean().optional(),
   thoughtSignature: z.string().optional(),
-  functionCall: z.looseObject({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()).optional() }).optional(),
+  functionCall: z.looseObject({ id: z.string().optional(), name: z.string(), args: jsonObject.optional() }).optional(),
 });
 export type GeminiAnswerPart = z.output<typeof part>;
 

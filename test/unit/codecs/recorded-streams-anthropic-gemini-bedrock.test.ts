@@ -168,3 +168,13 @@ describe('bedrock-converse: recorded streams', () => {
     expect(error).toMatchObject({ message: 'Internal Server Error', type: 'api_error', code: 'internalServerException' });
   });
 });
+
+describe('tool arguments as the provider sent them', () => {
+  const args = '{"city":"Paris","__proto__":{"admin":true}}';
+  it('keep every key, `__proto__` too (schemas check the object, they do not copy it)', () => {
+    const anthropic = providerCodec('anthropic-messages').decodeResponse(JSON.parse(`{"content":[{"type":"tool_use","id":"t1","name":"f","input":${args}}],"stop_reason":"tool_use"}`), REQUEST);
+    const gemini = providerCodec('gemini').decodeResponse(JSON.parse(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":${args}}}]},"finishReason":"STOP"}]}`), REQUEST);
+    const bedrock = providerCodec('bedrock-converse').decodeResponse(JSON.parse(`{"output":{"message":{"content":[{"toolUse":{"toolUseId":"t1","name":"f","input":${args}}}]}},"stopReason":"tool_use"}`), REQUEST);
+    for (const answer of [anthropic, gemini, bedrock]) expect(callsOf(answer)[0].arguments).toBe(args);
+  });
+});
