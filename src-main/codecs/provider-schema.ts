@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { GatewayError } from '../core/errors.js';
 import { isPlainObject } from '../core/plain-object.js';
 import { ProviderStreamError } from '../providers/types.js';
+import { describeSchemaFailure } from './schema-failure.js';
 
 /**
  * A JSON object taken as the provider sent it (tool call arguments): checked, not copied, so every key —
@@ -12,24 +13,16 @@ import { ProviderStreamError } from '../providers/types.js';
  */
 export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Invalid input: expected object');
 
-/** The first problem, as `'field.path' expected string, received number`. */
-function firstIssue(error: z.ZodError): string {
-  const [issue] = error.issues;
-  if (!issue) return 'does not fit the format';
-  const path = issue.path.map(String).join('.');
-  return `${path ? `'${path}' ` : ''}${issue.message}`;
-}
-
 /** A whole (held) answer: a 502 the relay passes to the client in its dialect's error shape. */
 export function parseProviderAnswer<S extends z.ZodType>(schema: S, json: unknown): z.output<S> {
   const result = schema.safeParse(json);
   if (result.success) return result.data;
-  throw new GatewayError(502, 'gateway_error', `The provider answered with a body that does not fit its format: ${firstIssue(result.error)}`, null, 'bad_provider_response');
+  throw new GatewayError(502, 'gateway_error', `The provider answered with a body that does not fit its format: ${describeSchemaFailure(result.error)}`, null, 'bad_provider_response');
 }
 
 /** One stream event: the stream ends with the dialect's error event (the relay adds the provider's name). */
 export function parseProviderEvent<S extends z.ZodType>(schema: S, json: unknown): z.output<S> {
   const result = schema.safeParse(json);
   if (result.success) return result.data;
-  throw new ProviderStreamError(`The provider sent a stream event that does not fit its format: ${firstIssue(result.error)}`, 'gateway_error', 'bad_provider_response');
+  throw new ProviderStreamError(`The provider sent a stream event that does not fit its format: ${describeSchemaFailure(result.error)}`, 'gateway_error', 'bad_provider_response');
 }

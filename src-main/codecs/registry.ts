@@ -2,8 +2,8 @@
 // (A dialect's half of its codec is named by its ingress: gateway/ingress/registry.ts.)
 import type { ProviderCodec, WireFormat } from './canonical.js';
 import { anthropicMessagesProvider } from './anthropic-messages/index.js';
-import { openaiChatProvider } from './openai-chat.js';
-import { openaiResponsesProvider } from './openai-responses.js';
+import { openaiChatProvider } from './openai-chat/index.js';
+import { openaiResponsesProvider } from './openai-responses/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { bedrockConverseProvider } from './bedrock-converse/index.js';
 import { GatewayError } from '../core/errors.js';

@@ -3,12 +3,12 @@
 // with: one reader per wire format. Only the top-level usage counts: providers nest other `usage` objects
 // (Groq's x_groq.usage) and generated text may say anything.
 import type { Usage } from './canonical.js';
-import { readChatUsage } from './openai-chat.js';
-import { readResponsesUsage } from './openai-responses.js';
-import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } from './anthropic-messages.js';
+import { readChatUsage } from './openai-chat/index.js';
+import { readResponsesUsage } from './openai-responses/index.js';
+import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } from './anthropic-messages/index.js';
 import { plainObjectOrNull } from '../core/plain-object.js';
 import { EMBEDDING_FORMATS } from './embeddings/canonical.js';
-import { usageOf as geminiUsage } from './gemini.js';
+import { usageOf as geminiUsage } from './gemini/index.js';
 
 /** The client dialects a log row can name (CallFacts.dialect). */
 export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses', 'gemini', 'openai-embeddings'] as const;

@@ -6,7 +6,7 @@ import type { GatewayHeaders } from './gateway-headers.js';
 import type { ProviderAdapter, ProviderCall } from '../providers/types.js';
 import type { CanonicalRequest, DialectCodec, ProviderCodec, WireFormat } from '../codecs/canonical.js';
 import { providerCodec } from '../codecs/registry.js';
-import { refusesStatefulFields } from '../codecs/openai-responses.js';
+import { refusesStatefulFields } from '../codecs/openai-responses/index.js';
 import { withModelField } from './routing/model-field.js';
 import type { Generation } from './request-body.js';
 

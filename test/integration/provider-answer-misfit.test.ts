@@ -39,7 +39,7 @@ describe('a provider answer that does not fit its format', () => {
     expect(response.status).toBe(502);
     const { error } = await response.json();
     expect(error).toMatchObject({ type: 'gateway_error', code: 'bad_provider_response' });
-    expect(error.message).toContain("'content.0.text'");
+    expect(error.message).toContain("'content[0].text'");
     expect(error.message).not.toContain(SECRET_ECHO);
   });
 
@@ -65,13 +65,13 @@ const REQUEST: CanonicalRequest = { dialect: 'openai-chat', onUnsupported: 'drop
 
 describe('every schema-read format refuses a misfit the same way', () => {
   const misfits: { format: 'anthropic-messages' | 'gemini' | 'bedrock-converse'; answer: unknown; event: UpstreamEvent; field: string }[] = [
-    { format: 'anthropic-messages', answer: { content: [{ type: 'tool_use', id: 7 }] }, event: { kind: 'sse', data: '{"type":"message_delta","delta":{"stop_reason":9}}' }, field: "'content.0.id'" },
-    { format: 'gemini', answer: { candidates: [{ content: { parts: [{ text: ['x'] }] } }] }, event: { kind: 'sse', data: '{"candidates":[{"finishReason":1}]}' }, field: "'candidates.0.content.parts.0.text'" },
+    { format: 'anthropic-messages', answer: { content: [{ type: 'tool_use', id: 7 }] }, event: { kind: 'sse', data: '{"type":"message_delta","delta":{"stop_reason":9}}' }, field: "'content[0].id'" },
+    { format: 'gemini', answer: { candidates: [{ content: { parts: [{ text: ['x'] }] } }] }, event: { kind: 'sse', data: '{"candidates":[{"finishReason":1}]}' }, field: "'candidates[0].content.parts[0].text'" },
     {
       format: 'bedrock-converse',
       answer: { output: { message: { content: [{ toolUse: { toolUseId: 'a', name: 3 } }] } } },
       event: { kind: 'frame', headers: { ':message-type': 'event', ':event-type': 'contentBlockDelta' }, payload: Buffer.from('{"contentBlockIndex":0,"delta":{"text":5}}') },
-      field: "'output.message.content.0.toolUse.name'",
+      field: "'output.message.content[0].toolUse.name'",
     },
   ];
   for (const { format, answer, event, field } of misfits) {

@@ -2,7 +2,7 @@
 // Claude on Vertex (rawPredict) and Claude on Bedrock (InvokeModel).
 import { COMPLETION_BOUNDS } from '../../core/spec-bounds.js';
 import { invalidRequest, unsupportedField } from '../../core/errors.js';
-import { isDefaultValue, REFUSAL_REASONS } from '../openai-chat.js';
+import { isDefaultValue, REFUSAL_REASONS } from '../openai-chat/index.js';
 import {
   asRecord,
   assistantFirst,

@@ -1,6 +1,6 @@
 // GenerateContentResponse → canonical events, shared by the answer and the stream decoders: a whole answer
 // is one response; a stream is many, each with the next parts and the last with finishReason and usage.
-import { newToolCallId } from '../openai-chat.js';
+import { newToolCallId } from '../openai-chat/index.js';
 import type { CanonicalEvent, FinishReason, TokenLogprob } from '../canonical.js';
 import { providerError } from './errors.js';
 import type { GeminiAnswerPart, GeminiCandidate, GenerateContentResponse } from './schema.js';

@@ -3,7 +3,7 @@
 // inside a stream as the `error` event Codex reads.
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { readStreamFlag, requireModel, requireObject } from './openai.js';
-import { openaiResponsesDialect } from '../../codecs/openai-responses.js';
+import { openaiResponsesDialect } from '../../codecs/openai-responses/index.js';
 import type { Ingress } from './types.js';
 
 export const openaiResponsesIngress: Ingress = {

@@ -3,8 +3,8 @@
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { sseData } from '../sse.js';
 import { validateChat, validateCompletion } from '../validate.js';
-import { openaiChatDialect } from '../../codecs/openai-chat.js';
-import { openaiCompletionsDialect } from '../../codecs/openai-completions.js';
+import { openaiChatDialect } from '../../codecs/openai-chat/index.js';
+import { openaiCompletionsDialect } from '../../codecs/openai-completions/index.js';
 import type { Ingress } from './types.js';
 
 const contractError = (error: GatewayError): object => error.toBody();

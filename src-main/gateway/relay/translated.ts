@@ -4,7 +4,8 @@ import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from '../../providers/upstream.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type Usage } from '../../codecs/canonical.js';
 import { SSE_DONE } from '../sse.js';
-import { readHeldJson, relayedHeaders, relayProviderError, upstreamEvents } from './provider-answer.js';
+import { ProviderStreamError } from '../../providers/types.js';
+import { readHeldJson, relayedHeaders, relayProviderError, streamFailure, upstreamEvents } from './provider-answer.js';
 import { failStream, streamHeaders, StreamWriter } from './client-writer.js';
 import type { RelayOptions, RelayOutcome } from './types.js';
 
@@ -39,7 +40,16 @@ export async function relayTranslated(res: ServerResponse, all: UpstreamResponse
   }
 
   if (!options.stream) {
-    const answers: CanonicalAnswer[] = await Promise.all(all.map(async (upstream) => providerCodec.decodeResponse(await readHeldJson(upstream, options, 'answered'), request)));
+    const decode = async (upstream: UpstreamResponse): Promise<CanonicalAnswer> => {
+      const json = await readHeldJson(upstream, options, 'answered');
+      // A provider's error in a 200 answer, or JSON its codec cannot read: a 502 naming the provider, as mid-stream.
+      try {
+        return providerCodec.decodeResponse(json, request);
+      } catch (error) {
+        throw error instanceof ProviderStreamError ? streamFailure(error, options.signal, options.adapter.slug) : error;
+      }
+    };
+    const answers = await Promise.all(all.map(decode));
     let usage: Usage | undefined;
     for (const answer of answers) usage = addUsage(usage, answer.usage);
     const encoded = answers.map((answer) => dialectCodec.encodeResponse(answer, request));

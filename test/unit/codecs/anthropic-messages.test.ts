@@ -9,9 +9,9 @@ import {
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
 import { ProviderStreamError } from '../../../src-main/providers/types.js';
-import { decodeChatRequest } from '../../../src-main/codecs/openai-chat.js';
-import { decodeCompletionRequest } from '../../../src-main/codecs/openai-completions.js';
-import { decodeResponsesRequest } from '../../../src-main/codecs/openai-responses.js';
+import { decodeChatRequest } from '../../../src-main/codecs/openai-chat/index.js';
+import { decodeCompletionRequest } from '../../../src-main/codecs/openai-completions/index.js';
+import { decodeResponsesRequest } from '../../../src-main/codecs/openai-responses/index.js';
 import { anthropicRequestProblem } from '../../fakes/anthropic.js';
 
 const ANTHROPIC: EncodeTarget = { provider: 'anthropic', modelInBody: true };

@@ -2,8 +2,8 @@
 // decoders take them one by one. A spread (`push(...parts)`) passes each as an argument and overflows the
 // stack, which cut the caller's connection instead of serving or refusing it.
 import { describe, expect, it } from 'vitest';
-import { decodeChatRequest } from '../../../src-main/codecs/openai-chat.js';
-import { decodeResponsesRequest } from '../../../src-main/codecs/openai-responses.js';
+import { decodeChatRequest } from '../../../src-main/codecs/openai-chat/index.js';
+import { decodeResponsesRequest } from '../../../src-main/codecs/openai-responses/index.js';
 
 const MANY = 300_000;
 const textParts = (type: string) => Array.from({ length: MANY }, () => ({ type, text: 'a' }));

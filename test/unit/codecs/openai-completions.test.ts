@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cannotHonour, type CanonicalAnswer, type CanonicalEvent } from '../../../src-main/codecs/canonical.js';
-import { openaiChatProvider } from '../../../src-main/codecs/openai-chat.js';
-import { openaiCompletionsDialect } from '../../../src-main/codecs/openai-completions.js';
+import { openaiChatProvider } from '../../../src-main/codecs/openai-chat/index.js';
+import { openaiCompletionsDialect } from '../../../src-main/codecs/openai-completions/index.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
 import { validateCompletion } from '../../../src-main/gateway/validate.js';
 

@@ -1,17 +1,9 @@
-// OpenAI's legacy Completions as a dialect: a `/v1/completions` body → canonical (the prompt is one user
-// turn), and canonical answers back as `text_completion` objects and chunks for providers that only chat.
-// Tool calls cannot happen here: the request declares no tools.
-import { asRecord, type CanonicalRequest, type DialectCodec, type Turn } from './canonical.js';
-import {
-  REFUSAL_REASONS,
-  SHARED_FIELDS,
-  Unsupported,
-  createOpenAIStreamEncoder,
-  encodeOpenAIAnswer,
-  keepOtherFields,
-  openaiFanOutTail,
-  readSharedFields,
-} from './openai-chat.js';
+// OpenAI's legacy Completions as a dialect: a `/v1/completions` body → canonical (the prompt is one user turn).
+// Decoding a client's request is all this format has of its own: no provider is spoken to in it (its
+// answers and chunks are written by the Chat writers, which share the frame), and tool calls cannot happen
+// here: the request declares no tools.
+import { asRecord, type CanonicalRequest, type Turn } from '../canonical.js';
+import { REFUSAL_REASONS, SHARED_FIELDS, Unsupported, keepOtherFields, readSharedFields } from '../openai-chat/client-fields.js';
 
 /** Why a prompt a chat-only provider cannot take is refused (as the old translators worded it). */
 export const PROMPT_REFUSALS = {
@@ -77,12 +69,3 @@ export function decodeCompletionRequest(json: unknown): CanonicalRequest {
     unsupportedWhy: { ...unsupported.why, ...why },
   };
 }
-
-export const openaiCompletionsDialect: DialectCodec = {
-  dialect: 'openai-completions',
-  decodeRequest: decodeCompletionRequest,
-  encodeResponse: (answer) => encodeOpenAIAnswer('completions', answer),
-  createStreamEncoder: (request, fanOut) => createOpenAIStreamEncoder('completions', request, fanOut),
-  fanOutTail: (request, usage) => openaiFanOutTail('completions', request, usage),
-  errorBody: (error) => error.toBody(),
-};
