@@ -417,7 +417,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       (message) => log(`Warning: ${message}`),
     );
     try {
-      mcp.setServers(mcpServers.connections());
+      mcp.setServers(await mcpServers.connections());
     } catch (error) {
       log(`Warning: MCP servers not loaded: ${(error as Error).message}`);
     }
