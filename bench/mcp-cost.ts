@@ -73,7 +73,7 @@ export async function measureMcpCall(callsPerRound: number, rounds: number): Pro
   const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-mcp-'));
   const gatehouse = await startGatehouse({ host: '127.0.0.1', port: 0, dataDir, env: { GATEWAY_API_KEY: KEY, GATEHOUSE_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'), HOME: dataDir } });
   try {
-    gatehouse.services.mcpServers.create({ name: 'bench', transport: 'http', url: echo.url });
+    await gatehouse.services.mcpServers.create({ name: 'bench', transport: 'http', url: echo.url });
     const direct = await connect(echo.url);
     const through = await connect(`${gatehouse.url}/mcp/bench`, { authorization: `Bearer ${KEY}` });
     await timeCalls(direct, 50);

@@ -350,7 +350,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
     let saved = settings.get();
     if (options.adoptPort !== undefined && options.adoptPort !== saved.port && saved.port === DEFAULT_SETTINGS.port) {
-      saved = settings.update({ port: options.adoptPort });
+      saved = await settings.update({ port: options.adoptPort });
     }
     const host = options.host ?? env.GATEHOUSE_HOST ?? saved.host;
     const port = givenPort ?? saved.port;
@@ -417,7 +417,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       (message) => log(`Warning: ${message}`),
     );
     try {
-      mcp.setServers(mcpServers.connections());
+      mcp.setServers(await mcpServers.connections());
     } catch (error) {
       log(`Warning: MCP servers not loaded: ${(error as Error).message}`);
     }
@@ -483,7 +483,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       });
     });
     const bound = (server.address() as AddressInfo).port;
-    if (options.rememberPort && options.port !== undefined) settings.update({ port: bound });
+    if (options.rememberPort && options.port !== undefined) await settings.update({ port: bound });
     services.listening = { host, port: bound };
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${bound}`;

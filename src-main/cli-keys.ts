@@ -220,8 +220,8 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
   const mayOmitToken = typeof values['custom-host'] === 'string';
   const secrets = values['no-secret'] ? {} : await readSecrets(provider, fields, io, mayOmitToken);
 
-  const created = await withKeyStore(values['data-dir'], io, (store) => {
-    const created = store.createVirtualKey({
+  const created = await withKeyStore(values['data-dir'], io, async (store) => {
+    const created = await store.createVirtualKey({
       name: values.name as string,
       provider: provider.slug,
       customHost: values['custom-host'],
@@ -255,7 +255,7 @@ async function changeHost(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 2) throw new UsageError('keys host takes a virtual key name (or id) and the new host, e.g. gatehouse keys host lm-studio http://127.0.0.1:1234/v1');
   const [nameOrId, host] = positionals;
-  const found = await withExistingKeyStore(values['data-dir'], io, (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
+  const found = await withExistingKeyStore(values['data-dir'], io, async (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
   if (!found) throw new Error(`No active virtual key named '${nameOrId}' (see 'gatehouse keys list').`);
   const provider = getProvider(found.provider);
   const secrets = await readSecrets(provider, {}, io, true);
@@ -275,10 +275,10 @@ async function setChatOnly(args: string[], io: KeysCommandIO): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('keys chat-only takes one virtual key name (or id), e.g. gatehouse keys chat-only lm-studio --on');
   if (values.on && values.off) throw new UsageError('keys chat-only takes --on or --off, not both.');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
-    const key = store ? findVirtualKey(store, positionals[0]) : undefined;
+  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+    const key = store ? await findVirtualKey(store, positionals[0]) : undefined;
     if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
-    const changed = values.on || values.off ? store.updateVirtualKey(key.id, { chatOnly: values.on === true }) : key;
+    const changed = values.on || values.off ? await store.updateVirtualKey(key.id, { chatOnly: values.on === true }) : key;
     const says = changed.chatOnly ? 'its server speaks Chat only: Responses calls are translated to Chat' : 'Responses calls are passed through to its server';
     if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, chatOnly: changed.chatOnly }, null, 2)}\n`);
     else if (changed === key) io.stdout.write(`${key.id} '${key.name}': ${says}\n`);
@@ -292,11 +292,11 @@ async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<numb
   const id = singleId(positionals, 'keys rotate');
   return withExistingKeyStore(values['data-dir'], io, async (store) => {
     if (!store) throw new Error(`No virtual key with id '${id}'`);
-    const key = store.getVirtualKey(id);
+    const key = await store.getVirtualKey(id);
     const provider = getProvider(key.provider);
     // The store cannot read old secrets here (no data key in the CLI), so every secret field is asked for again.
     const secrets = await readSecrets(provider, {}, io, key.customHost !== null);
-    const updated = store.updateVirtualKey(id, { fields: secrets });
+    const updated = await store.updateVirtualKey(id, { fields: secrets });
     io.stderr.write(`Replaced the secret of virtual key ${updated.id} '${updated.name}'. The key itself is unchanged.\n`);
     return 0;
   });
@@ -312,10 +312,10 @@ async function setRouting(args: string[], io: KeysCommandIO): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('keys routing takes one virtual key name (or id), e.g. gatehouse keys routing anthropic-main --allow');
   if (values.allow && values.deny) throw new UsageError('keys routing takes --allow or --deny, not both.');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
-    const key = store ? findVirtualKey(store, positionals[0]) : undefined;
+  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+    const key = store ? await findVirtualKey(store, positionals[0]) : undefined;
     if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
-    const changed = values.allow || values.deny ? store.updateVirtualKey(key.id, { allowRouting: values.allow === true }) : key;
+    const changed = values.allow || values.deny ? await store.updateVirtualKey(key.id, { allowRouting: values.allow === true }) : key;
     const says = changed.allowRouting ? "routes may serve other keys' calls with its credentials" : "only gateway keys and the key itself reach its credentials through routes";
     if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, allowRouting: changed.allowRouting }, null, 2)}\n`);
     else if (changed === key) io.stdout.write(`${key.id} '${key.name}': ${says}\n`);
@@ -334,12 +334,12 @@ async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number>
   });
   if (positionals.length !== 1) throw new UsageError('keys mcp takes one key name (or id), e.g. gatehouse keys mcp laptop --servers github,fetch');
   if (values.all && values.servers !== undefined) throw new UsageError('keys mcp takes --servers or --all, not both.');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
+  return withExistingKeyStore(values['data-dir'], io, async (store) => {
     const wanted = positionals[0];
-    const key = store ? (findVirtualKey(store, wanted) ?? findGatewayKey(store, wanted)) : undefined;
+    const key = store ? ((await findVirtualKey(store, wanted)) ?? (await findGatewayKey(store, wanted))) : undefined;
     if (!store || !key) throw new Error(`No active key named '${wanted}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
     const servers = values.servers === undefined ? undefined : values.servers.split(',').map((name) => name.trim()).filter(Boolean);
-    const changed = values.all || servers !== undefined ? store.setKeyMcpServers(key.id, values.all ? null : servers!) : key;
+    const changed = values.all || servers !== undefined ? await store.setKeyMcpServers(key.id, values.all ? null : servers!) : key;
     const says = changed.mcpServers ? `may use the MCP servers ${changed.mcpServers.join(', ') || '(none)'}` : 'may use every MCP server';
     if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, mcpServers: changed.mcpServers ?? null }, null, 2)}\n`);
     else if (changed === key) io.stdout.write(`${key.id} '${key.name}' ${says}\n`);
@@ -348,8 +348,8 @@ async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number>
   });
 }
 
-function findGatewayKey(store: KeyStore, nameOrId: string): GatewayKeySummary | undefined {
-  const keys = store.listGatewayKeys();
+async function findGatewayKey(store: KeyStore, nameOrId: string): Promise<GatewayKeySummary | undefined> {
+  const keys = await store.listGatewayKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
   const named = keys.filter((key) => key.name === nameOrId);
@@ -358,8 +358,8 @@ function findGatewayKey(store: KeyStore, nameOrId: string): GatewayKeySummary | 
 }
 
 /** An active virtual key by id or name; several of one name must be told apart by id. */
-function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | undefined {
-  const keys = store.listVirtualKeys();
+async function findVirtualKey(store: KeyStore, nameOrId: string): Promise<VirtualKeySummary | undefined> {
+  const keys = await store.listVirtualKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
   const exact = keys.filter((key) => key.name === nameOrId);
@@ -372,8 +372,8 @@ function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | 
 async function addGatewayKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, name: { type: 'string' } }, strict: true });
   if (typeof values.name !== 'string') throw new UsageError('gateway-keys add needs --name.');
-  return withKeyStore(values['data-dir'], io, (store) => {
-    const created = store.createGatewayKey({ name: values.name as string });
+  return withKeyStore(values['data-dir'], io, async (store) => {
+    const created = await store.createGatewayKey({ name: values.name as string });
     io.stderr.write(`Created gateway API key ${created.id} '${created.name}'. It is shown only this once:\n`);
     io.stdout.write(`${created.key}\n`);
     return 0;
@@ -386,9 +386,9 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
     options: { ...commonOptions, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
     strict: true,
   });
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
+  return withExistingKeyStore(values['data-dir'], io, async (store) => {
     const includeRevoked = values.all === true;
-    const items = !store ? [] : kind === 'virtual' ? store.listVirtualKeys({ includeRevoked }) : store.listGatewayKeys({ includeRevoked });
+    const items = !store ? [] : kind === 'virtual' ? await store.listVirtualKeys({ includeRevoked }) : await store.listGatewayKeys({ includeRevoked });
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
       return 0;
@@ -405,9 +405,9 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
 async function revokeKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'revoke');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
+  return withExistingKeyStore(values['data-dir'], io, async (store) => {
     if (!store) throw new Error(`No ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} with id '${id}'`);
-    const revoked = id.startsWith('gk_') ? store.revokeGatewayKey(id) : store.revokeVirtualKey(id);
+    const revoked = await (id.startsWith('gk_') ? store.revokeGatewayKey(id) : store.revokeVirtualKey(id));
     io.stderr.write(`Revoked ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} ${revoked.id} '${revoked.name}'.\n`);
     return 0;
   });

@@ -121,8 +121,8 @@ async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
   const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
   const secretEnv = await readSecretValues(values['secret-env'] ?? [], io);
   const secretHeaders = await readSecretValues(values['secret-header'] ?? [], io);
-  return withMcpStore(values['data-dir'], io, true, (store) => {
-    const created = store!.create({
+  return withMcpStore(values['data-dir'], io, true, async (store) => {
+    const created = await store!.create({
       name,
       transport,
       command: values.command,
@@ -160,8 +160,8 @@ async function withMcpStore<T>(dataDirFlag: string | undefined, io: KeysCommandI
   }
 }
 
-function withServers<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T): Promise<T> {
-  return withMcpStore(dataDirFlag, io, false, (store) => use(store?.list() ?? [], store));
+function withServers<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
+  return withMcpStore(dataDirFlag, io, false, async (store) => use((await store?.list()) ?? [], store));
 }
 
 async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
@@ -190,9 +190,9 @@ async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
 async function removeServer(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' } }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'remove');
-  return withServers(values['data-dir'], io, (_servers, store) => {
+  return withServers(values['data-dir'], io, async (_servers, store) => {
     if (!store) throw new Error(`No MCP server named '${name}'`);
-    store.remove(name);
+    await store.remove(name);
     io.stderr.write(`Removed MCP server '${name}'. A running server stops it within a second.\n`);
     return 0;
   });
@@ -252,7 +252,7 @@ async function toolsDirectly(dataDir: string, name: string, io: KeysCommandIO): 
   try {
     if (!KeyStore.isInitialised(db)) throw new Error(`No MCP server named '${name}'`);
     keys = await KeyStore.open(db, await chooseHeadlessKeyProtector(dataDir, io.env), headlessProtectionUpgrade(dataDir, io.env));
-    const config = new McpServerStore(db, keys.valueSealer()).connections().find((server) => server.name === name);
+    const config = (await new McpServerStore(db, keys.valueSealer()).connections()).find((server) => server.name === name);
     if (!config) throw new Error(`No MCP server named '${name}'`);
     const { McpUpstream } = await import('./mcp/upstream.js');
     upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());

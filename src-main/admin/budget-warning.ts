@@ -13,13 +13,10 @@ const PRICE_HINT = 'Set a price for it in Settings → Model prices, or use a re
 export function budgetWarning(services: AppServices, view: KeyLimitsView): string | null {
   if (view.limits.dailyUsd === null && view.limits.monthlyUsd === null) return null;
   if (view.kind !== 'virtual') return null;
-  let key;
-  try {
-    key = services.keys.getVirtualKey(view.keyId);
-  } catch {
-    return null;
-  }
-  const models = [...new Set([key.defaultModel, ...Object.values(key.modelMap)].filter((model): model is string => typeof model === 'string'))];
+  // From memory (the active keys the gateway serves), not a database read per listed key.
+  const key = services.keys.callerForVirtualKeyId(view.keyId);
+  if (!key || key.kind !== 'virtual-key') return null;
+  const models = [...new Set([key.defaultModel, ...Object.values(key.modelMap ?? {})].filter((model): model is string => typeof model === 'string'))];
   const unpriced = models.filter((model) => catalogModel(key.provider, model)?.prices == null);
   if (unpriced.length) {
     const names = unpriced.map((model) => `'${model}'`).join(', ');

@@ -103,9 +103,9 @@ export const coreRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/settings',
-    handle: ({ services, body }) => {
+    handle: async ({ services, body }) => {
       // The Settings page shows a refusal beside the setting it names: the top-level field.
-      refusingZodErrors(() => services.settings.update(body ?? {}), 'top-level field');
+      await refusingZodErrors(() => services.settings.update(body ?? {}), 'top-level field');
       return { status: 200, body: describeSettings(services) };
     },
   },

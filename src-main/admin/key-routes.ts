@@ -73,9 +73,9 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'POST',
     path: '/virtual-keys',
-    handle: ({ services, body }) => {
+    handle: async ({ services, body }) => {
       const input = parseOrRefuse(createVirtualKeyBody, body);
-      const created = services.keys.createVirtualKey({
+      const created = await services.keys.createVirtualKey({
         name: input.name,
         provider: input.provider,
         secret: input.secret,
@@ -97,14 +97,14 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/virtual-keys/:id',
-    handle: ({ services, params }) => ({ status: 200, body: services.keys.getVirtualKey(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.keys.getVirtualKey(params.id) }),
   },
   {
     method: 'PATCH',
     path: '/virtual-keys/:id',
-    handle: ({ services, params, body }) => {
+    handle: async ({ services, params, body }) => {
       const change = parseOrRefuse(updateVirtualKeyBody, body);
-      const updated = services.keys.updateVirtualKey(params.id, {
+      const updated = await services.keys.updateVirtualKey(params.id, {
         name: change.name,
         secret: change.secret,
         customHost: change.customHost,
@@ -115,7 +115,7 @@ export const keyRoutes: AdminRoute[] = [
         allowRouting: change.allowRouting,
         chatOnly: change.chatOnly,
       });
-      const saved = change.mcpServers === undefined ? updated : { ...updated, ...services.keys.setKeyMcpServers(params.id, change.mcpServers) };
+      const saved = change.mcpServers === undefined ? updated : { ...updated, ...(await services.keys.setKeyMcpServers(params.id, change.mcpServers)) };
       if (change.customHost === undefined) return { status: 200, body: saved };
       return { status: 200, body: { ...saved, warnings: customHostWarnings(saved.provider, saved.customHost) } };
     },
@@ -126,20 +126,20 @@ export const keyRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/virtual-keys/:id/host-check',
     handle: async ({ services, params }) => {
-      const key = services.keys.getVirtualKey(params.id);
+      const key = await services.keys.getVirtualKey(params.id);
       return { status: 200, body: { ...(await checkKeyHost(services, key.id)), warnings: customHostWarnings(key.provider, key.customHost) } };
     },
   },
   {
     method: 'DELETE',
     path: '/virtual-keys/:id',
-    handle: ({ services, params }) => ({ status: 200, body: services.keys.revokeVirtualKey(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.keys.revokeVirtualKey(params.id) }),
   },
 
   {
     method: 'POST',
     path: '/gateway-keys',
-    handle: ({ services, body }) => ({ status: 201, body: services.keys.createGatewayKey(parseOrRefuse(createGatewayKeyBody, body)) }),
+    handle: async ({ services, body }) => ({ status: 201, body: await services.keys.createGatewayKey(parseOrRefuse(createGatewayKeyBody, body)) }),
   },
   {
     method: 'GET',
@@ -149,21 +149,21 @@ export const keyRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/gateway-keys/:id',
-    handle: ({ services, params }) => ({ status: 200, body: services.keys.getGatewayKey(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.keys.getGatewayKey(params.id) }),
   },
   {
     method: 'PATCH',
     path: '/gateway-keys/:id',
-    handle: ({ services, params, body }) => {
+    handle: async ({ services, params, body }) => {
       const change = parseOrRefuse(updateGatewayKeyBody, body);
-      let updated = change.name === undefined ? services.keys.getGatewayKey(params.id) : services.keys.renameGatewayKey(params.id, change.name);
-      if (change.mcpServers !== undefined) updated = services.keys.setKeyMcpServers(params.id, change.mcpServers) as typeof updated;
+      let updated = await (change.name === undefined ? services.keys.getGatewayKey(params.id) : services.keys.renameGatewayKey(params.id, change.name));
+      if (change.mcpServers !== undefined) updated = (await services.keys.setKeyMcpServers(params.id, change.mcpServers)) as typeof updated;
       return { status: 200, body: updated };
     },
   },
   {
     method: 'DELETE',
     path: '/gateway-keys/:id',
-    handle: ({ services, params }) => ({ status: 200, body: services.keys.revokeGatewayKey(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.keys.revokeGatewayKey(params.id) }),
   },
 ];

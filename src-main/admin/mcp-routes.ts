@@ -41,38 +41,38 @@ export const mcpRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/mcp-servers',
-    handle: ({ services }) => ({ status: 200, body: { servers: services.mcpServers.list().map((config) => describe(services, config)) } }),
+    handle: async ({ services }) => ({ status: 200, body: { servers: (await services.mcpServers.list()).map((config) => describe(services, config)) } }),
   },
   {
     method: 'POST',
     path: '/mcp-servers',
-    handle: ({ services, body }) => {
+    handle: async ({ services, body }) => {
       const input = objectBody(body);
-      const created = services.mcpServers.create(input as unknown as NewMcpServer);
+      const created = await services.mcpServers.create(input as unknown as NewMcpServer);
       return { status: 201, body: { server: describe(services, created) } };
     },
   },
   {
     method: 'GET',
     path: '/mcp-servers/:name',
-    handle: ({ services, params }) => ({ status: 200, body: { server: describe(services, services.mcpServers.get(params.name)) } }),
+    handle: async ({ services, params }) => ({ status: 200, body: { server: describe(services, await services.mcpServers.get(params.name)) } }),
   },
   {
     method: 'PATCH',
     path: '/mcp-servers/:name',
-    handle: ({ services, params, body }) => {
+    handle: async ({ services, params, body }) => {
       const input = objectBody(body);
       const unknown = Object.keys(input).filter((field) => !(CHANGEABLE as readonly string[]).includes(field));
       if (unknown.length) throw invalidRequest(`'${unknown[0]}' cannot be changed; change any of ${CHANGEABLE.join(', ')}`, unknown[0]);
-      const updated = services.mcpServers.update(params.name, input as McpServerChange);
+      const updated = await services.mcpServers.update(params.name, input as McpServerChange);
       return { status: 200, body: { server: describe(services, updated) } };
     },
   },
   {
     method: 'DELETE',
     path: '/mcp-servers/:name',
-    handle: ({ services, params }) => {
-      services.mcpServers.remove(params.name);
+    handle: async ({ services, params }) => {
+      await services.mcpServers.remove(params.name);
       return { status: 204, body: null };
     },
   },
@@ -80,7 +80,7 @@ export const mcpRoutes: AdminRoute[] = [
     method: 'GET',
     path: '/mcp-servers/:name/tools',
     handle: async ({ services, params }) => {
-      services.mcpServers.get(params.name);
+      await services.mcpServers.get(params.name);
       try {
         const tools = await services.mcp.tools(params.name);
         return { status: 200, body: { tools: tools.map((tool) => ({ name: tool.name, description: tool.description ?? null, inputSchema: tool.inputSchema, enabled: tool.enabled })) } };
@@ -93,7 +93,7 @@ export const mcpRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/mcp-servers/:name/tools/:tool/call',
     handle: async ({ services, params, body }) => {
-      services.mcpServers.get(params.name);
+      await services.mcpServers.get(params.name);
       const input = body === undefined ? {} : objectBody(body);
       const args = input.arguments ?? {};
       if (!isPlainObject(args)) throw invalidRequest("'arguments' must be a JSON object", 'arguments');
@@ -107,8 +107,8 @@ export const mcpRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/mcp-servers/:name/stderr',
-    handle: ({ services, params }) => {
-      services.mcpServers.get(params.name);
+    handle: async ({ services, params }) => {
+      await services.mcpServers.get(params.name);
       return { status: 200, body: { lines: services.mcp.stderr(params.name) } };
     },
   },

@@ -157,30 +157,30 @@ export const playgroundRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/saved-prompts',
-    handle: ({ services }) => ({ status: 200, body: { items: services.savedPrompts.list() } }),
+    handle: async ({ services }) => ({ status: 200, body: { items: await services.savedPrompts.list() } }),
   },
   {
     method: 'POST',
     path: '/saved-prompts',
-    handle: ({ services, body }) => {
+    handle: async ({ services, body }) => {
       const prompt = parseOrRefuse(savedPromptBody, body);
       if (prompt.keyId && !services.keys.callerForVirtualKeyId(prompt.keyId)) {
         throw invalidRequest(`No active virtual key with id '${prompt.keyId}'`, 'keyId');
       }
-      const { prompt: saved, created } = services.savedPrompts.save(prompt);
+      const { prompt: saved, created } = await services.savedPrompts.save(prompt);
       return { status: created ? 201 : 200, body: saved };
     },
   },
   {
     method: 'GET',
     path: '/saved-prompts/:id',
-    handle: ({ services, params }) => ({ status: 200, body: services.savedPrompts.get(params.id) }),
+    handle: async ({ services, params }) => ({ status: 200, body: await services.savedPrompts.get(params.id) }),
   },
   {
     method: 'DELETE',
     path: '/saved-prompts/:id',
-    handle: ({ services, params }) => {
-      services.savedPrompts.delete(params.id);
+    handle: async ({ services, params }) => {
+      await services.savedPrompts.delete(params.id);
       return { status: 204, body: null };
     },
   },

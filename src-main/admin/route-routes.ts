@@ -23,30 +23,30 @@ export const routeRoutes: AdminRoute[] = [
     handle: async ({ services }) => {
       // Each route's last served target is read from the log: rows still queued count too.
       await services.requestLog.flushLater();
-      return { status: 200, body: { items: services.routes.list() } };
+      return { status: 200, body: { items: await services.routes.list() } };
     },
   },
   {
     method: 'POST',
     path: '/routes',
-    handle: ({ services, body }) => ({ status: 201, body: services.routes.create(body) }),
+    handle: async ({ services, body }) => ({ status: 201, body: await services.routes.create(body) }),
   },
   {
     method: 'PUT',
     path: '/routes',
-    handle: ({ services, body }) => ({ status: 200, body: { items: services.routes.replaceAll(body) } }),
+    handle: async ({ services, body }) => ({ status: 200, body: { items: await services.routes.replaceAll(body) } }),
   },
   {
     method: 'GET',
     path: '/routes/export',
-    handle: ({ services }) => ({ status: 200, body: services.routes.exportFile() }),
+    handle: async ({ services }) => ({ status: 200, body: await services.routes.exportFile() }),
   },
   {
     method: 'PUT',
     path: '/routes/order',
-    handle: ({ services, body }) => {
+    handle: async ({ services, body }) => {
       const ids = typeof body === 'object' && body !== null ? (body as { ids?: unknown }).ids : undefined;
-      return { status: 200, body: { items: services.routes.reorder(ids) } };
+      return { status: 200, body: { items: await services.routes.reorder(ids) } };
     },
   },
   {
@@ -60,13 +60,13 @@ export const routeRoutes: AdminRoute[] = [
   {
     method: 'PATCH',
     path: '/routes/:id',
-    handle: ({ services, params, body }) => ({ status: 200, body: services.routes.update(params.id, body) }),
+    handle: async ({ services, params, body }) => ({ status: 200, body: await services.routes.update(params.id, body) }),
   },
   {
     method: 'DELETE',
     path: '/routes/:id',
-    handle: ({ services, params }) => {
-      services.routes.remove(params.id);
+    handle: async ({ services, params }) => {
+      await services.routes.remove(params.id);
       return { status: 204, body: null };
     },
   },

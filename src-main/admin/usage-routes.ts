@@ -53,7 +53,7 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
     {
       method: 'GET',
       path: '/catalog',
-      handle: ({ query }) => {
+      handle: async ({ query }) => {
         const provider = query.get('provider');
         const model = query.get('model');
         if (!provider) return { status: 200, body: { providers: CATALOG_PROVIDERS } };
@@ -70,16 +70,16 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
     {
       method: 'POST',
       path: '/model-overrides',
-      handle: ({ body }) => ({ status: 200, body: refusingZodErrors(() => overrides.set(body ?? {})) }),
+      handle: async ({ body }) => ({ status: 200, body: await refusingZodErrors(() => overrides.set(body ?? {})) }),
     },
     {
       method: 'DELETE',
       path: '/model-overrides',
-      handle: ({ query }) => {
+      handle: async ({ query }) => {
         const provider = query.get('provider');
         const model = query.get('model');
         if (!provider || !model) throw invalidRequest("Name the override to delete with 'provider' and 'model' query parameters", provider ? 'model' : 'provider');
-        if (!overrides.remove(provider, model)) throw new GatewayError(404, 'not_found_error', `No override for model '${model}' at '${provider}'`);
+        if (!(await overrides.remove(provider, model))) throw new GatewayError(404, 'not_found_error', `No override for model '${model}' at '${provider}'`);
         return { status: 200, body: { deleted: true } };
       },
     },

@@ -85,7 +85,8 @@ export interface VirtualKeyChange {
  * Where keys are kept. The lookups inherited from KeyDirectory, keyName and callerForVirtualKeyId run
  * on every request (or every /metrics line) and must answer from memory, never from the database: an
  * implementation keeps the active keys in memory and refreshes them when any process changes them.
- * The rest is the admin API's and the CLI's, and may go to the database. Errors are GatewayErrors
+ * The rest is the admin API's and the CLI's: promises, which may wait for the database (never holding the
+ * serving thread). Errors (the promises' rejections) are GatewayErrors
  * (400 for bad input, 404 for an unknown id, 409 for a change to a revoked key or for a name an active key
  * of either kind has, compared case-insensitively: a revoked key's name is free again).
  */
@@ -97,23 +98,22 @@ export interface KeyRepository extends KeyDirectory {
   /** The caller a virtual key's own requests run as, by its id (the Playground); memory only. */
   callerForVirtualKeyId(id: string): Caller | undefined;
 
-  createVirtualKey(input: NewVirtualKey): VirtualKeySummary & { key: string };
-  /** A promise where the store answers off the serving thread (PostgreSQL): the Keys page's polling then blocks nothing. */
-  listVirtualKeys(options?: { includeRevoked?: boolean }): VirtualKeySummary[] | Promise<VirtualKeySummary[]>;
-  getVirtualKey(id: string): VirtualKeySummary;
+  createVirtualKey(input: NewVirtualKey): Promise<VirtualKeySummary & { key: string }>;
+  listVirtualKeys(options?: { includeRevoked?: boolean }): Promise<VirtualKeySummary[]>;
+  getVirtualKey(id: string): Promise<VirtualKeySummary>;
   /** Renames, replaces the credentials, rebinds the host or issues a new key string. */
-  updateVirtualKey(id: string, change: VirtualKeyChange): VirtualKeySummary & { key?: string };
+  updateVirtualKey(id: string, change: VirtualKeyChange): Promise<VirtualKeySummary & { key?: string }>;
   /** Revoking forgets the sealed secret too: a revoked key has nothing left to decrypt. */
-  revokeVirtualKey(id: string): VirtualKeySummary;
+  revokeVirtualKey(id: string): Promise<VirtualKeySummary>;
 
-  createGatewayKey(input: { name: string }): GatewayKeySummary & { key: string };
-  listGatewayKeys(options?: { includeRevoked?: boolean }): GatewayKeySummary[] | Promise<GatewayKeySummary[]>;
-  getGatewayKey(id: string): GatewayKeySummary;
-  renameGatewayKey(id: string, newName: string): GatewayKeySummary;
-  revokeGatewayKey(id: string): GatewayKeySummary;
+  createGatewayKey(input: { name: string }): Promise<GatewayKeySummary & { key: string }>;
+  listGatewayKeys(options?: { includeRevoked?: boolean }): Promise<GatewayKeySummary[]>;
+  getGatewayKey(id: string): Promise<GatewayKeySummary>;
+  renameGatewayKey(id: string, newName: string): Promise<GatewayKeySummary>;
+  revokeGatewayKey(id: string): Promise<GatewayKeySummary>;
 
   /** Which MCP servers a key (virtual or gateway, by id) may see and call; null = every server. */
-  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary;
+  setKeyMcpServers(id: string, servers: string[] | null): Promise<VirtualKeySummary | GatewayKeySummary>;
 }
 
 /** How the stored secrets are protected, as Settings shows it (a store's KeyProtector says). */

@@ -69,13 +69,13 @@ export type McpServerChange = Partial<Omit<NewMcpServer, 'name' | 'transport'>>;
  * name, 409 a name taken).
  */
 export interface McpServerRepository {
-  list(): McpServerConfig[];
-  get(name: string): McpServerConfig;
-  create(input: NewMcpServer): McpServerConfig;
-  update(name: string, change: McpServerChange): McpServerConfig;
-  remove(name: string): void;
-  /** Every server with its secrets opened (needs the data key: a store opened for writing only throws). */
-  connections(): McpServerConnection[];
+  list(): Promise<McpServerConfig[]>;
+  get(name: string): Promise<McpServerConfig>;
+  create(input: NewMcpServer): Promise<McpServerConfig>;
+  update(name: string, change: McpServerChange): Promise<McpServerConfig>;
+  remove(name: string): Promise<void>;
+  /** Every server with its secrets opened (needs the data key: a store opened for writing only rejects). */
+  connections(): Promise<McpServerConnection[]>;
   /** Calls the listener with connections() after every change; returns a function that stops. */
   watch(listener: (servers: McpServerConnection[]) => void, intervalMs?: number): () => void;
 }

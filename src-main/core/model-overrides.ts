@@ -55,9 +55,10 @@ export function withoutOverride(list: readonly ModelOverride[], provider: string
  * every call, so an implementation hands its list to the catalog (setModelOverrides) on load and on every change.
  */
 export interface ModelOverrideRepository {
+  /** From memory (the list the catalog was handed). */
   all(): ModelOverride[];
-  /** Adds or replaces the override of one provider and model; throws a ZodError for bad values. */
-  set(input: unknown): ModelOverride;
+  /** Adds or replaces the override of one provider and model; rejects with a ZodError for bad values. */
+  set(input: unknown): Promise<ModelOverride>;
   /** False when there was no such override. */
-  remove(provider: string, model: string): boolean;
+  remove(provider: string, model: string): Promise<boolean>;
 }

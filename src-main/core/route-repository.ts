@@ -14,19 +14,20 @@ export interface Route extends RouteInput {
 
 /**
  * What the admin API, the CLI and the app need of the route store. Changes are all or nothing; errors are
- * GatewayErrors (400 naming the field, 404 for an unknown id). The running router reads the table from
- * memory: it is handed `definitions()` once and again through `watch` on every change.
+ * GatewayErrors (400 naming the field, 404 for an unknown id); the promises reject, never hold the
+ * serving thread. The running router reads the table from memory: it is handed `definitions()` once and
+ * again through `watch` on every change.
  */
 export interface RouteRepository {
-  list(): Route[];
-  get(id: string): Route;
-  create(input: unknown): Route;
-  update(id: string, change: unknown): Route;
-  remove(id: string): void;
-  reorder(ids: unknown): Route[];
-  replaceAll(file: unknown): Route[];
-  exportFile(): RoutesFile;
-  /** The table as the router reads it, in order. */
+  list(): Promise<Route[]>;
+  get(id: string): Promise<Route>;
+  create(input: unknown): Promise<Route>;
+  update(id: string, change: unknown): Promise<Route>;
+  remove(id: string): Promise<void>;
+  reorder(ids: unknown): Promise<Route[]>;
+  replaceAll(file: unknown): Promise<Route[]>;
+  exportFile(): Promise<RoutesFile>;
+  /** The table as the router reads it, in order: from memory. */
   definitions(): RouteDefinition[];
   /** Calls `listener` with the new table whenever any process changed it; returns a function that stops. */
   watch(listener: (routes: RouteDefinition[]) => void, intervalMs?: number): () => void;

@@ -58,10 +58,10 @@ export function validSavedPrompt(input: NewSavedPrompt): { name: string; endpoin
 
 /** Where saved prompts are kept. Saving under a name that exists replaces that prompt (it keeps its id). */
 export interface SavedPromptRepository {
-  list(): SavedPrompt[];
+  list(): Promise<SavedPrompt[]>;
   /** 404 GatewayError for an unknown id. */
-  get(id: string): SavedPrompt;
-  save(input: NewSavedPrompt): { prompt: SavedPrompt; created: boolean };
+  get(id: string): Promise<SavedPrompt>;
+  save(input: NewSavedPrompt): Promise<{ prompt: SavedPrompt; created: boolean }>;
   /** 404 GatewayError for an unknown id. */
-  delete(id: string): void;
+  delete(id: string): Promise<void>;
 }

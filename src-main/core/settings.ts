@@ -44,6 +44,6 @@ export function settingsPatch(patch: unknown): Partial<Settings> {
 /** Where settings are kept. `get` runs on the request path (storeBodies per log batch): from memory. */
 export interface SettingsRepository {
   get(): Settings;
-  /** Validates (settingsPatch) and stores a partial update; throws a ZodError for bad values. */
-  update(patch: unknown): Settings;
+  /** Validates (settingsPatch) and stores a partial update; rejects with a ZodError for bad values. */
+  update(patch: unknown): Promise<Settings>;
 }

@@ -26,9 +26,9 @@ export function parseOrRefuse<T>(schema: z.ZodType<T>, value: unknown, wording?:
 }
 
 /** Runs `work`, turning a ZodError it throws (a store's own validation) into the 400. */
-export function refusingZodErrors<T>(work: () => T, paramOf: ParamOf = 'path'): T {
+export async function refusingZodErrors<T>(work: () => Promise<T>, paramOf: ParamOf = 'path'): Promise<T> {
   try {
-    return work();
+    return await work();
   } catch (error) {
     if (error instanceof ZodError) throw invalidFromZod(error, defaultWording, paramOf);
     throw error;

@@ -151,7 +151,7 @@ export class PgKeyStore implements KeyRepository {
 
   // ---- virtual keys ----
 
-  createVirtualKey(input: NewVirtualKey): VirtualKeySummary & { key: string } {
+  async createVirtualKey(input: NewVirtualKey): Promise<VirtualKeySummary & { key: string }> {
     const name = validName(input.name);
     const provider = getProvider(input.provider.trim().toLowerCase());
     const customHost = validCustomHost(input.customHost);
@@ -161,32 +161,31 @@ export class PgKeyStore implements KeyRepository {
     const id = newId('vk');
     const { key, hash, displayPrefix } = newKey(VIRTUAL_KEY_PREFIX);
     const now = Date.now();
-    this.writeWithFreeName(name, undefined, {
+    await this.writeWithFreeName(name, undefined, {
       sql: `INSERT INTO virtual_keys (id, name, provider, custom_host, key_hash, key_prefix, settings, credentials, created_at, updated_at, default_model, model_map, allow_routing, chat_only)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       params: [id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), sealCredentials(this.publicKey, id, values), now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0, input.chatOnly ? 1 : 0],
     });
-    this.reloadNow();
-    return { ...this.getVirtualKey(id), key };
+    await this.reloadNow();
+    return { ...(await this.getVirtualKey(id)), key };
   }
 
-  /** Read off the serving thread: a list waits on PostgreSQL without holding up requests (Atomics.wait would). */
   async listVirtualKeys(options: { includeRevoked?: boolean } = {}): Promise<VirtualKeySummary[]> {
-    const rows = await this.bridge.query(
+    const rows = await this.bridge.queryForAdmin(
       `SELECT v.*, ${LAST_USED('v')} FROM virtual_keys v
        ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`,
     );
     return rows.map((row) => virtualKeySummary(virtualRow(row), (row.last_used as number | null) ?? null));
   }
 
-  getVirtualKey(id: string): VirtualKeySummary {
-    const row = this.bridge.querySync(`SELECT v.*, ${LAST_USED('v')} FROM virtual_keys v WHERE id = $1`, [id])[0];
+  async getVirtualKey(id: string): Promise<VirtualKeySummary> {
+    const row = (await this.bridge.queryForAdmin(`SELECT v.*, ${LAST_USED('v')} FROM virtual_keys v WHERE id = $1`, [id]))[0];
     if (!row) throw notFound('virtual key', id);
     return virtualKeySummary(virtualRow(row), (row.last_used as number | null) ?? null);
   }
 
-  updateVirtualKey(id: string, change: VirtualKeyChange): VirtualKeySummary & { key?: string } {
-    const row = this.virtualKeyRow(id);
+  async updateVirtualKey(id: string, change: VirtualKeyChange): Promise<VirtualKeySummary & { key?: string }> {
+    const row = await this.virtualKeyRow(id);
     if (row.revoked_at !== null) throw new GatewayError(409, 'invalid_request_error', `Virtual key '${id}' is revoked`, 'id');
     const provider = getProvider(row.provider);
     const name = change.name === undefined ? row.name : validName(change.name);
@@ -207,84 +206,84 @@ export class PgKeyStore implements KeyRepository {
     const allowRouting = change.allowRouting === undefined ? row.allow_routing : change.allowRouting ? 1 : 0;
     const chatOnly = change.chatOnly === undefined ? row.chat_only : change.chatOnly ? 1 : 0;
     // Only while still active: a revoke on another instance in between wins.
-    const updated = this.writeWithFreeName(name, id, {
+    const updated = await this.writeWithFreeName(name, id, {
       sql: `UPDATE virtual_keys SET name = $1, custom_host = $2, settings = $3, credentials = $4, key_hash = $5, key_prefix = $6, updated_at = $7,
               default_model = $8, model_map = $9, allow_routing = $10, chat_only = $11 WHERE id = $12 AND revoked_at IS NULL RETURNING id`,
       params: [name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, chatOnly, id],
     });
     if (updated.length === 0) throw new GatewayError(409, 'invalid_request_error', `Virtual key '${id}' is revoked`, 'id');
-    this.reloadNow();
-    const summary = this.getVirtualKey(id);
+    await this.reloadNow();
+    const summary = await this.getVirtualKey(id);
     return fresh ? { ...summary, key: fresh.key } : summary;
   }
 
-  revokeVirtualKey(id: string): VirtualKeySummary {
-    this.virtualKeyRow(id);
+  async revokeVirtualKey(id: string): Promise<VirtualKeySummary> {
+    await this.virtualKeyRow(id);
     const now = Date.now();
-    const changed = this.bridge.querySync('UPDATE virtual_keys SET revoked_at = $1, updated_at = $1, credentials = NULL WHERE id = $2 AND revoked_at IS NULL RETURNING id', [now, id]);
-    if (changed.length) this.reloadNow();
+    const changed = await this.bridge.queryForAdmin('UPDATE virtual_keys SET revoked_at = $1, updated_at = $1, credentials = NULL WHERE id = $2 AND revoked_at IS NULL RETURNING id', [now, id]);
+    if (changed.length) await this.reloadNow();
     return this.getVirtualKey(id);
   }
 
   // ---- gateway API keys ----
 
-  createGatewayKey(input: { name: string }): GatewayKeySummary & { key: string } {
+  async createGatewayKey(input: { name: string }): Promise<GatewayKeySummary & { key: string }> {
     const name = validName(input.name);
     const id = newId('gk');
     const { key, hash, displayPrefix } = newKey(GATEWAY_KEY_PREFIX);
     const now = Date.now();
-    this.writeWithFreeName(name, undefined, { sql: 'INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', params: [id, name, hash, displayPrefix, now] });
-    this.reloadNow();
-    return { ...this.getGatewayKey(id), key };
+    await this.writeWithFreeName(name, undefined, { sql: 'INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', params: [id, name, hash, displayPrefix, now] });
+    await this.reloadNow();
+    return { ...(await this.getGatewayKey(id)), key };
   }
 
   async listGatewayKeys(options: { includeRevoked?: boolean } = {}): Promise<GatewayKeySummary[]> {
-    const rows = await this.bridge.query(
+    const rows = await this.bridge.queryForAdmin(
       `SELECT g.*, ${LAST_USED('g')} FROM gateway_keys g
        ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`,
     );
     return rows.map((row) => gatewayKeySummary(gatewayRow(row), (row.last_used as number | null) ?? null));
   }
 
-  getGatewayKey(id: string): GatewayKeySummary {
-    const row = this.bridge.querySync(`SELECT g.*, ${LAST_USED('g')} FROM gateway_keys g WHERE id = $1`, [id])[0];
+  async getGatewayKey(id: string): Promise<GatewayKeySummary> {
+    const row = (await this.bridge.queryForAdmin(`SELECT g.*, ${LAST_USED('g')} FROM gateway_keys g WHERE id = $1`, [id]))[0];
     if (!row) throw notFound('gateway API key', id);
     return gatewayKeySummary(gatewayRow(row), (row.last_used as number | null) ?? null);
   }
 
-  renameGatewayKey(id: string, newName: string): GatewayKeySummary {
-    this.gatewayKeyRow(id);
+  async renameGatewayKey(id: string, newName: string): Promise<GatewayKeySummary> {
+    await this.gatewayKeyRow(id);
     const name = validName(newName);
-    this.writeWithFreeName(name, id, { sql: 'UPDATE gateway_keys SET name = $1, updated_at = $2 WHERE id = $3', params: [name, Date.now(), id] });
-    this.reloadNow();
+    await this.writeWithFreeName(name, id, { sql: 'UPDATE gateway_keys SET name = $1, updated_at = $2 WHERE id = $3', params: [name, Date.now(), id] });
+    await this.reloadNow();
     return this.getGatewayKey(id);
   }
 
-  revokeGatewayKey(id: string): GatewayKeySummary {
-    this.gatewayKeyRow(id);
+  async revokeGatewayKey(id: string): Promise<GatewayKeySummary> {
+    await this.gatewayKeyRow(id);
     const now = Date.now();
-    const changed = this.bridge.querySync('UPDATE gateway_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id', [now, id]);
-    if (changed.length) this.reloadNow();
+    const changed = await this.bridge.queryForAdmin('UPDATE gateway_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id', [now, id]);
+    if (changed.length) await this.reloadNow();
     return this.getGatewayKey(id);
   }
 
   // ---- the MCP servers a key may use ----
 
   /** Sets which MCP servers a key (virtual `vk_` or gateway `gk_` id) may see and call; null = every server. */
-  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary {
+  async setKeyMcpServers(id: string, servers: string[] | null): Promise<VirtualKeySummary | GatewayKeySummary> {
     const clean = validMcpServerList(servers);
     const isGateway = id.startsWith('gk_');
-    const row = isGateway ? this.gatewayKeyRow(id) : this.virtualKeyRow(id);
+    const row = isGateway ? await this.gatewayKeyRow(id) : await this.virtualKeyRow(id);
     const revoked = () => new GatewayError(409, 'invalid_request_error', `Key '${id}' is revoked`, 'id');
     if (row.revoked_at !== null) throw revoked();
     // Only while still active: a revoke on another instance in between wins.
-    const changed = this.bridge.querySync(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET mcp_servers = $1, updated_at = $2 WHERE id = $3 AND revoked_at IS NULL RETURNING id`, [
+    const changed = await this.bridge.queryForAdmin(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET mcp_servers = $1, updated_at = $2 WHERE id = $3 AND revoked_at IS NULL RETURNING id`, [
       storedMcpServers(clean),
       Date.now(),
       id,
     ]);
     if (changed.length === 0) throw revoked();
-    this.reloadNow();
+    await this.reloadNow();
     return isGateway ? this.getGatewayKey(id) : this.getVirtualKey(id);
   }
 
@@ -322,9 +321,9 @@ export class PgKeyStore implements KeyRepository {
    * claims the name first (schema version 5): a taken name is the same 409 `key_name_taken` as on SQLite.
    * `ownId` is the key being renamed, which may keep its own name. Returns the write's rows.
    */
-  private writeWithFreeName(name: string, ownId: string | undefined, write: Statement): Record<string, unknown>[] {
+  private async writeWithFreeName(name: string, ownId: string | undefined, write: Statement): Promise<Record<string, unknown>[]> {
     try {
-      return this.bridge.runSync([{ sql: `SELECT ${CLAIM_KEY_NAME}($1, $2)`, params: [name, ownId ?? ''] }, write], { transaction: true })[1];
+      return (await this.bridge.runForAdmin([{ sql: `SELECT ${CLAIM_KEY_NAME}($1, $2)`, params: [name, ownId ?? ''] }, write], { transaction: true }))[1];
     } catch (error) {
       throw nameTaken(error, name) ?? error;
     }
@@ -341,9 +340,10 @@ export class PgKeyStore implements KeyRepository {
   }
 
   /** After this instance's own change: the admin API's next read and the next request see it at once. */
-  private reloadNow(): void {
+  private async reloadNow(): Promise<void> {
     const ticket = ++this.reloads;
-    const [virtual, gateway, names] = this.bridge.runSync(this.reloadStatements(), { transaction: true });
+    const [virtual, gateway, names] = await this.bridge.runForAdmin(this.reloadStatements(), { transaction: true });
+    if (ticket < this.applied || this.closed) return;
     this.apply(ticket, virtual, gateway, names);
   }
 
@@ -386,14 +386,14 @@ export class PgKeyStore implements KeyRepository {
     };
   }
 
-  private virtualKeyRow(id: string): VirtualKeyRow {
-    const row = this.bridge.querySync('SELECT * FROM virtual_keys WHERE id = $1', [id])[0];
+  private async virtualKeyRow(id: string): Promise<VirtualKeyRow> {
+    const row = (await this.bridge.queryForAdmin('SELECT * FROM virtual_keys WHERE id = $1', [id]))[0];
     if (!row) throw notFound('virtual key', id);
     return virtualRow(row);
   }
 
-  private gatewayKeyRow(id: string): GatewayKeyRow {
-    const row = this.bridge.querySync('SELECT * FROM gateway_keys WHERE id = $1', [id])[0];
+  private async gatewayKeyRow(id: string): Promise<GatewayKeyRow> {
+    const row = (await this.bridge.queryForAdmin('SELECT * FROM gateway_keys WHERE id = $1', [id]))[0];
     if (!row) throw notFound('gateway API key', id);
     return gatewayRow(row);
   }

@@ -42,38 +42,38 @@ export class PgMcpServerStore implements McpServerRepository {
     private readonly sealer: ValueSealer,
   ) {}
 
-  list(): McpServerConfig[] {
-    return this.rows().map(toConfig);
+  async list(): Promise<McpServerConfig[]> {
+    return (await this.rows()).map(toConfig);
   }
 
-  get(name: string): McpServerConfig {
-    return toConfig(this.row(name));
+  async get(name: string): Promise<McpServerConfig> {
+    return toConfig(await this.row(name));
   }
 
-  create(input: NewMcpServer): McpServerConfig {
+  async create(input: NewMcpServer): Promise<McpServerConfig> {
     const row = newMcpServerRow(input, this.sealer);
     // One statement decides: two instances adding the same name at once get one row and one 409.
-    const inserted = this.bridge.querySync(INSERT, MCP_SERVER_COLUMNS.map((column) => row[column]));
+    const inserted = await this.bridge.queryForAdmin(INSERT, MCP_SERVER_COLUMNS.map((column) => row[column]));
     if (inserted.length === 0) throw mcpServerNameTaken(row.name);
-    this.afterChange();
+    await this.afterChange();
     return this.get(row.name);
   }
 
-  update(name: string, change: McpServerChange): McpServerConfig {
-    const row = changedMcpServerRow(this.row(name), change, this.sealer);
-    const updated = this.bridge.querySync(UPDATE, [...CHANGED.map((column) => row[column]), name]);
+  async update(name: string, change: McpServerChange): Promise<McpServerConfig> {
+    const row = changedMcpServerRow(await this.row(name), change, this.sealer);
+    const updated = await this.bridge.queryForAdmin(UPDATE, [...CHANGED.map((column) => row[column]), name]);
     if (updated.length === 0) throw mcpServerNotFound(name);
-    this.afterChange();
+    await this.afterChange();
     return this.get(name);
   }
 
-  remove(name: string): void {
-    if (this.bridge.querySync('DELETE FROM mcp_servers WHERE name = $1 RETURNING name', [name]).length === 0) throw mcpServerNotFound(name);
-    this.afterChange();
+  async remove(name: string): Promise<void> {
+    if ((await this.bridge.queryForAdmin('DELETE FROM mcp_servers WHERE name = $1 RETURNING name', [name])).length === 0) throw mcpServerNotFound(name);
+    await this.afterChange();
   }
 
-  connections(): McpServerConnection[] {
-    return this.rows().map((row) => toConnection(row, this.sealer));
+  async connections(): Promise<McpServerConnection[]> {
+    return (await this.rows()).map((row) => toConnection(row, this.sealer));
   }
 
   /** Listeners hear this instance's changes at once and other instances' on reload(); the interval is SQLite's business. */
@@ -93,9 +93,12 @@ export class PgMcpServerStore implements McpServerRepository {
 
   // ---- internals ----
 
-  private afterChange(): void {
+  private async afterChange(): Promise<void> {
     if (this.listeners.size === 0) return;
-    this.publish(++this.reads, this.rows());
+    const ticket = ++this.reads;
+    const rows = await this.rows();
+    if (ticket < this.applied) return;
+    this.publish(ticket, rows);
   }
 
   private publish(ticket: number, rows: McpServerRow[]): void {
@@ -104,12 +107,12 @@ export class PgMcpServerStore implements McpServerRepository {
     for (const listener of this.listeners) listener(servers);
   }
 
-  private rows(): McpServerRow[] {
-    return this.bridge.querySync(SELECT_ALL).map(mcpRow);
+  private async rows(): Promise<McpServerRow[]> {
+    return (await this.bridge.queryForAdmin(SELECT_ALL)).map(mcpRow);
   }
 
-  private row(name: string): McpServerRow {
-    const row = this.bridge.querySync('SELECT * FROM mcp_servers WHERE name = $1', [name])[0];
+  private async row(name: string): Promise<McpServerRow> {
+    const row = (await this.bridge.queryForAdmin('SELECT * FROM mcp_servers WHERE name = $1', [name]))[0];
     if (!row) throw mcpServerNotFound(name);
     return mcpRow(row);
   }

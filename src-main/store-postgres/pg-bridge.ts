@@ -312,9 +312,17 @@ export class PgBridge {
    * naming PostgreSQL after syncTimeoutMs, at once while it is silent), but calls go on meanwhile.
    */
   queryForAdmin<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return this.runForAdmin([{ sql, params }]).then((results) => results[0] as Row[]);
+  }
+
+  /**
+   * Statements (in one transaction when more than one) for the admin API and the CLI, off this thread:
+   * queryForAdmin's bound and 503.
+   */
+  runForAdmin(statements: Statement[], options: { transaction?: boolean } = {}): Promise<Results> {
     if (this.closed) return Promise.reject(new DatabaseUnavailableError('the store is closed'));
     if (this.isSilent()) return Promise.reject(new DatabaseUnavailableError(`it has not answered for ${Math.ceil((Date.now() - this.silentSince!) / 1000)} s`));
-    return this.bounded(this.query<Row>(sql, params), this.syncTimeoutMs).then((answer) => {
+    return this.bounded(this.run(statements, options), this.syncTimeoutMs).then((answer) => {
       if (answer === null) throw new DatabaseUnavailableError(`no answer within ${this.syncTimeoutMs / 1000} s`);
       return answer;
     });

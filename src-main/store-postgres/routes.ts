@@ -48,17 +48,8 @@ function notFound(id: string): GatewayError {
 export class PgRouteStore implements RouteRepository {
   private readonly listeners = new Set<(routes: RouteDefinition[]) => void>();
   private table: RouteDefinition[] = [];
-  private readonly keyStatus: KeyNameLookup;
 
-  private constructor(private readonly bridge: PgBridge) {
-    this.keyStatus = (name): KeyNameStatus => {
-      const rows = this.bridge.querySync<{ revoked_at: number | null }>('SELECT revoked_at FROM virtual_keys WHERE name = $1', [name]);
-      const active = rows.filter((row) => row.revoked_at === null).length;
-      if (active > 1) return 'ambiguous';
-      if (active === 1) return 'active';
-      return rows.length ? 'revoked' : 'unknown';
-    };
-  }
+  private constructor(private readonly bridge: PgBridge) {}
 
   static async open(bridge: PgBridge): Promise<PgRouteStore> {
     const store = new PgRouteStore(bridge);
@@ -66,53 +57,55 @@ export class PgRouteStore implements RouteRepository {
     return store;
   }
 
-  list(): Route[] {
-    return this.bridge.querySync<RouteWithLastServed>(WITH_LAST_SERVED('')).map(toRoute);
+  async list(): Promise<Route[]> {
+    return (await this.bridge.queryForAdmin<RouteWithLastServed>(WITH_LAST_SERVED(''))).map(toRoute);
   }
 
-  get(id: string): Route {
-    const row = this.bridge.querySync<RouteWithLastServed>(WITH_LAST_SERVED('WHERE r.id = $1'), [id])[0];
+  async get(id: string): Promise<Route> {
+    const row = (await this.bridge.queryForAdmin<RouteWithLastServed>(WITH_LAST_SERVED('WHERE r.id = $1'), [id]))[0];
     if (!row) throw notFound(id);
     return toRoute(row);
   }
 
-  create(input: unknown): Route {
-    const rows = this.rows();
-    const route = checkedNewRoute(rows.map(toInput), input, this.keyStatus);
+  async create(input: unknown): Promise<Route> {
+    const [rows, keyStatus] = await Promise.all([this.rows(), this.keyStatus()]);
+    const route = checkedNewRoute(rows.map(toInput), input, keyStatus);
     const id = newId();
     const now = Date.now();
     const position = rows.length ? Math.max(...rows.map((row) => row.position)) + 1 : 0;
-    this.write([{ sql: INSERT, params: [id, position, route.name, route.match, route.strategy, JSON.stringify(route.targets), now, now] }]);
+    await this.write([{ sql: INSERT, params: [id, position, route.name, route.match, route.strategy, JSON.stringify(route.targets), now, now] }]);
     return this.get(id);
   }
 
-  update(id: string, change: unknown): Route {
-    const rows = this.rows();
+  async update(id: string, change: unknown): Promise<Route> {
+    const [rows, keyStatus] = await Promise.all([this.rows(), this.keyStatus()]);
     const index = rows.findIndex((row) => row.id === id);
     if (index === -1) throw notFound(id);
-    const route = checkedRouteChange(rows.map(toInput), index, change, this.keyStatus);
-    this.write([
+    const route = checkedRouteChange(rows.map(toInput), index, change, keyStatus);
+    await this.write([
       { sql: 'UPDATE routes SET name = $1, match = $2, strategy = $3, targets = $4, updated_at = $5 WHERE id = $6', params: [route.name, route.match, route.strategy, JSON.stringify(route.targets), Date.now(), id] },
     ]);
     return this.get(id);
   }
 
-  remove(id: string): void {
-    if (this.bridge.querySync('DELETE FROM routes WHERE id = $1 RETURNING id', [id]).length === 0) throw notFound(id);
-    this.afterChange();
+  async remove(id: string): Promise<void> {
+    if ((await this.bridge.queryForAdmin('DELETE FROM routes WHERE id = $1 RETURNING id', [id])).length === 0) throw notFound(id);
+    await this.afterChange();
   }
 
-  reorder(ids: unknown): Route[] {
-    const ordered = checkedOrder(this.rows(), ids, toInput, this.keyStatus);
-    this.write(ordered.map((row, position) => ({ sql: 'UPDATE routes SET position = $1 WHERE id = $2', params: [position, row.id] })));
+  async reorder(ids: unknown): Promise<Route[]> {
+    const [rows, keyStatus] = await Promise.all([this.rows(), this.keyStatus()]);
+    const ordered = checkedOrder(rows, ids, toInput, keyStatus);
+    await this.write(ordered.map((row, position) => ({ sql: 'UPDATE routes SET position = $1 WHERE id = $2', params: [position, row.id] })));
     return this.list();
   }
 
-  replaceAll(file: unknown): Route[] {
-    const routes = checkedRoutesFile(file, this.keyStatus);
-    const existing = new Map(this.rows().map((row) => [row.name, row]));
+  async replaceAll(file: unknown): Promise<Route[]> {
+    const [rows, keyStatus] = await Promise.all([this.rows(), this.keyStatus()]);
+    const routes = checkedRoutesFile(file, keyStatus);
+    const existing = new Map(rows.map((row) => [row.name, row]));
     const now = Date.now();
-    this.write([
+    await this.write([
       { sql: 'DELETE FROM routes' },
       ...routes.map((route, position) => {
         const before = existing.get(route.name);
@@ -123,8 +116,8 @@ export class PgRouteStore implements RouteRepository {
     return this.list();
   }
 
-  exportFile(): RoutesFile {
-    return { routes: this.rows().map(toInput) };
+  async exportFile(): Promise<RoutesFile> {
+    return { routes: (await this.rows()).map(toInput) };
   }
 
   /** The table as the router reads it: from memory. */
@@ -144,13 +137,13 @@ export class PgRouteStore implements RouteRepository {
 
   // ---- internals ----
 
-  private write(statements: Statement[]): void {
-    this.bridge.runSync(statements, { transaction: true });
-    this.afterChange();
+  private async write(statements: Statement[]): Promise<void> {
+    await this.bridge.runForAdmin(statements, { transaction: true });
+    await this.afterChange();
   }
 
-  private afterChange(): void {
-    this.publish(this.rows());
+  private async afterChange(): Promise<void> {
+    this.publish(await this.rows());
   }
 
   private publish(rows: RouteRow[]): void {
@@ -158,8 +151,20 @@ export class PgRouteStore implements RouteRepository {
     for (const listener of this.listeners) listener(this.table);
   }
 
-  private rows(): RouteRow[] {
-    return this.bridge.querySync<RouteRow>(SELECT_ALL);
+  private rows(): Promise<RouteRow[]> {
+    return this.bridge.queryForAdmin<RouteRow>(SELECT_ALL);
+  }
+
+  /** What the rules ask of the targets' key names, read once for a whole change. */
+  private async keyStatus(): Promise<KeyNameLookup> {
+    const rows = await this.bridge.queryForAdmin<{ name: string; revoked_at: number | null }>('SELECT name, revoked_at FROM virtual_keys');
+    return (name): KeyNameStatus => {
+      const named = rows.filter((row) => row.name === name);
+      const active = named.filter((row) => row.revoked_at === null).length;
+      if (active > 1) return 'ambiguous';
+      if (active === 1) return 'active';
+      return named.length ? 'revoked' : 'unknown';
+    };
   }
 }
 

@@ -21,30 +21,32 @@ const notFound = (id: string) => new GatewayError(404, 'not_found_error', `No sa
 export class PgSavedPromptStore implements SavedPromptRepository {
   constructor(private readonly bridge: PgBridge) {}
 
-  list(): SavedPrompt[] {
-    return this.bridge.querySync('SELECT * FROM saved_prompts ORDER BY updated_at DESC, name').map(toSavedPrompt);
+  async list(): Promise<SavedPrompt[]> {
+    return (await this.bridge.queryForAdmin('SELECT * FROM saved_prompts ORDER BY updated_at DESC, name')).map(toSavedPrompt);
   }
 
-  get(id: string): SavedPrompt {
-    const row = this.bridge.querySync('SELECT * FROM saved_prompts WHERE id = $1', [id])[0];
+  async get(id: string): Promise<SavedPrompt> {
+    const row = (await this.bridge.queryForAdmin('SELECT * FROM saved_prompts WHERE id = $1', [id]))[0];
     if (!row) throw notFound(id);
     return toSavedPrompt(row);
   }
 
-  save(input: NewSavedPrompt): { prompt: SavedPrompt; created: boolean } {
+  async save(input: NewSavedPrompt): Promise<{ prompt: SavedPrompt; created: boolean }> {
     const { name, endpoint, body, keyId } = validSavedPrompt(input);
     const now = Date.now();
     // One statement: two instances saving the same name at once end with one prompt, not a constraint error.
-    const row = this.bridge.querySync(
+    const row = (
+      await this.bridge.queryForAdmin(
       `INSERT INTO saved_prompts (id, name, endpoint, body, key_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
        ON CONFLICT (name) DO UPDATE SET endpoint = excluded.endpoint, body = excluded.body, key_id = excluded.key_id, updated_at = excluded.updated_at
        RETURNING *, (xmax = 0) AS created`,
-      [`sp_${randomBytes(8).toString('hex')}`, name, endpoint, body, keyId, now],
+        [`sp_${randomBytes(8).toString('hex')}`, name, endpoint, body, keyId, now],
+      )
     )[0];
     return { prompt: toSavedPrompt(row), created: row.created === true };
   }
 
-  delete(id: string): void {
-    if (this.bridge.querySync('DELETE FROM saved_prompts WHERE id = $1 RETURNING id', [id]).length === 0) throw notFound(id);
+  async delete(id: string): Promise<void> {
+    if ((await this.bridge.queryForAdmin('DELETE FROM saved_prompts WHERE id = $1 RETURNING id', [id])).length === 0) throw notFound(id);
   }
 }

@@ -36,10 +36,10 @@ export class PgSettingsStore implements SettingsRepository {
     return this.current;
   }
 
-  update(patch: unknown): Settings {
+  async update(patch: unknown): Promise<Settings> {
     const changes = settingsPatch(patch);
     const statements: Statement[] = Object.entries(changes).map(([key, value]) => ({ sql: UPSERT, params: [key, JSON.stringify(value)] }));
-    if (statements.length) this.bridge.runSync(statements, { transaction: true });
+    if (statements.length) await this.bridge.runForAdmin(statements, { transaction: true });
     this.current = { ...this.current, ...changes };
     return this.current;
   }
@@ -70,16 +70,16 @@ export class PgModelOverrideStore implements ModelOverrideRepository {
     return this.list.map((entry) => ({ ...entry }));
   }
 
-  set(input: unknown): ModelOverride {
+  async set(input: unknown): Promise<ModelOverride> {
     const { list, entry } = withOverride(this.list, input);
-    this.save(list);
+    await this.save(list);
     return entry;
   }
 
-  remove(provider: string, model: string): boolean {
+  async remove(provider: string, model: string): Promise<boolean> {
     const rest = withoutOverride(this.list, provider, model);
     if (rest === null) return false;
-    this.save(rest);
+    await this.save(rest);
     return true;
   }
 
@@ -88,8 +88,8 @@ export class PgModelOverrideStore implements ModelOverrideRepository {
     setModelOverrides(this.list);
   }
 
-  private save(list: ModelOverride[]): void {
-    this.bridge.querySync(UPSERT, [OVERRIDES_KEY, JSON.stringify(list)]);
+  private async save(list: ModelOverride[]): Promise<void> {
+    await this.bridge.queryForAdmin(UPSERT, [OVERRIDES_KEY, JSON.stringify(list)]);
     this.list = list;
     setModelOverrides(list);
   }

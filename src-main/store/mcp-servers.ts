@@ -28,36 +28,36 @@ export class McpServerStore implements McpServerRepository {
     private readonly sealer: ValueSealer,
   ) {}
 
-  list(): McpServerConfig[] {
+  async list(): Promise<McpServerConfig[]> {
     return this.rows().map(toConfig);
   }
 
-  get(name: string): McpServerConfig {
+  async get(name: string): Promise<McpServerConfig> {
     return toConfig(this.row(name));
   }
 
-  create(input: NewMcpServer): McpServerConfig {
+  async create(input: NewMcpServer): Promise<McpServerConfig> {
     const row = newMcpServerRow(input, this.sealer);
     if (this.db.prepare('SELECT 1 FROM mcp_servers WHERE name = ?').get(row.name)) throw mcpServerNameTaken(row.name);
     this.db.prepare(INSERT).run(row);
     this.notify();
-    return this.get(row.name);
+    return toConfig(this.row(row.name));
   }
 
-  update(name: string, change: McpServerChange): McpServerConfig {
+  async update(name: string, change: McpServerChange): Promise<McpServerConfig> {
     this.db.prepare(UPDATE).run(changedMcpServerRow(this.row(name), change, this.sealer));
     this.notify();
-    return this.get(name);
+    return toConfig(this.row(name));
   }
 
-  remove(name: string): void {
+  async remove(name: string): Promise<void> {
     this.row(name);
     this.db.prepare('DELETE FROM mcp_servers WHERE name = ?').run(name);
     this.notify();
   }
 
-  connections(): McpServerConnection[] {
-    return this.rows().map((row) => toConnection(row, this.sealer));
+  async connections(): Promise<McpServerConnection[]> {
+    return this.openedRows();
   }
 
   watch(listener: (servers: McpServerConnection[]) => void, intervalMs = 500): () => void {
@@ -79,7 +79,7 @@ export class McpServerStore implements McpServerRepository {
         const current = read();
         if (current === seen) return;
         seen = current;
-        listener(this.connections());
+        listener(this.openedRows());
       } catch {
         // A busy or closing database: the next tick tries again.
       }
@@ -93,8 +93,12 @@ export class McpServerStore implements McpServerRepository {
 
   private notify(): void {
     if (this.listeners.size === 0) return;
-    const servers = this.connections();
+    const servers = this.openedRows();
     for (const listener of this.listeners) listener(servers);
+  }
+
+  private openedRows(): McpServerConnection[] {
+    return this.rows().map((row) => toConnection(row, this.sealer));
   }
 
   private rows(): McpServerRow[] {

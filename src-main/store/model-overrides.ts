@@ -25,13 +25,13 @@ export class ModelOverrideStore implements ModelOverrideRepository {
     return this.list.map((entry) => ({ ...entry }));
   }
 
-  set(input: unknown): ModelOverride {
+  async set(input: unknown): Promise<ModelOverride> {
     const { list, entry } = withOverride(this.list, input);
     this.save(list);
     return entry;
   }
 
-  remove(provider: string, model: string): boolean {
+  async remove(provider: string, model: string): Promise<boolean> {
     const rest = withoutOverride(this.list, provider, model);
     if (rest === null) return false;
     this.save(rest);

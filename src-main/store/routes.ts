@@ -43,16 +43,15 @@ export class RouteStore implements RouteRepository {
     private readonly keyStatus: KeyNameLookup = keyNameLookup(db),
   ) {}
 
-  list(): Route[] {
-    const rows = this.db.prepare('SELECT * FROM routes ORDER BY position, id').all() as RouteRow[];
-    return rows.map((row) => this.toRoute(row));
+  async list(): Promise<Route[]> {
+    return this.routes();
   }
 
-  get(id: string): Route {
+  async get(id: string): Promise<Route> {
     return this.toRoute(this.row(id));
   }
 
-  create(input: unknown): Route {
+  async create(input: unknown): Promise<Route> {
     const route = checkedNewRoute(this.inputs(), input, this.keyStatus);
     const id = newId();
     const now = Date.now();
@@ -60,10 +59,10 @@ export class RouteStore implements RouteRepository {
       .prepare('INSERT INTO routes (id, position, name, match, strategy, targets, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(id, this.nextPosition(), route.name, route.match, route.strategy, JSON.stringify(route.targets), now, now);
     this.notify();
-    return this.get(id);
+    return this.toRoute(this.row(id));
   }
 
-  update(id: string, change: unknown): Route {
+  async update(id: string, change: unknown): Promise<Route> {
     const rows = this.rows();
     const index = rows.findIndex((row) => row.id === id);
     if (index === -1) throw notFound(id);
@@ -72,26 +71,26 @@ export class RouteStore implements RouteRepository {
       .prepare('UPDATE routes SET name = ?, match = ?, strategy = ?, targets = ?, updated_at = ? WHERE id = ?')
       .run(route.name, route.match, route.strategy, JSON.stringify(route.targets), Date.now(), id);
     this.notify();
-    return this.get(id);
+    return this.toRoute(this.row(id));
   }
 
-  remove(id: string): void {
+  async remove(id: string): Promise<void> {
     const result = this.db.prepare('DELETE FROM routes WHERE id = ?').run(id);
     if (result.changes === 0) throw notFound(id);
     this.notify();
   }
 
   /** A new order: every route's id once. The order is checked too (a move can make a route unreachable). */
-  reorder(ids: unknown): Route[] {
+  async reorder(ids: unknown): Promise<Route[]> {
     const ordered = checkedOrder(this.rows(), ids, toInput, this.keyStatus);
     const setPosition = this.db.prepare('UPDATE routes SET position = ? WHERE id = ?');
     this.db.transaction(() => ordered.forEach((row, position) => setPosition.run(position, row.id)))();
     this.notify();
-    return this.list();
+    return this.routes();
   }
 
   /** Replaces every route with the file's, all or nothing. */
-  replaceAll(file: unknown): Route[] {
+  async replaceAll(file: unknown): Promise<Route[]> {
     const routes = checkedRoutesFile(file, this.keyStatus);
     // Routes that keep their name keep their id and creation time: links and the log's history still fit.
     const existing = new Map(this.rows().map((row) => [row.name, row]));
@@ -106,10 +105,10 @@ export class RouteStore implements RouteRepository {
       });
     })();
     this.notify();
-    return this.list();
+    return this.routes();
   }
 
-  exportFile(): RoutesFile {
+  async exportFile(): Promise<RoutesFile> {
     return { routes: this.inputs() };
   }
 
@@ -156,6 +155,10 @@ export class RouteStore implements RouteRepository {
   }
 
   // ---- internals ----
+
+  private routes(): Route[] {
+    return this.rows().map((row) => this.toRoute(row));
+  }
 
   private rows(): RouteRow[] {
     return this.db.prepare('SELECT * FROM routes ORDER BY position, id').all() as RouteRow[];

@@ -30,33 +30,33 @@ function toSavedPrompt(row: Row): SavedPrompt {
 export class SavedPromptStore implements SavedPromptRepository {
   constructor(private readonly db: SqliteDatabase) {}
 
-  list(): SavedPrompt[] {
+  async list(): Promise<SavedPrompt[]> {
     return (this.db.prepare('SELECT * FROM saved_prompts ORDER BY updated_at DESC, name').all() as Row[]).map(toSavedPrompt);
   }
 
-  get(id: string): SavedPrompt {
+  async get(id: string): Promise<SavedPrompt> {
     const row = this.db.prepare('SELECT * FROM saved_prompts WHERE id = ?').get(id) as Row | undefined;
     if (!row) throw new GatewayError(404, 'not_found_error', `No saved prompt with id '${id}'`, 'id');
     return toSavedPrompt(row);
   }
 
   /** Saves under `name`; an existing prompt of that name is replaced (it keeps its id). */
-  save(input: NewSavedPrompt): { prompt: SavedPrompt; created: boolean } {
+  async save(input: NewSavedPrompt): Promise<{ prompt: SavedPrompt; created: boolean }> {
     const { name, endpoint, body, keyId } = validSavedPrompt(input);
     const now = Date.now();
     const existing = this.db.prepare('SELECT id FROM saved_prompts WHERE name = ?').get(name) as { id: string } | undefined;
     if (existing) {
       this.db.prepare('UPDATE saved_prompts SET endpoint = ?, body = ?, key_id = ?, updated_at = ? WHERE id = ?').run(endpoint, body, keyId, now, existing.id);
-      return { prompt: this.get(existing.id), created: false };
+      return { prompt: await this.get(existing.id), created: false };
     }
     const id = `sp_${randomBytes(8).toString('hex')}`;
     this.db
       .prepare('INSERT INTO saved_prompts (id, name, endpoint, body, key_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(id, name, endpoint, body, keyId, now, now);
-    return { prompt: this.get(id), created: true };
+    return { prompt: await this.get(id), created: true };
   }
 
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     const result = this.db.prepare('DELETE FROM saved_prompts WHERE id = ?').run(id);
     if (result.changes === 0) throw new GatewayError(404, 'not_found_error', `No saved prompt with id '${id}'`, 'id');
   }

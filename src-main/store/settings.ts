@@ -17,7 +17,7 @@ export class SettingsStore implements SettingsRepository {
   }
 
   /** Validates and stores a partial update; throws a ZodError for bad values. */
-  update(patch: unknown): Settings {
+  async update(patch: unknown): Promise<Settings> {
     const changes = settingsPatch(patch);
     const write = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     this.db.transaction(() => {

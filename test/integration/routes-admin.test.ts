@@ -163,7 +163,7 @@ describe.each(backends())('on $name', (backend) => {
     });
 
     it.runIf(backend.name === 'PostgreSQL')('lists every route with its last served target in one query', async () => {
-      const queries = vi.spyOn(PgBridge.prototype, 'runSync');
+      const queries = vi.spyOn(PgBridge.prototype, 'runForAdmin');
       try {
         const routes = await json<{ items: RouteBody[] }>(gateway.admin('/routes'));
         expect(routes.items.length).toBeGreaterThan(1);

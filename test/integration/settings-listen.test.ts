@@ -31,7 +31,7 @@ async function freePort(): Promise<number> {
 async function savedSettings(change: Record<string, unknown>): Promise<void> {
   dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-settings-listen-'));
   const db = openDatabase(dataDir);
-  new SettingsStore(db).update(change);
+  await new SettingsStore(db).update(change);
   db.close();
 }
 

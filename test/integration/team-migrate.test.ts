@@ -128,7 +128,7 @@ describe('gatehouse migrate', () => {
       // The MCP server came with its secret still sealed, and the team's data key opens it.
       const servers = (await (await team.admin('/mcp-servers')).json()) as { servers: { name: string; secretEnv: string[] }[] };
       expect(servers.servers).toMatchObject([{ name: 'desk-tools', secretEnv: ['DESK_TOKEN'] }]);
-      expect(team.running.services.mcpServers.connections()[0].secretEnvValues).toEqual({ DESK_TOKEN: MCP_SECRET });
+      expect((await team.running.services.mcpServers.connections())[0].secretEnvValues).toEqual({ DESK_TOKEN: MCP_SECRET });
       const key = (await (await team.admin(`/virtual-keys/${desktop.virtualKey!.id}`)).json()) as { mcpServers: string[] | null };
       expect(key.mcpServers).toEqual(['desk-tools']);
       const mcpRows = (await (await team.admin('/logs?kind=mcp')).json()) as { items: { traceId: string; server: string; tool: string; usageEstimated: boolean }[] };

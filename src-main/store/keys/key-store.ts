@@ -130,7 +130,7 @@ export class KeyStore implements KeyRepository {
 
   // ---- virtual keys ----
 
-  createVirtualKey(input: NewVirtualKey): VirtualKeySummary & { key: string } {
+  async createVirtualKey(input: NewVirtualKey): Promise<VirtualKeySummary & { key: string }> {
     const name = validName(input.name);
     const provider = getProvider(input.provider.trim().toLowerCase());
     const customHost = validCustomHost(input.customHost);
@@ -150,22 +150,22 @@ export class KeyStore implements KeyRepository {
         .run(id, name, provider.slug, customHost, hash, displayPrefix, JSON.stringify(nonSecretValues(provider, values)), sealed, now, now, defaultModel, modelMap, input.allowRouting ? 1 : 0, input.chatOnly ? 1 : 0),
     );
     this.reload();
-    return { ...this.getVirtualKey(id), key };
+    return { ...(await this.getVirtualKey(id)), key };
   }
 
-  listVirtualKeys(options: { includeRevoked?: boolean } = {}): VirtualKeySummary[] {
+  async listVirtualKeys(options: { includeRevoked?: boolean } = {}): Promise<VirtualKeySummary[]> {
     const rows = this.db
       .prepare(`SELECT * FROM virtual_keys ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`)
       .all() as VirtualKeyRow[];
     return rows.map((row) => virtualKeySummary(row, this.lastUsed(row.id)));
   }
 
-  getVirtualKey(id: string): VirtualKeySummary {
+  async getVirtualKey(id: string): Promise<VirtualKeySummary> {
     return virtualKeySummary(this.virtualKeyRow(id), this.lastUsed(id));
   }
 
   /** Renames, replaces the credentials, rebinds the host or issues a new key string. */
-  updateVirtualKey(id: string, change: VirtualKeyChange): VirtualKeySummary & { key?: string } {
+  async updateVirtualKey(id: string, change: VirtualKeyChange): Promise<VirtualKeySummary & { key?: string }> {
     const row = this.virtualKeyRow(id);
     if (row.revoked_at !== null) throw new GatewayError(409, 'invalid_request_error', `Virtual key '${id}' is revoked`, 'id');
     const provider = getProvider(row.provider);
@@ -198,12 +198,12 @@ export class KeyStore implements KeyRepository {
         .run(name, customHost, settings, sealed, fresh?.hash ?? row.key_hash, fresh?.displayPrefix ?? row.key_prefix, Date.now(), defaultModel, modelMap, allowRouting, chatOnly, id),
     );
     this.reload();
-    const summary = this.getVirtualKey(id);
+    const summary = await this.getVirtualKey(id);
     return fresh ? { ...summary, key: fresh.key } : summary;
   }
 
   /** Revoking forgets the sealed secret too: a revoked key has nothing left to decrypt. */
-  revokeVirtualKey(id: string): VirtualKeySummary {
+  async revokeVirtualKey(id: string): Promise<VirtualKeySummary> {
     const row = this.virtualKeyRow(id);
     if (row.revoked_at === null) {
       const now = Date.now();
@@ -215,7 +215,7 @@ export class KeyStore implements KeyRepository {
 
   // ---- gateway API keys ----
 
-  createGatewayKey(input: { name: string }): GatewayKeySummary & { key: string } {
+  async createGatewayKey(input: { name: string }): Promise<GatewayKeySummary & { key: string }> {
     const name = validName(input.name);
     const id = newId('gk');
     const { key, hash, displayPrefix } = newKey(GATEWAY_KEY_PREFIX);
@@ -224,21 +224,21 @@ export class KeyStore implements KeyRepository {
       this.db.prepare('INSERT INTO gateway_keys (id, name, key_hash, key_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, name, hash, displayPrefix, now, now),
     );
     this.reload();
-    return { ...this.getGatewayKey(id), key };
+    return { ...(await this.getGatewayKey(id)), key };
   }
 
-  listGatewayKeys(options: { includeRevoked?: boolean } = {}): GatewayKeySummary[] {
+  async listGatewayKeys(options: { includeRevoked?: boolean } = {}): Promise<GatewayKeySummary[]> {
     const rows = this.db
       .prepare(`SELECT * FROM gateway_keys ${options.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at DESC, id`)
       .all() as GatewayKeyRow[];
     return rows.map((row) => gatewayKeySummary(row, this.lastUsed(row.id)));
   }
 
-  getGatewayKey(id: string): GatewayKeySummary {
+  async getGatewayKey(id: string): Promise<GatewayKeySummary> {
     return gatewayKeySummary(this.gatewayKeyRow(id), this.lastUsed(id));
   }
 
-  renameGatewayKey(id: string, newName: string): GatewayKeySummary {
+  async renameGatewayKey(id: string, newName: string): Promise<GatewayKeySummary> {
     const row = this.gatewayKeyRow(id);
     const name = validName(newName);
     this.writeWithFreeName(name, row.id, () => this.db.prepare('UPDATE gateway_keys SET name = ?, updated_at = ? WHERE id = ?').run(name, Date.now(), row.id));
@@ -246,7 +246,7 @@ export class KeyStore implements KeyRepository {
     return this.getGatewayKey(id);
   }
 
-  revokeGatewayKey(id: string): GatewayKeySummary {
+  async revokeGatewayKey(id: string): Promise<GatewayKeySummary> {
     const row = this.gatewayKeyRow(id);
     if (row.revoked_at === null) {
       const now = Date.now();
@@ -259,7 +259,7 @@ export class KeyStore implements KeyRepository {
   // ---- the MCP servers a key may use ----
 
   /** Sets which MCP servers a key (virtual `vk_` or gateway `gk_` id) may see and call; null = every server. */
-  setKeyMcpServers(id: string, servers: string[] | null): VirtualKeySummary | GatewayKeySummary {
+  async setKeyMcpServers(id: string, servers: string[] | null): Promise<VirtualKeySummary | GatewayKeySummary> {
     const clean = validMcpServerList(servers);
     const isGateway = id.startsWith('gk_');
     const row = isGateway ? this.gatewayKeyRow(id) : this.virtualKeyRow(id);

@@ -23,9 +23,9 @@ afterEach(() => {
 });
 
 describe('ModelOverrideStore', () => {
-  it('keeps overrides across a restart and prices with them at once', () => {
+  it('keeps overrides across a restart and prices with them at once', async () => {
     const store = new ModelOverrideStore(db);
-    store.set({ provider: 'ollama', model: 'qwen2.5-coder', input: 0, output: 0, contextWindow: 32768 });
+    await store.set({ provider: 'ollama', model: 'qwen2.5-coder', input: 0, output: 0, contextWindow: 32768 });
     expect(priceCall('ollama', 'qwen2.5-coder', { inputTokens: 1000, outputTokens: 100 })).toBe(0);
     setModelOverrides([]);
     expect(priceCall('ollama', 'qwen2.5-coder', { inputTokens: 1000, outputTokens: 100 })).toBeNull();
@@ -36,21 +36,21 @@ describe('ModelOverrideStore', () => {
     expect(new SettingsStore(db).get().retentionDays).toBe(30);
   });
 
-  it('refuses negative prices, unknown fields and an empty model', () => {
+  it('refuses negative prices, unknown fields and an empty model', async () => {
     const store = new ModelOverrideStore(db);
-    expect(() => store.set({ provider: 'openai', model: 'gpt-4o', input: -1 })).toThrow();
-    expect(() => store.set({ provider: 'openai', model: 'gpt-4o', price: 1 })).toThrow();
-    expect(() => store.set({ provider: 'openai', model: ' ' })).toThrow();
+    await expect(store.set({ provider: 'openai', model: 'gpt-4o', input: -1 })).rejects.toThrow();
+    await expect(store.set({ provider: 'openai', model: 'gpt-4o', price: 1 })).rejects.toThrow();
+    await expect(store.set({ provider: 'openai', model: ' ' })).rejects.toThrow();
     expect(store.all()).toEqual([]);
   });
 
-  it('replaces an override of the same provider and model, and removes one', () => {
+  it('replaces an override of the same provider and model, and removes one', async () => {
     const store = new ModelOverrideStore(db);
-    store.set({ provider: 'openai', model: 'gpt-4o', input: 1 });
-    store.set({ provider: 'openai', model: 'gpt-4o', input: 2 });
+    await store.set({ provider: 'openai', model: 'gpt-4o', input: 1 });
+    await store.set({ provider: 'openai', model: 'gpt-4o', input: 2 });
     expect(store.all()).toEqual([{ provider: 'openai', model: 'gpt-4o', input: 2 }]);
-    expect(store.remove('openai', 'gpt-4o')).toBe(true);
-    expect(store.remove('openai', 'gpt-4o')).toBe(false);
+    expect(await store.remove('openai', 'gpt-4o')).toBe(true);
+    expect(await store.remove('openai', 'gpt-4o')).toBe(false);
     expect(priceCall('openai', 'gpt-4o', { inputTokens: 1_000_000, outputTokens: 0 })).toBeCloseTo(2.5, 9);
   });
 });

@@ -40,12 +40,12 @@ afterEach(() => {
 describe('virtual keys', () => {
   it('are gh-vk- plus at least 160 random bits, shown once, listed only by prefix', async () => {
     const store = await openStore();
-    const created = store.createVirtualKey({ name: 'My OpenAI', provider: 'openai', secret: 'sk-test-secret' });
+    const created = await store.createVirtualKey({ name: 'My OpenAI', provider: 'openai', secret: 'sk-test-secret' });
     expect(created.key).toMatch(/^gh-vk-[A-Za-z0-9_-]{32,}$/);
     expect(Buffer.from(created.key.slice('gh-vk-'.length), 'base64url').length * 8).toBeGreaterThanOrEqual(160);
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
     expect(created.keyPrefix.length).toBeLessThanOrEqual(10);
-    const listed = JSON.stringify(store.listVirtualKeys());
+    const listed = JSON.stringify(await store.listVirtualKeys());
     expect(listed).toContain(created.id);
     expect(listed).not.toContain(created.key);
     expect(listed).not.toContain('sk-test-secret');
@@ -53,7 +53,7 @@ describe('virtual keys', () => {
 
   it('resolve to their provider, host and credentials, decrypted on demand', async () => {
     const store = await openStore();
-    const created = store.createVirtualKey({ name: 'local', provider: 'openai', secret: 'sk-abc', customHost: 'http://127.0.0.1:9999/v1/' });
+    const created = await store.createVirtualKey({ name: 'local', provider: 'openai', secret: 'sk-abc', customHost: 'http://127.0.0.1:9999/v1/' });
     const caller = store.resolve(created.key);
     expect(caller).toMatchObject({ kind: 'virtual-key', keyId: created.id, provider: 'openai', customHost: 'http://127.0.0.1:9999/v1' });
     if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
@@ -63,7 +63,7 @@ describe('virtual keys', () => {
   it('resolve from memory: no database access per lookup', async () => {
     const db = openDb();
     const store = await openStore(undefined, db);
-    const created = store.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-mem' });
+    const created = await store.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-mem' });
     db.close();
     const caller = store.resolve(created.key);
     if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
@@ -72,26 +72,26 @@ describe('virtual keys', () => {
 
   it('unknown and revoked keys do not resolve', async () => {
     const store = await openStore();
-    const created = store.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-1' });
+    const created = await store.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-1' });
     expect(store.resolve('gh-vk-unknown')).toBeUndefined();
     expect(store.resolve(created.key.slice(0, -1))).toBeUndefined();
-    store.revokeVirtualKey(created.id);
+    await store.revokeVirtualKey(created.id);
     expect(store.resolve(created.key)).toBeUndefined();
-    expect(store.listVirtualKeys()).toHaveLength(0);
-    expect(store.listVirtualKeys({ includeRevoked: true })[0].revokedAt).not.toBeNull();
+    expect(await store.listVirtualKeys()).toHaveLength(0);
+    expect((await store.listVirtualKeys({ includeRevoked: true }))[0].revokedAt).not.toBeNull();
   });
 
   it('can be renamed, have their secret rotated, and be reissued', async () => {
     const store = await openStore();
-    const created = store.createVirtualKey({ name: 'old', provider: 'openai', secret: 'sk-old' });
-    expect(store.updateVirtualKey(created.id, { name: 'new' }).name).toBe('new');
+    const created = await store.createVirtualKey({ name: 'old', provider: 'openai', secret: 'sk-old' });
+    expect((await store.updateVirtualKey(created.id, { name: 'new' })).name).toBe('new');
 
-    store.updateVirtualKey(created.id, { secret: 'sk-rotated' });
+    await store.updateVirtualKey(created.id, { secret: 'sk-rotated' });
     const caller = store.resolve(created.key);
     if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
     expect(await caller.loadCredentials()).toEqual({ token: 'sk-rotated' });
 
-    const reissued = store.updateVirtualKey(created.id, { regenerateKey: true });
+    const reissued = await store.updateVirtualKey(created.id, { regenerateKey: true });
     expect(reissued.key).toMatch(/^gh-vk-/);
     expect(store.resolve(created.key)).toBeUndefined();
     expect(store.resolve(reissued.key as string)?.kind).toBe('virtual-key');
@@ -99,24 +99,24 @@ describe('virtual keys', () => {
 
   it('refuses unknown providers, missing secrets, foreign fields and bad hosts with a 400', async () => {
     const store = await openStore();
-    const attempt = (input: Parameters<KeyStore['createVirtualKey']>[0]) => {
+    const attempt = async (input: Parameters<KeyStore['createVirtualKey']>[0]) => {
       try {
-        store.createVirtualKey(input);
+        await store.createVirtualKey(input);
       } catch (error) {
         return error as GatewayError;
       }
       throw new Error('expected a refusal');
     };
-    expect(attempt({ name: 'x', provider: 'nope', secret: 's' })).toMatchObject({ status: 400, message: expect.stringContaining("'nope'") });
-    expect(attempt({ name: 'x', provider: 'openai' })).toMatchObject({ status: 400, param: 'secret' });
-    expect(attempt({ name: 'x', provider: 'openai', secret: 's', fields: { cloud_a_resource_name: 'r' } })).toMatchObject({ status: 400 });
-    expect(attempt({ name: 'x', provider: 'openai', secret: 's', customHost: 'ftp://host' })).toMatchObject({ status: 400, param: 'customHost' });
-    expect(attempt({ name: '  ', provider: 'openai', secret: 's' })).toMatchObject({ status: 400, param: 'name' });
+    expect(await attempt({ name: 'x', provider: 'nope', secret: 's' })).toMatchObject({ status: 400, message: expect.stringContaining("'nope'") });
+    expect(await attempt({ name: 'x', provider: 'openai' })).toMatchObject({ status: 400, param: 'secret' });
+    expect(await attempt({ name: 'x', provider: 'openai', secret: 's', fields: { cloud_a_resource_name: 'r' } })).toMatchObject({ status: 400 });
+    expect(await attempt({ name: 'x', provider: 'openai', secret: 's', customHost: 'ftp://host' })).toMatchObject({ status: 400, param: 'customHost' });
+    expect(await attempt({ name: '  ', provider: 'openai', secret: 's' })).toMatchObject({ status: 400, param: 'name' });
   });
 
   it('a local model behind a custom host needs no token', async () => {
     const store = await openStore();
-    const created = store.createVirtualKey({ name: 'llama', provider: 'openai', customHost: 'http://127.0.0.1:11434/v1' });
+    const created = await store.createVirtualKey({ name: 'llama', provider: 'openai', customHost: 'http://127.0.0.1:11434/v1' });
     const caller = store.resolve(created.key);
     if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
     expect(await caller.loadCredentials()).toEqual({});
@@ -125,8 +125,8 @@ describe('virtual keys', () => {
   it('a ciphertext copied onto another key does not decrypt there', async () => {
     const db = openDb();
     const store = await openStore(undefined, db);
-    const victim = store.createVirtualKey({ name: 'victim', provider: 'openai', secret: 'sk-victim' });
-    const attacker = store.createVirtualKey({ name: 'attacker', provider: 'openai', secret: 'sk-attacker' });
+    const victim = await store.createVirtualKey({ name: 'victim', provider: 'openai', secret: 'sk-victim' });
+    const attacker = await store.createVirtualKey({ name: 'attacker', provider: 'openai', secret: 'sk-attacker' });
     db.prepare('UPDATE virtual_keys SET credentials = (SELECT credentials FROM virtual_keys WHERE id = ?) WHERE id = ?').run(victim.id, attacker.id);
     store.reloadIfChanged();
     const caller = store.resolve(attacker.key);
@@ -139,27 +139,27 @@ describe('gateway API keys', () => {
   it('are created, resolved, renamed and revoked, stored only as a hash', async () => {
     const db = openDb();
     const store = await openStore(undefined, db);
-    const created = store.createGatewayKey({ name: 'ci' });
+    const created = await store.createGatewayKey({ name: 'ci' });
     expect(created.key).toMatch(/^gh-gk-[A-Za-z0-9_-]{32,}$/);
     expect(store.resolve(created.key)).toEqual({ kind: 'gateway-key', keyId: created.id });
-    expect(store.renameGatewayKey(created.id, 'ci-2').name).toBe('ci-2');
+    expect((await store.renameGatewayKey(created.id, 'ci-2')).name).toBe('ci-2');
     const row = db.prepare('SELECT * FROM gateway_keys').get() as Record<string, unknown>;
     expect(JSON.stringify(row)).not.toContain(created.key);
-    store.revokeGatewayKey(created.id);
+    await store.revokeGatewayKey(created.id);
     expect(store.resolve(created.key)).toBeUndefined();
   });
 
   it('unknown ids give a 404', async () => {
     const store = await openStore();
-    expect(() => store.revokeGatewayKey('gk_missing')).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => store.getVirtualKey('vk_missing')).toThrow(expect.objectContaining({ status: 404 }));
+    await expect(store.revokeGatewayKey('gk_missing')).rejects.toThrow(expect.objectContaining({ status: 404 }));
+    await expect(store.getVirtualKey('vk_missing')).rejects.toThrow(expect.objectContaining({ status: 404 }));
   });
 });
 
 describe('the data key', () => {
   it('survives a restart with the same master key', async () => {
     const first = await openStore();
-    const created = first.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-persist' });
+    const created = await first.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-persist' });
     const second = await openStore();
     const caller = second.resolve(created.key);
     if (caller?.kind !== 'virtual-key') throw new Error('expected a virtual key');
@@ -185,7 +185,7 @@ describe('the data key', () => {
 
   it('moves from the key file to a master key when told the previous protector', async () => {
     const before = await openStore(keyFileProtector(dataDir));
-    const created = before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-moved' });
+    const created = await before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-moved' });
     const moved: string[] = [];
     const after = await KeyStore.open(openDb(), masterKeyProtector(masterKey), {
       previousProtectors: [keyFileProtector(dataDir)],
@@ -205,7 +205,7 @@ describe('the data key', () => {
 describe('moving off the key file', () => {
   it('setting GATEHOUSE_MASTER_KEY later rewraps the data key and deletes the key file', async () => {
     const before = await openStore(keyFileProtector(dataDir));
-    const created = before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-upgrade' });
+    const created = await before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-upgrade' });
     expect(existsSync(join(dataDir, KEY_FILE_NAME))).toBe(true);
 
     const env = { GATEHOUSE_MASTER_KEY: masterKey };
@@ -220,7 +220,7 @@ describe('moving off the key file', () => {
 
   it('a store made with GATEHOUSE_MASTER_KEY moves into another protector (the desktop keychain) while the variable is set', async () => {
     const before = await openStore();
-    const created = before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-to-keychain' });
+    const created = await before.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-to-keychain' });
     const keychainKey = randomBytes(32);
     const keychain: KeyProtector = {
       mode: 'test-keychain',
@@ -247,7 +247,7 @@ describe('a second process on the same database', () => {
       throw new Error('an initialised store needs no protector');
     });
     stores.push(cli);
-    const created = cli.createVirtualKey({ name: 'from cli', provider: 'openai', secret: 'sk-cli' });
+    const created = await cli.createVirtualKey({ name: 'from cli', provider: 'openai', secret: 'sk-cli' });
 
     const deadline = Date.now() + 1000;
     while (!server.resolve(created.key) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -255,7 +255,7 @@ describe('a second process on the same database', () => {
     if (caller?.kind !== 'virtual-key') throw new Error('the server did not see the new key within a second');
     expect(await caller.loadCredentials()).toEqual({ token: 'sk-cli' });
 
-    cli.revokeVirtualKey(created.id);
+    await cli.revokeVirtualKey(created.id);
     const revokeDeadline = Date.now() + 1000;
     while (server.resolve(created.key) && Date.now() < revokeDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(server.resolve(created.key)).toBeUndefined();
@@ -263,7 +263,7 @@ describe('a second process on the same database', () => {
 
   it('a store opened for writing cannot decrypt', async () => {
     const server = await openStore();
-    const created = server.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-x' });
+    const created = await server.createVirtualKey({ name: 'a', provider: 'openai', secret: 'sk-x' });
     const cli = await KeyStore.openForWriting(openDb(), async () => masterKeyProtector(masterKey));
     stores.push(cli);
     const caller = cli.resolve(created.key);
