@@ -5,18 +5,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { RouteStore } from './store/routes.js';
-import type { Route, RouteRepository } from './core/route-repository.js';
-import { GatewayError, GatewayErrorList } from './core/errors.js';
-import type { TargetInput } from './core/routes/types.js';
+import { defaultDataDir } from '../app.js';
+import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { RouteStore } from '../store/routes.js';
+import type { Route, RouteRepository } from '../core/route-repository.js';
+import { GatewayError, GatewayErrorList } from '../core/errors.js';
+import type { TargetInput } from '../core/routes/types.js';
+import { runReportingErrors, UsageError, type CommandIO } from './command.js';
 
-export interface RoutesCommandIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
 
 export const ROUTES_USAGE = `Usage:
   gatehouse routes list [--json]
@@ -29,11 +25,9 @@ export const ROUTES_USAGE = `Usage:
   gatehouse routes export [--format json|yaml]
 Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
 
-class UsageError extends Error {}
-
-export async function runRoutesCommand(args: string[], io: RoutesCommandIO): Promise<number> {
+export async function runRoutesCommand(args: string[], io: CommandIO): Promise<number> {
   const [subcommand, ...options] = args[0] === 'routes' ? args.slice(1) : args;
-  try {
+  return runReportingErrors(ROUTES_USAGE, io, async () => {
     switch (subcommand) {
       case 'list':
         return listRoutes(options, io);
@@ -52,20 +46,13 @@ export async function runRoutesCommand(args: string[], io: RoutesCommandIO): Pro
       default:
         throw new UsageError(subcommand ? `Unknown command 'routes ${subcommand}'.` : "'routes' needs a command.");
     }
-  } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`${(error as Error).message}\n${ROUTES_USAGE}\n`);
-      return 2;
-    }
-    io.stderr.write(`${(error as Error).message}\n`);
-    return 1;
-  }
+  });
 }
 
 const commonOptions = { 'data-dir': { type: 'string' } } as const;
 
 /** Opens the route store of a data dir; `undefined` when no database exists yet and `create` is false. */
-function withRoutes<T>(dataDirFlag: string | undefined, io: RoutesCommandIO, create: boolean, use: (store: RouteRepository | undefined) => T): T {
+function withRoutes<T>(dataDirFlag: string | undefined, io: CommandIO, create: boolean, use: (store: RouteRepository | undefined) => T): T {
   const dataDir = dataDirFlag ?? defaultDataDir(io.env);
   if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
   const db = openDatabase(dataDir);
@@ -87,7 +74,7 @@ function describeTarget(target: TargetInput): string {
   return `${target.key}${target.model ? ` → ${target.model}` : ''}${options.length ? ` (${options.join(', ')})` : ''}`;
 }
 
-function listRoutes(args: string[], io: RoutesCommandIO): number {
+function listRoutes(args: string[], io: CommandIO): number {
   const { values } = parseArgs({ args, options: { ...commonOptions, json: { type: 'boolean', default: false } }, strict: true });
   const routes: Route[] = withRoutes(values['data-dir'], io, false, (store) => store?.list() ?? []);
   if (values.json) {
@@ -134,7 +121,7 @@ export function parseTargetSpec(spec: string): Record<string, unknown> {
   return target;
 }
 
-function addRoute(args: string[], io: RoutesCommandIO): number {
+function addRoute(args: string[], io: CommandIO): number {
   const { values } = parseArgs({
     args,
     options: { ...commonOptions, name: { type: 'string' }, match: { type: 'string' }, strategy: { type: 'string', default: 'fallback' }, target: { type: 'string', multiple: true } },
@@ -149,7 +136,7 @@ function addRoute(args: string[], io: RoutesCommandIO): number {
   return 0;
 }
 
-function removeRoute(args: string[], io: RoutesCommandIO): number {
+function removeRoute(args: string[], io: CommandIO): number {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('routes remove needs one route name or id.');
   const wanted = positionals[0];
@@ -197,7 +184,7 @@ function readRoutesFile(yaml: Yaml, text: string, fileName: string): { value: un
   return { value: document.toJS({ maxAliasCount: 100 }), lineOf };
 }
 
-function importRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): number {
+function importRoutes(args: string[], io: CommandIO, yaml: Yaml): number {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('routes import needs one FILE.');
   const file = positionals[0];
@@ -220,7 +207,7 @@ function importRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): number {
   return 0;
 }
 
-function exportRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): number {
+function exportRoutes(args: string[], io: CommandIO, yaml: Yaml): number {
   const { values } = parseArgs({ args, options: { ...commonOptions, format: { type: 'string', default: 'json' } }, strict: true });
   if (values.format !== 'json' && values.format !== 'yaml') throw new UsageError("--format must be 'json' or 'yaml'.");
   const file = withRoutes(values['data-dir'], io, false, (store) => store?.exportFile() ?? { routes: [] });

@@ -7,15 +7,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir, packageVersion } from './app.js';
-import { readAll, readHiddenLine, type KeysCommandIO } from './cli-keys.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { McpServerStore } from './store/mcp-servers.js';
-import { SettingsStore } from './store/settings.js';
-import { KeyStore } from './store/keys/key-store.js';
-import { chooseHeadlessKeyProtector } from './store/key-protection.js';
-import { headlessProtectionUpgrade } from './store/keys/data-key.js';
-import type { McpServerConfig, McpTransport } from './core/mcp-servers.js';
+import { defaultDataDir, packageVersion } from '../app.js';
+import { runReportingErrors, UsageError, type CommandIOWithInput } from './command.js';
+import { readAll, readHiddenLine } from './stdin.js';
+import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { McpServerStore } from '../store/mcp-servers.js';
+import { SettingsStore } from '../store/settings.js';
+import { KeyStore } from '../store/keys/key-store.js';
+import { chooseHeadlessKeyProtector } from '../store/key-protection.js';
+import { headlessProtectionUpgrade } from '../store/keys/data-key.js';
+import type { McpServerConfig, McpTransport } from '../core/mcp-servers.js';
 
 export const MCP_USAGE = `Usage:
   gatehouse mcp add NAME --command CMD [--arg A]... [--env K=V]... [--secret-env K]... [--timeout-ms N]
@@ -30,11 +31,9 @@ export const MCP_USAGE = `Usage:
 Every command takes --data-dir D. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
 prefixed <server>__<tool>) or /mcp/NAME, with a gateway or virtual key as Authorization: Bearer.`;
 
-class McpUsageError extends Error {}
-
-export async function runMcpCommand(args: string[], io: KeysCommandIO): Promise<number> {
+export async function runMcpCommand(args: string[], io: CommandIOWithInput): Promise<number> {
   const [subcommand, ...options] = args;
-  try {
+  return runReportingErrors(MCP_USAGE, io, async () => {
     switch (subcommand) {
       case 'add':
         return await addServer(options, io);
@@ -50,20 +49,13 @@ export async function runMcpCommand(args: string[], io: KeysCommandIO): Promise<
         io.stdout.write(`${MCP_USAGE}\n`);
         return 0;
       default:
-        throw new McpUsageError(subcommand ? `Unknown command 'mcp ${subcommand}'.` : "'mcp' needs a command.");
+        throw new UsageError(subcommand ? `Unknown command 'mcp ${subcommand}'.` : "'mcp' needs a command.");
     }
-  } catch (error) {
-    if (error instanceof McpUsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`${(error as Error).message}\n${MCP_USAGE}\n`);
-      return 2;
-    }
-    io.stderr.write(`${(error as Error).message}\n`);
-    return 1;
-  }
+  });
 }
 
 function oneName(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw new McpUsageError(`mcp ${command} takes one server name.`);
+  if (positionals.length !== 1) throw new UsageError(`mcp ${command} takes one server name.`);
   return positionals[0];
 }
 
@@ -71,14 +63,14 @@ function pairs(values: string[] | undefined, separator: string, flag: string): R
   const result: Record<string, string> = {};
   for (const value of values ?? []) {
     const at = value.indexOf(separator);
-    if (at <= 0) throw new McpUsageError(`--${flag} '${value}' must be NAME${separator.trim()}VALUE.`);
+    if (at <= 0) throw new UsageError(`--${flag} '${value}' must be NAME${separator.trim()}VALUE.`);
     result[value.slice(0, at).trim()] = value.slice(at + separator.length).trim();
   }
   return result;
 }
 
 /** One secret value per name, in order: a hidden prompt each on a terminal, else one line each from stdin. */
-async function readSecretValues(names: string[], io: KeysCommandIO): Promise<Record<string, string>> {
+async function readSecretValues(names: string[], io: CommandIOWithInput): Promise<Record<string, string>> {
   if (names.length === 0) return {};
   const values: Record<string, string> = {};
   if (io.stdin.isTTY && io.stdin.setRawMode) {
@@ -92,7 +84,7 @@ async function readSecretValues(names: string[], io: KeysCommandIO): Promise<Rec
   return values;
 }
 
-async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
+async function addServer(args: string[], io: CommandIOWithInput): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -111,11 +103,11 @@ async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
     allowPositionals: true,
   });
   const name = oneName(positionals, 'add');
-  if ((values.command === undefined) === (values.url === undefined)) throw new McpUsageError('mcp add takes --command (a stdio server) or --url (a remote one).');
-  if (values.command !== undefined && (values.header || values['secret-header'] || values.transport)) throw new McpUsageError('--header, --secret-header and --transport go with --url.');
-  if (values.url !== undefined && (values.arg || values.env || values['secret-env'])) throw new McpUsageError('--arg, --env and --secret-env go with --command.');
+  if ((values.command === undefined) === (values.url === undefined)) throw new UsageError('mcp add takes --command (a stdio server) or --url (a remote one).');
+  if (values.command !== undefined && (values.header || values['secret-header'] || values.transport)) throw new UsageError('--header, --secret-header and --transport go with --url.');
+  if (values.url !== undefined && (values.arg || values.env || values['secret-env'])) throw new UsageError('--arg, --env and --secret-env go with --command.');
   for (const given of [...(values['secret-env'] ?? []), ...(values['secret-header'] ?? [])]) {
-    if (/[=:]/.test(given)) throw new McpUsageError(`--secret-env and --secret-header take a name only ('${given.split(/[=:]/)[0]}'): a secret on the command line stays in shell history, so its value is read from stdin.`);
+    if (/[=:]/.test(given)) throw new UsageError(`--secret-env and --secret-header take a name only ('${given.split(/[=:]/)[0]}'): a secret on the command line stays in shell history, so its value is read from stdin.`);
   }
   const transport = (values.url === undefined ? 'stdio' : (values.transport ?? 'http')) as McpTransport;
   const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
@@ -143,7 +135,7 @@ async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
  * The MCP server store of a data dir, with the key store opened for writing only (sealing needs only the
  * public key). Without `create`, a data dir that holds no keys yet gives undefined rather than a new database.
  */
-async function withMcpStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, create: boolean, use: (store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
+async function withMcpStore<T>(dataDirFlag: string | undefined, io: CommandIOWithInput, create: boolean, use: (store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
   const dataDir = dataDirFlag ?? defaultDataDir(io.env);
   if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
   const db = openDatabase(dataDir);
@@ -160,13 +152,13 @@ async function withMcpStore<T>(dataDirFlag: string | undefined, io: KeysCommandI
   }
 }
 
-function withServers<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T): Promise<T> {
+function withServers<T>(dataDirFlag: string | undefined, io: CommandIOWithInput, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T): Promise<T> {
   return withMcpStore(dataDirFlag, io, false, (store) => use(store?.list() ?? [], store));
 }
 
-async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
+async function listServers(args: string[], io: CommandIOWithInput): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
-  if (positionals.length) throw new McpUsageError('mcp list takes no names.');
+  if (positionals.length) throw new UsageError('mcp list takes no names.');
   return withServers(values['data-dir'], io, (servers) => {
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ servers }, null, 2)}\n`);
@@ -187,7 +179,7 @@ async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
   });
 }
 
-async function removeServer(args: string[], io: KeysCommandIO): Promise<number> {
+async function removeServer(args: string[], io: CommandIOWithInput): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' } }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'remove');
   return withServers(values['data-dir'], io, (_servers, store) => {
@@ -204,7 +196,7 @@ interface ToolLine {
   enabled?: boolean;
 }
 
-async function listTools(args: string[], io: KeysCommandIO): Promise<number> {
+async function listTools(args: string[], io: CommandIOWithInput): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'tools');
   const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
@@ -215,7 +207,7 @@ async function listTools(args: string[], io: KeysCommandIO): Promise<number> {
 }
 
 /** The tools as the running server lists them (its admin API); undefined when no server answers. */
-async function toolsFromRunningServer(dataDir: string, name: string, io: KeysCommandIO): Promise<ToolLine[] | undefined> {
+async function toolsFromRunningServer(dataDir: string, name: string, io: CommandIOWithInput): Promise<ToolLine[] | undefined> {
   if (!existsSync(join(dataDir, DATABASE_FILE))) return undefined;
   const tokenFile = join(dataDir, 'admin-token');
   const token = io.env.GATEHOUSE_ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
@@ -244,17 +236,17 @@ async function toolsFromRunningServer(dataDir: string, name: string, io: KeysCom
 }
 
 /** No server runs: connect to the MCP server here, with its secrets opened by the data key. */
-async function toolsDirectly(dataDir: string, name: string, io: KeysCommandIO): Promise<ToolLine[]> {
+async function toolsDirectly(dataDir: string, name: string, io: CommandIOWithInput): Promise<ToolLine[]> {
   if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No MCP server named '${name}'`);
   const db = openDatabase(dataDir);
   let keys: KeyStore | undefined;
-  let upstream: import('./mcp/upstream.js').McpUpstream | undefined;
+  let upstream: import('../mcp/upstream.js').McpUpstream | undefined;
   try {
     if (!KeyStore.isInitialised(db)) throw new Error(`No MCP server named '${name}'`);
     keys = await KeyStore.open(db, await chooseHeadlessKeyProtector(dataDir, io.env), headlessProtectionUpgrade(dataDir, io.env));
     const config = new McpServerStore(db, keys.valueSealer()).connections().find((server) => server.name === name);
     if (!config) throw new Error(`No MCP server named '${name}'`);
-    const { McpUpstream } = await import('./mcp/upstream.js');
+    const { McpUpstream } = await import('../mcp/upstream.js');
     upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
     const off = new Set(config.disabledTools);
     return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));

@@ -5,27 +5,26 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { KeyLimitsTable } from './store/key-limits.js';
-import { ModelAllowListTable } from './store/model-allow-lists.js';
-import { validAllowedModels } from './core/model-allow-lists.js';
-import { GatewayError } from './core/errors.js';
-import { findKey, type LimitsCommandIO } from './cli-limits.js';
-
-export class ModelsUsageError extends Error {}
+import { defaultDataDir } from '../app.js';
+import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { KeyLimitsTable } from '../store/key-limits.js';
+import { ModelAllowListTable } from '../store/model-allow-lists.js';
+import { validAllowedModels } from '../core/model-allow-lists.js';
+import { GatewayError } from '../core/errors.js';
+import { UsageError, type CommandIO } from './command.js';
+import { findKey } from './find-key.js';
 
 const describeList = (models: string[] | null) => (models === null ? 'every model' : `only ${models.join(', ')}`);
 
-export async function runModelsCommand(args: string[], io: LimitsCommandIO): Promise<number> {
+export async function runModelsCommand(args: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: { 'data-dir': { type: 'string' }, allow: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new ModelsUsageError('keys models takes one key name (or id), e.g. gatehouse keys models ci-bot --allow gpt-4o-mini,claude-*');
-  if (values.allow !== undefined && values.all) throw new ModelsUsageError('keys models takes --allow or --all, not both.');
+  if (positionals.length !== 1) throw new UsageError('keys models takes one key name (or id), e.g. gatehouse keys models ci-bot --allow gpt-4o-mini,claude-*');
+  if (values.allow !== undefined && values.all) throw new UsageError('keys models takes --allow or --all, not both.');
   const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
   if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No keys in ${dataDir} yet: create one with 'gatehouse keys add' or 'gatehouse gateway-keys add'.`);
   const db = openDatabase(dataDir);
@@ -37,7 +36,7 @@ export async function runModelsCommand(args: string[], io: LimitsCommandIO): Pro
       try {
         models = values.all ? null : validAllowedModels(values.allow!.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''));
       } catch (error) {
-        if (error instanceof GatewayError) throw new ModelsUsageError(error.message.replace(`'allowedModels'`, '--allow'));
+        if (error instanceof GatewayError) throw new UsageError(error.message.replace(`'allowedModels'`, '--allow'));
         throw error;
       }
       lists.set(key.id, models);

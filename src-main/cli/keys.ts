@@ -3,28 +3,21 @@
 // writes to the database directly; a server running on the same data dir picks the change up
 // within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
 // master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
-import { runModelsCommand, ModelsUsageError } from './cli-models.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './store/key-protection.js';
-import { KeyStore } from './store/keys/key-store.js';
-import { mainSecretField } from './core/credential-values.js';
-import { credentialParameter } from './core/credentials.js';
-import type { GatewayKeySummary, VirtualKeySummary } from './core/key-repository.js';
-import { CREDENTIAL_FIELD_HEADERS, getProvider } from './providers/registry.js';
-import type { ProviderAdapter } from './providers/types.js';
-import { LimitsUsageError, runLimitsCommand } from './cli-limits.js';
-import { describeHostCheck } from './cli-host-check.js';
-
-export interface KeysCommandIO {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
+import { defaultDataDir } from '../app.js';
+import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from '../store/key-protection.js';
+import { KeyStore } from '../store/keys/key-store.js';
+import { mainSecretField } from '../core/credential-values.js';
+import { credentialParameter } from '../core/credentials.js';
+import type { GatewayKeySummary, VirtualKeySummary } from '../core/key-repository.js';
+import { CREDENTIAL_FIELD_HEADERS, getProvider } from '../providers/registry.js';
+import type { ProviderAdapter } from '../providers/types.js';
+import { describeHostCheck } from './host-check.js';
+import { runReportingErrors, UsageError, type CommandIOWithInput as KeysCommandIO } from './command.js';
+import { readAll, readHiddenLine } from './stdin.js';
 
 /** Secret credential flags exist only to explain why they are refused. */
 /** Spec §5.3 parameter names of the cloud credential headers (`cloud_a_resource_name` …) → the field each fills. */
@@ -34,7 +27,8 @@ const CLOUD_PARAMETERS: Readonly<Record<string, string>> = Object.fromEntries(
 
 const SECRET_FLAGS = new Set(['cloud-c-secret-access-key', 'cloud-c-session-token', 'secret', 'token', 'api-key']);
 
-const USAGE = `Usage:
+/** The usage of `keys` and `gateway-keys`, the settings of a key (limits, models) included: main.ts prints it for those too. */
+export const KEYS_USAGE = `Usage:
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret] [--allow-routing] [--chat-only]
       Reads the provider secret from stdin (hidden prompt on a terminal; one line per secret field
       when piped, e.g. Bedrock: secret access key, then an optional session token) and prints the
@@ -74,14 +68,13 @@ function flagOf(parameter: string): string {
   return parameter.replace(/_/g, '-');
 }
 
-class UsageError extends Error {}
-
+/** `keys …` and `gateway-keys …`, but for the settings of a key that have files of their own (main.ts sends `keys limits` and `keys models` there). */
 export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise<number> {
   const [first, ...rest] = args;
   const group = first === 'gateway-keys' ? 'gateway-keys' : 'keys';
   const commandArgs = first === 'keys' || first === 'gateway-keys' ? rest : args;
   const [subcommand, ...options] = commandArgs;
-  try {
+  return runReportingErrors(KEYS_USAGE, io, async () => {
     switch (`${group} ${subcommand ?? ''}`) {
       case 'keys add':
         return await addVirtualKey(options, io);
@@ -98,12 +91,6 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
       case 'keys mcp':
       case 'gateway-keys mcp':
         return await setMcpServers(options, io);
-      case 'keys limits':
-      case 'gateway-keys limits':
-        return await runLimitsCommand(options, io);
-      case 'keys models':
-      case 'gateway-keys models':
-        return await runModelsCommand(options, io);
       case 'keys revoke':
       case 'gateway-keys revoke':
         return await revokeKey(options, io);
@@ -115,24 +102,12 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
       case 'keys --help':
       case 'gateway-keys help':
       case 'gateway-keys --help':
-        io.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${KEYS_USAGE}\n`);
         return 0;
       default:
         throw new UsageError(subcommand ? `Unknown command '${group} ${subcommand}'.` : `'${group}' needs a command.`);
     }
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof LimitsUsageError || error instanceof ModelsUsageError) {
-      io.stderr.write(`${error.message}\n${USAGE}\n`);
-      return 2;
-    }
-    // parseArgs reports unknown or malformed flags this way.
-    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-      return 2;
-    }
-    io.stderr.write(`${(error as Error).message}\n`);
-    return 1;
-  }
+  });
 }
 
 const commonOptions = { 'data-dir': { type: 'string' } } as const;
@@ -466,45 +441,4 @@ async function readSecrets(provider: ProviderAdapter, givenByFlag: Record<string
     throw new Error(`No ${main.label} on stdin. Pipe it in, e.g.: printf '%s' "$KEY" | gatehouse keys add ...`);
   }
   return secrets;
-}
-
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Reads one line from a terminal without echoing it. */
-export function readHiddenLine(io: KeysCommandIO, prompt: string): Promise<string> {
-  const { stdin, stderr } = io;
-  stderr.write(prompt);
-  stdin.setRawMode?.(true);
-  stdin.setEncoding('utf8');
-  stdin.resume();
-  return new Promise((resolve, reject) => {
-    let value = '';
-    const finish = () => {
-      stdin.removeListener('data', onData);
-      stdin.setRawMode?.(false);
-      stdin.pause();
-      stderr.write('\n');
-    };
-    const onData = (chunk: string | Buffer) => {
-      for (const character of chunk.toString()) {
-        if (character === '\r' || character === '\n') {
-          finish();
-          resolve(value.trim());
-          return;
-        }
-        if (character === '\u0003' || character === '\u0004') {
-          finish();
-          reject(new Error('Cancelled.'));
-          return;
-        }
-        if (character === '\u007f' || character === '\b') value = value.slice(0, -1);
-        else value += character;
-      }
-    };
-    stdin.on('data', onData);
-  });
 }

@@ -6,21 +6,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { KeyLimitsTable } from './store/key-limits.js';
-import { validLimits, type LimitedKey } from './core/limits.js';
-import { periodAt } from './gateway/limits/calendar.js';
-import { NO_LIMITS, type KeyLimits } from './core/limits.js';
-import { GatewayError } from './core/errors.js';
-
-export interface LimitsCommandIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
-export class LimitsUsageError extends Error {}
+import { defaultDataDir } from '../app.js';
+import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { KeyLimitsTable } from '../store/key-limits.js';
+import { validLimits } from '../core/limits.js';
+import { periodAt } from '../gateway/limits/calendar.js';
+import { NO_LIMITS, type KeyLimits } from '../core/limits.js';
+import { GatewayError } from '../core/errors.js';
+import { UsageError, type CommandIO } from './command.js';
+import { findKey } from './find-key.js';
 
 const FLAGS = { rpm: 'rpm', tpm: 'tpm', 'daily-usd': 'dailyUsd', 'monthly-usd': 'monthlyUsd' } as const;
 
@@ -28,24 +22,8 @@ const FLAGS = { rpm: 'rpm', tpm: 'tpm', 'daily-usd': 'dailyUsd', 'monthly-usd': 
 function flagValue(flag: string, text: string): number | null {
   const trimmed = text.trim().toLowerCase().replace(/^\$/, '');
   if (trimmed === 'none' || trimmed === 'off') return null;
-  if (!/^\d+(\.\d+)?$/.test(trimmed)) throw new LimitsUsageError(`--${flag} takes a number (or 'none' to remove it), not '${text}'.`);
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) throw new UsageError(`--${flag} takes a number (or 'none' to remove it), not '${text}'.`);
   return Number(trimmed);
-}
-
-export function findKey(table: KeyLimitsTable, nameOrId: string): LimitedKey {
-  if (/^(vk|gk)_[0-9a-f]+$/.test(nameOrId)) {
-    try {
-      return table.key(nameOrId);
-    } catch {
-      // Not an id after all: a key may be named like one.
-    }
-  }
-  const found = table.keysNamed(nameOrId);
-  if (found.length === 0) throw new Error(`No active virtual key or gateway API key named '${nameOrId}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
-  if (found.length > 1) {
-    throw new Error(`${found.length} keys are named '${nameOrId}': ${found.map((key) => `${key.id} (${key.kind})`).join(', ')}. Give the id instead of the name.`);
-  }
-  return found[0];
 }
 
 const describe = (limits: KeyLimits | null): string => {
@@ -59,7 +37,7 @@ const describe = (limits: KeyLimits | null): string => {
   return parts.length ? parts.join(', ') : 'no limits';
 };
 
-export async function runLimitsCommand(args: string[], io: LimitsCommandIO): Promise<number> {
+export async function runLimitsCommand(args: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -74,7 +52,7 @@ export async function runLimitsCommand(args: string[], io: LimitsCommandIO): Pro
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new LimitsUsageError("keys limits takes one key name (or id), e.g. gatehouse keys limits ci-bot --rpm 60");
+  if (positionals.length !== 1) throw new UsageError("keys limits takes one key name (or id), e.g. gatehouse keys limits ci-bot --rpm 60");
   const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
   if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No keys in ${dataDir} yet: create one with 'gatehouse keys add' or 'gatehouse gateway-keys add'.`);
 
@@ -94,7 +72,7 @@ export async function runLimitsCommand(args: string[], io: LimitsCommandIO): Pro
         // The admin API's wording names the JSON field; the flag is what the user typed.
         if (error instanceof GatewayError && error.param) {
           const flag = Object.entries(FLAGS).find(([, field]) => field === error.param)?.[0] ?? error.param;
-          throw new LimitsUsageError(error.message.replace(`'${error.param}'`, `--${flag}`));
+          throw new UsageError(error.message.replace(`'${error.param}'`, `--${flag}`));
         }
         throw error;
       }
