@@ -3,21 +3,17 @@
 // writes to the database directly; a server running on the same data dir picks the change up
 // within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
 // master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from '../app.js';
-import { DATABASE_FILE, openDatabase } from '../store/database.js';
-import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from '../store/key-protection.js';
-import { KeyStore } from '../store/keys/key-store.js';
 import { mainSecretField } from '../core/credential-values.js';
 import { credentialParameter } from '../core/credentials.js';
-import type { GatewayKeySummary, VirtualKeySummary } from '../core/key-repository.js';
+import type { GatewayKeySummary, KeyRepository, VirtualKeySummary } from '../core/key-repository.js';
 import { CREDENTIAL_FIELD_HEADERS, getProvider } from '../providers/registry.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import { describeHostCheck } from './host-check.js';
 import { runReportingErrors, UsageError, type CommandIOWithInput as KeysCommandIO } from './command.js';
 import { readAll, readHiddenLine } from './stdin.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage, type CliStorage, type StorageFlags } from './storage.js';
 
 /** Secret credential flags exist only to explain why they are refused. */
 /** Spec §5.3 parameter names of the cloud credential headers (`cloud_a_resource_name` …) → the field each fills. */
@@ -110,45 +106,28 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
   });
 }
 
-const commonOptions = { 'data-dir': { type: 'string' } } as const;
+const commonOptions = STORAGE_OPTIONS;
 
-/** Opens the store for a command that adds keys (creating the data dir and data key if need be), and closes it afterwards. */
-async function withKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore) => Promise<T> | T): Promise<T> {
-  return withStore(dataDirFlag, io, true, (store) => {
-    if (!store) throw new Error('The key store could not be opened');
-    return use(store);
+/**
+ * The key store of the command's storage, closed afterwards. With `create` a data dir without keys gets
+ * its data key (commands that add keys); without, such a data dir gives undefined rather than a database
+ * and a key file made as a side effect of looking.
+ */
+async function withKeys<T>(flags: StorageFlags, io: KeysCommandIO, create: boolean, use: (store: KeyRepository | undefined, storage: CliStorage | undefined) => Promise<T>): Promise<T> {
+  return withStorage(storagePlace(flags, io.env), io.env, create, async (storage) => use(await storage?.keys({ create }), storage));
+}
+
+/** For commands that add keys: the store is always there. */
+async function withKeyStore<T>(flags: StorageFlags, io: KeysCommandIO, use: (store: KeyRepository, storage: CliStorage) => Promise<T>): Promise<T> {
+  return withKeys(flags, io, true, (store, storage) => {
+    if (!store || !storage) throw new Error('The key store could not be opened');
+    return use(store, storage);
   });
 }
 
-/**
- * For commands that only read or remove keys: `undefined` for a data dir that holds no keys yet,
- * rather than creating a database and a key file as a side effect of looking.
- */
-async function withExistingKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore | undefined) => Promise<T> | T): Promise<T> {
-  return withStore(dataDirFlag, io, false, use);
-}
-
-async function withStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, create: boolean, use: (store: KeyStore | undefined) => Promise<T> | T): Promise<T> {
-  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
-  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
-  const db = openDatabase(dataDir);
-  try {
-    if (!create && !KeyStore.isInitialised(db)) return await use(undefined);
-    const store = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
-    try {
-      return await use(store);
-    } finally {
-      store.close();
-    }
-  } finally {
-    db.close();
-  }
-}
-
-function warnIfUnprotected(store: KeyStore, dataDir: string | undefined, io: KeysCommandIO): void {
-  if (store.protectorMode === 'key-file') {
-    io.stderr.write(`Warning: ${keyFileWarning(join(dataDir ?? defaultDataDir(io.env), KEY_FILE_NAME))}\n`);
-  }
+async function warnIfUnprotected(storage: CliStorage, io: KeysCommandIO): Promise<void> {
+  const warning = await storage.protectionWarning();
+  if (warning) io.stderr.write(`Warning: ${warning}\n`);
 }
 
 async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
@@ -195,8 +174,8 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
   const mayOmitToken = typeof values['custom-host'] === 'string';
   const secrets = values['no-secret'] ? {} : await readSecrets(provider, fields, io, mayOmitToken);
 
-  const created = await withKeyStore(values['data-dir'], io, (store) => {
-    const created = store.createVirtualKey({
+  const created = await withKeyStore(values, io, async (store, storage) => {
+    const created = await store.createVirtualKey({
       name: values.name as string,
       provider: provider.slug,
       customHost: values['custom-host'],
@@ -204,7 +183,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
       allowRouting: values['allow-routing'] === true,
       chatOnly: values['chat-only'] === true,
     });
-    warnIfUnprotected(store, values['data-dir'], io);
+    await warnIfUnprotected(storage, io);
     io.stderr.write(
       `Created virtual key ${created.id} '${created.name}' for ${created.provider}${created.customHost ? ` at ${created.customHost}` : ''}. ` +
         'It is shown only this once:\n',
@@ -230,11 +209,11 @@ async function changeHost(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 2) throw new UsageError('keys host takes a virtual key name (or id) and the new host, e.g. gatehouse keys host lm-studio http://127.0.0.1:1234/v1');
   const [nameOrId, host] = positionals;
-  const found = await withExistingKeyStore(values['data-dir'], io, (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
+  const found = await withKeys(values, io, false, async (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
   if (!found) throw new Error(`No active virtual key named '${nameOrId}' (see 'gatehouse keys list').`);
   const provider = getProvider(found.provider);
   const secrets = await readSecrets(provider, {}, io, true);
-  const updated = await withExistingKeyStore(values['data-dir'], io, (store) => store!.updateVirtualKey(found.id, { customHost: host, fields: secrets }));
+  const updated = await withKeys(values, io, false, async (store) => store!.updateVirtualKey(found.id, { customHost: host, fields: secrets }));
   io.stderr.write(`Virtual key ${updated.id} '${updated.name}' now calls ${updated.customHost ?? provider.defaultBaseUrl}. The key itself is unchanged.\n`);
   if (updated.customHost) await reportHostCheck(updated.provider, { ...updated.settings, ...secrets }, updated.customHost, io);
   return 0;
@@ -250,10 +229,10 @@ async function setChatOnly(args: string[], io: KeysCommandIO): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('keys chat-only takes one virtual key name (or id), e.g. gatehouse keys chat-only lm-studio --on');
   if (values.on && values.off) throw new UsageError('keys chat-only takes --on or --off, not both.');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
-    const key = store ? findVirtualKey(store, positionals[0]) : undefined;
+  return withKeys(values, io, false, async (store) => {
+    const key = store ? await findVirtualKey(store, positionals[0]) : undefined;
     if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
-    const changed = values.on || values.off ? store.updateVirtualKey(key.id, { chatOnly: values.on === true }) : key;
+    const changed = values.on || values.off ? await store.updateVirtualKey(key.id, { chatOnly: values.on === true }) : key;
     const says = changed.chatOnly ? 'its server speaks Chat only: Responses calls are translated to Chat' : 'Responses calls are passed through to its server';
     if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, chatOnly: changed.chatOnly }, null, 2)}\n`);
     else if (changed === key) io.stdout.write(`${key.id} '${key.name}': ${says}\n`);
@@ -265,13 +244,13 @@ async function setChatOnly(args: string[], io: KeysCommandIO): Promise<number> {
 async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'keys rotate');
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     if (!store) throw new Error(`No virtual key with id '${id}'`);
-    const key = store.getVirtualKey(id);
+    const key = await store.getVirtualKey(id);
     const provider = getProvider(key.provider);
     // The store cannot read old secrets here (no data key in the CLI), so every secret field is asked for again.
     const secrets = await readSecrets(provider, {}, io, key.customHost !== null);
-    const updated = store.updateVirtualKey(id, { fields: secrets });
+    const updated = await store.updateVirtualKey(id, { fields: secrets });
     io.stderr.write(`Replaced the secret of virtual key ${updated.id} '${updated.name}'. The key itself is unchanged.\n`);
     return 0;
   });
@@ -287,10 +266,10 @@ async function setRouting(args: string[], io: KeysCommandIO): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('keys routing takes one virtual key name (or id), e.g. gatehouse keys routing anthropic-main --allow');
   if (values.allow && values.deny) throw new UsageError('keys routing takes --allow or --deny, not both.');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
-    const key = store ? findVirtualKey(store, positionals[0]) : undefined;
+  return withKeys(values, io, false, async (store) => {
+    const key = store ? await findVirtualKey(store, positionals[0]) : undefined;
     if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
-    const changed = values.allow || values.deny ? store.updateVirtualKey(key.id, { allowRouting: values.allow === true }) : key;
+    const changed = values.allow || values.deny ? await store.updateVirtualKey(key.id, { allowRouting: values.allow === true }) : key;
     const says = changed.allowRouting ? "routes may serve other keys' calls with its credentials" : "only gateway keys and the key itself reach its credentials through routes";
     if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, allowRouting: changed.allowRouting }, null, 2)}\n`);
     else if (changed === key) io.stdout.write(`${key.id} '${key.name}': ${says}\n`);
@@ -309,12 +288,12 @@ async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number>
   });
   if (positionals.length !== 1) throw new UsageError('keys mcp takes one key name (or id), e.g. gatehouse keys mcp laptop --servers github,fetch');
   if (values.all && values.servers !== undefined) throw new UsageError('keys mcp takes --servers or --all, not both.');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
+  return withKeys(values, io, false, async (store) => {
     const wanted = positionals[0];
-    const key = store ? (findVirtualKey(store, wanted) ?? findGatewayKey(store, wanted)) : undefined;
+    const key = store ? ((await findVirtualKey(store, wanted)) ?? (await findGatewayKey(store, wanted))) : undefined;
     if (!store || !key) throw new Error(`No active key named '${wanted}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
     const servers = values.servers === undefined ? undefined : values.servers.split(',').map((name) => name.trim()).filter(Boolean);
-    const changed = values.all || servers !== undefined ? store.setKeyMcpServers(key.id, values.all ? null : servers!) : key;
+    const changed = values.all || servers !== undefined ? await store.setKeyMcpServers(key.id, values.all ? null : servers!) : key;
     const says = changed.mcpServers ? `may use the MCP servers ${changed.mcpServers.join(', ') || '(none)'}` : 'may use every MCP server';
     if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, mcpServers: changed.mcpServers ?? null }, null, 2)}\n`);
     else if (changed === key) io.stdout.write(`${key.id} '${key.name}' ${says}\n`);
@@ -323,8 +302,8 @@ async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number>
   });
 }
 
-function findGatewayKey(store: KeyStore, nameOrId: string): GatewayKeySummary | undefined {
-  const keys = store.listGatewayKeys();
+async function findGatewayKey(store: KeyRepository, nameOrId: string): Promise<GatewayKeySummary | undefined> {
+  const keys = await store.listGatewayKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
   const named = keys.filter((key) => key.name === nameOrId);
@@ -333,8 +312,8 @@ function findGatewayKey(store: KeyStore, nameOrId: string): GatewayKeySummary | 
 }
 
 /** An active virtual key by id or name; several of one name must be told apart by id. */
-function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | undefined {
-  const keys = store.listVirtualKeys();
+async function findVirtualKey(store: KeyRepository, nameOrId: string): Promise<VirtualKeySummary | undefined> {
+  const keys = await store.listVirtualKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
   const exact = keys.filter((key) => key.name === nameOrId);
@@ -347,8 +326,8 @@ function findVirtualKey(store: KeyStore, nameOrId: string): VirtualKeySummary | 
 async function addGatewayKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, name: { type: 'string' } }, strict: true });
   if (typeof values.name !== 'string') throw new UsageError('gateway-keys add needs --name.');
-  return withKeyStore(values['data-dir'], io, (store) => {
-    const created = store.createGatewayKey({ name: values.name as string });
+  return withKeyStore(values, io, async (store) => {
+    const created = await store.createGatewayKey({ name: values.name as string });
     io.stderr.write(`Created gateway API key ${created.id} '${created.name}'. It is shown only this once:\n`);
     io.stdout.write(`${created.key}\n`);
     return 0;
@@ -361,9 +340,9 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
     options: { ...commonOptions, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
     strict: true,
   });
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
+  return withKeys(values, io, false, async (store) => {
     const includeRevoked = values.all === true;
-    const items = !store ? [] : kind === 'virtual' ? store.listVirtualKeys({ includeRevoked }) : store.listGatewayKeys({ includeRevoked });
+    const items = !store ? [] : kind === 'virtual' ? await store.listVirtualKeys({ includeRevoked }) : await store.listGatewayKeys({ includeRevoked });
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
       return 0;
@@ -380,9 +359,9 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
 async function revokeKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'revoke');
-  return withExistingKeyStore(values['data-dir'], io, (store) => {
+  return withKeys(values, io, false, async (store) => {
     if (!store) throw new Error(`No ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} with id '${id}'`);
-    const revoked = id.startsWith('gk_') ? store.revokeGatewayKey(id) : store.revokeVirtualKey(id);
+    const revoked = id.startsWith('gk_') ? await store.revokeGatewayKey(id) : await store.revokeVirtualKey(id);
     io.stderr.write(`Revoked ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} ${revoked.id} '${revoked.name}'.\n`);
     return 0;
   });

@@ -7,7 +7,7 @@ import { runModelsCommand } from './models.js';
 import { runRoutesCommand } from './routes.js';
 import { runDiscoverCommand } from './discover.js';
 import { runMigrateCommand } from './migrate.js';
-import { runReportingErrors, type CommandIO } from './command.js';
+import { runReportingErrors, type CommandIO, type CommandIOWithInput } from './command.js';
 
 /** The settings of a key that have a file of their own; the rest of `keys` and `gateway-keys` is keys.ts. */
 const KEY_SETTINGS: Readonly<Record<string, (args: string[], io: CommandIO) => Promise<number>>> = { limits: runLimitsCommand, models: runModelsCommand };
@@ -31,9 +31,11 @@ const USAGE = `Usage:
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY,
   GATEHOUSE_DATABASE_URL, GATEHOUSE_REDIS_URL (team mode)`;
 
-export async function main(argv: string[]): Promise<number> {
+const PROCESS_IO: CommandIOWithInput = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+
+/** Runs one command line; the exit code is the answer. Tests pass their own streams and environment. */
+export async function main(argv: string[], io: CommandIOWithInput = PROCESS_IO): Promise<number> {
   const [command, ...rest] = argv;
-  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
   try {
     if (command === 'serve') return await runServeCommand(rest);
     if (command === 'keys' || command === 'gateway-keys') {
@@ -47,13 +49,13 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'mcp') return await (await import('./mcp.js')).runMcpCommand(rest, io);
     if (command === 'discover') return await runDiscoverCommand(rest, io);
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-      process.stdout.write(`${USAGE}\n`);
+      io.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;
     }
-    process.stderr.write(`Unknown command '${command}'.\n${USAGE}\n`);
+    io.stderr.write(`Unknown command '${command}'.\n${USAGE}\n`);
     return 2;
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
+    io.stderr.write(`${(error as Error).message}\n`);
     return 2;
   }
 }

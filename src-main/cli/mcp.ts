@@ -7,16 +7,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir, packageVersion } from '../app.js';
+import { packageVersion } from '../app.js';
 import { runReportingErrors, UsageError, type CommandIOWithInput } from './command.js';
 import { readAll, readHiddenLine } from './stdin.js';
-import { DATABASE_FILE, openDatabase } from '../store/database.js';
-import { McpServerStore } from '../store/mcp-servers.js';
-import { SettingsStore } from '../store/settings.js';
-import { KeyStore } from '../store/keys/key-store.js';
-import { chooseHeadlessKeyProtector } from '../store/key-protection.js';
-import { headlessProtectionUpgrade } from '../store/keys/data-key.js';
-import type { McpServerConfig, McpTransport } from '../core/mcp-servers.js';
+import type { McpServerConfig, McpServerRepository, McpTransport } from '../core/mcp-servers.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage, type StorageFlags, type StoragePlace } from './storage.js';
 
 export const MCP_USAGE = `Usage:
   gatehouse mcp add NAME --command CMD [--arg A]... [--env K=V]... [--secret-env K]... [--timeout-ms N]
@@ -88,7 +83,7 @@ async function addServer(args: string[], io: CommandIOWithInput): Promise<number
   const { values, positionals } = parseArgs({
     args,
     options: {
-      'data-dir': { type: 'string' },
+      ...STORAGE_OPTIONS,
       command: { type: 'string' },
       arg: { type: 'string', multiple: true },
       env: { type: 'string', multiple: true },
@@ -113,8 +108,8 @@ async function addServer(args: string[], io: CommandIOWithInput): Promise<number
   const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
   const secretEnv = await readSecretValues(values['secret-env'] ?? [], io);
   const secretHeaders = await readSecretValues(values['secret-header'] ?? [], io);
-  return withMcpStore(values['data-dir'], io, true, (store) => {
-    const created = store!.create({
+  return withMcpStore(values, io, true, async (store) => {
+    const created = await store!.create({
       name,
       transport,
       command: values.command,
@@ -132,34 +127,21 @@ async function addServer(args: string[], io: CommandIOWithInput): Promise<number
 }
 
 /**
- * The MCP server store of a data dir, with the key store opened for writing only (sealing needs only the
- * public key). Without `create`, a data dir that holds no keys yet gives undefined rather than a new database.
+ * The MCP server store of the command's storage, with the key store opened for writing only (sealing needs
+ * only the public key). Without `create`, a data dir that holds no keys yet gives undefined rather than a new database.
  */
-async function withMcpStore<T>(dataDirFlag: string | undefined, io: CommandIOWithInput, create: boolean, use: (store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
-  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
-  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
-  const db = openDatabase(dataDir);
-  try {
-    if (!create && !KeyStore.isInitialised(db)) return await use(undefined);
-    const keys = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
-    try {
-      return await use(new McpServerStore(db, keys.valueSealer()));
-    } finally {
-      keys.close();
-    }
-  } finally {
-    db.close();
-  }
+async function withMcpStore<T>(flags: StorageFlags, io: CommandIOWithInput, create: boolean, use: (store: McpServerRepository | undefined) => Promise<T>): Promise<T> {
+  return withStorage(storagePlace(flags, io.env), io.env, create, async (storage) => use(await storage?.mcpServers({ create })));
 }
 
-function withServers<T>(dataDirFlag: string | undefined, io: CommandIOWithInput, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T): Promise<T> {
-  return withMcpStore(dataDirFlag, io, false, (store) => use(store?.list() ?? [], store));
+async function withServers<T>(flags: StorageFlags, io: CommandIOWithInput, use: (servers: McpServerConfig[], store: McpServerRepository | undefined) => Promise<T>): Promise<T> {
+  return withMcpStore(flags, io, false, async (store) => use((await store?.list()) ?? [], store));
 }
 
 async function listServers(args: string[], io: CommandIOWithInput): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
   if (positionals.length) throw new UsageError('mcp list takes no names.');
-  return withServers(values['data-dir'], io, (servers) => {
+  return withServers(values, io, async (servers) => {
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ servers }, null, 2)}\n`);
       return 0;
@@ -180,11 +162,11 @@ async function listServers(args: string[], io: CommandIOWithInput): Promise<numb
 }
 
 async function removeServer(args: string[], io: CommandIOWithInput): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'remove');
-  return withServers(values['data-dir'], io, (_servers, store) => {
+  return withMcpStore(values, io, false, async (store) => {
     if (!store) throw new Error(`No MCP server named '${name}'`);
-    store.remove(name);
+    await store.remove(name);
     io.stderr.write(`Removed MCP server '${name}'. A running server stops it within a second.\n`);
     return 0;
   });
@@ -197,32 +179,25 @@ interface ToolLine {
 }
 
 async function listTools(args: string[], io: CommandIOWithInput): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'tools');
-  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
-  const tools = (await toolsFromRunningServer(dataDir, name, io)) ?? (await toolsDirectly(dataDir, name, io));
+  const place = storagePlace(values, io.env);
+  const tools = (await toolsFromRunningServer(place, name, io)) ?? (await toolsDirectly(place, name, io));
   if (values.json) io.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
   else for (const tool of tools) io.stdout.write(`${tool.name}${tool.enabled === false ? ' (off)' : ''}\t${(tool.description ?? '').split('\n')[0]}\n`);
   return 0;
 }
 
 /** The tools as the running server lists them (its admin API); undefined when no server answers. */
-async function toolsFromRunningServer(dataDir: string, name: string, io: CommandIOWithInput): Promise<ToolLine[] | undefined> {
-  if (!existsSync(join(dataDir, DATABASE_FILE))) return undefined;
-  const tokenFile = join(dataDir, 'admin-token');
+async function toolsFromRunningServer(place: StoragePlace, name: string, io: CommandIOWithInput): Promise<ToolLine[] | undefined> {
+  const tokenFile = join(place.dataDir, 'admin-token');
   const token = io.env.GATEHOUSE_ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
   if (!token) return undefined;
-  const db = openDatabase(dataDir);
-  let host: string;
-  let port: number;
-  try {
-    // Where `gatehouse serve` listens without flags: the environment, else Settings.
-    const saved = new SettingsStore(db).get();
-    host = io.env.GATEHOUSE_HOST ?? saved.host;
-    port = io.env.GATEHOUSE_PORT !== undefined ? Number(io.env.GATEHOUSE_PORT) : saved.port;
-  } finally {
-    db.close();
-  }
+  // Where `gatehouse serve` listens without flags: the environment, else Settings.
+  const saved = await withStorage(place, io.env, false, async (storage) => storage && (await (await storage.settings()).get()));
+  if (!saved) return undefined;
+  const host = io.env.GATEHOUSE_HOST ?? saved.host;
+  const port = io.env.GATEHOUSE_PORT !== undefined ? Number(io.env.GATEHOUSE_PORT) : saved.port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let response: Response;
   try {
@@ -236,23 +211,17 @@ async function toolsFromRunningServer(dataDir: string, name: string, io: Command
 }
 
 /** No server runs: connect to the MCP server here, with its secrets opened by the data key. */
-async function toolsDirectly(dataDir: string, name: string, io: CommandIOWithInput): Promise<ToolLine[]> {
-  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No MCP server named '${name}'`);
-  const db = openDatabase(dataDir);
-  let keys: KeyStore | undefined;
-  let upstream: import('../mcp/upstream.js').McpUpstream | undefined;
-  try {
-    if (!KeyStore.isInitialised(db)) throw new Error(`No MCP server named '${name}'`);
-    keys = await KeyStore.open(db, await chooseHeadlessKeyProtector(dataDir, io.env), headlessProtectionUpgrade(dataDir, io.env));
-    const config = new McpServerStore(db, keys.valueSealer()).connections().find((server) => server.name === name);
+async function toolsDirectly(place: StoragePlace, name: string, io: CommandIOWithInput): Promise<ToolLine[]> {
+  return withStorage(place, io.env, false, async (storage) => {
+    const config = (await (await storage?.mcpServers({ unlock: true }))?.connections())?.find((server) => server.name === name);
     if (!config) throw new Error(`No MCP server named '${name}'`);
     const { McpUpstream } = await import('../mcp/upstream.js');
-    upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
-    const off = new Set(config.disabledTools);
-    return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));
-  } finally {
-    await upstream?.stop();
-    keys?.close();
-    db.close();
-  }
+    const upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
+    try {
+      const off = new Set(config.disabledTools);
+      return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));
+    } finally {
+      await upstream.stop();
+    }
+  });
 }

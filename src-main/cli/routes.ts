@@ -2,16 +2,13 @@
 // `gatehouse keys` does; a server running on the same data dir picks the change up within a second.
 // Routes files are JSON or YAML with the same fields; import is all or nothing, and its errors name the
 // file's line.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from '../app.js';
-import { DATABASE_FILE, openDatabase } from '../store/database.js';
-import { RouteStore } from '../store/routes.js';
 import type { Route, RouteRepository } from '../core/route-repository.js';
 import { GatewayError, GatewayErrorList } from '../core/errors.js';
 import type { TargetInput } from '../core/routes/types.js';
 import { runReportingErrors, UsageError, type CommandIO } from './command.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage, type StorageFlags } from './storage.js';
 
 
 export const ROUTES_USAGE = `Usage:
@@ -30,15 +27,15 @@ export async function runRoutesCommand(args: string[], io: CommandIO): Promise<n
   return runReportingErrors(ROUTES_USAGE, io, async () => {
     switch (subcommand) {
       case 'list':
-        return listRoutes(options, io);
+        return await listRoutes(options, io);
       case 'add':
-        return addRoute(options, io);
+        return await addRoute(options, io);
       case 'remove':
-        return removeRoute(options, io);
+        return await removeRoute(options, io);
       case 'import':
-        return importRoutes(options, io, await import('yaml'));
+        return await importRoutes(options, io, await import('yaml'));
       case 'export':
-        return exportRoutes(options, io, await import('yaml'));
+        return await exportRoutes(options, io, await import('yaml'));
       case 'help':
       case '--help':
         io.stdout.write(`${ROUTES_USAGE}\n`);
@@ -49,18 +46,11 @@ export async function runRoutesCommand(args: string[], io: CommandIO): Promise<n
   });
 }
 
-const commonOptions = { 'data-dir': { type: 'string' } } as const;
+const commonOptions = STORAGE_OPTIONS;
 
-/** Opens the route store of a data dir; `undefined` when no database exists yet and `create` is false. */
-function withRoutes<T>(dataDirFlag: string | undefined, io: CommandIO, create: boolean, use: (store: RouteRepository | undefined) => T): T {
-  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
-  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
-  const db = openDatabase(dataDir);
-  try {
-    return use(new RouteStore(db));
-  } finally {
-    db.close();
-  }
+/** The route store of the command's storage, closed afterwards; `undefined` for a data dir without a database when `create` is false. */
+function withRoutes<T>(flags: StorageFlags, io: CommandIO, create: boolean, use: (store: RouteRepository | undefined) => Promise<T>): Promise<T> {
+  return withStorage(storagePlace(flags, io.env), io.env, create, async (storage) => use(storage && (await storage.routes())));
 }
 
 function describeTarget(target: TargetInput): string {
@@ -74,9 +64,9 @@ function describeTarget(target: TargetInput): string {
   return `${target.key}${target.model ? ` → ${target.model}` : ''}${options.length ? ` (${options.join(', ')})` : ''}`;
 }
 
-function listRoutes(args: string[], io: CommandIO): number {
+async function listRoutes(args: string[], io: CommandIO): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, json: { type: 'boolean', default: false } }, strict: true });
-  const routes: Route[] = withRoutes(values['data-dir'], io, false, (store) => store?.list() ?? []);
+  const routes: Route[] = await withRoutes(values, io, false, async (store) => (await store?.list()) ?? []);
   if (values.json) {
     io.stdout.write(`${JSON.stringify(routes, null, 2)}\n`);
     return 0;
@@ -121,7 +111,7 @@ export function parseTargetSpec(spec: string): Record<string, unknown> {
   return target;
 }
 
-function addRoute(args: string[], io: CommandIO): number {
+async function addRoute(args: string[], io: CommandIO): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { ...commonOptions, name: { type: 'string' }, match: { type: 'string' }, strategy: { type: 'string', default: 'fallback' }, target: { type: 'string', multiple: true } },
@@ -131,19 +121,19 @@ function addRoute(args: string[], io: CommandIO): number {
   if (!values.match) throw new UsageError('routes add needs --match (a model name, or a glob such as claude-haiku-*).');
   if (!values.target?.length) throw new UsageError('routes add needs at least one --target.');
   const input = { name: values.name, match: values.match, strategy: values.strategy, targets: values.target.map(parseTargetSpec) };
-  const route = withRoutes(values['data-dir'], io, true, (store) => store!.create(input));
+  const route = await withRoutes(values, io, true, async (store) => store!.create(input));
   io.stdout.write(`Added route '${route.name}' (${route.id}) at position ${route.position + 1}.\n`);
   return 0;
 }
 
-function removeRoute(args: string[], io: CommandIO): number {
+async function removeRoute(args: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('routes remove needs one route name or id.');
   const wanted = positionals[0];
-  const removed = withRoutes(values['data-dir'], io, false, (store) => {
-    const route = store?.list().find((candidate) => candidate.id === wanted || candidate.name === wanted);
+  const removed = await withRoutes(values, io, false, async (store) => {
+    const route = (await store?.list())?.find((candidate) => candidate.id === wanted || candidate.name === wanted);
     if (!store || !route) throw new Error(`No route named '${wanted}'`);
-    store.remove(route.id);
+    await store.remove(route.id);
     return route;
   });
   io.stdout.write(`Removed route '${removed.name}'.\n`);
@@ -184,14 +174,14 @@ function readRoutesFile(yaml: Yaml, text: string, fileName: string): { value: un
   return { value: document.toJS({ maxAliasCount: 100 }), lineOf };
 }
 
-function importRoutes(args: string[], io: CommandIO, yaml: Yaml): number {
+async function importRoutes(args: string[], io: CommandIO, yaml: Yaml): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('routes import needs one FILE.');
   const file = positionals[0];
   const { value, lineOf } = readRoutesFile(yaml, readFileSync(file, 'utf8'), file);
-  const routes = withRoutes(values['data-dir'], io, true, (store) => {
+  const routes = await withRoutes(values, io, true, async (store) => {
     try {
-      return store!.replaceAll(value);
+      return await store!.replaceAll(value);
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       // Every problem of the file, each at its line with the field's path (for a search in the file).
@@ -207,10 +197,10 @@ function importRoutes(args: string[], io: CommandIO, yaml: Yaml): number {
   return 0;
 }
 
-function exportRoutes(args: string[], io: CommandIO, yaml: Yaml): number {
+async function exportRoutes(args: string[], io: CommandIO, yaml: Yaml): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, format: { type: 'string', default: 'json' } }, strict: true });
   if (values.format !== 'json' && values.format !== 'yaml') throw new UsageError("--format must be 'json' or 'yaml'.");
-  const file = withRoutes(values['data-dir'], io, false, (store) => store?.exportFile() ?? { routes: [] });
+  const file = await withRoutes(values, io, false, async (store) => (await store?.exportFile()) ?? { routes: [] });
   io.stdout.write(values.format === 'yaml' ? yaml.stringify(file) : `${JSON.stringify(file, null, 2)}\n`);
   return 0;
 }
