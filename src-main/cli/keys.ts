@@ -1,8 +1,9 @@
 // `gatehouse keys ...` and `gatehouse gateway-keys ...` (CONTRACT §1). Secrets come from stdin (a
 // hidden prompt on a terminal), never from flags, which would land in shell history. The command
-// writes to the database directly; a server running on the same data dir picks the change up
-// within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
-// master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
+// writes through the server's key repository (storage.ts); a server on the same data dir picks the change
+// up within a second (KeyStore.watchForExternalChanges), a team instance through its change feed. On a data
+// dir it never decrypts anything, so it needs no master key once the store exists, and works beside a
+// desktop app that keeps its key in a keychain.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { mainSecretField } from '../core/credential-values.js';
@@ -58,7 +59,8 @@ export const KEYS_USAGE = `Usage:
       Which MCP servers a virtual or gateway key (by name or id) may see and call through /mcp; --all
       (the default for every key) lifts the limit. No flag shows it.
   gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
-Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
+Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).
+Team mode: --database-url postgres://… (else GATEHOUSE_DATABASE_URL) and GATEHOUSE_MASTER_KEY, as the team's instances run with.`;
 
 function flagOf(parameter: string): string {
   return parameter.replace(/_/g, '-');

@@ -1,8 +1,8 @@
 // `gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]`
 // (CONTRACT §1): sets a key's limits by its name (or id), virtual and gateway keys alike. Flags given
 // change those limits and keep the others; `none` removes one; --clear removes all first. Without
-// flags it prints the limits and today's and this month's spend. It writes the database directly; a
-// server running on the same data dir applies the change within a second (KeyLimitsService polls).
+// flags it prints the limits and today's and this month's spend. It writes through the server's limits
+// repository (storage.ts); a running server applies the change within a second (KeyLimitsService polls).
 import { parseArgs } from 'node:util';
 import { NO_LIMITS, validLimits, type KeyLimits, type KeyLimitsRepository, type LimitedKey } from '../core/limits.js';
 import { periodAt } from '../gateway/limits/calendar.js';

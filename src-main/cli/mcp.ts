@@ -1,5 +1,5 @@
-// `gatehouse mcp add|list|tools|remove` (issue 25). Like `keys`, it writes the database directly and a
-// server running on the same data dir picks the change up within a second. Secret env values and
+// `gatehouse mcp add|list|tools|remove` (issue 25). Like `keys`, it writes through the server's repository
+// (storage.ts), and a running server picks the change up within a second. Secret env values and
 // headers come from stdin (one line each, in the order their flags were given) or a hidden prompt on
 // a terminal, never from the command line; they are sealed with the data key's public half, so adding
 // a server needs no master key. `mcp tools` asks the running server, or connects to the MCP server
@@ -23,7 +23,7 @@ export const MCP_USAGE = `Usage:
   gatehouse mcp tools NAME [--json]     (asks the running server; starts the MCP server itself if none runs)
   gatehouse mcp remove NAME
   gatehouse keys mcp NAME --servers a,b | --all     (which MCP servers a key may use)
-Every command takes --data-dir D. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
+Every command takes --data-dir D, or --database-url for a team database. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
 prefixed <server>__<tool>) or /mcp/NAME, with a gateway or virtual key as Authorization: Bearer.`;
 
 export async function runMcpCommand(args: string[], io: CommandIOWithInput): Promise<number> {

@@ -1,7 +1,7 @@
 // `gatehouse keys models NAME [--allow a,b,... | --all] [--json]`: which models a virtual or gateway key
 // may call (by name or id). --allow sets the list (model names, globs like claude-*, route:NAME), --all
-// removes it; no flag shows it. It writes the database directly; a server on the same data dir applies
-// the change within a second.
+// removes it; no flag shows it. It writes through the server's repository (storage.ts); a running server
+// applies the change within a second.
 import { parseArgs } from 'node:util';
 import { validAllowedModels } from '../core/model-allow-lists.js';
 import { GatewayError } from '../core/errors.js';

@@ -1,5 +1,5 @@
-// `gatehouse routes list|add|remove|import|export` (CONTRACT §1). Writes to the database directly, as
-// `gatehouse keys` does; a server running on the same data dir picks the change up within a second.
+// `gatehouse routes list|add|remove|import|export` (CONTRACT §1). Writes through the server's route
+// repository (storage.ts), as `gatehouse keys` does; a running server picks the change up within a second.
 // Routes files are JSON or YAML with the same fields; import is all or nothing, and its errors name the
 // file's line.
 import { readFileSync } from 'node:fs';
@@ -20,7 +20,8 @@ export const ROUTES_USAGE = `Usage:
   gatehouse routes remove NAME_OR_ID
   gatehouse routes import FILE        (JSON or YAML; replaces every route, all or nothing)
   gatehouse routes export [--format json|yaml]
-Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
+Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).
+Team mode: --database-url postgres://… (else GATEHOUSE_DATABASE_URL) and GATEHOUSE_MASTER_KEY, as the team's instances run with.`;
 
 export async function runRoutesCommand(args: string[], io: CommandIO): Promise<number> {
   const [subcommand, ...options] = args[0] === 'routes' ? args.slice(1) : args;
