@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKeysCommand } from '../../src-main/cli-keys.js';
+import { runKeysCommand } from '../../src-main/cli/keys.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { startAzureFake, type AzureFake } from '../fakes/azure-openai.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { runRoutesCommand } from '../../src-main/cli-routes.js';
+import { runRoutesCommand } from '../../src-main/cli/routes.js';
 import { PgBridge } from '../../src-main/store-postgres/pg-bridge.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { backends } from '../helpers/backends.js';

@@ -12,7 +12,7 @@ import { startGateway, TEST_MASTER_KEY, type TestGateway } from '../helpers/gate
 import { defaultAnswer, startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import type { Behaviour } from '../fakes/recording-server.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
-import { runKeysCommand } from '../../src-main/cli-keys.js';
+import { runKeysCommand } from '../../src-main/cli/keys.js';
 
 let gateway: TestGateway;
 let anthropic: AnthropicFake;

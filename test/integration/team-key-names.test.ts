@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../src-main/store-postgres/schema.js';
 import { openDatabase } from '../../src-main/store/database.js';
-import { runMigrateCommand } from '../../src-main/cli-migrate.js';
+import { runMigrateCommand } from '../../src-main/cli/migrate.js';
 import { startGateway, TEST_MASTER_KEY } from '../helpers/gateway.js';
 import { migrateUpTo, startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
 

@@ -11,7 +11,7 @@ import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { openDatabase } from '../../src-main/store/database.js';
 import { USAGE_FOR_BATCH } from '../../src-main/store/log-usage-rollup.js';
-import { runMigrateCommand } from '../../src-main/cli-migrate.js';
+import { runMigrateCommand } from '../../src-main/cli/migrate.js';
 
 const GENERATED_ROWS = 100_000;
 const MCP_SECRET = 'desk-mcp-secret-2b9f4e';

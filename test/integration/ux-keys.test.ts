@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { closedPort } from '../fakes/local-servers.js';
-import { runKeysCommand } from '../../src-main/cli-keys.js';
+import { runKeysCommand } from '../../src-main/cli/keys.js';
 
 let gateway: TestGateway;
 let fake: OpenAIFake;

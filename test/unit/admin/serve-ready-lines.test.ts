@@ -1,7 +1,7 @@
 // What `gatehouse serve` prints when ready: the token's value only when this start generated it and a
 // person reads stdout on a terminal; otherwise where the token is kept.
 import { describe, expect, it } from 'vitest';
-import { readyLines } from '../../../src-main/cli-ready-lines.js';
+import { readyLines } from '../../../src-main/cli/ready-lines.js';
 
 const url = 'http://127.0.0.1:8787';
 const token = 'tok-0123456789abcdefghijklmnopqrstuvwxyzABCD';

@@ -1,7 +1,9 @@
 // The layering of docs/architecture.md, checked on every import of src-main: core below everything; the
 // wire formats and providers (codecs/, providers/) above it; the gateway and the store above those, never
 // importing each other, and neither importing the admin API; the admin API knows storage only by its
-// contracts in core. A new import across a line fails here with the file and the import that crossed it.
+// contracts in core. A file at the top of src-main is a layer of its own, named for it: app.ts (which composes
+// everything), app-services.ts (what the admin API and the gateway share); cli.ts and the cli/ folder are the
+// command line. A new import across a line fails here with the file and the import that crossed it.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -25,25 +27,33 @@ export function importsOf(file: string, text: string): string[] {
   return found;
 }
 
-/** The top-level folder of a path under src-main ('gateway', 'store', 'core' …), or '' for a file at the top. */
-const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '');
+/** The top-level folder of a path under src-main ('gateway', 'store', 'core' …), or a top file's name without its extension ('app', 'app-services'); cli.ts is in the cli layer. */
+export const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path.replace(/\.[jt]sx?$/, ''));
 
 /** Which layers each layer must not import. */
-const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'discovery', 'electron'];
+const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'discovery', 'electron', 'cli', 'app', 'app-services'];
+/** Only the entry points (cli.ts, electron/) import the composition root, and nothing but cli.ts imports the command line. */
+const ENTRY_POINTS = ['cli', 'app'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   core: ['codecs', 'providers', 'catalog', ...ABOVE_THE_WIRE],
   codecs: ['catalog', ...ABOVE_THE_WIRE],
   providers: ['catalog', ...ABOVE_THE_WIRE],
   // Prices and context windows: read by the gateway and the store alike, so above neither; prices a canonical Usage.
   catalog: ['providers', ...ABOVE_THE_WIRE],
-  gateway: ['store', 'store-postgres', 'admin', 'mcp'],
+  gateway: ['store', 'store-postgres', 'admin', 'mcp', 'app-services', ...ENTRY_POINTS],
   // The MCP gateway: beside gateway/ (whose auth and browser guard it uses), never a store or the admin API.
-  mcp: ['store', 'store-postgres', 'admin'],
-  store: ['gateway', 'admin', 'store-postgres', 'mcp'],
+  mcp: ['store', 'store-postgres', 'admin', 'app-services', ...ENTRY_POINTS],
+  store: ['gateway', 'admin', 'store-postgres', 'mcp', 'discovery', 'app-services', ...ENTRY_POINTS],
   // Team mode's PostgreSQL store: a second implementation of the same contracts, reusing store/'s row formats.
-  'store-postgres': ['gateway', 'admin', 'mcp'],
+  'store-postgres': ['gateway', 'admin', 'mcp', 'discovery', 'app-services', ...ENTRY_POINTS],
   // The admin API reads and writes storage through the contracts in core (AppServices); app.ts picks the store.
-  admin: ['store', 'store-postgres'],
+  admin: ['store', 'store-postgres', ...ENTRY_POINTS],
+  // Local model servers found by probing ports: it knows the wire, never storage, the gateway or the admin API.
+  discovery: ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'electron', 'app-services', ...ENTRY_POINTS],
+  // What the admin API and the gateway share holds contracts only: no store, and not the admin API itself.
+  'app-services': ['store', 'store-postgres', 'admin', 'electron', ...ENTRY_POINTS],
+  // The desktop shell starts the composition root (app.ts), never the command line.
+  electron: ['cli'],
 };
 
 function crossings(): string[] {
@@ -60,7 +70,7 @@ function crossings(): string[] {
 }
 
 describe('layering of src-main', () => {
-  it('has no import across a forbidden line (gateway ↛ store/admin, store ↛ gateway/admin, admin ↛ store, codecs/providers/core ↛ anything above them)', () => {
+  it('has no import across a forbidden line (gateway ↛ store/admin, store ↛ gateway/admin, admin ↛ store, codecs/providers/core ↛ anything above them, nothing below an entry point ↛ app.ts or cli/)', () => {
     expect(crossings()).toEqual([]);
   });
 
@@ -68,5 +78,12 @@ describe('layering of src-main', () => {
     const file = join(sources, 'gateway', 'example.ts');
     expect(importsOf(file, "import { x } from '../store/keys.js';\nexport { y } from '../admin/router.js';\nconst z = await import('../store/usage.js');"))
       .toEqual(['store/keys.js', 'admin/router.js', 'store/usage.js']);
+  });
+
+  it('names a file at the top of src-main as a layer of its own, and cli.ts with the cli/ folder', () => {
+    const file = join(sources, 'admin', 'example.ts');
+    expect(importsOf(file, "import { a } from '../app.js';\nimport type { B } from '../app-services.js';\nimport { c } from '../cli/keys.js';\nimport { d } from '../app';").map(layerOf))
+      .toEqual(['app', 'app-services', 'cli', 'app']);
+    expect(layerOf('cli.ts')).toBe('cli');
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runKeysCommand } from '../../../src-main/cli-keys.js';
+import { runKeysCommand } from '../../../src-main/cli/keys.js';
 import { openDatabase } from '../../../src-main/store/database.js';
 import { masterKeyProtector } from '../../../src-main/store/key-protection.js';
 import { KeyStore } from '../../../src-main/store/keys/key-store.js';

@@ -1,5 +1,5 @@
-// `gatehouse mcp add|list|tools|remove` (issue 25). Like `keys`, it writes the database directly and a
-// server running on the same data dir picks the change up within a second. Secret env values and
+// `gatehouse mcp add|list|tools|remove` (issue 25). Like `keys`, it writes through the server's repository
+// (storage.ts), and a running server picks the change up within a second. Secret env values and
 // headers come from stdin (one line each, in the order their flags were given) or a hidden prompt on
 // a terminal, never from the command line; they are sealed with the data key's public half, so adding
 // a server needs no master key. `mcp tools` asks the running server, or connects to the MCP server
@@ -7,15 +7,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir, packageVersion } from './app.js';
-import { readAll, readHiddenLine, type KeysCommandIO } from './cli-keys.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { McpServerStore } from './store/mcp-servers.js';
-import { SettingsStore } from './store/settings.js';
-import { KeyStore } from './store/keys/key-store.js';
-import { chooseHeadlessKeyProtector } from './store/key-protection.js';
-import { headlessProtectionUpgrade } from './store/keys/data-key.js';
-import type { McpServerConfig, McpTransport } from './core/mcp-servers.js';
+import { packageVersion } from '../app.js';
+import { runReportingErrors, UsageError, type CommandIOWithInput } from './command.js';
+import { readAll, readHiddenLine } from './stdin.js';
+import type { McpServerConfig, McpServerRepository, McpTransport } from '../core/mcp-servers.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage, type StorageFlags, type StoragePlace } from './storage.js';
 
 export const MCP_USAGE = `Usage:
   gatehouse mcp add NAME --command CMD [--arg A]... [--env K=V]... [--secret-env K]... [--timeout-ms N]
@@ -27,14 +23,12 @@ export const MCP_USAGE = `Usage:
   gatehouse mcp tools NAME [--json]     (asks the running server; starts the MCP server itself if none runs)
   gatehouse mcp remove NAME
   gatehouse keys mcp NAME --servers a,b | --all     (which MCP servers a key may use)
-Every command takes --data-dir D. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
+Every command takes --data-dir D, or --database-url for a team database. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
 prefixed <server>__<tool>) or /mcp/NAME, with a gateway or virtual key as Authorization: Bearer.`;
 
-class McpUsageError extends Error {}
-
-export async function runMcpCommand(args: string[], io: KeysCommandIO): Promise<number> {
+export async function runMcpCommand(args: string[], io: CommandIOWithInput): Promise<number> {
   const [subcommand, ...options] = args;
-  try {
+  return runReportingErrors(MCP_USAGE, io, async () => {
     switch (subcommand) {
       case 'add':
         return await addServer(options, io);
@@ -50,20 +44,13 @@ export async function runMcpCommand(args: string[], io: KeysCommandIO): Promise<
         io.stdout.write(`${MCP_USAGE}\n`);
         return 0;
       default:
-        throw new McpUsageError(subcommand ? `Unknown command 'mcp ${subcommand}'.` : "'mcp' needs a command.");
+        throw new UsageError(subcommand ? `Unknown command 'mcp ${subcommand}'.` : "'mcp' needs a command.");
     }
-  } catch (error) {
-    if (error instanceof McpUsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`${(error as Error).message}\n${MCP_USAGE}\n`);
-      return 2;
-    }
-    io.stderr.write(`${(error as Error).message}\n`);
-    return 1;
-  }
+  });
 }
 
 function oneName(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw new McpUsageError(`mcp ${command} takes one server name.`);
+  if (positionals.length !== 1) throw new UsageError(`mcp ${command} takes one server name.`);
   return positionals[0];
 }
 
@@ -71,14 +58,14 @@ function pairs(values: string[] | undefined, separator: string, flag: string): R
   const result: Record<string, string> = {};
   for (const value of values ?? []) {
     const at = value.indexOf(separator);
-    if (at <= 0) throw new McpUsageError(`--${flag} '${value}' must be NAME${separator.trim()}VALUE.`);
+    if (at <= 0) throw new UsageError(`--${flag} '${value}' must be NAME${separator.trim()}VALUE.`);
     result[value.slice(0, at).trim()] = value.slice(at + separator.length).trim();
   }
   return result;
 }
 
 /** One secret value per name, in order: a hidden prompt each on a terminal, else one line each from stdin. */
-async function readSecretValues(names: string[], io: KeysCommandIO): Promise<Record<string, string>> {
+async function readSecretValues(names: string[], io: CommandIOWithInput): Promise<Record<string, string>> {
   if (names.length === 0) return {};
   const values: Record<string, string> = {};
   if (io.stdin.isTTY && io.stdin.setRawMode) {
@@ -92,11 +79,11 @@ async function readSecretValues(names: string[], io: KeysCommandIO): Promise<Rec
   return values;
 }
 
-async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
+async function addServer(args: string[], io: CommandIOWithInput): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
-      'data-dir': { type: 'string' },
+      ...STORAGE_OPTIONS,
       command: { type: 'string' },
       arg: { type: 'string', multiple: true },
       env: { type: 'string', multiple: true },
@@ -111,17 +98,17 @@ async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
     allowPositionals: true,
   });
   const name = oneName(positionals, 'add');
-  if ((values.command === undefined) === (values.url === undefined)) throw new McpUsageError('mcp add takes --command (a stdio server) or --url (a remote one).');
-  if (values.command !== undefined && (values.header || values['secret-header'] || values.transport)) throw new McpUsageError('--header, --secret-header and --transport go with --url.');
-  if (values.url !== undefined && (values.arg || values.env || values['secret-env'])) throw new McpUsageError('--arg, --env and --secret-env go with --command.');
+  if ((values.command === undefined) === (values.url === undefined)) throw new UsageError('mcp add takes --command (a stdio server) or --url (a remote one).');
+  if (values.command !== undefined && (values.header || values['secret-header'] || values.transport)) throw new UsageError('--header, --secret-header and --transport go with --url.');
+  if (values.url !== undefined && (values.arg || values.env || values['secret-env'])) throw new UsageError('--arg, --env and --secret-env go with --command.');
   for (const given of [...(values['secret-env'] ?? []), ...(values['secret-header'] ?? [])]) {
-    if (/[=:]/.test(given)) throw new McpUsageError(`--secret-env and --secret-header take a name only ('${given.split(/[=:]/)[0]}'): a secret on the command line stays in shell history, so its value is read from stdin.`);
+    if (/[=:]/.test(given)) throw new UsageError(`--secret-env and --secret-header take a name only ('${given.split(/[=:]/)[0]}'): a secret on the command line stays in shell history, so its value is read from stdin.`);
   }
   const transport = (values.url === undefined ? 'stdio' : (values.transport ?? 'http')) as McpTransport;
   const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
   const secretEnv = await readSecretValues(values['secret-env'] ?? [], io);
   const secretHeaders = await readSecretValues(values['secret-header'] ?? [], io);
-  return withMcpStore(values['data-dir'], io, true, async (store) => {
+  return withMcpStore(values, io, true, async (store) => {
     const created = await store!.create({
       name,
       transport,
@@ -140,34 +127,21 @@ async function addServer(args: string[], io: KeysCommandIO): Promise<number> {
 }
 
 /**
- * The MCP server store of a data dir, with the key store opened for writing only (sealing needs only the
- * public key). Without `create`, a data dir that holds no keys yet gives undefined rather than a new database.
+ * The MCP server store of the command's storage, with the key store opened for writing only (sealing needs
+ * only the public key). Without `create`, a data dir that holds no keys yet gives undefined rather than a new database.
  */
-async function withMcpStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, create: boolean, use: (store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
-  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
-  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
-  const db = openDatabase(dataDir);
-  try {
-    if (!create && !KeyStore.isInitialised(db)) return await use(undefined);
-    const keys = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
-    try {
-      return await use(new McpServerStore(db, keys.valueSealer()));
-    } finally {
-      keys.close();
-    }
-  } finally {
-    db.close();
-  }
+async function withMcpStore<T>(flags: StorageFlags, io: CommandIOWithInput, create: boolean, use: (store: McpServerRepository | undefined) => Promise<T>): Promise<T> {
+  return withStorage(storagePlace(flags, io.env), io.env, create, async (storage) => use(await storage?.mcpServers({ create })));
 }
 
-function withServers<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (servers: McpServerConfig[], store: McpServerStore | undefined) => T | Promise<T>): Promise<T> {
-  return withMcpStore(dataDirFlag, io, false, async (store) => use((await store?.list()) ?? [], store));
+async function withServers<T>(flags: StorageFlags, io: CommandIOWithInput, use: (servers: McpServerConfig[], store: McpServerRepository | undefined) => Promise<T>): Promise<T> {
+  return withMcpStore(flags, io, false, async (store) => use((await store?.list()) ?? [], store));
 }
 
-async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
-  if (positionals.length) throw new McpUsageError('mcp list takes no names.');
-  return withServers(values['data-dir'], io, (servers) => {
+async function listServers(args: string[], io: CommandIOWithInput): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+  if (positionals.length) throw new UsageError('mcp list takes no names.');
+  return withServers(values, io, async (servers) => {
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ servers }, null, 2)}\n`);
       return 0;
@@ -187,10 +161,10 @@ async function listServers(args: string[], io: KeysCommandIO): Promise<number> {
   });
 }
 
-async function removeServer(args: string[], io: KeysCommandIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' } }, strict: true, allowPositionals: true });
+async function removeServer(args: string[], io: CommandIOWithInput): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'remove');
-  return withServers(values['data-dir'], io, async (_servers, store) => {
+  return withMcpStore(values, io, false, async (store) => {
     if (!store) throw new Error(`No MCP server named '${name}'`);
     await store.remove(name);
     io.stderr.write(`Removed MCP server '${name}'. A running server stops it within a second.\n`);
@@ -204,33 +178,26 @@ interface ToolLine {
   enabled?: boolean;
 }
 
-async function listTools(args: string[], io: KeysCommandIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+async function listTools(args: string[], io: CommandIOWithInput): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS, json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'tools');
-  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
-  const tools = (await toolsFromRunningServer(dataDir, name, io)) ?? (await toolsDirectly(dataDir, name, io));
+  const place = storagePlace(values, io.env);
+  const tools = (await toolsFromRunningServer(place, name, io)) ?? (await toolsDirectly(place, name, io));
   if (values.json) io.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
   else for (const tool of tools) io.stdout.write(`${tool.name}${tool.enabled === false ? ' (off)' : ''}\t${(tool.description ?? '').split('\n')[0]}\n`);
   return 0;
 }
 
 /** The tools as the running server lists them (its admin API); undefined when no server answers. */
-async function toolsFromRunningServer(dataDir: string, name: string, io: KeysCommandIO): Promise<ToolLine[] | undefined> {
-  if (!existsSync(join(dataDir, DATABASE_FILE))) return undefined;
-  const tokenFile = join(dataDir, 'admin-token');
+async function toolsFromRunningServer(place: StoragePlace, name: string, io: CommandIOWithInput): Promise<ToolLine[] | undefined> {
+  const tokenFile = join(place.dataDir, 'admin-token');
   const token = io.env.GATEHOUSE_ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
   if (!token) return undefined;
-  const db = openDatabase(dataDir);
-  let host: string;
-  let port: number;
-  try {
-    // Where `gatehouse serve` listens without flags: the environment, else Settings.
-    const saved = new SettingsStore(db).get();
-    host = io.env.GATEHOUSE_HOST ?? saved.host;
-    port = io.env.GATEHOUSE_PORT !== undefined ? Number(io.env.GATEHOUSE_PORT) : saved.port;
-  } finally {
-    db.close();
-  }
+  // Where `gatehouse serve` listens without flags: the environment, else Settings.
+  const saved = await withStorage(place, io.env, false, async (storage) => storage && (await (await storage.settings()).get()));
+  if (!saved) return undefined;
+  const host = io.env.GATEHOUSE_HOST ?? saved.host;
+  const port = io.env.GATEHOUSE_PORT !== undefined ? Number(io.env.GATEHOUSE_PORT) : saved.port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let response: Response;
   try {
@@ -244,23 +211,17 @@ async function toolsFromRunningServer(dataDir: string, name: string, io: KeysCom
 }
 
 /** No server runs: connect to the MCP server here, with its secrets opened by the data key. */
-async function toolsDirectly(dataDir: string, name: string, io: KeysCommandIO): Promise<ToolLine[]> {
-  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No MCP server named '${name}'`);
-  const db = openDatabase(dataDir);
-  let keys: KeyStore | undefined;
-  let upstream: import('./mcp/upstream.js').McpUpstream | undefined;
-  try {
-    if (!KeyStore.isInitialised(db)) throw new Error(`No MCP server named '${name}'`);
-    keys = await KeyStore.open(db, await chooseHeadlessKeyProtector(dataDir, io.env), headlessProtectionUpgrade(dataDir, io.env));
-    const config = (await new McpServerStore(db, keys.valueSealer()).connections()).find((server) => server.name === name);
+async function toolsDirectly(place: StoragePlace, name: string, io: CommandIOWithInput): Promise<ToolLine[]> {
+  return withStorage(place, io.env, false, async (storage) => {
+    const config = (await (await storage?.mcpServers({ unlock: true }))?.connections())?.find((server) => server.name === name);
     if (!config) throw new Error(`No MCP server named '${name}'`);
-    const { McpUpstream } = await import('./mcp/upstream.js');
-    upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
-    const off = new Set(config.disabledTools);
-    return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));
-  } finally {
-    await upstream?.stop();
-    keys?.close();
-    db.close();
-  }
+    const { McpUpstream } = await import('../mcp/upstream.js');
+    const upstream = new McpUpstream(config, { onServerRequest: async (_server, request) => Promise.reject(new Error(`${request.method} is not answered by the command line`)), onServerNotification: () => undefined }, packageVersion());
+    try {
+      const off = new Set(config.disabledTools);
+      return (await upstream.tools()).map((tool) => ({ name: tool.name, description: tool.description ?? null, enabled: !off.has(tool.name) }));
+    } finally {
+      await upstream.stop();
+    }
+  });
 }

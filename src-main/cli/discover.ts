@@ -2,14 +2,9 @@
 // machine's loopback ports, one a line, or as JSON for scripts. Every port is probed at once with a
 // short deadline, so it finishes within a second or so whatever the ports hold.
 import { parseArgs } from 'node:util';
-import { DEFAULT_PROBE_TIMEOUT_MS, discoverLocalServers } from './discovery/probe.js';
-import { DISCOVERY_PORTS_ENV, DISCOVERY_TIMEOUT_ENV, isPort, probePorts, probeTimeoutFrom, usualPorts } from './discovery/ports.js';
-
-export interface DiscoverCommandIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
+import { DEFAULT_PROBE_TIMEOUT_MS, discoverLocalServers } from '../discovery/probe.js';
+import { DISCOVERY_PORTS_ENV, DISCOVERY_TIMEOUT_ENV, isPort, probePorts, probeTimeoutFrom, usualPorts } from '../discovery/ports.js';
+import type { CommandIO } from './command.js';
 
 export const DISCOVER_USAGE = `Usage: gatehouse discover [--port N]... [--json] [--timeout MS]
   Lists the model servers answering on this machine's loopback ports: Ollama 11434, LM Studio 1234,
@@ -21,7 +16,7 @@ export const DISCOVER_USAGE = `Usage: gatehouse discover [--port N]... [--json] 
 /** The longest deadline per port a user may ask for: the command must still finish promptly. */
 const MAX_TIMEOUT_MS = 10_000;
 
-export async function runDiscoverCommand(args: string[], io: DiscoverCommandIO): Promise<number> {
+export async function runDiscoverCommand(args: string[], io: CommandIO): Promise<number> {
   let values: { port?: string[]; json?: boolean; timeout?: string; help?: boolean };
   try {
     ({ values } = parseArgs({

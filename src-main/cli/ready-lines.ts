@@ -1,7 +1,7 @@
 // What `gatehouse serve` prints once it listens. The admin token's value is printed only when this start
 // generated it and stdout is a terminal a person reads: stdout piped to a file, journald or a container's
 // log keeps it, and a token that came from GATEHOUSE_ADMIN_TOKEN or the token file is never repeated.
-import type { AdminTokenSource } from './app.js';
+import type { AdminTokenSource } from '../app.js';
 
 /** A path as one shell word. */
 function shellWord(path: string): string {

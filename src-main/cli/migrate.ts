@@ -4,25 +4,20 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { headlessProtectionUpgrade } from './store/keys/data-key.js';
-import { takeExclusiveUse } from './store/exclusive-use.js';
-import { masterKeyProtector, MASTER_KEY_ENV } from './store/key-protection.js';
-import { migrateSqliteToPostgres } from './store-postgres/migrate-from-sqlite.js';
-import { describeDatabaseUrl } from './store-postgres/open.js';
-
-export interface MigrateCommandIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
+import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { headlessProtectionUpgrade } from '../store/keys/data-key.js';
+import { takeExclusiveUse } from '../store/exclusive-use.js';
+import { masterKeyProtector, MASTER_KEY_ENV } from '../store/key-protection.js';
+import { migrateSqliteToPostgres } from '../store-postgres/migrate-from-sqlite.js';
+import { describeDatabaseUrl } from '../store-postgres/open.js';
+import type { CommandIO } from './command.js';
 
 export const MIGRATE_USAGE = `Usage: gatehouse migrate --data-dir DIR --to postgres://user:password@host:port/database
   Copies a desktop data dir (keys with their secrets still sealed, routes, settings, model overrides, saved
   prompts, limits and spend, the request log and its usage totals) into an existing, empty PostgreSQL database.
   Stop the desktop app or server of DIR first, and run with the ${MASTER_KEY_ENV} every team instance uses.`;
 
-export async function runMigrateCommand(args: string[], io: MigrateCommandIO): Promise<number> {
+export async function runMigrateCommand(args: string[], io: CommandIO): Promise<number> {
   let values: { 'data-dir'?: string; to?: string; help?: boolean };
   try {
     ({ values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean' } }, strict: true }));

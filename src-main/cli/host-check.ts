@@ -1,12 +1,12 @@
 // `gatehouse keys add --custom-host` and `keys host` try the host they were given: one model-list call
 // with the secret just read, as a tool's first call would be. Advice only: a server that is down now is
 // reported and the key is saved all the same.
-import { toProviderCredentials } from './core/credential-values.js';
-import type { CredentialValues } from './core/key-repository.js';
-import { toGatewayError } from './core/http-io.js';
-import { RequestAbort } from './core/request-abort.js';
-import { getProvider } from './providers/registry.js';
-import { sendUpstream, UpstreamTimeout } from './providers/upstream.js';
+import { toProviderCredentials } from '../core/credential-values.js';
+import type { CredentialValues } from '../core/key-repository.js';
+import { toGatewayError } from '../core/http-io.js';
+import { RequestAbort } from '../core/request-abort.js';
+import { getProvider } from '../providers/registry.js';
+import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
 
 const CHECK_TIMEOUT_MS = 5_000;
 

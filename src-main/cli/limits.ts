@@ -1,26 +1,15 @@
 // `gatehouse keys limits NAME [--rpm N] [--tpm N] [--daily-usd X] [--monthly-usd X] [--clear]`
 // (CONTRACT §1): sets a key's limits by its name (or id), virtual and gateway keys alike. Flags given
 // change those limits and keep the others; `none` removes one; --clear removes all first. Without
-// flags it prints the limits and today's and this month's spend. It writes the database directly; a
-// server running on the same data dir applies the change within a second (KeyLimitsService polls).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// flags it prints the limits and today's and this month's spend. It writes through the server's limits
+// repository (storage.ts); a running server applies the change within a second (KeyLimitsService polls).
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { KeyLimitsTable } from './store/key-limits.js';
-import { validLimits, type LimitedKey } from './core/limits.js';
-import { periodAt } from './gateway/limits/calendar.js';
-import { NO_LIMITS, type KeyLimits } from './core/limits.js';
-import { GatewayError } from './core/errors.js';
-
-export interface LimitsCommandIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
-export class LimitsUsageError extends Error {}
+import { NO_LIMITS, validLimits, type KeyLimits, type KeyLimitsRepository, type LimitedKey } from '../core/limits.js';
+import { periodAt } from '../gateway/limits/calendar.js';
+import { GatewayError } from '../core/errors.js';
+import { UsageError, type CommandIO } from './command.js';
+import { findKey } from './find-key.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage } from './storage.js';
 
 const FLAGS = { rpm: 'rpm', tpm: 'tpm', 'daily-usd': 'dailyUsd', 'monthly-usd': 'monthlyUsd' } as const;
 
@@ -28,24 +17,8 @@ const FLAGS = { rpm: 'rpm', tpm: 'tpm', 'daily-usd': 'dailyUsd', 'monthly-usd': 
 function flagValue(flag: string, text: string): number | null {
   const trimmed = text.trim().toLowerCase().replace(/^\$/, '');
   if (trimmed === 'none' || trimmed === 'off') return null;
-  if (!/^\d+(\.\d+)?$/.test(trimmed)) throw new LimitsUsageError(`--${flag} takes a number (or 'none' to remove it), not '${text}'.`);
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) throw new UsageError(`--${flag} takes a number (or 'none' to remove it), not '${text}'.`);
   return Number(trimmed);
-}
-
-export function findKey(table: KeyLimitsTable, nameOrId: string): LimitedKey {
-  if (/^(vk|gk)_[0-9a-f]+$/.test(nameOrId)) {
-    try {
-      return table.key(nameOrId);
-    } catch {
-      // Not an id after all: a key may be named like one.
-    }
-  }
-  const found = table.keysNamed(nameOrId);
-  if (found.length === 0) throw new Error(`No active virtual key or gateway API key named '${nameOrId}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
-  if (found.length > 1) {
-    throw new Error(`${found.length} keys are named '${nameOrId}': ${found.map((key) => `${key.id} (${key.kind})`).join(', ')}. Give the id instead of the name.`);
-  }
-  return found[0];
 }
 
 const describe = (limits: KeyLimits | null): string => {
@@ -59,11 +32,11 @@ const describe = (limits: KeyLimits | null): string => {
   return parts.length ? parts.join(', ') : 'no limits';
 };
 
-export async function runLimitsCommand(args: string[], io: LimitsCommandIO): Promise<number> {
+export async function runLimitsCommand(args: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
-      'data-dir': { type: 'string' },
+      ...STORAGE_OPTIONS,
       rpm: { type: 'string' },
       tpm: { type: 'string' },
       'daily-usd': { type: 'string' },
@@ -74,15 +47,13 @@ export async function runLimitsCommand(args: string[], io: LimitsCommandIO): Pro
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new LimitsUsageError("keys limits takes one key name (or id), e.g. gatehouse keys limits ci-bot --rpm 60");
-  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
-  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No keys in ${dataDir} yet: create one with 'gatehouse keys add' or 'gatehouse gateway-keys add'.`);
-
-  const db = openDatabase(dataDir);
-  try {
-    const table = new KeyLimitsTable(db);
-    const key = findKey(table, positionals[0]);
-    const current = table.get(key.id);
+  if (positionals.length !== 1) throw new UsageError("keys limits takes one key name (or id), e.g. gatehouse keys limits ci-bot --rpm 60");
+  const place = storagePlace(values, io.env);
+  return withStorage(place, io.env, false, async (storage) => {
+    if (!storage) throw new Error(`No keys in ${place.dataDir} yet: create one with 'gatehouse keys add' or 'gatehouse gateway-keys add'.`);
+    const table = await storage.limits();
+    const key = await findKey(table, positionals[0]);
+    const current = await table.get(key.id);
     const changes = Object.entries(FLAGS).filter(([flag]) => values[flag as keyof typeof FLAGS] !== undefined);
     let limits = current;
     if (values.clear || changes.length > 0) {
@@ -94,28 +65,30 @@ export async function runLimitsCommand(args: string[], io: LimitsCommandIO): Pro
         // The admin API's wording names the JSON field; the flag is what the user typed.
         if (error instanceof GatewayError && error.param) {
           const flag = Object.entries(FLAGS).find(([, field]) => field === error.param)?.[0] ?? error.param;
-          throw new LimitsUsageError(error.message.replace(`'${error.param}'`, `--${flag}`));
+          throw new UsageError(error.message.replace(`'${error.param}'`, `--${flag}`));
         }
         throw error;
       }
-      table.set(key.id, limits);
-      limits = table.get(key.id);
+      await table.set(key.id, limits);
+      limits = await table.get(key.id);
       io.stderr.write(`Limits of ${key.kind === 'virtual' ? 'virtual key' : 'gateway API key'} ${key.id} '${key.name}': ${describe(limits)}.\n`);
     }
-    const period = periodAt(Date.now());
-    const spend = db
-      .prepare(
-        `SELECT coalesce(sum(CASE WHEN day = ? THEN cost_usd END), 0) AS today, coalesce(sum(cost_usd), 0) AS month
-         FROM key_spend WHERE key_id = ? AND day >= ? AND day LIKE ?`,
-      )
-      .get(period.day, key.id, period.monthFirstDay, `${period.month}-%`) as { today: number; month: number };
+    const spend = await spendOf(table, key);
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ keyId: key.id, keyName: key.name, kind: key.kind, limits: limits ?? NO_LIMITS, spentTodayUsd: spend.today, spentThisMonthUsd: spend.month }, null, 2)}\n`);
     } else if (!values.clear && changes.length === 0) {
       io.stdout.write(`${key.id} '${key.name}' (${key.kind}): ${describe(limits)}; spent $${spend.today.toFixed(4)} today, $${spend.month.toFixed(4)} this month\n`);
     }
     return 0;
-  } finally {
-    db.close();
-  }
+  });
+}
+
+/** What a key spent today and this local month, as its limits count it. */
+async function spendOf(table: KeyLimitsRepository, key: LimitedKey): Promise<{ today: number; month: number }> {
+  const period = periodAt(Date.now());
+  const days = (await table.spendSince(period.monthFirstDay)).filter((spent) => spent.keyId === key.id && spent.day.startsWith(`${period.month}-`));
+  return {
+    today: days.filter((spent) => spent.day === period.day).reduce((sum, spent) => sum + spent.costUsd, 0),
+    month: days.reduce((sum, spent) => sum + spent.costUsd, 0),
+  };
 }

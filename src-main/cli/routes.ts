@@ -1,22 +1,15 @@
-// `gatehouse routes list|add|remove|import|export` (CONTRACT §1). Writes to the database directly, as
-// `gatehouse keys` does; a server running on the same data dir picks the change up within a second.
+// `gatehouse routes list|add|remove|import|export` (CONTRACT §1). Writes through the server's route
+// repository (storage.ts), as `gatehouse keys` does; a running server picks the change up within a second.
 // Routes files are JSON or YAML with the same fields; import is all or nothing, and its errors name the
 // file's line.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { RouteStore } from './store/routes.js';
-import type { Route, RouteRepository } from './core/route-repository.js';
-import { GatewayError, GatewayErrorList } from './core/errors.js';
-import type { TargetInput } from './core/routes/types.js';
+import type { Route, RouteRepository } from '../core/route-repository.js';
+import { GatewayError, GatewayErrorList } from '../core/errors.js';
+import type { TargetInput } from '../core/routes/types.js';
+import { runReportingErrors, UsageError, type CommandIO } from './command.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage, type StorageFlags } from './storage.js';
 
-export interface RoutesCommandIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
 
 export const ROUTES_USAGE = `Usage:
   gatehouse routes list [--json]
@@ -27,13 +20,12 @@ export const ROUTES_USAGE = `Usage:
   gatehouse routes remove NAME_OR_ID
   gatehouse routes import FILE        (JSON or YAML; replaces every route, all or nothing)
   gatehouse routes export [--format json|yaml]
-Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
+Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).
+Team mode: --database-url postgres://… (else GATEHOUSE_DATABASE_URL) and GATEHOUSE_MASTER_KEY, as the team's instances run with.`;
 
-class UsageError extends Error {}
-
-export async function runRoutesCommand(args: string[], io: RoutesCommandIO): Promise<number> {
+export async function runRoutesCommand(args: string[], io: CommandIO): Promise<number> {
   const [subcommand, ...options] = args[0] === 'routes' ? args.slice(1) : args;
-  try {
+  return runReportingErrors(ROUTES_USAGE, io, async () => {
     switch (subcommand) {
       case 'list':
         return await listRoutes(options, io);
@@ -52,28 +44,14 @@ export async function runRoutesCommand(args: string[], io: RoutesCommandIO): Pro
       default:
         throw new UsageError(subcommand ? `Unknown command 'routes ${subcommand}'.` : "'routes' needs a command.");
     }
-  } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`${(error as Error).message}\n${ROUTES_USAGE}\n`);
-      return 2;
-    }
-    io.stderr.write(`${(error as Error).message}\n`);
-    return 1;
-  }
+  });
 }
 
-const commonOptions = { 'data-dir': { type: 'string' } } as const;
+const commonOptions = STORAGE_OPTIONS;
 
-/** Opens the route store of a data dir; `undefined` when no database exists yet and `create` is false. */
-async function withRoutes<T>(dataDirFlag: string | undefined, io: RoutesCommandIO, create: boolean, use: (store: RouteRepository | undefined) => Promise<T>): Promise<T> {
-  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
-  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
-  const db = openDatabase(dataDir);
-  try {
-    return await use(new RouteStore(db));
-  } finally {
-    db.close();
-  }
+/** The route store of the command's storage, closed afterwards; `undefined` for a data dir without a database when `create` is false. */
+function withRoutes<T>(flags: StorageFlags, io: CommandIO, create: boolean, use: (store: RouteRepository | undefined) => Promise<T>): Promise<T> {
+  return withStorage(storagePlace(flags, io.env), io.env, create, async (storage) => use(storage && (await storage.routes())));
 }
 
 function describeTarget(target: TargetInput): string {
@@ -87,9 +65,9 @@ function describeTarget(target: TargetInput): string {
   return `${target.key}${target.model ? ` → ${target.model}` : ''}${options.length ? ` (${options.join(', ')})` : ''}`;
 }
 
-async function listRoutes(args: string[], io: RoutesCommandIO): Promise<number> {
+async function listRoutes(args: string[], io: CommandIO): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, json: { type: 'boolean', default: false } }, strict: true });
-  const routes: Route[] = await withRoutes(values['data-dir'], io, false, async (store) => (await store?.list()) ?? []);
+  const routes: Route[] = await withRoutes(values, io, false, async (store) => (await store?.list()) ?? []);
   if (values.json) {
     io.stdout.write(`${JSON.stringify(routes, null, 2)}\n`);
     return 0;
@@ -134,7 +112,7 @@ export function parseTargetSpec(spec: string): Record<string, unknown> {
   return target;
 }
 
-async function addRoute(args: string[], io: RoutesCommandIO): Promise<number> {
+async function addRoute(args: string[], io: CommandIO): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { ...commonOptions, name: { type: 'string' }, match: { type: 'string' }, strategy: { type: 'string', default: 'fallback' }, target: { type: 'string', multiple: true } },
@@ -144,16 +122,16 @@ async function addRoute(args: string[], io: RoutesCommandIO): Promise<number> {
   if (!values.match) throw new UsageError('routes add needs --match (a model name, or a glob such as claude-haiku-*).');
   if (!values.target?.length) throw new UsageError('routes add needs at least one --target.');
   const input = { name: values.name, match: values.match, strategy: values.strategy, targets: values.target.map(parseTargetSpec) };
-  const route = await withRoutes(values['data-dir'], io, true, (store) => store!.create(input));
+  const route = await withRoutes(values, io, true, async (store) => store!.create(input));
   io.stdout.write(`Added route '${route.name}' (${route.id}) at position ${route.position + 1}.\n`);
   return 0;
 }
 
-async function removeRoute(args: string[], io: RoutesCommandIO): Promise<number> {
+async function removeRoute(args: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('routes remove needs one route name or id.');
   const wanted = positionals[0];
-  const removed = await withRoutes(values['data-dir'], io, false, async (store) => {
+  const removed = await withRoutes(values, io, false, async (store) => {
     const route = (await store?.list())?.find((candidate) => candidate.id === wanted || candidate.name === wanted);
     if (!store || !route) throw new Error(`No route named '${wanted}'`);
     await store.remove(route.id);
@@ -197,12 +175,12 @@ function readRoutesFile(yaml: Yaml, text: string, fileName: string): { value: un
   return { value: document.toJS({ maxAliasCount: 100 }), lineOf };
 }
 
-async function importRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): Promise<number> {
+async function importRoutes(args: string[], io: CommandIO, yaml: Yaml): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('routes import needs one FILE.');
   const file = positionals[0];
   const { value, lineOf } = readRoutesFile(yaml, readFileSync(file, 'utf8'), file);
-  const routes = await withRoutes(values['data-dir'], io, true, async (store) => {
+  const routes = await withRoutes(values, io, true, async (store) => {
     try {
       return await store!.replaceAll(value);
     } catch (error) {
@@ -220,10 +198,10 @@ async function importRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): Pr
   return 0;
 }
 
-async function exportRoutes(args: string[], io: RoutesCommandIO, yaml: Yaml): Promise<number> {
+async function exportRoutes(args: string[], io: CommandIO, yaml: Yaml): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, format: { type: 'string', default: 'json' } }, strict: true });
   if (values.format !== 'json' && values.format !== 'yaml') throw new UsageError("--format must be 'json' or 'yaml'.");
-  const file = await withRoutes(values['data-dir'], io, false, async (store) => (await store?.exportFile()) ?? { routes: [] });
+  const file = await withRoutes(values, io, false, async (store) => (await store?.exportFile()) ?? { routes: [] });
   io.stdout.write(values.format === 'yaml' ? yaml.stringify(file) : `${JSON.stringify(file, null, 2)}\n`);
   return 0;
 }

@@ -1,30 +1,20 @@
 // `gatehouse keys ...` and `gatehouse gateway-keys ...` (CONTRACT §1). Secrets come from stdin (a
 // hidden prompt on a terminal), never from flags, which would land in shell history. The command
-// writes to the database directly; a server running on the same data dir picks the change up
-// within a second (KeyStore.watchForExternalChanges). It never decrypts anything, so it needs no
-// master key once the store exists, and works beside a desktop app that keeps its key in a keychain.
-import { runModelsCommand, ModelsUsageError } from './cli-models.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// writes through the server's key repository (storage.ts); a server on the same data dir picks the change
+// up within a second (KeyStore.watchForExternalChanges), a team instance through its change feed. On a data
+// dir it never decrypts anything, so it needs no master key once the store exists, and works beside a
+// desktop app that keeps its key in a keychain.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from './app.js';
-import { DATABASE_FILE, openDatabase } from './store/database.js';
-import { chooseHeadlessKeyProtector, keyFileWarning, KEY_FILE_NAME } from './store/key-protection.js';
-import { KeyStore } from './store/keys/key-store.js';
-import { mainSecretField } from './core/credential-values.js';
-import { credentialParameter } from './core/credentials.js';
-import type { GatewayKeySummary, VirtualKeySummary } from './core/key-repository.js';
-import { CREDENTIAL_FIELD_HEADERS, getProvider } from './providers/registry.js';
-import type { ProviderAdapter } from './providers/types.js';
-import { LimitsUsageError, runLimitsCommand } from './cli-limits.js';
-import { describeHostCheck } from './cli-host-check.js';
-
-export interface KeysCommandIO {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
+import { mainSecretField } from '../core/credential-values.js';
+import { credentialParameter } from '../core/credentials.js';
+import type { GatewayKeySummary, KeyRepository, VirtualKeySummary } from '../core/key-repository.js';
+import { CREDENTIAL_FIELD_HEADERS, getProvider } from '../providers/registry.js';
+import type { ProviderAdapter } from '../providers/types.js';
+import { describeHostCheck } from './host-check.js';
+import { runReportingErrors, UsageError, type CommandIOWithInput as KeysCommandIO } from './command.js';
+import { readAll, readHiddenLine } from './stdin.js';
+import { STORAGE_OPTIONS, storagePlace, withStorage, type CliStorage, type StorageFlags } from './storage.js';
 
 /** Secret credential flags exist only to explain why they are refused. */
 /** Spec §5.3 parameter names of the cloud credential headers (`cloud_a_resource_name` …) → the field each fills. */
@@ -34,7 +24,8 @@ const CLOUD_PARAMETERS: Readonly<Record<string, string>> = Object.fromEntries(
 
 const SECRET_FLAGS = new Set(['cloud-c-secret-access-key', 'cloud-c-session-token', 'secret', 'token', 'api-key']);
 
-const USAGE = `Usage:
+/** The usage of `keys` and `gateway-keys`, the settings of a key (limits, models) included: main.ts prints it for those too. */
+export const KEYS_USAGE = `Usage:
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--cloud-a-resource-name V ...] [--no-secret] [--allow-routing] [--chat-only]
       Reads the provider secret from stdin (hidden prompt on a terminal; one line per secret field
       when piped, e.g. Bedrock: secret access key, then an optional session token) and prints the
@@ -68,20 +59,20 @@ const USAGE = `Usage:
       Which MCP servers a virtual or gateway key (by name or id) may see and call through /mcp; --all
       (the default for every key) lifts the limit. No flag shows it.
   gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
-Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).`;
+Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).
+Team mode: --database-url postgres://… (else GATEHOUSE_DATABASE_URL) and GATEHOUSE_MASTER_KEY, as the team's instances run with.`;
 
 function flagOf(parameter: string): string {
   return parameter.replace(/_/g, '-');
 }
 
-class UsageError extends Error {}
-
+/** `keys …` and `gateway-keys …`, but for the settings of a key that have files of their own (main.ts sends `keys limits` and `keys models` there). */
 export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise<number> {
   const [first, ...rest] = args;
   const group = first === 'gateway-keys' ? 'gateway-keys' : 'keys';
   const commandArgs = first === 'keys' || first === 'gateway-keys' ? rest : args;
   const [subcommand, ...options] = commandArgs;
-  try {
+  return runReportingErrors(KEYS_USAGE, io, async () => {
     switch (`${group} ${subcommand ?? ''}`) {
       case 'keys add':
         return await addVirtualKey(options, io);
@@ -98,12 +89,6 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
       case 'keys mcp':
       case 'gateway-keys mcp':
         return await setMcpServers(options, io);
-      case 'keys limits':
-      case 'gateway-keys limits':
-        return await runLimitsCommand(options, io);
-      case 'keys models':
-      case 'gateway-keys models':
-        return await runModelsCommand(options, io);
       case 'keys revoke':
       case 'gateway-keys revoke':
         return await revokeKey(options, io);
@@ -115,65 +100,36 @@ export async function runKeysCommand(args: string[], io: KeysCommandIO): Promise
       case 'keys --help':
       case 'gateway-keys help':
       case 'gateway-keys --help':
-        io.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${KEYS_USAGE}\n`);
         return 0;
       default:
         throw new UsageError(subcommand ? `Unknown command '${group} ${subcommand}'.` : `'${group}' needs a command.`);
     }
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof LimitsUsageError || error instanceof ModelsUsageError) {
-      io.stderr.write(`${error.message}\n${USAGE}\n`);
-      return 2;
-    }
-    // parseArgs reports unknown or malformed flags this way.
-    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-      return 2;
-    }
-    io.stderr.write(`${(error as Error).message}\n`);
-    return 1;
-  }
-}
-
-const commonOptions = { 'data-dir': { type: 'string' } } as const;
-
-/** Opens the store for a command that adds keys (creating the data dir and data key if need be), and closes it afterwards. */
-async function withKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore) => Promise<T> | T): Promise<T> {
-  return withStore(dataDirFlag, io, true, (store) => {
-    if (!store) throw new Error('The key store could not be opened');
-    return use(store);
   });
 }
 
+const commonOptions = STORAGE_OPTIONS;
+
 /**
- * For commands that only read or remove keys: `undefined` for a data dir that holds no keys yet,
- * rather than creating a database and a key file as a side effect of looking.
+ * The key store of the command's storage, closed afterwards. With `create` a data dir without keys gets
+ * its data key (commands that add keys); without, such a data dir gives undefined rather than a database
+ * and a key file made as a side effect of looking.
  */
-async function withExistingKeyStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, use: (store: KeyStore | undefined) => Promise<T> | T): Promise<T> {
-  return withStore(dataDirFlag, io, false, use);
+async function withKeys<T>(flags: StorageFlags, io: KeysCommandIO, create: boolean, use: (store: KeyRepository | undefined, storage: CliStorage | undefined) => Promise<T>): Promise<T> {
+  return withStorage(storagePlace(flags, io.env), io.env, create, async (storage) => use(await storage?.keys({ create }), storage));
 }
 
-async function withStore<T>(dataDirFlag: string | undefined, io: KeysCommandIO, create: boolean, use: (store: KeyStore | undefined) => Promise<T> | T): Promise<T> {
-  const dataDir = dataDirFlag ?? defaultDataDir(io.env);
-  if (!create && !existsSync(join(dataDir, DATABASE_FILE))) return use(undefined);
-  const db = openDatabase(dataDir);
-  try {
-    if (!create && !KeyStore.isInitialised(db)) return await use(undefined);
-    const store = await KeyStore.openForWriting(db, () => chooseHeadlessKeyProtector(dataDir, io.env));
-    try {
-      return await use(store);
-    } finally {
-      store.close();
-    }
-  } finally {
-    db.close();
-  }
+/** For commands that add keys: the store is always there. */
+async function withKeyStore<T>(flags: StorageFlags, io: KeysCommandIO, use: (store: KeyRepository, storage: CliStorage) => Promise<T>): Promise<T> {
+  return withKeys(flags, io, true, (store, storage) => {
+    if (!store || !storage) throw new Error('The key store could not be opened');
+    return use(store, storage);
+  });
 }
 
-function warnIfUnprotected(store: KeyStore, dataDir: string | undefined, io: KeysCommandIO): void {
-  if (store.protectorMode === 'key-file') {
-    io.stderr.write(`Warning: ${keyFileWarning(join(dataDir ?? defaultDataDir(io.env), KEY_FILE_NAME))}\n`);
-  }
+async function warnIfUnprotected(storage: CliStorage, io: KeysCommandIO): Promise<void> {
+  const warning = await storage.protectionWarning();
+  if (warning) io.stderr.write(`Warning: ${warning}\n`);
 }
 
 async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
@@ -220,7 +176,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
   const mayOmitToken = typeof values['custom-host'] === 'string';
   const secrets = values['no-secret'] ? {} : await readSecrets(provider, fields, io, mayOmitToken);
 
-  const created = await withKeyStore(values['data-dir'], io, async (store) => {
+  const created = await withKeyStore(values, io, async (store, storage) => {
     const created = await store.createVirtualKey({
       name: values.name as string,
       provider: provider.slug,
@@ -229,7 +185,7 @@ async function addVirtualKey(args: string[], io: KeysCommandIO): Promise<number>
       allowRouting: values['allow-routing'] === true,
       chatOnly: values['chat-only'] === true,
     });
-    warnIfUnprotected(store, values['data-dir'], io);
+    await warnIfUnprotected(storage, io);
     io.stderr.write(
       `Created virtual key ${created.id} '${created.name}' for ${created.provider}${created.customHost ? ` at ${created.customHost}` : ''}. ` +
         'It is shown only this once:\n',
@@ -255,11 +211,11 @@ async function changeHost(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   if (positionals.length !== 2) throw new UsageError('keys host takes a virtual key name (or id) and the new host, e.g. gatehouse keys host lm-studio http://127.0.0.1:1234/v1');
   const [nameOrId, host] = positionals;
-  const found = await withExistingKeyStore(values['data-dir'], io, async (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
+  const found = await withKeys(values, io, false, async (store) => (store ? findVirtualKey(store, nameOrId) : undefined));
   if (!found) throw new Error(`No active virtual key named '${nameOrId}' (see 'gatehouse keys list').`);
   const provider = getProvider(found.provider);
   const secrets = await readSecrets(provider, {}, io, true);
-  const updated = await withExistingKeyStore(values['data-dir'], io, (store) => store!.updateVirtualKey(found.id, { customHost: host, fields: secrets }));
+  const updated = await withKeys(values, io, false, async (store) => store!.updateVirtualKey(found.id, { customHost: host, fields: secrets }));
   io.stderr.write(`Virtual key ${updated.id} '${updated.name}' now calls ${updated.customHost ?? provider.defaultBaseUrl}. The key itself is unchanged.\n`);
   if (updated.customHost) await reportHostCheck(updated.provider, { ...updated.settings, ...secrets }, updated.customHost, io);
   return 0;
@@ -275,7 +231,7 @@ async function setChatOnly(args: string[], io: KeysCommandIO): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('keys chat-only takes one virtual key name (or id), e.g. gatehouse keys chat-only lm-studio --on');
   if (values.on && values.off) throw new UsageError('keys chat-only takes --on or --off, not both.');
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     const key = store ? await findVirtualKey(store, positionals[0]) : undefined;
     if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
     const changed = values.on || values.off ? await store.updateVirtualKey(key.id, { chatOnly: values.on === true }) : key;
@@ -290,7 +246,7 @@ async function setChatOnly(args: string[], io: KeysCommandIO): Promise<number> {
 async function rotateVirtualKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'keys rotate');
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     if (!store) throw new Error(`No virtual key with id '${id}'`);
     const key = await store.getVirtualKey(id);
     const provider = getProvider(key.provider);
@@ -312,7 +268,7 @@ async function setRouting(args: string[], io: KeysCommandIO): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('keys routing takes one virtual key name (or id), e.g. gatehouse keys routing anthropic-main --allow');
   if (values.allow && values.deny) throw new UsageError('keys routing takes --allow or --deny, not both.');
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     const key = store ? await findVirtualKey(store, positionals[0]) : undefined;
     if (!store || !key) throw new Error(`No active virtual key named '${positionals[0]}' (see 'gatehouse keys list').`);
     const changed = values.allow || values.deny ? await store.updateVirtualKey(key.id, { allowRouting: values.allow === true }) : key;
@@ -334,7 +290,7 @@ async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number>
   });
   if (positionals.length !== 1) throw new UsageError('keys mcp takes one key name (or id), e.g. gatehouse keys mcp laptop --servers github,fetch');
   if (values.all && values.servers !== undefined) throw new UsageError('keys mcp takes --servers or --all, not both.');
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     const wanted = positionals[0];
     const key = store ? ((await findVirtualKey(store, wanted)) ?? (await findGatewayKey(store, wanted))) : undefined;
     if (!store || !key) throw new Error(`No active key named '${wanted}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
@@ -348,7 +304,7 @@ async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number>
   });
 }
 
-async function findGatewayKey(store: KeyStore, nameOrId: string): Promise<GatewayKeySummary | undefined> {
+async function findGatewayKey(store: KeyRepository, nameOrId: string): Promise<GatewayKeySummary | undefined> {
   const keys = await store.listGatewayKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
@@ -358,7 +314,7 @@ async function findGatewayKey(store: KeyStore, nameOrId: string): Promise<Gatewa
 }
 
 /** An active virtual key by id or name; several of one name must be told apart by id. */
-async function findVirtualKey(store: KeyStore, nameOrId: string): Promise<VirtualKeySummary | undefined> {
+async function findVirtualKey(store: KeyRepository, nameOrId: string): Promise<VirtualKeySummary | undefined> {
   const keys = await store.listVirtualKeys();
   const byId = keys.find((key) => key.id === nameOrId);
   if (byId) return byId;
@@ -372,7 +328,7 @@ async function findVirtualKey(store: KeyStore, nameOrId: string): Promise<Virtua
 async function addGatewayKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values } = parseArgs({ args, options: { ...commonOptions, name: { type: 'string' } }, strict: true });
   if (typeof values.name !== 'string') throw new UsageError('gateway-keys add needs --name.');
-  return withKeyStore(values['data-dir'], io, async (store) => {
+  return withKeyStore(values, io, async (store) => {
     const created = await store.createGatewayKey({ name: values.name as string });
     io.stderr.write(`Created gateway API key ${created.id} '${created.name}'. It is shown only this once:\n`);
     io.stdout.write(`${created.key}\n`);
@@ -386,7 +342,7 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
     options: { ...commonOptions, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
     strict: true,
   });
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     const includeRevoked = values.all === true;
     const items = !store ? [] : kind === 'virtual' ? await store.listVirtualKeys({ includeRevoked }) : await store.listGatewayKeys({ includeRevoked });
     if (values.json) {
@@ -405,9 +361,9 @@ async function listKeys(args: string[], io: KeysCommandIO, kind: 'virtual' | 'ga
 async function revokeKey(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...commonOptions }, strict: true, allowPositionals: true });
   const id = singleId(positionals, 'revoke');
-  return withExistingKeyStore(values['data-dir'], io, async (store) => {
+  return withKeys(values, io, false, async (store) => {
     if (!store) throw new Error(`No ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} with id '${id}'`);
-    const revoked = await (id.startsWith('gk_') ? store.revokeGatewayKey(id) : store.revokeVirtualKey(id));
+    const revoked = id.startsWith('gk_') ? await store.revokeGatewayKey(id) : await store.revokeVirtualKey(id);
     io.stderr.write(`Revoked ${id.startsWith('gk_') ? 'gateway API key' : 'virtual key'} ${revoked.id} '${revoked.name}'.\n`);
     return 0;
   });
@@ -466,45 +422,4 @@ async function readSecrets(provider: ProviderAdapter, givenByFlag: Record<string
     throw new Error(`No ${main.label} on stdin. Pipe it in, e.g.: printf '%s' "$KEY" | gatehouse keys add ...`);
   }
   return secrets;
-}
-
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Reads one line from a terminal without echoing it. */
-export function readHiddenLine(io: KeysCommandIO, prompt: string): Promise<string> {
-  const { stdin, stderr } = io;
-  stderr.write(prompt);
-  stdin.setRawMode?.(true);
-  stdin.setEncoding('utf8');
-  stdin.resume();
-  return new Promise((resolve, reject) => {
-    let value = '';
-    const finish = () => {
-      stdin.removeListener('data', onData);
-      stdin.setRawMode?.(false);
-      stdin.pause();
-      stderr.write('\n');
-    };
-    const onData = (chunk: string | Buffer) => {
-      for (const character of chunk.toString()) {
-        if (character === '\r' || character === '\n') {
-          finish();
-          resolve(value.trim());
-          return;
-        }
-        if (character === '\u0003' || character === '\u0004') {
-          finish();
-          reject(new Error('Cancelled.'));
-          return;
-        }
-        if (character === '\u007f' || character === '\b') value = value.slice(0, -1);
-        else value += character;
-      }
-    };
-    stdin.on('data', onData);
-  });
 }
