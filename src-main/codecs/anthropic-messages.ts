@@ -4,7 +4,7 @@
 // `{"type":"error","error":{"type","message"}}`.
 import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import { invalidRequest, unsupportedField, type GatewayError } from '../core/errors.js';
-import { ProviderStreamError } from '../providers/types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 import { isDefaultValue, REFUSAL_REASONS } from './openai-chat.js';
 import {
   asArray,

@@ -2,7 +2,7 @@
 // goes in the URL), and an answer or a ConverseStream of AWS event-stream frames becomes canonical events.
 import { randomUUID } from 'node:crypto';
 import { invalidRequest, unsupportedField, type ErrorType } from '../core/errors.js';
-import { ProviderStreamError } from '../providers/types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import {
   asArray,

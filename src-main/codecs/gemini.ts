@@ -2,7 +2,7 @@
 // a canonical request becomes a GenerateContentRequest (the model goes in the URL), and an answer or an
 // `alt=sse` stream of GenerateContentResponse fragments (no [DONE]) becomes canonical events.
 import { errorTypeForStatus, invalidRequest, unsupportedField } from '../core/errors.js';
-import { ProviderStreamError } from '../providers/types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 import { newToolCallId } from './openai-chat.js';
 import {
   asArray,

@@ -5,7 +5,7 @@
 // The answer and chunk builders are shared with openai-completions.ts (`text_completion` has the same frame).
 import { randomUUID } from 'node:crypto';
 import { errorTypeForStatus, invalidRequest, unsupportedField, type GatewayError } from '../core/errors.js';
-import { ProviderStreamError } from '../providers/types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 import {
   asArray,
   asRecord,

@@ -7,7 +7,7 @@
 // have no namespaces (the name Codex itself gave MCP tools before namespaces); the answer names them back.
 import { randomUUID } from 'node:crypto';
 import { invalidRequest, type GatewayError } from '../core/errors.js';
-import { ProviderStreamError } from '../providers/types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 import {
   answerEvents,
   asArray,

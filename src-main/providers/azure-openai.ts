@@ -17,7 +17,7 @@ import type {
   UpstreamEvent,
   UpstreamRequest,
 } from './types.js';
-import { ProviderStreamError } from './types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 
 const SLUG = 'azure-openai';
 

@@ -93,13 +93,6 @@ export interface AnswerQuirk {
   onEvent(event: UpstreamEvent): object[];
 }
 
-/** An error the provider reported inside a stream that had already started. */
-export class ProviderStreamError extends Error {
-  constructor(message: string, readonly type = 'api_error', readonly code: string | null = null) {
-    super(message);
-  }
-}
-
 export interface MappedProviderError {
   message: string;
   type: string;

@@ -32,7 +32,8 @@ const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, pa
 const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'discovery', 'electron'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   core: ['codecs', 'providers', 'catalog', ...ABOVE_THE_WIRE],
-  codecs: ['catalog', ...ABOVE_THE_WIRE],
+  // Wire formats know no provider: what both share (ProviderStreamError) lives in core.
+  codecs: ['providers', 'catalog', ...ABOVE_THE_WIRE],
   providers: ['catalog', ...ABOVE_THE_WIRE],
   // Prices and context windows: read by the gateway and the store alike, so above neither; prices a canonical Usage.
   catalog: ['providers', ...ABOVE_THE_WIRE],

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { azureOpenAI, azureUrl, isEntraToken, mapAzureError } from '../../../src-main/providers/azure-openai.js';
 import type { ProviderCall } from '../../../src-main/providers/types.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
 
 const azure = { resourceName: 'contoso', deploymentId: 'gpt 4o/mini', apiVersion: '2024-10-21' };
