@@ -7,6 +7,7 @@ import type { CompletionRequest } from './validate.js';
 import { getProvider } from '../providers/registry.js';
 import type { EmbeddingCall, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { sendUpstream, type SendOptions, type UpstreamResponse } from '../providers/upstream.js';
+import { callRequest, embeddingRequest } from '../providers/provider-request.js';
 import { checkContextWindow, checkPromptFits } from './context-window.js';
 import { sendTokenEstimate } from './token-estimate.js';
 import { relayPassthrough } from './relay/passthrough.js';
@@ -33,9 +34,9 @@ export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
  * rejection, as it was when this was an async function.
  */
 export function sendCall(adapter: ProviderAdapter, call: ProviderCall | EmbeddingCall, options: SendOptions): Promise<UpstreamResponse> {
-  let built: ReturnType<ProviderAdapter['buildRequest']>;
+  let built: ReturnType<typeof callRequest>;
   try {
-    built = isEmbeddingCall(call) ? adapter.embeddings!.buildRequest(call) : adapter.buildRequest(call);
+    built = isEmbeddingCall(call) ? embeddingRequest(adapter, call) : callRequest(adapter, call);
   } catch (error) {
     return Promise.reject(error);
   }
