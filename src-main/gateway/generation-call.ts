@@ -3,12 +3,10 @@
 // runs the same steps for each target of a route.
 import type { RouteTarget } from './auth.js';
 import type { Caller } from '../core/keys.js';
-import type { CompletionRequest } from './validate.js';
 import { getProvider } from '../providers/registry.js';
 import type { EmbeddingCall, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { sendUpstream, type SendOptions, type UpstreamResponse } from '../providers/upstream.js';
 import { callRequest, embeddingRequest } from '../providers/provider-request.js';
-import { checkContextWindow, checkPromptFits } from './context-window.js';
 import { sendTokenEstimate } from './token-estimate.js';
 import { relayPassthrough } from './relay/passthrough.js';
 import { relayTranslated } from './relay/translated.js';
@@ -56,15 +54,9 @@ function isEmbeddingCall(call: ProviderCall | EmbeddingCall): call is EmbeddingC
  */
 export function prepareCall(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
   const { ingress, operation, request } = generation;
-  const dialect = ingress.dialect;
-  // The window checks read the prompt and output budget, which a route's model does not change: they are
+  // The window check reads the prompt and output budget, which a route's model does not change: it is
   // given the body as sent and the model apart.
-  const pending =
-    dialect === 'openai-completions'
-      ? checkContextWindow(target.provider, model, request.body as CompletionRequest)
-      : operation === 'generate'
-        ? checkPromptFits(target.provider, model, dialect, request.body, generation.rawBody.length, generation)
-        : undefined;
+  const pending = operation === 'generate' ? ingress.checkWindow({ provider: target.provider, model, body: request.body, bodyBytes: generation.rawBody.length, decoded: generation }) : undefined;
   if (pending) return pending.then(() => admittedPlan(generation, context, target, model));
   return admittedPlan(generation, context, target, model);
 }

@@ -32,8 +32,8 @@ import { EMBEDDING_FORMATS, type EmbeddingFormat, type EmbeddingRequest } from '
 import { embeddingCodec } from '../../../src-main/codecs/embeddings/registry.js';
 import { geminiEmbeddingsIngress, openaiEmbeddingsIngress } from '../../../src-main/gateway/embeddings/embeddings-ingress.js';
 import { readEmbeddings } from '../../../src-main/gateway/embeddings/embeddings-body.js';
-import { checkPromptFits } from '../../../src-main/gateway/context-window.js';
-import { choicesOf, worstCaseCostUsd } from '../../../src-main/gateway/limits/worst-case-cost.js';
+import { worstCaseCostUsd } from '../../../src-main/gateway/limits/worst-case-cost.js';
+import { openaiChatIngress } from '../../../src-main/gateway/ingress/openai.js';
 import { mcpCallRecord } from '../../../src-main/mcp/call-log.js';
 import type { Caller } from '../../../src-main/core/keys.js';
 import { PROFILES } from '../codecs/conformance-fixtures.js';
@@ -316,14 +316,14 @@ row({
     const body = dialectBody('openai-chat', request);
     return { body, bytes: 10_000_000, decoded: { canonical: () => request } };
   },
-  run: ({ body, bytes, decoded }) => checkPromptFits('openai', 'gpt-4o', 'openai-chat', body, bytes, decoded),
+  run: ({ body, bytes, decoded }) => openaiChatIngress.checkWindow({ provider: 'openai', model: 'gpt-4o', body, bodyBytes: bytes, decoded }),
 });
 row({
-  path: 'worstCaseCostUsd and choicesOf: many messages',
+  path: 'worstCaseCostUsd and answersBilled: many messages',
   n: 1_000,
   repeat: 2_000,
   build: (n) => dialectBody('openai-chat', REQUEST_SHAPES[0].build(n)),
-  run: (body) => worstCaseCostUsd({ provider: 'openai', pricedModel: 'gpt-4o', dialect: 'openai-chat', operation: 'generate', body, bodyBytes: 1_000, calls: 1, choices: choicesOf('openai-chat', body, 1) }),
+  run: (body) => worstCaseCostUsd({ provider: 'openai', pricedModel: 'gpt-4o', ingress: openaiChatIngress, operation: 'generate', body, bodyBytes: 1_000, calls: 1, choices: openaiChatIngress.answersBilled(body, 1) }),
 });
 
 // The Gemini path reader.
