@@ -7,6 +7,7 @@ import { toGatewayError } from '../core/http-io.js';
 import { RequestAbort } from '../core/request-abort.js';
 import { getProvider } from '../providers/registry.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
+import { providerRequest } from '../providers/provider-request.js';
 
 const CHECK_TIMEOUT_MS = 5_000;
 
@@ -17,7 +18,8 @@ export async function describeHostCheck(providerSlug: string, values: Credential
   const abort = new RequestAbort();
   const timer = setTimeout(() => abort.abort(new UpstreamTimeout(CHECK_TIMEOUT_MS)), CHECK_TIMEOUT_MS);
   try {
-    const upstream = await sendUpstream(provider.modelListing.request(toProviderCredentials(values), host, {}), provider.slug, { signal: abort, retries: 0 });
+    const request = await providerRequest(provider, { kind: 'models' }, { credentials: toProviderCredentials(values), customHost: host, forwardHeaders: {} });
+    const upstream = await sendUpstream(request, provider.slug, { signal: abort, retries: 0 });
     const text = await upstream.body.text();
     if (upstream.status >= 400) {
       const mapped = provider.mapError(upstream.status, text, upstream.headers);

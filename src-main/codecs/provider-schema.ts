@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { GatewayError } from '../core/errors.js';
 import { isPlainObject } from '../core/plain-object.js';
-import { ProviderStreamError } from '../providers/types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 import { describeSchemaFailure } from './schema-failure.js';
 
 /**

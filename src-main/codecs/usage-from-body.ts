@@ -9,6 +9,7 @@ import { canonicalUsage, readUsage as readMessagesUsage, type MessagesUsage } fr
 import { plainObjectOrNull } from '../core/plain-object.js';
 import { EMBEDDING_FORMATS } from './embeddings/canonical.js';
 import { usageOf as geminiUsage } from './gemini/index.js';
+import { sseEventsWith } from '../core/sse-reader.js';
 
 /** The client dialects a log row can name (CallFacts.dialect). */
 export const CLIENT_DIALECTS = ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses', 'gemini', 'openai-embeddings'] as const;
@@ -39,6 +40,8 @@ export function dialectOfPath(path: string): ClientDialect | null {
 
 type Json = Record<string, unknown>;
 
+const JSON_ARRAY_START = /^\s*\[/;
+
 function record(value: unknown): Json | null {
   return plainObjectOrNull(value);
 }
@@ -53,37 +56,16 @@ function parse(text: string): Json | null {
 }
 
 /**
- * The JSON payloads of an SSE body's data lines that can carry usage; others are not parsed at all. The
- * lines are found by searching for `"usage"` rather than by splitting the body: a long stream is
- * thousands of lines, and usage is on one or two of them.
+ * The JSON payloads of an SSE body's events that can carry usage (their line holds `"usage"`), read by
+ * the one SSE reader; others are not parsed at all. `fromEnd` where the last event with usage wins
+ * (OpenAI's streams repeat `"usage":null` in every chunk and give the figures in the last): reading
+ * stops at the first found.
  */
-function* usageEvents(body: string): Generator<Json> {
-  for (let at = body.indexOf('"usage"'); at !== -1; ) {
-    const start = body.lastIndexOf('\n', at) + 1;
-    const newline = body.indexOf('\n', at);
-    const event = dataLine(body, start, newline === -1 ? body.length : newline);
-    if (event) yield event;
-    at = newline === -1 ? -1 : body.indexOf('"usage"', newline);
+function* usageEvents(body: string, fromEnd = false): Generator<Json> {
+  for (const event of sseEventsWith(body, '"usage"', fromEnd)) {
+    const json = parse(event.data);
+    if (json) yield json;
   }
-}
-
-/**
- * The same events, last first: where the last event with usage wins (OpenAI's streams repeat
- * `"usage":null` in every chunk and give the figures in the last), reading stops at the first found.
- */
-function* usageEventsFromEnd(body: string): Generator<Json> {
-  for (let at = body.lastIndexOf('"usage"'); at !== -1; ) {
-    const start = body.lastIndexOf('\n', at) + 1;
-    const newline = body.indexOf('\n', at);
-    const event = dataLine(body, start, newline === -1 ? body.length : newline);
-    if (event) yield event;
-    at = start < 2 ? -1 : body.lastIndexOf('"usage"', start - 2);
-  }
-}
-
-/** The JSON of the SSE data line from start to end, or null when it is not one. */
-function dataLine(body: string, start: number, end: number): Json | null {
-  return body.startsWith('data:', start) ? parse(body.slice(start + 5, end).trim()) : null;
 }
 
 function readAnthropic(body: string, stream: boolean): Usage | undefined {
@@ -105,7 +87,7 @@ function readAnthropic(body: string, stream: boolean): Usage | undefined {
 function readResponses(body: string, stream: boolean): Usage | undefined {
   if (!stream) return readResponsesUsage(parse(body)?.usage);
   // response.completed (or .incomplete / .failed) carries the final response with its usage.
-  for (const event of usageEventsFromEnd(body)) {
+  for (const event of usageEvents(body, true)) {
     const found = readResponsesUsage(record(event.response)?.usage);
     if (found) return found;
   }
@@ -115,7 +97,7 @@ function readResponses(body: string, stream: boolean): Usage | undefined {
 function readOpenAI(body: string, stream: boolean): Usage | undefined {
   if (!stream) return readChatUsage(parse(body)?.usage);
   // Usage comes in the last chunks (stream_options.include_usage); the last one that has it wins.
-  for (const event of usageEventsFromEnd(body)) {
+  for (const event of usageEvents(body, true)) {
     const found = readChatUsage(event.usage);
     if (found) return found;
   }
@@ -131,15 +113,13 @@ function readGemini(body: string, stream: boolean): Usage | undefined {
     const usage = parse(body)?.usageMetadata;
     return usage === undefined ? undefined : geminiUsage(usage);
   }
-  const at = body.lastIndexOf('"usageMetadata"');
-  if (at === -1) return undefined;
-  // The fragment holding it: its SSE line, or (a JSON array) the element from its `{` at the start of a line or after `[`/`,`.
-  const lineStart = body.lastIndexOf('\n', at) + 1;
-  const lineEnd = body.indexOf('\n', at);
-  const line = body.slice(lineStart, lineEnd === -1 ? body.length : lineEnd).trim();
-  if (line.startsWith('data:')) {
-    const usage = parse(line.slice(5).trim())?.usageMetadata;
-    return usage === undefined ? undefined : geminiUsage(usage);
+  // A stream passed through as one JSON array (`streamGenerateContent` without alt=sse) is no SSE.
+  if (!JSON_ARRAY_START.test(body)) {
+    for (const event of sseEventsWith(body, '"usageMetadata"', true)) {
+      const usage = parse(event.data)?.usageMetadata;
+      if (usage !== undefined) return geminiUsage(usage);
+    }
+    return undefined;
   }
   try {
     const fragments: unknown = JSON.parse(body);
@@ -174,7 +154,7 @@ export function answeredModel(body: string, stream: boolean): string | null {
   let model: unknown = null;
   if (!stream) model = parse(body)?.model;
   else
-    for (const event of usageEventsFromEnd(body)) {
+    for (const event of usageEvents(body, true)) {
       if (!record(event.usage)) continue;
       model = event.model;
       break;

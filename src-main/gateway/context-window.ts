@@ -4,12 +4,11 @@
 // knows, at any provider and in every dialect, is checked with an estimate: the prompt counted with
 // o200k (token-estimate.ts), close to but not the model's own tokenizer. Requests far below the window
 // count nothing (see checkPromptFits).
-import { geminiMaxOutputTokens } from '../codecs/gemini/index.js';
 import { invalidRequest } from '../core/errors.js';
 import { COMPLETION_BOUNDS } from '../core/spec-bounds.js';
 import type { CompletionRequest } from './validate.js';
 import { catalogModel } from '../catalog/catalog.js';
-import type { CanonicalRequest, Dialect } from '../codecs/canonical.js';
+import type { CanonicalRequest } from '../codecs/canonical.js';
 import { estimateInputTokens, estimateTextTokens } from './token-estimate.js';
 import { countTokens, type TokenCount } from './token-count.js';
 
@@ -87,11 +86,15 @@ export function checkContextWindow(provider: string, model: string, body: Comple
   return checkPrompts(window, body, provider === 'openai' ? countCl100k : estimateTextTokens);
 }
 
-/** The output budget a request asks for, by dialect; 0 when it names none (the prompt alone must fit). */
-function requestedOutput(dialect: Dialect, body: Record<string, unknown>): number {
-  const value =
-    dialect === 'openai-chat' ? (body.max_completion_tokens ?? body.max_tokens) : dialect === 'openai-responses' ? body.max_output_tokens : dialect === 'gemini' ? geminiMaxOutputTokens(body) : body.max_tokens;
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+/** A generation at one target, as its window is checked (Ingress.checkWindow). */
+export interface WindowCheck {
+  provider: string;
+  /** The model sent (a route or model map may have changed it from the body's). */
+  model: string;
+  /** The body as the ingress read it (RoutedRequest.body). */
+  body: unknown;
+  bodyBytes: number;
+  decoded: { canonical(): CanonicalRequest };
 }
 
 /**
@@ -99,10 +102,12 @@ function requestedOutput(dialect: Dialect, body: Record<string, unknown>): numbe
  * fit the catalog's window for the model at this provider. Models the catalog lacks are left to the
  * provider.
  */
-export function checkPromptFits(provider: string, model: string, dialect: Dialect, body: unknown, bodyBytes: number, decoded: { canonical(): CanonicalRequest }): Promise<void> | undefined {
+export function checkPromptFits(call: WindowCheck, maxOutputTokens: number | undefined): Promise<void> | undefined {
+  const { provider, model, bodyBytes, decoded } = call;
   const window = catalogModel(provider, model)?.contextWindow;
   if (!window) return undefined;
-  const maxTokens = requestedOutput(dialect, body as Record<string, unknown>);
+  // No output named: the prompt alone must fit.
+  const maxTokens = maxOutputTokens ?? 0;
   // Counting is O(prompt) on the serving thread (tens of ms for a long agent session), so it runs only
   // when the body could plausibly overflow: o200k averages 4+ bytes a token on text and code, so a body
   // under 3 bytes a token of the room left is taken to fit. A rare prompt denser than that goes on to

@@ -3,11 +3,10 @@
 // runs the same steps for each target of a route.
 import type { RouteTarget } from './auth.js';
 import type { Caller } from '../core/keys.js';
-import type { CompletionRequest } from './validate.js';
 import { getProvider } from '../providers/registry.js';
 import type { EmbeddingCall, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { sendUpstream, type SendOptions, type UpstreamResponse } from '../providers/upstream.js';
-import { checkContextWindow, checkPromptFits } from './context-window.js';
+import { callRequest, embeddingRequest } from '../providers/provider-request.js';
 import { sendTokenEstimate } from './token-estimate.js';
 import { relayPassthrough } from './relay/passthrough.js';
 import { relayTranslated } from './relay/translated.js';
@@ -33,9 +32,9 @@ export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
  * rejection, as it was when this was an async function.
  */
 export function sendCall(adapter: ProviderAdapter, call: ProviderCall | EmbeddingCall, options: SendOptions): Promise<UpstreamResponse> {
-  let built: ReturnType<ProviderAdapter['buildRequest']>;
+  let built: ReturnType<typeof callRequest>;
   try {
-    built = isEmbeddingCall(call) ? adapter.embeddings!.buildRequest(call) : adapter.buildRequest(call);
+    built = isEmbeddingCall(call) ? embeddingRequest(adapter, call) : callRequest(adapter, call);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -55,15 +54,9 @@ function isEmbeddingCall(call: ProviderCall | EmbeddingCall): call is EmbeddingC
  */
 export function prepareCall(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
   const { ingress, operation, request } = generation;
-  const dialect = ingress.dialect;
-  // The window checks read the prompt and output budget, which a route's model does not change: they are
+  // The window check reads the prompt and output budget, which a route's model does not change: it is
   // given the body as sent and the model apart.
-  const pending =
-    dialect === 'openai-completions'
-      ? checkContextWindow(target.provider, model, request.body as CompletionRequest)
-      : operation === 'generate'
-        ? checkPromptFits(target.provider, model, dialect, request.body, generation.rawBody.length, generation)
-        : undefined;
+  const pending = operation === 'generate' ? ingress.checkWindow({ provider: target.provider, model, body: request.body, bodyBytes: generation.rawBody.length, decoded: generation }) : undefined;
   if (pending) return pending.then(() => admittedPlan(generation, context, target, model));
   return admittedPlan(generation, context, target, model);
 }

@@ -12,6 +12,7 @@ import { refuseForwardedGatewayKeys } from './forward-guard.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { ListedModels } from '../providers/model-list.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
+import { providerRequest } from '../providers/provider-request.js';
 import { readModelList, relayModelList } from './relay/model-list.js';
 import { relayPassthrough } from './relay/passthrough.js';
 import type { RelayOutcome } from './relay/types.js';
@@ -41,13 +42,14 @@ export async function serveStoredResponse(route: StoredResponseRoute, context: C
   const direct = await reachDirect(context, null, new URLSearchParams(search).get('stream') === 'true', ingress);
   const { adapter, target, attemptLog } = direct;
   try {
-    if (!adapter.storedResponses) {
+    if (!adapter.storesResponses) {
       throw invalidRequest(
         `Gatehouse keeps no conversation state, and provider '${adapter.slug}' stores no responses: only a provider that stores them (OpenAI) can answer /v1/responses/{id}. Send the whole conversation in 'input' instead.`,
         'response_id',
       );
     }
-    const upstream = await sendUpstream(adapter.storedResponses.request(method, path, search, target.credentials, target.customHost, context.headers.forwardHeaders), adapter.slug, direct.send);
+    const stored = await providerRequest(adapter, { kind: 'stored-response', method, path, search }, { credentials: target.credentials, customHost: target.customHost, forwardHeaders: context.headers.forwardHeaders });
+    const upstream = await sendUpstream(stored, adapter.slug, direct.send);
     const outcome = await relayPassthrough(context.res, upstream, direct.relay);
     return { target: direct.served, route: null, attemptLog, outcome, failure: undefined };
   } catch (failure) {
@@ -70,7 +72,7 @@ export async function serveModelList(context: CallContext, request: ModelListReq
   const { adapter, target, attemptLog } = direct;
   try {
     if (!adapter.modelListing) throw noModelList(adapter);
-    const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, context.headers.forwardHeaders), adapter.slug, direct.send);
+    const upstream = await sendUpstream(await providerRequest(adapter, { kind: 'models' }, { credentials: target.credentials, customHost: target.customHost, forwardHeaders: context.headers.forwardHeaders }), adapter.slug, direct.send);
     const outcome = await relayModelList(context.res, upstream, adapter.modelListing, request, direct.relay, routeNames);
     return { target: direct.served, route: null, attemptLog, outcome, failure: undefined };
   } catch (failure) {
@@ -106,7 +108,7 @@ export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: 
   const timeoutMs = Math.min(headers.timeoutMs, MODEL_LIST_TIMEOUT_MS);
   const timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);
   try {
-    const upstream = await sendUpstream(adapter.modelListing.request(target.credentials, target.customHost, headers.forwardHeaders), adapter.slug, { signal: abort, retries: headers.retryCount });
+    const upstream = await sendUpstream(await providerRequest(adapter, { kind: 'models' }, { credentials: target.credentials, customHost: target.customHost, forwardHeaders: headers.forwardHeaders }), adapter.slug, { signal: abort, retries: headers.retryCount });
     return await readModelList(upstream, adapter.modelListing, direct.relay);
   } catch (error) {
     const failure = toGatewayError(error);

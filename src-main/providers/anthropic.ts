@@ -1,12 +1,27 @@
 // Anthropic's Messages API (`POST {base}/messages`): the client's bearer token moves to `x-api-key` and
 // `anthropic-version` is set unless the client sent its own; bodies are Messages (codecs/anthropic-messages.ts).
 import { z } from 'zod';
-import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
+import { errorTypeForStatus } from '../core/errors.js';
 import { optional, optionalText } from './json-fields.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
-import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { noSuchEndpoint, tokenHeaders, type TokenAuth } from './provider-request.js';
+import type { MappedProviderError, ModelList, ProviderAdapter, ProviderEndpoint } from './types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
+
+const auth: TokenAuth = {
+  provider: 'anthropic',
+  headers: (token) => ({ 'x-api-key': token }),
+  // A key the client forwards itself (x-gateway-forward-headers: x-api-key) is as good as a bearer.
+  forwardedAs: 'x-api-key',
+  how: "an API key: send 'Authorization: Bearer <Anthropic key>'",
+};
+
+function pathOf(endpoint: ProviderEndpoint): string {
+  if (endpoint.kind === 'models') return '/models';
+  if (endpoint.kind !== 'generate') throw noSuchEndpoint('anthropic', endpoint);
+  return endpoint.call.operation === 'count_tokens' ? '/messages/count_tokens' : '/messages';
+}
 
 export const anthropic: ProviderAdapter = {
   slug: 'anthropic',
@@ -16,34 +31,15 @@ export const anthropic: ProviderAdapter = {
   formats: () => ['anthropic-messages'],
   modelInBody: true,
   supportsN: false,
-  buildRequest(call: ProviderCall): UpstreamRequest {
-    const token = call.credentials.token;
-    // A key the client forwards itself (x-gateway-forward-headers: x-api-key) is as good as a bearer.
-    if (!token && !call.customHost && !call.forwardHeaders['x-api-key']) {
-      throw missingProviderToken('anthropic', "an API key: send 'Authorization: Bearer <Anthropic key>'");
-    }
-    return {
-      url: joinUrl(call.customHost ?? anthropic.defaultBaseUrl, call.operation === 'count_tokens' ? '/messages/count_tokens' : '/messages'),
-      method: 'POST',
-      headers: {
-        // A client may pin its own `anthropic-version` or opt into betas (`anthropic-beta`) by sending them.
-        'anthropic-version': ANTHROPIC_VERSION,
-        ...call.forwardHeaders,
-        'content-type': 'application/json',
-        ...(token ? { 'x-api-key': token } : {}),
-      },
-      body: call.body,
-    };
+  url(endpoint, target) {
+    const url = joinUrl(target.customHost ?? anthropic.defaultBaseUrl, pathOf(endpoint));
+    // Anthropic pages its list 20 at a time by default; 1000 is its maximum.
+    return endpoint.kind === 'models' ? withQuery(url, { limit: '1000' }) : url;
   },
-  modelListing: {
-    request: (credentials, customHost, forwardHeaders) => ({
-      // Anthropic pages its list 20 at a time by default; 1000 is its maximum.
-      url: withQuery(joinUrl(customHost ?? anthropic.defaultBaseUrl, '/models'), { limit: '1000' }),
-      method: 'GET',
-      headers: { 'anthropic-version': ANTHROPIC_VERSION, ...forwardHeaders, ...(credentials.token ? { 'x-api-key': credentials.token } : {}) },
-    }),
-    map: mapAnthropicModels,
-  },
+  authHeaders: (endpoint, target) => tokenHeaders(endpoint, target, auth),
+  // A client may pin its own `anthropic-version` or opt into betas (`anthropic-beta`) by sending them.
+  defaultHeaders: { 'anthropic-version': ANTHROPIC_VERSION },
+  modelListing: { map: mapAnthropicModels },
   mapError: (status, body) => mapMessagesError(status, body),
 };
 

@@ -3,21 +3,13 @@
 // through a light translator, because Azure streams chunks no OpenAI client expects: a leading chunk
 // whose `choices` is `[]` (prompt filter results) and choice entries that only carry filter annotations.
 import { z } from 'zod';
-import { GatewayError, invalidRequest, missingProviderToken } from '../core/errors.js';
+import { GatewayError, invalidRequest } from '../core/errors.js';
 import { optional, optionalText } from './json-fields.js';
 import { joinUrl, mapOpenAIStyleError, openAIStyleError } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type {
-  CredentialField,
-  MappedProviderError,
-  ProviderAdapter,
-  ProviderCall,
-  EmbeddingCall,
-  AnswerQuirk,
-  UpstreamEvent,
-  UpstreamRequest,
-} from './types.js';
-import { ProviderStreamError } from './types.js';
+import { bearerHeaders, noSuchEndpoint, tokenHeaders, type TokenAuth } from './provider-request.js';
+import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderCall, AnswerQuirk, UpstreamEvent, ProviderEndpoint, ProviderTarget } from './types.js';
+import { ProviderStreamError } from '../core/provider-stream-error.js';
 
 const SLUG = 'azure-openai';
 
@@ -50,50 +42,37 @@ function requireSetting(value: string | undefined, header: string, what: string)
   return value;
 }
 
-/** What an Azure URL and its auth are made from: a generation's call or an embeddings call. */
-type AzureCall = Pick<ProviderCall | EmbeddingCall, 'format' | 'credentials' | 'customHost' | 'forwardHeaders'>;
-
-/** The deployment's path for each format. */
-function deploymentPath(format: AzureCall['format']): string {
-  if (format === 'openai-completions') return 'completions';
-  return format === 'openai-embeddings' ? 'embeddings' : 'chat/completions';
+/** The deployment's path for each endpoint Azure has: its generations and its embeddings. */
+function deploymentPath(endpoint: ProviderEndpoint): string {
+  if (endpoint.kind === 'embeddings') return 'embeddings';
+  if (endpoint.kind !== 'generate') throw noSuchEndpoint(SLUG, endpoint);
+  return endpoint.call.format === 'openai-completions' ? 'completions' : 'chat/completions';
 }
 
-export function azureUrl(call: AzureCall): string {
-  const azure = call.credentials.azure ?? {};
+function azureUrl(endpoint: ProviderEndpoint, target: ProviderTarget): string {
+  const azure = target.credentials.azure ?? {};
   const deployment = requireSetting(azure.deploymentId, AZURE_HEADERS.deploymentId, 'deployment name');
   const apiVersion = requireSetting(azure.apiVersion, AZURE_HEADERS.apiVersion, 'API version');
-  let base = call.customHost;
+  let base = target.customHost;
   if (!base) {
     const resource = requireSetting(azure.resourceName, AZURE_HEADERS.resourceName, 'resource name');
     if (!RESOURCE_NAME.test(resource)) throw invalidRequest(`'${AZURE_HEADERS.resourceName}' must be an Azure resource name (letters, digits and hyphens)`, AZURE_HEADERS.resourceName);
     base = `https://${resource}.openai.azure.com/openai`;
   }
-  const path = `/deployments/${encodeURIComponent(refuseDotSegments(deployment, AZURE_HEADERS.deploymentId))}/${deploymentPath(call.format)}`;
+  const path = `/deployments/${encodeURIComponent(refuseDotSegments(deployment, AZURE_HEADERS.deploymentId))}/${deploymentPath(endpoint)}`;
   const url = new URL(joinUrl(base, path));
   url.searchParams.set('api-version', apiVersion);
   return url.toString();
 }
 
-function authHeaders(call: AzureCall): Record<string, string> {
-  const token = call.credentials.token;
-  if (!token) {
-    // A key the client forwards itself (x-gateway-forward-headers: api-key) or a keyless custom host still works.
-    if (call.forwardHeaders['api-key'] || call.customHost) return {};
-    throw missingProviderToken(SLUG, "a key: send 'Authorization: Bearer <Azure key or Entra ID token>'");
-  }
-  return isEntraToken(token) ? { authorization: `Bearer ${token}` } : { 'api-key': token };
-}
-
-function buildRequest(call: ProviderCall | EmbeddingCall): UpstreamRequest {
-  return {
-    url: azureUrl(call),
-    method: 'POST',
-    headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...authHeaders(call) },
-    // Unchanged bytes: Azure ignores `model` (the deployment decides) and takes OpenAI's fields as they are.
-    body: call.body,
-  };
-}
+const auth: TokenAuth = {
+  provider: SLUG,
+  // An Entra ID token stays a bearer; a resource key goes in `api-key`.
+  headers: (token) => (isEntraToken(token) ? bearerHeaders(token) : { 'api-key': token }),
+  // A key the client forwards itself (x-gateway-forward-headers: api-key) or a keyless custom host still works.
+  forwardedAs: 'api-key',
+  how: "a key: send 'Authorization: Bearer <Azure key or Entra ID token>'",
+};
 
 /**
  * A choice, as far as the quirk reads it: text (completions) or a delta (chat), and whether it finishes.
@@ -224,9 +203,11 @@ export const azureOpenAI: ProviderAdapter = {
   pricedModel: (credentials, model) => credentials.azure?.modelName || model,
   // Azure generates n choices itself (same API as OpenAI).
   supportsN: true,
-  buildRequest,
+  // Unchanged bytes: Azure ignores `model` (the deployment decides) and takes OpenAI's fields as they are.
+  url: azureUrl,
+  authHeaders: (endpoint, target) => tokenHeaders(endpoint, target, auth),
   answerQuirk,
   // An embeddings deployment, with the same settings: its bytes go up as they came.
-  embeddings: { format: () => 'openai-embeddings', buildRequest },
+  embeddings: { format: () => 'openai-embeddings' },
   mapError: (status, body) => mapAzureError(status, body),
 };

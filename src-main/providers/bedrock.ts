@@ -7,11 +7,9 @@ import { z } from 'zod';
 import { optionalText } from './json-fields.js';
 import { joinUrl } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type { CredentialField, EmbeddingCall, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { bearerHeaders, noSuchEndpoint } from './provider-request.js';
+import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderEndpoint, ProviderTarget, UpstreamRequest } from './types.js';
 import type { EmbeddingFormat } from '../codecs/embeddings/canonical.js';
-
-/** What a Bedrock URL and its signing are made from: a Converse call or an embeddings call. */
-type BedrockCall = Pick<ProviderCall | EmbeddingCall, 'credentials' | 'customHost' | 'forwardHeaders' | 'model'>;
 
 const SLUG = 'bedrock';
 
@@ -44,19 +42,19 @@ export function encodeModelId(modelId: string): string {
   return encodeURIComponent(refuseDotSegments(modelId)).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-function regionOf(call: BedrockCall, required: boolean): string | undefined {
-  const region = call.credentials.bedrock?.region;
-  if (!region) {
-    if (required) throw missingSetting(BEDROCK_HEADERS.region, 'AWS region');
-    return undefined;
-  }
+function regionOf(target: ProviderTarget): string {
+  const region = target.credentials.bedrock?.region;
+  if (!region) throw missingSetting(BEDROCK_HEADERS.region, 'AWS region');
   if (!REGION.test(region)) throw invalidRequest(`'${BEDROCK_HEADERS.region}' must be an AWS region such as us-east-1`, BEDROCK_HEADERS.region);
   return region;
 }
 
-export function bedrockUrl(call: ProviderCall): string {
-  const base = call.customHost ?? `https://bedrock-runtime.${regionOf(call, true)}.amazonaws.com`;
-  return joinUrl(base, `/model/${encodeModelId(call.model)}/${call.stream ? 'converse-stream' : 'converse'}`);
+/** Converse (`/converse`, `/converse-stream`) for generations; InvokeModel (`/invoke`) for embeddings, one call per body. */
+function bedrockUrl(endpoint: ProviderEndpoint, target: ProviderTarget): string {
+  if (endpoint.kind !== 'generate' && endpoint.kind !== 'embeddings') throw noSuchEndpoint(SLUG, endpoint);
+  const base = target.customHost ?? `https://bedrock-runtime.${regionOf(target)}.amazonaws.com`;
+  const action = endpoint.kind === 'embeddings' ? 'invoke' : endpoint.call.stream ? 'converse-stream' : 'converse';
+  return joinUrl(base, `/model/${encodeModelId(endpoint.call.model)}/${action}`);
 }
 
 interface SigningCredentials {
@@ -66,8 +64,8 @@ interface SigningCredentials {
 }
 
 /** SigV4 keys when the call has them; a half-given pair is a mistake worth naming. */
-function signingCredentials(call: BedrockCall): SigningCredentials | undefined {
-  const { accessKeyId, secretAccessKey, sessionToken } = call.credentials.bedrock ?? {};
+function signingCredentials(target: ProviderTarget): SigningCredentials | undefined {
+  const { accessKeyId, secretAccessKey, sessionToken } = target.credentials.bedrock ?? {};
   if (!accessKeyId && !secretAccessKey) return undefined;
   if (!accessKeyId) throw missingSetting(BEDROCK_HEADERS.accessKeyId, 'AWS access key ID that goes with the secret access key');
   if (!secretAccessKey) throw missingSetting(BEDROCK_HEADERS.secretAccessKey, 'AWS secret access key that goes with the access key ID');
@@ -120,10 +118,6 @@ async function signedHeaders(url: URL, body: Buffer, region: string, credentials
   return signed.headers;
 }
 
-function buildRequest(call: ProviderCall): Promise<UpstreamRequest> {
-  return signedRequest(call, new URL(bedrockUrl(call)), call.stream ? 'application/vnd.amazon.eventstream' : 'application/json');
-}
-
 /** The embedding models Gatehouse reads: Titan (one text a call) and Cohere Embed (texts in batches). */
 function embeddingFormat(model: string): EmbeddingFormat {
   // Ids may carry a region prefix (us.cohere.embed-v4:0) or be an ARN: the family is what matters.
@@ -139,33 +133,31 @@ function embeddingFormat(model: string): EmbeddingFormat {
   );
 }
 
-/** InvokeModel (`/model/{id}/invoke`), signed like Converse: one call per body. */
-function buildEmbeddingRequest(call: EmbeddingCall): Promise<UpstreamRequest> {
-  const base = call.customHost ?? `https://bedrock-runtime.${regionOf(call, true)}.amazonaws.com`;
-  return signedRequest(call, new URL(joinUrl(base, `/model/${encodeModelId(call.model)}/invoke`)), 'application/json');
+/** With AWS keys nothing yet (`sign` signs the finished request); without, a Bedrock API key as a bearer. */
+function authHeaders(_endpoint: ProviderEndpoint, target: ProviderTarget): Record<string, string> {
+  if (signingCredentials(target)) return {};
+  // A Bedrock API key; any other bearer token cannot stand in for SigV4.
+  if (target.credentials.token) return bearerHeaders(target.credentials.token);
+  throw new GatewayError(
+    401,
+    'authentication_error',
+    `Provider '${SLUG}' needs AWS credentials: send '${BEDROCK_HEADERS.accessKeyId}' and '${BEDROCK_HEADERS.secretAccessKey}' (and '${BEDROCK_HEADERS.region}'), a Bedrock API key as 'Authorization: Bearer', or use a virtual key`,
+    null,
+    null,
+    SLUG,
+  );
 }
 
-async function signedRequest(call: BedrockCall & { body: Buffer | string }, url: URL, accept: string): Promise<UpstreamRequest> {
-  const body = typeof call.body === 'string' ? Buffer.from(call.body, 'utf8') : call.body;
-  const credentials = signingCredentials(call);
-  let headers: Record<string, string>;
-  if (credentials) {
-    headers = await signedHeaders(url, body, regionOf(call, true)!, credentials, accept);
-  } else if (call.credentials.token) {
-    // A Bedrock API key; any other bearer token cannot stand in for SigV4.
-    headers = { 'content-type': 'application/json', accept, authorization: `Bearer ${call.credentials.token}` };
-  } else {
-    throw new GatewayError(
-      401,
-      'authentication_error',
-      `Provider '${SLUG}' needs AWS credentials: send '${BEDROCK_HEADERS.accessKeyId}' and '${BEDROCK_HEADERS.secretAccessKey}' (and '${BEDROCK_HEADERS.region}'), a Bedrock API key as 'Authorization: Bearer', or use a virtual key`,
-      null,
-      null,
-      SLUG,
-    );
-  }
-  // Forwarded headers go along unsigned (SigV4 allows that); ours win over any of the same name.
-  return { url: url.toString(), method: 'POST', headers: { ...call.forwardHeaders, ...headers }, body };
+/**
+ * The request as Bedrock takes it: the answer's framing in `accept`, and with AWS keys, SigV4 over the
+ * exact body bytes. Forwarded headers go along unsigned (SigV4 allows that); ours win over any of the same name.
+ */
+async function sign(request: UpstreamRequest, endpoint: ProviderEndpoint, target: ProviderTarget): Promise<UpstreamRequest> {
+  const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : (request.body ?? Buffer.alloc(0));
+  const accept = endpoint.kind === 'generate' && endpoint.call.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
+  const credentials = signingCredentials(target);
+  const ours = credentials ? await signedHeaders(new URL(request.url), body, regionOf(target), credentials, accept) : { accept };
+  return { ...request, headers: { ...request.headers, ...ours }, body };
 }
 
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -209,7 +201,9 @@ export const bedrock: ProviderAdapter = {
   modelInBody: false,
   // Converse generates one answer per call; the core makes n calls.
   supportsN: false,
-  buildRequest,
-  embeddings: { format: embeddingFormat, buildRequest: buildEmbeddingRequest },
+  url: bedrockUrl,
+  authHeaders,
+  sign,
+  embeddings: { format: embeddingFormat },
   mapError: mapBedrockError,
 };

@@ -1,11 +1,12 @@
 // The Gemini API of Google AI Studio (`{base}/v1beta/models/{m}:generateContent`, streams with
 // `:streamGenerateContent?alt=sse`): the client's bearer token moves to `x-goog-api-key`.
 import { z } from 'zod';
-import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
+import { errorTypeForStatus } from '../core/errors.js';
 import { optional, optionalText } from './json-fields.js';
 import { joinUrl, withQuery } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type { EmbeddingCall, MappedProviderError, ModelList, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { noSuchEndpoint, tokenHeaders, type TokenAuth } from './provider-request.js';
+import type { MappedProviderError, ModelList, ProviderAdapter, ProviderCall, ProviderEndpoint } from './types.js';
 
 /** `gemini-2.0-flash` → `models/gemini-2.0-flash`; names given in full (`models/…`, `tunedModels/…`) stay as they are. */
 export function geminiModelPath(model: string): string {
@@ -28,6 +29,30 @@ export function googleMethodUrl(base: string, path: string, method: string, stre
   return url.toString();
 }
 
+const auth: TokenAuth = {
+  provider: 'google',
+  headers: (token) => ({ 'x-goog-api-key': token }),
+  // A key the client forwards itself (x-gateway-forward-headers: x-goog-api-key) is as good as a bearer.
+  forwardedAs: 'x-goog-api-key',
+  how: "an API key: send 'Authorization: Bearer <Gemini API key>'",
+};
+
+function googleUrl(endpoint: ProviderEndpoint, base: string): string {
+  switch (endpoint.kind) {
+    case 'generate': {
+      const { method, sse } = geminiMethod(endpoint.call);
+      return googleMethodUrl(base, `/v1beta/${geminiModelPath(endpoint.call.model)}`, method, sse);
+    }
+    case 'embeddings':
+      // Always the batch method: one call embeds up to 100 inputs.
+      return googleMethodUrl(base, `/v1beta/${geminiModelPath(endpoint.call.model)}`, 'batchEmbedContents', false);
+    case 'models':
+      return withQuery(joinUrl(base, '/v1beta/models'), { pageSize: '1000' });
+    case 'stored-response':
+      throw noSuchEndpoint('google', endpoint);
+  }
+}
+
 export const google: ProviderAdapter = {
   slug: 'google',
   name: 'Google Gemini (AI Studio)',
@@ -37,44 +62,10 @@ export const google: ProviderAdapter = {
   modelInBody: false,
   // candidateCount > 1 is refused by many Gemini models; n separate calls work with every one.
   supportsN: false,
-  buildRequest(call: ProviderCall): UpstreamRequest {
-    const token = call.credentials.token;
-    // A key the client forwards itself (x-gateway-forward-headers: x-goog-api-key) is as good as a bearer.
-    if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
-      throw missingProviderToken('google', "an API key: send 'Authorization: Bearer <Gemini API key>'");
-    }
-    const { method, sse } = geminiMethod(call);
-    return {
-      url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.model)}`, method, sse),
-      method: 'POST',
-      headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
-      body: call.body,
-    };
-  },
-  // Always the batch method: one call embeds up to 100 inputs.
-  embeddings: {
-    format: () => 'gemini-embeddings',
-    buildRequest(call: EmbeddingCall): UpstreamRequest {
-      const token = call.credentials.token;
-      if (!token && !call.customHost && !call.forwardHeaders['x-goog-api-key']) {
-        throw missingProviderToken('google', "an API key: send 'Authorization: Bearer <Gemini API key>'");
-      }
-      return {
-        url: googleMethodUrl(call.customHost ?? google.defaultBaseUrl, `/v1beta/${geminiModelPath(call.model)}`, 'batchEmbedContents', false),
-        method: 'POST',
-        headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...(token ? { 'x-goog-api-key': token } : {}) },
-        body: call.body,
-      };
-    },
-  },
-  modelListing: {
-    request: (credentials, customHost, forwardHeaders) => ({
-      url: withQuery(joinUrl(customHost ?? google.defaultBaseUrl, '/v1beta/models'), { pageSize: '1000' }),
-      method: 'GET',
-      headers: { ...forwardHeaders, ...(credentials.token ? { 'x-goog-api-key': credentials.token } : {}) },
-    }),
-    map: mapGeminiModels,
-  },
+  url: (endpoint, target) => googleUrl(endpoint, target.customHost ?? google.defaultBaseUrl),
+  authHeaders: (endpoint, target) => tokenHeaders(endpoint, target, auth),
+  embeddings: { format: () => 'gemini-embeddings' },
+  modelListing: { map: mapGeminiModels },
   mapError: (status, body) => mapGoogleError(status, body),
 };
 

@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { optional, optionalText } from './json-fields.js';
 import { boundedMemo } from '../core/bounded-memo.js';
-import { errorTypeForStatus, missingProviderToken } from '../core/errors.js';
+import { errorTypeForStatus } from '../core/errors.js';
 import type { WireFormat } from '../codecs/canonical.js';
-import type { CredentialField, EmbeddingCall, MappedProviderError, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { bearerHeaders, tokenHeaders, type TokenAuth } from './provider-request.js';
+import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderEndpoint } from './types.js';
 
 export interface OpenAICompatibleOptions {
   slug: string;
@@ -53,10 +54,6 @@ export function withQuery(url: string, params: Record<string, string>): string {
   return result.toString();
 }
 
-export function bearerHeaders(token: string | undefined): Record<string, string> {
-  return token ? { authorization: `Bearer ${token}` } : {};
-}
-
 const OpenAIErrorFields = z.object({
   message: optionalText,
   type: optionalText,
@@ -95,8 +92,28 @@ function fromErrorFields(status: number, error: z.infer<typeof OpenAIErrorFields
   };
 }
 
+/** The path of an endpoint under an OpenAI-format base URL. */
+function pathOf(endpoint: ProviderEndpoint): string {
+  switch (endpoint.kind) {
+    case 'generate':
+      return OPENAI_FORMAT_PATHS[endpoint.call.format] ?? '/chat/completions';
+    case 'embeddings':
+      return '/embeddings';
+    case 'models':
+      return '/models';
+    case 'stored-response':
+      return `/responses/${endpoint.path}`;
+  }
+}
+
 export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ProviderAdapter {
   const formats: readonly WireFormat[] = ['openai-chat', 'openai-completions', ...(options.responses ? (['openai-responses'] as const) : [])];
+  const auth: TokenAuth = {
+    provider: options.slug,
+    headers: bearerHeaders,
+    how: "a token: send 'Authorization: Bearer <provider key>'",
+    optional: !options.tokenRequired,
+  };
   return {
     slug: options.slug,
     name: options.name,
@@ -105,52 +122,18 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     formats: () => formats,
     modelInBody: true,
     supportsN: options.supportsN ?? true,
-    buildRequest(call: ProviderCall): UpstreamRequest {
-      const token = call.credentials.token;
-      if (options.tokenRequired && !token && !call.customHost) {
-        throw missingProviderToken(options.slug, "a token: send 'Authorization: Bearer <provider key>'");
-      }
-      const path = OPENAI_FORMAT_PATHS[call.format] ?? '/chat/completions';
-      return {
-        url: joinUrl(call.customHost ?? options.defaultBaseUrl, path),
-        method: 'POST',
-        headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
-        body: call.body,
-      };
+    url(endpoint, target) {
+      const url = joinUrl(target.customHost ?? options.defaultBaseUrl, pathOf(endpoint));
+      if (endpoint.kind !== 'stored-response' || endpoint.search === '') return url;
+      const withSearch = new URL(url);
+      for (const [name, value] of new URLSearchParams(endpoint.search)) withSearch.searchParams.append(name, value);
+      return withSearch.toString();
     },
-    embeddings: {
-      format: () => 'openai-embeddings',
-      buildRequest(call: EmbeddingCall): UpstreamRequest {
-        const token = call.credentials.token;
-        if (options.tokenRequired && !token && !call.customHost) {
-          throw missingProviderToken(options.slug, "a token: send 'Authorization: Bearer <provider key>'");
-        }
-        return {
-          url: joinUrl(call.customHost ?? options.defaultBaseUrl, '/embeddings'),
-          method: 'POST',
-          headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
-          body: call.body,
-        };
-      },
-    },
-    modelListing: {
-      request: (credentials, customHost, forwardHeaders) => ({
-        url: joinUrl(customHost ?? options.defaultBaseUrl, '/models'),
-        method: 'GET',
-        headers: { ...forwardHeaders, ...bearerHeaders(credentials.token) },
-      }),
-    },
-    ...(options.responses
-      ? {
-          storedResponses: {
-            request: (method, path, search, credentials, customHost, forwardHeaders) => {
-              const url = new URL(joinUrl(customHost ?? options.defaultBaseUrl, `/responses/${path}`));
-              for (const [name, value] of new URLSearchParams(search)) url.searchParams.append(name, value);
-              return { url: url.toString(), method, headers: { ...forwardHeaders, ...bearerHeaders(credentials.token) } };
-            },
-          },
-        }
-      : {}),
+    authHeaders: (endpoint, target) => tokenHeaders(endpoint, target, auth),
+    embeddings: { format: () => 'openai-embeddings' },
+    // OpenAI's own shape: relayed as it comes.
+    modelListing: {},
+    storesResponses: options.responses === true,
     mapError: (status, body) => mapOpenAIStyleError(status, body),
   };
 }

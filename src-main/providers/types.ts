@@ -10,19 +10,23 @@ export type { CredentialField, ProviderCredentials } from '../core/credentials.j
 /** What a call asks of the provider: a generation, (Messages only) a count of the prompt's tokens, or embeddings. */
 export type Operation = 'generate' | 'count_tokens' | 'embeddings';
 
+/** Who a request to a provider is for: the credentials, the custom host and the client's forwarded headers. */
+export interface ProviderTarget {
+  credentials: ProviderCredentials;
+  /** `x-gateway-custom-host` (or the virtual key's host): replaces the provider's default base URL. */
+  customHost?: string;
+  /** Client headers to send unchanged (`x-gateway-forward-headers` and other non-gateway headers). */
+  forwardHeaders: Record<string, string>;
+}
+
 /** One call to a provider, its body already in the provider's wire format: a provider only adds URL and auth. */
-export interface ProviderCall {
+export interface ProviderCall extends ProviderTarget {
   format: WireFormat;
   operation: Operation;
   model: string;
   stream: boolean;
   /** The body to send: the client's bytes unchanged when it already speaks the format, else the encoded JSON. */
   body: Buffer | string;
-  credentials: ProviderCredentials;
-  /** `x-gateway-custom-host` (or the virtual key's host): replaces the provider's default base URL. */
-  customHost?: string;
-  /** Client headers to send unchanged (`x-gateway-forward-headers` and other non-gateway headers). */
-  forwardHeaders: Record<string, string>;
   /**
    * A Gemini client's stream passed through as it asked for it: `json-array` is `streamGenerateContent`
    * without `alt=sse`. Absent: the provider's SSE stream (what the stream decoders read).
@@ -31,14 +35,11 @@ export interface ProviderCall {
 }
 
 /** One embeddings call to a provider, its body already in the provider's embeddings format. */
-export interface EmbeddingCall {
+export interface EmbeddingCall extends ProviderTarget {
   operation: 'embeddings';
   format: EmbeddingFormat;
   model: string;
   body: Buffer | string;
-  credentials: ProviderCredentials;
-  customHost?: string;
-  forwardHeaders: Record<string, string>;
   /**
    * Which of the request's calls this is, past the first (Titan embeds one input a call): the parts of one
    * request count as one provider call against its cap and the key's requests per minute.
@@ -46,11 +47,18 @@ export interface EmbeddingCall {
   part?: number;
 }
 
-/** How a provider embeds: the format it takes for a model, and URL and auth for a call. */
+/** Every kind of request a provider is sent: each is addressed and authenticated by the same members. */
+export type ProviderEndpoint =
+  | { kind: 'generate'; call: ProviderCall }
+  | { kind: 'embeddings'; call: EmbeddingCall }
+  | { kind: 'models' }
+  /** `path` is what follows `/responses/` (an id, maybe `/input_items`), already checked; `search` the query string or ''. */
+  | { kind: 'stored-response'; method: 'GET' | 'DELETE'; path: string; search: string };
+
+/** How a provider embeds: the format it takes for a model. */
 export interface EmbeddingsEndpoint {
   /** Throws a 400 for a model the provider cannot embed with through Gatehouse (Bedrock: Titan and Cohere only). */
   format(model: string): EmbeddingFormat;
-  buildRequest(call: EmbeddingCall): UpstreamRequest | Promise<UpstreamRequest>;
 }
 
 export interface UpstreamRequest {
@@ -69,16 +77,9 @@ export type ModelList = {
   data: { id: string; object: 'model'; created: number; owned_by: string }[];
 };
 
-/** How a provider lists its models: the request, and (unless it answers in OpenAI's shape) the mapping. */
+/** That a provider lists its models (its `url` answers `{kind:'models'}`), and unless it answers in OpenAI's shape, the mapping. */
 export interface ModelListing {
-  request(credentials: ProviderCredentials, customHost: string | undefined, forwardHeaders: Record<string, string>): UpstreamRequest;
   map?(json: unknown): ModelList;
-}
-
-/** How a provider reads (or deletes) a response it stored, by its id. */
-export interface StoredResponses {
-  /** `path` is what follows `/responses/` (an id, maybe `/input_items`), already checked; `search` the query string or ''. */
-  request(method: 'GET' | 'DELETE', path: string, search: string, credentials: ProviderCredentials, customHost: string | undefined, forwardHeaders: Record<string, string>): UpstreamRequest;
 }
 
 /**
@@ -91,13 +92,6 @@ export interface AnswerQuirk {
   answer(json: unknown): object;
   /** One event of a stream: the chunks the client gets in its place (none drops it). */
   onEvent(event: UpstreamEvent): object[];
-}
-
-/** An error the provider reported inside a stream that had already started. */
-export class ProviderStreamError extends Error {
-  constructor(message: string, readonly type = 'api_error', readonly code: string | null = null) {
-    super(message);
-  }
 }
 
 export interface MappedProviderError {
@@ -129,17 +123,31 @@ export interface ProviderAdapter {
   readonly supportsN: boolean;
   /** Checks stored credential values when a virtual key is created or rotated; throws GatewayError (400). */
   checkCredentials?(values: Readonly<Record<string, string>>): void;
-  /** URL, headers and signing for a call whose body is ready; throws GatewayError for missing settings. */
-  buildRequest(call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest>;
+  /**
+   * Where a request goes, from the target's settings (region, resource, project …); throws GatewayError
+   * (400) for a missing or malformed one. Asked only for the endpoints the provider has (`embeddings`,
+   * `modelListing`, `storesResponses`).
+   */
+  url(endpoint: ProviderEndpoint, target: ProviderTarget): string;
+  /**
+   * The headers that carry the target's credentials (and other settings that travel as headers); they win
+   * over forwarded ones of the same name. A promise when a token must be made first (Vertex's service
+   * account). Throws a 401 when a call needs a credential the target lacks (providers/credential-headers.ts).
+   */
+  authHeaders(endpoint: ProviderEndpoint, target: ProviderTarget): Record<string, string> | Promise<Record<string, string>>;
+  /** Headers the provider wants unless the client forwards its own (Anthropic's `anthropic-version`). */
+  readonly defaultHeaders?: Readonly<Record<string, string>>;
+  /** The last step on a request whose URL, headers and body are final: Bedrock's SigV4. */
+  sign?(request: UpstreamRequest, endpoint: ProviderEndpoint, target: ProviderTarget): Promise<UpstreamRequest>;
   /** Only for a provider whose answers need putting right before a client sees them (Azure). */
   answerQuirk?(call: ProviderCall): AnswerQuirk;
   /** `GET /v1/models`; providers without a list answer 404 there. */
   readonly modelListing?: ModelListing;
   /**
-   * Responses the provider itself stored (`GET /v1/responses/{id}` and its sub-paths): only a provider
-   * that keeps them (OpenAI) has this; Gatehouse keeps none of its own.
+   * Whether the provider itself stores responses (`GET /v1/responses/{id}` and its sub-paths): only one
+   * that keeps them (OpenAI) does; Gatehouse keeps none of its own.
    */
-  readonly storedResponses?: StoredResponses;
+  readonly storesResponses?: boolean;
   /** Embeddings; a provider without them (Anthropic) answers `/v1/embeddings` with a 400 saying so. */
   readonly embeddings?: EmbeddingsEndpoint;
   /** Maps the provider's error body (any format, maybe not JSON) to the contract's fields. */

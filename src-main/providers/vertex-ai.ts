@@ -3,12 +3,12 @@
 // with the OAuth access token as a bearer and the project and region from the Cloud B headers.
 import { z } from 'zod';
 import { parseServiceAccount, serviceAccountToken } from './google-service-account.js';
-import { GatewayError, missingProviderToken } from '../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { mapMessagesError } from './anthropic.js';
 import { geminiMethod, googleMethodUrl, mapGoogleError } from './google.js';
-import { bearerHeaders } from './openai-compatible.js';
 import { refuseDotSegments } from './model-path.js';
-import type { EmbeddingCall, ProviderAdapter, ProviderCall, UpstreamRequest } from './types.js';
+import { bearerHeaders, noSuchEndpoint, tokenHeaders, type TokenAuth } from './provider-request.js';
+import type { ProviderAdapter, ProviderCall, ProviderEndpoint, ProviderTarget } from './types.js';
 
 const SLUG = 'vertex-ai';
 
@@ -48,58 +48,38 @@ const encodeModel = (model: string): string => encodeURIComponent(refuseDotSegme
 
 const SERVICE_ACCOUNT_FIELD = 'vertex.serviceAccountJson';
 
-export function buildVertexRequest(call: ProviderCall, token = call.credentials.token): UpstreamRequest {
-  const { projectId, region } = vertexLocation(call);
-  if (!token && !call.customHost) {
-    throw missingProviderToken(SLUG, "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)");
-  }
-  const claude = call.format === 'anthropic-messages';
-  const path = `/v1/projects/${projectId}/locations/${region}/publishers/${claude ? 'anthropic' : 'google'}/models/${encodeModel(call.model)}`;
-  const base = call.customHost ?? vertexBaseUrl(region);
+/** Gemini models through generateContent, Claude models through rawPredict, embeddings through `:predict`. */
+function vertexUrl(endpoint: ProviderEndpoint, target: ProviderTarget): string {
+  if (endpoint.kind !== 'generate' && endpoint.kind !== 'embeddings') throw noSuchEndpoint(SLUG, endpoint);
+  const { projectId, region } = vertexLocation(target);
+  const base = target.customHost ?? vertexBaseUrl(region);
+  const claude = endpoint.kind === 'generate' && endpoint.call.format === 'anthropic-messages';
+  const path = `/v1/projects/${projectId}/locations/${region}/publishers/${claude ? 'anthropic' : 'google'}/models/${encodeModel(endpoint.call.model)}`;
+  if (endpoint.kind === 'embeddings') return googleMethodUrl(base, path, 'predict', false);
   // streamRawPredict answers in Anthropic's own SSE; no alt=sse there.
-  const url = claude
-    ? googleMethodUrl(base, path, call.stream ? 'streamRawPredict' : 'rawPredict', false)
-    : googleMethodUrl(base, path, geminiMethod(call).method, geminiMethod(call).sse);
-  const requestType = call.credentials.vertex?.requestType;
-  return {
-    url,
-    method: 'POST',
-    headers: {
-      ...call.forwardHeaders,
-      'content-type': 'application/json',
-      // The spec's X-Cloud-B-LLM-Request-Type is Vertex's provisioned-throughput switch, under Vertex's name.
-      ...(requestType ? { 'x-vertex-ai-llm-request-type': requestType } : {}),
-      ...bearerHeaders(token),
-    },
-    body: call.body,
-  };
+  if (claude) return googleMethodUrl(base, path, endpoint.call.stream ? 'streamRawPredict' : 'rawPredict', false);
+  const { method, sse } = geminiMethod(endpoint.call);
+  return googleMethodUrl(base, path, method, sse);
 }
 
-/** Embeddings: `:predict` on the Google publisher's model. */
-export function buildVertexEmbeddingRequest(call: EmbeddingCall, token = call.credentials.token): UpstreamRequest {
-  const { projectId, region } = vertexLocation(call);
-  if (!token && !call.customHost) {
-    throw missingProviderToken(SLUG, "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)");
-  }
-  const path = `/v1/projects/${projectId}/locations/${region}/publishers/google/models/${encodeModel(call.model)}`;
-  return {
-    url: googleMethodUrl(call.customHost ?? vertexBaseUrl(region), path, 'predict', false),
-    method: 'POST',
-    headers: { ...call.forwardHeaders, 'content-type': 'application/json', ...bearerHeaders(token) },
-    body: call.body,
-  };
-}
+const auth: TokenAuth = {
+  provider: SLUG,
+  headers: bearerHeaders,
+  how: "an OAuth access token: send 'Authorization: Bearer <token>' (gcloud auth print-access-token)",
+};
 
-/** With a stored service account key, an access token is made (or taken from the cache) first. */
-function withToken<Call extends ProviderCall | EmbeddingCall>(call: Call, build: (call: Call, token?: string) => UpstreamRequest): UpstreamRequest | Promise<UpstreamRequest> {
-  const serviceAccountJson = call.credentials.vertex?.serviceAccountJson;
-  if (!serviceAccountJson) return build(call);
-  // A wrong project or region is said before any token is asked for.
-  vertexLocation(call);
-  return serviceAccountToken(serviceAccountJson, SERVICE_ACCOUNT_FIELD).then((token) => build(call, token));
+/**
+ * The access token as a bearer — made (or taken from the cache) from a stored service account key when
+ * there is one — and, for generations, the spec's X-Cloud-B-LLM-Request-Type under Vertex's own name
+ * (its provisioned-throughput switch).
+ */
+function authHeaders(endpoint: ProviderEndpoint, target: ProviderTarget): Record<string, string> | Promise<Record<string, string>> {
+  const requestType = endpoint.kind === 'generate' ? target.credentials.vertex?.requestType : undefined;
+  const withRequestType = (headers: Record<string, string>) => (requestType ? { 'x-vertex-ai-llm-request-type': requestType, ...headers } : headers);
+  const serviceAccountJson = target.credentials.vertex?.serviceAccountJson;
+  if (!serviceAccountJson) return withRequestType(tokenHeaders(endpoint, target, auth));
+  return serviceAccountToken(serviceAccountJson, SERVICE_ACCOUNT_FIELD).then((token) => withRequestType(tokenHeaders(endpoint, target, auth, token)));
 }
-
-const buildRequest = (call: ProviderCall): UpstreamRequest | Promise<UpstreamRequest> => withToken(call, buildVertexRequest);
 
 /** Anthropic's errors say what they are: `{type:"error", …}`. */
 const AnthropicErrorShape = z.object({ type: z.literal('error') });
@@ -149,7 +129,8 @@ export const vertexAi: ProviderAdapter = {
   modelInBody: false,
   // Gemini's candidateCount is refused by many models and Claude has none: n separate calls work everywhere.
   supportsN: false,
-  buildRequest,
-  embeddings: { format: () => 'vertex-predict', buildRequest: (call) => withToken(call, buildVertexEmbeddingRequest) },
+  url: vertexUrl,
+  authHeaders,
+  embeddings: { format: () => 'vertex-predict' },
   mapError: (status, body) => mapVertexError(status, body),
 };

@@ -1,6 +1,6 @@
 // Messages SSE events (message_start … message_stop) → canonical events, as each arrives.
 import { asRecord, type CanonicalEvent, type CanonicalRequest, type StreamDecoder, type UpstreamEvent } from '../canonical.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { parseProviderEvent } from '../provider-schema.js';
 import { notJson, providerError } from './errors.js';
 import { contentBlockDelta, contentBlockStart, contentBlockStop, messageDelta, messageStart, streamError } from './schema.js';

@@ -1,7 +1,7 @@
 // Messages errors both ways: an `error` event a provider streams (as a stream error), and a gateway error as
 // Anthropic's `{"type":"error","error":{"type","message"}}`, for Messages clients.
 import type { GatewayError } from '../../core/errors.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 
 const CONTRACT_ERROR_TYPES = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'api_error']);
 

@@ -1,6 +1,6 @@
 // ConverseStream's AWS event-stream frames → canonical events, frame by frame.
 import type { CanonicalEvent, CanonicalRequest, FinishReason, StreamDecoder, UpstreamEvent } from '../canonical.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { parseProviderEvent } from '../provider-schema.js';
 import { errorFrameError, exceptionError, notJson } from './errors.js';
 import { contentBlockDelta, contentBlockStart, contentBlockStop, messageStop, streamMetadata } from './schema.js';

@@ -1,7 +1,7 @@
 // ConverseStream's failures: exception frames (a modelled exception, e.g. throttlingException), error frames
 // (`:error-code` / `:error-message` headers) and payloads that are not JSON, as stream errors.
 import type { ErrorType } from '../../core/errors.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { exceptionPayload } from './schema.js';
 
 const EXCEPTION_TYPES: Readonly<Record<string, ErrorType>> = {

@@ -1,6 +1,6 @@
 // `streamGenerateContent?alt=sse` → canonical events: each `data:` is a GenerateContentResponse; there is no [DONE].
 import type { CanonicalEvent, StreamDecoder, UpstreamEvent } from '../canonical.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { parseProviderEvent } from '../provider-schema.js';
 import { notJson } from './errors.js';
 import { ResponseReader } from './read-response.js';

@@ -1,7 +1,7 @@
 // Gemini's errors both ways: a Google error object a provider sends (in an answer or a stream event) as a
 // stream error, and a gateway error as the body Google's APIs answer with, for Gemini clients.
 import { errorTypeForStatus, type GatewayError } from '../../core/errors.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import type { z } from 'zod';
 import type { googleError } from './schema.js';
 

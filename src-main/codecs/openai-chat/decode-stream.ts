@@ -3,7 +3,7 @@
 // and OpenRouter), tool-call deltas (index, id and name first, then argument pieces), the finish reason and
 // the usage chunk. Ends with `[DONE]` or at least a finish reason.
 import type { CanonicalEvent, FinishReason, StreamDecoder } from '../canonical.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { describeSchemaFailure } from '../schema-failure.js';
 import { chatTokenLogprobs, firstChoice, mapChatFinishReason, newToolCallId } from './decode-response.js';
 import { providerError, unreadableChunk } from './errors.js';

@@ -2,7 +2,7 @@
 // answer or mid-stream: OpenRouter, vLLM …), and JSON the gateway cannot read as Chat.
 import type { z } from 'zod';
 import { errorTypeForStatus } from '../../core/errors.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { describeSchemaFailure } from '../schema-failure.js';
 import type { ChatError } from './schema.js';
 

@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import { describeSchemaFailure } from '../schema-failure.js';
 import type { CanonicalEvent, CanonicalRequest, StreamDecoder, UpstreamEvent } from '../canonical.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { finishOf, readItem, startEvent, summaryText, tokenLogprobs, toolNameOf } from './decode-response.js';
 import { responseFailure, streamErrorEvent, unreadableEvent } from './errors.js';
 import { STREAM_EVENT_SCHEMAS, type FunctionCallItem, type StreamEventSchemas } from './schema.js';

@@ -1,7 +1,7 @@
 // The errors a Responses provider's answer or stream turns into: a failed Response, an `error` event, and
 // JSON the gateway cannot read as Responses.
 import type { z } from 'zod';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { describeSchemaFailure } from '../schema-failure.js';
 import type { ResponseObject } from './schema.js';
 

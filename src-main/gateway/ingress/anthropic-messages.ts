@@ -3,7 +3,8 @@
 // Anthropic's `{"type":"error","error":{type,message}}` shape.
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { anthropicErrorType, anthropicMessagesDialect } from '../../codecs/anthropic-messages/index.js';
-import { readStreamFlag, requireModel, requireObject } from './openai.js';
+import { answersAsked, fieldOf, positiveCount, readStreamFlag, requireModel, requireObject } from './openai.js';
+import { checkPromptFits } from '../context-window.js';
 import type { Ingress } from './types.js';
 
 function anthropicError(error: GatewayError): { type: 'error'; error: { type: string; message: string } } {
@@ -21,6 +22,11 @@ export const anthropicMessagesIngress: Ingress = {
   },
   errorBody: anthropicError,
   streamErrorEvent: (error) => `event: error\ndata: ${JSON.stringify(anthropicError(error))}\n\n`,
+  maxOutputTokens: (body) => positiveCount(fieldOf(body, 'max_tokens')),
+  answersBilled: answersAsked,
+  checkWindow(call) {
+    return checkPromptFits(call, anthropicMessagesIngress.maxOutputTokens(call.body));
+  },
 };
 
 /** `POST /v1/messages/count_tokens`: the same body without `max_tokens` or `stream`. */

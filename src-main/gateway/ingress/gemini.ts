@@ -4,7 +4,9 @@
 // goes up byte for byte; errors in Google's `{"error":{"code","message","status"}}` shape.
 import { GatewayError, invalidRequest } from '../../core/errors.js';
 import { isPlainObject } from '../../core/plain-object.js';
-import { geminiDialect, geminiErrorBody, geminiTokenCount, type GeminiCallRequest } from '../../codecs/gemini/index.js';
+import { geminiDialect, geminiErrorBody, geminiMaxOutputTokens, geminiTokenCount, type GeminiCallRequest } from '../../codecs/gemini/index.js';
+import { checkPromptFits } from '../context-window.js';
+import { answersAsked, positiveCount } from './openai.js';
 import type { GenerationRoute, Ingress, PathRequest } from './types.js';
 
 const streamError = (error: GatewayError): string => `data: ${JSON.stringify(geminiErrorBody(error))}\n\n`;
@@ -42,6 +44,13 @@ export const geminiIngress: Ingress = {
   errorBody: geminiErrorBody,
   streamErrorEvent: streamError,
   tokenCountBody: geminiTokenCount,
+  // `generationConfig.maxOutputTokens` of the call's body (RoutedRequest.body is the path's request around it).
+  maxOutputTokens: (call) => positiveCount(geminiMaxOutputTokens(call)),
+  // candidateCount is the request's `n` already.
+  answersBilled: answersAsked,
+  checkWindow(call) {
+    return checkPromptFits(call, geminiIngress.maxOutputTokens(call.body));
+  },
 };
 
 /** `:countTokens`: `{contents}` or a whole `{generateContentRequest}`; never streamed. */

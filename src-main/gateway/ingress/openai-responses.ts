@@ -2,7 +2,8 @@
 // a body for a Responses-native provider goes up byte for byte; errors in OpenAI's shape, and a failure
 // inside a stream as the `error` event Codex reads.
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
-import { readStreamFlag, requireModel, requireObject } from './openai.js';
+import { answersAsked, fieldOf, positiveCount, readStreamFlag, requireModel, requireObject } from './openai.js';
+import { checkPromptFits } from '../context-window.js';
 import { openaiResponsesDialect } from '../../codecs/openai-responses/index.js';
 import type { Ingress } from './types.js';
 
@@ -20,4 +21,9 @@ export const openaiResponsesIngress: Ingress = {
   errorBody: (error) => error.toBody(),
   streamErrorEvent: (error: GatewayError) =>
     `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code ?? error.type, message: error.message, param: error.param })}\n\n`,
+  maxOutputTokens: (body) => positiveCount(fieldOf(body, 'max_output_tokens')),
+  answersBilled: answersAsked,
+  checkWindow(call) {
+    return checkPromptFits(call, openaiResponsesIngress.maxOutputTokens(call.body));
+  },
 };

@@ -2,13 +2,26 @@
 // against the spec's schema (validate.ts) before anything else happens; errors in the contract's shape.
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { sseData } from '../sse.js';
-import { validateChat, validateCompletion } from '../validate.js';
+import { validateChat, validateCompletion, type CompletionRequest } from '../validate.js';
+import { COMPLETION_BOUNDS } from '../../core/spec-bounds.js';
+import { checkContextWindow, checkPromptFits } from '../context-window.js';
 import { openaiChatDialect } from '../../codecs/openai-chat/index.js';
 import { openaiCompletionsDialect } from '../../codecs/openai-completions/index.js';
 import type { Ingress } from './types.js';
 
 const contractError = (error: GatewayError): object => error.toBody();
 const contractStreamError = (error: GatewayError): string => sseData(JSON.stringify(error.toBody()));
+
+/** A body's field as a count of tokens: a positive finite number, else undefined. */
+export function positiveCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** A body's field read without knowing the body is an object. */
+export const fieldOf = (body: unknown, name: string): unknown => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined);
+
+/** One answer per `n`: every dialect but Completions. */
+export const answersAsked = (_body: unknown, n: number): number => n;
 
 export const openaiChatIngress: Ingress = {
   dialect: 'openai-chat',
@@ -19,6 +32,11 @@ export const openaiChatIngress: Ingress = {
   },
   errorBody: contractError,
   streamErrorEvent: contractStreamError,
+  maxOutputTokens: (body) => positiveCount(fieldOf(body, 'max_completion_tokens')) ?? positiveCount(fieldOf(body, 'max_tokens')),
+  answersBilled: answersAsked,
+  checkWindow(call) {
+    return checkPromptFits(call, openaiChatIngress.maxOutputTokens(call.body));
+  },
 };
 
 export const openaiCompletionsIngress: Ingress = {
@@ -30,6 +48,12 @@ export const openaiCompletionsIngress: Ingress = {
   },
   errorBody: contractError,
   streamErrorEvent: contractStreamError,
+  // Completions' own default when the body names none: a call may write that much.
+  maxOutputTokens: (body) => positiveCount(fieldOf(body, 'max_tokens')) ?? COMPLETION_BOUNDS.max_tokens.default,
+  // `best_of` answers are generated and billed, one returned.
+  answersBilled: (body, n) => Math.max(n, positiveCount(fieldOf(body, 'best_of')) ?? 1),
+  // Each prompt against the window, OpenAI's own completion models counted exactly.
+  checkWindow: (call) => checkContextWindow(call.provider, call.model, call.body as CompletionRequest),
 };
 
 /** A JSON object body, or the 400 that says it must be one. */

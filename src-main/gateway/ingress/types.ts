@@ -3,6 +3,7 @@
 import type { Dialect, DialectCodec } from '../../codecs/canonical.js';
 import type { Operation } from '../../providers/types.js';
 import type { GatewayError } from '../../core/errors.js';
+import type { WindowCheck } from '../context-window.js';
 
 /** What routing needs from a body, read without decoding it whole. */
 export interface RoutedRequest {
@@ -40,6 +41,16 @@ export interface Ingress {
   streamErrorEvent(error: GatewayError): string;
   /** A token count the gateway makes itself, in this dialect's answer shape; without it, Anthropic's `{input_tokens}`. */
   tokenCountBody?(tokens: number): object;
+  // What a dialect must say for limits and windows: required, so a new dialect does not compile without them.
+  /**
+   * The most output a request's body (`RoutedRequest.body`) asks for, a positive number, or the dialect's
+   * own default when it names none (Completions' 16); undefined when there is neither.
+   */
+  maxOutputTokens(body: unknown): number | undefined;
+  /** Answers a request generates and is billed for, given its `n`: more than `n` where the dialect asks for more (Completions' `best_of`). */
+  answersBilled(body: unknown, n: number): number;
+  /** Whether a generation's prompt and output fit the model's window: a 400 if not; a promise only when the prompt is counted. */
+  checkWindow(call: WindowCheck): Promise<void> | undefined;
 }
 
 /** A generation (or token count) in one dialect: what a front-door path stands for. */

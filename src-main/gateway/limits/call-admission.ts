@@ -6,7 +6,7 @@ import type { RoutedRequest, Ingress } from '../ingress/types.js';
 import type { Operation } from '../../providers/types.js';
 import { LimitExceeded, type LimitTicket } from './limiter.js';
 import { checkFanOut, ProviderAttempts } from './provider-attempts.js';
-import { choicesOf, worstCaseCostUsd } from './worst-case-cost.js';
+import { worstCaseCostUsd } from './worst-case-cost.js';
 
 /** The key lending its credentials through a route cannot hold this call's worst case within its budgets. */
 export class LenderOverLimit extends Error {
@@ -43,17 +43,16 @@ export class CallAdmission {
     const calls = CallAdmission.callsFor(call.adapter, call.request);
     checkFanOut(calls, call.adapter.slug);
     if (!this.holdsBudget) return this.ticket?.confirm?.();
-    const dialect = call.ingress.dialect;
     return this.hold(
       worstCaseCostUsd({
         provider: call.adapter.slug,
         pricedModel: call.adapter.pricedModel?.(call.credentials ?? {}, call.model) ?? call.model,
-        dialect,
+        ingress: call.ingress,
         operation: call.operation,
         body: call.request.body,
         bodyBytes: call.bodyBytes,
         calls,
-        choices: choicesOf(dialect, call.request.body, call.request.n),
+        choices: call.ingress.answersBilled(call.request.body, call.request.n),
       }),
     );
   }

@@ -5,6 +5,7 @@
 // while the log keeps their usage unknown (the estimate is for the limits only, never shown as counted).
 import type { Usage } from '../../codecs/canonical.js';
 import { plainObjectOrNull } from '../../core/plain-object.js';
+import { sseEvents } from '../../core/sse-reader.js';
 
 const CHARS_PER_TOKEN = 4;
 
@@ -44,9 +45,8 @@ function answeredChars(responseBody: string, stream: boolean): number {
     return json ? textLength(json) : responseBody.length;
   }
   let total = 0;
-  for (const line of responseBody.split('\n')) {
-    if (!line.startsWith('data:')) continue;
-    const json = parse(line.slice(5).trim());
+  for (const event of sseEvents(responseBody)) {
+    const json = parse(event.data);
     if (json) total += textLength(json);
   }
   return total;

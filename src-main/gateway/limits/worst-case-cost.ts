@@ -3,42 +3,22 @@
 // design — no tokenizer: the prompt is taken as its bytes / 3 (o200k averages 4+ bytes a token on text
 // and code, so this leans high), never more than the model's context window (a base64 image is not a
 // million tokens), and the output as the most the call may ask the provider for.
-import { geminiMaxOutputTokens } from '../../codecs/gemini/index.js';
-import type { Dialect } from '../../codecs/canonical.js';
 import type { Operation } from '../../providers/types.js';
+import type { Ingress } from '../ingress/types.js';
 import { catalogModel } from '../../catalog/catalog.js';
 import { priceCall } from '../../catalog/pricing.js';
-import { COMPLETION_BOUNDS } from '../../core/spec-bounds.js';
 
 /** Bytes of request body taken as one prompt token. */
 export const RESERVED_BYTES_PER_TOKEN = 3;
 /** The output a call is taken to ask for when neither the request nor the catalog names a maximum. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 32_768;
 
-type Json = Record<string, unknown>;
-const positive = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined);
-
-/** The output maximum the body names, by dialect (Completions' own default when it names none). */
-function requestedOutputTokens(dialect: Dialect, body: Json): number | undefined {
-  switch (dialect) {
-    case 'openai-chat':
-      return positive(body.max_completion_tokens) ?? positive(body.max_tokens);
-    case 'openai-responses':
-      return positive(body.max_output_tokens);
-    case 'openai-completions':
-      return positive(body.max_tokens) ?? COMPLETION_BOUNDS.max_tokens.default;
-    case 'anthropic-messages':
-      return positive(body.max_tokens);
-    case 'gemini':
-      return positive(geminiMaxOutputTokens(body));
-  }
-}
-
 export interface CallShape {
   provider: string;
   /** The model the call is priced by (an Azure deployment's stored model, else the model sent). */
   pricedModel: string;
-  dialect: Dialect;
+  /** The dialect the call came in: it says the output the body asks for. */
+  ingress: Pick<Ingress, 'maxOutputTokens'>;
   operation: Operation;
   body: unknown;
   bodyBytes: number;
@@ -55,17 +35,9 @@ export function worstCaseCostUsd(call: CallShape): number | null {
   const model = catalogModel(call.provider, call.pricedModel);
   if (!model?.prices) return null;
   const window = model.contextWindow ?? Infinity;
-  const body = (typeof call.body === 'object' && call.body !== null ? call.body : {}) as Json;
   const promptTokens = Math.min(Math.ceil(call.bodyBytes / RESERVED_BYTES_PER_TOKEN), window);
-  const asked = requestedOutputTokens(call.dialect, body) ?? model.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+  const asked = call.ingress.maxOutputTokens(call.body) ?? model.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
   // A model cannot write more than its maximum (nor than its window): a larger ask is the provider's 400, never a bill.
   const outputTokens = Math.min(asked, model.maxOutputTokens ?? Infinity, window);
   return priceCall(call.provider, call.pricedModel, { inputTokens: promptTokens * call.calls, outputTokens: outputTokens * call.choices });
-}
-
-/** Answers one request generates: `n`, or Completions' `best_of` (billed whole, one returned) when larger. */
-export function choicesOf(dialect: Dialect, body: unknown, n: number): number {
-  if (dialect !== 'openai-completions') return n;
-  const bestOf = positive((body as Json | null)?.best_of);
-  return Math.max(n, bestOf ?? 1);
 }

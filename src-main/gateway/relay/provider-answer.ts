@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AbortLike } from '../../core/request-abort.js';
 import { GatewayError } from '../../core/errors.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import type { StreamDecoder, UpstreamEvent } from '../../codecs/canonical.js';
 import { describeConnectionError, timeoutFailure, type UpstreamResponse } from '../../providers/upstream.js';
 import { redactSecrets } from '../../core/redact.js';

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from '../../providers/upstream.js';
 import { addUsage, type CanonicalAnswer, type CanonicalRequest, type DialectCodec, type ProviderCodec, type StreamDecoder, type Usage } from '../../codecs/canonical.js';
 import { SSE_DONE } from '../sse.js';
-import { ProviderStreamError } from '../../providers/types.js';
+import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { readHeldJson, relayedHeaders, relayProviderError, streamFailure, upstreamEvents } from './provider-answer.js';
 import { failStream, streamHeaders, StreamWriter } from './client-writer.js';
 import type { RelayOptions, RelayOutcome } from './types.js';

@@ -36,7 +36,8 @@ const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'd
 const ENTRY_POINTS = ['cli', 'app'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   core: ['codecs', 'providers', 'catalog', ...ABOVE_THE_WIRE],
-  codecs: ['catalog', ...ABOVE_THE_WIRE],
+  // Wire formats know no provider: what both share (ProviderStreamError) lives in core.
+  codecs: ['providers', 'catalog', ...ABOVE_THE_WIRE],
   providers: ['catalog', ...ABOVE_THE_WIRE],
   // Prices and context windows: read by the gateway and the store alike, so above neither; prices a canonical Usage.
   catalog: ['providers', ...ABOVE_THE_WIRE],

@@ -8,7 +8,7 @@ import {
 } from '../../../src-main/codecs/anthropic-messages/index.js';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 import { decodeChatRequest } from '../../../src-main/codecs/openai-chat/index.js';
 import { decodeCompletionRequest } from '../../../src-main/codecs/openai-completions/index.js';
 import { decodeResponsesRequest } from '../../../src-main/codecs/openai-responses/index.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bedrockConverseProvider } from '../../../src-main/codecs/bedrock-converse/index.js';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type Turn, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 import { converseRequestProblem } from '../../fakes/bedrock.js';
 
 const BEDROCK: EncodeTarget = { provider: 'bedrock', modelInBody: false };

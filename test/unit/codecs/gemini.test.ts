@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { answerEvents, foldEvents, type CanonicalEvent, type CanonicalRequest, type EncodeTarget, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { geminiProvider, SKIP_THOUGHT_SIGNATURE } from '../../../src-main/codecs/gemini/index.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 import { geminiRequestProblem } from '../../fakes/gemini.js';
 
 const GOOGLE: EncodeTarget = { provider: 'google', modelInBody: false };

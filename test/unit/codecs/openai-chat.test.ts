@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answerEvents, cannotHonour, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type Turn } from '../../../src-main/codecs/canonical.js';
 import { openaiChatDialect, openaiChatProvider } from '../../../src-main/codecs/openai-chat/index.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 import { validateChat } from '../../../src-main/gateway/validate.js';
 import { openaiChatRequestProblem } from '../../fakes/openai.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerEvents, foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type UpstreamEvent } from '../../../src-main/codecs/canonical.js';
 import { openaiResponsesDialect, openaiResponsesProvider, refusesStatefulFields } from '../../../src-main/codecs/openai-responses/index.js';
 import { GatewayError } from '../../../src-main/core/errors.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 
 const decode = (body: object) => openaiResponsesDialect.decodeRequest(body);
 const target = { provider: 'openai', modelInBody: true };

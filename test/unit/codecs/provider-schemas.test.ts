@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest, WireFormat } from '../../../src-main/codecs/canonical.js';
 import { providerCodec } from '../../../src-main/codecs/registry.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 
 const request: CanonicalRequest = { dialect: 'openai-chat', onUnsupported: 'refuse', model: 'm', system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], stream: false, extensions: {} };
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type WireFormat } from '../../../src-main/codecs/canonical.js';
 import { providerCodec } from '../../../src-main/codecs/registry.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 
 const request: CanonicalRequest = { dialect: 'openai-chat', onUnsupported: 'refuse', model: 'asked-model', system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], stream: true, extensions: {} };
 

@@ -1,9 +1,10 @@
 // Azure OpenAI's pure parts: the deployment URL, which bearer tokens stay bearer, the stream clean-up
 // of filter annotations, and content-filter errors.
 import { describe, expect, it } from 'vitest';
-import { azureOpenAI, azureUrl, isEntraToken, mapAzureError } from '../../../src-main/providers/azure-openai.js';
+import { azureOpenAI, isEntraToken, mapAzureError } from '../../../src-main/providers/azure-openai.js';
+import { callRequest } from '../../../src-main/providers/provider-request.js';
 import type { ProviderCall } from '../../../src-main/providers/types.js';
-import { ProviderStreamError } from '../../../src-main/providers/types.js';
+import { ProviderStreamError } from '../../../src-main/core/provider-stream-error.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
 
 const azure = { resourceName: 'contoso', deploymentId: 'gpt 4o/mini', apiVersion: '2024-10-21' };
@@ -13,6 +14,9 @@ function call(endpoint: 'completions' | 'chat', overrides: Partial<ProviderCall>
   const format = endpoint === 'chat' ? 'openai-chat' : 'openai-completions';
   return { format, operation: 'generate', model: body.model, body: Buffer.from(JSON.stringify(body)), stream: true, credentials: { token: 'k'.repeat(32), azure }, forwardHeaders: {}, ...overrides } as ProviderCall;
 }
+
+/** The URL a call is sent to. */
+const azureUrl = (sent: ProviderCall) => azureOpenAI.url({ kind: 'generate', call: sent }, sent);
 
 const sse = (payload: object | string) => ({ kind: 'sse' as const, data: typeof payload === 'string' ? payload : JSON.stringify(payload) });
 
@@ -34,7 +38,7 @@ describe('azure-openai URL and auth', () => {
 
   it('sends the client bytes as they came', async () => {
     const raw = Buffer.from('{"model":"m","prompt":"x","seed":9007199254740993}');
-    const request = await azureOpenAI.buildRequest({ ...call('completions'), body: raw });
+    const request = await callRequest(azureOpenAI, { ...call('completions'), body: raw });
     expect(request.body).toBe(raw);
     expect(request.headers['api-key']).toBe('k'.repeat(32));
   });

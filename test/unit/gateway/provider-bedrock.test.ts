@@ -7,6 +7,7 @@ import { bedrockConverseProvider, mapStopReason, usageOf } from '../../../src-ma
 import type { CanonicalEvent, CanonicalRequest, Dialect } from '../../../src-main/codecs/canonical.js';
 import { dialectCodec } from '../codecs/dialect-codecs.js';
 import { bedrock, encodeModelId, mapBedrockError } from '../../../src-main/providers/bedrock.js';
+import { callRequest } from '../../../src-main/providers/provider-request.js';
 import type { ProviderCall, UpstreamEvent } from '../../../src-main/providers/types.js';
 import { validateChat, validateCompletion } from '../../../src-main/gateway/validate.js';
 import { encodeFrame, eventFrame, exceptionFrame, verifySigV4 } from '../../fakes/bedrock.js';
@@ -63,7 +64,7 @@ describe('bedrock model ids in the path', () => {
 describe('bedrock SigV4 signing', () => {
   it('signs for the default regional host, verified by an independent implementation', async () => {
     const call = completionCall({ model: 'anthropic.claude-3-5-sonnet-20240620-v1:0', prompt: 'hi' });
-    const request = await bedrock.buildRequest(call);
+    const request = await callRequest(bedrock, call);
     const url = new URL(request.url);
     expect(url.host).toBe('bedrock-runtime.eu-central-1.amazonaws.com');
     expect(url.pathname).toBe('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
@@ -74,7 +75,7 @@ describe('bedrock SigV4 signing', () => {
 
   it('signs what is sent to a custom host: its host and port, base path and query', async () => {
     const call = completionCall({ model: 'meta.llama3-70b-instruct-v1:0', prompt: 'hi', stream: true }, { customHost: 'http://proxy.internal:8443/aws/bedrock?tenant=a b&x=1' });
-    const request = await bedrock.buildRequest(call);
+    const request = await callRequest(bedrock, call);
     const url = new URL(request.url);
     expect(request.headers.host).toBe('proxy.internal:8443');
     expect(url.pathname).toBe('/aws/bedrock/model/meta.llama3-70b-instruct-v1%3A0/converse-stream');
@@ -84,14 +85,14 @@ describe('bedrock SigV4 signing', () => {
   });
 
   it('a signature over other body bytes does not verify', async () => {
-    const request = await bedrock.buildRequest(completionCall({ model: 'm:1', prompt: 'hi' }));
+    const request = await callRequest(bedrock, completionCall({ model: 'm:1', prompt: 'hi' }));
     const url = new URL(request.url);
     const check = verifySigV4('POST', url.pathname, request.headers, Buffer.from(String(request.body).replace('hi', 'ho')), 'eu-central-1', [KEYS]);
     expect(check.ok).toBe(false);
   });
 
   it('keeps forwarded headers but never lets them replace the signed ones', async () => {
-    const request = await bedrock.buildRequest(completionCall({ model: 'm', prompt: 'hi' }, { forwardHeaders: { 'x-trace': 't1', authorization: 'Bearer smuggled' } }));
+    const request = await callRequest(bedrock, completionCall({ model: 'm', prompt: 'hi' }, { forwardHeaders: { 'x-trace': 't1', authorization: 'Bearer smuggled' } }));
     expect(request.headers['x-trace']).toBe('t1');
     expect(request.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
   });

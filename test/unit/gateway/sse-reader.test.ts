@@ -1,6 +1,7 @@
 // The SSE line reader: what a provider's stream means whichever way its bytes are cut, and its bound.
 import { describe, expect, it } from 'vitest';
-import { readSseEvents, SseLineReader, type SseEvent } from '../../../src-main/gateway/sse.js';
+import { readSseEvents } from '../../../src-main/gateway/sse.js';
+import { SseLineReader, type SseEvent } from '../../../src-main/core/sse-reader.js';
 
 function read(pieces: string[]): SseEvent[] {
   const events: SseEvent[] = [];

@@ -4,7 +4,8 @@ import { validateChat, validateCompletion } from '../../../src-main/gateway/vali
 import { providerCodec } from '../../../src-main/codecs/registry.js';
 import { dialectCodec } from '../codecs/dialect-codecs.js';
 import type { Dialect } from '../../../src-main/codecs/canonical.js';
-import type { ProviderAdapter, ProviderCall, ProviderCredentials } from '../../../src-main/providers/types.js';
+import type { ProviderAdapter, ProviderCall, ProviderCredentials, UpstreamRequest } from '../../../src-main/providers/types.js';
+import { callRequest } from '../../../src-main/providers/provider-request.js';
 
 function encodedCall(provider: ProviderAdapter, dialect: Dialect, validated: { model: string; stream?: boolean | null }, credentials: ProviderCredentials, customHost?: string): ProviderCall {
   const format = provider.formats(validated.model)[0];
@@ -20,6 +21,13 @@ function encodedCall(provider: ProviderAdapter, dialect: Dialect, validated: { m
     customHost,
     forwardHeaders: {},
   };
+}
+
+/** The request a provider that neither signs nor makes a token is sent for a call: built on this turn. */
+export function sentRequest(provider: ProviderAdapter, call: ProviderCall): UpstreamRequest {
+  const request = callRequest(provider, call);
+  if (request instanceof Promise) throw new Error(`${provider.slug} built its request asynchronously`);
+  return request;
 }
 
 export function completionCall(provider: ProviderAdapter, body: Record<string, unknown>, credentials: ProviderCredentials = { token: 't' }, customHost?: string): ProviderCall {

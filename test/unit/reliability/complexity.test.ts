@@ -18,6 +18,7 @@ import { readSseEvents } from '../../../src-main/gateway/sse.js';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
 import { LineLength } from '../../../src-main/gateway/stream-bounds.js';
 import { answeredModel, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
+import { estimatedUsage } from '../../../src-main/gateway/limits/usage-estimate.js';
 import { redactHeaders, redactSecrets, redactUrl } from '../../../src-main/core/redact.js';
 import { countTokens } from '../../../src-main/gateway/token-count.js';
 import { estimateInputTokens } from '../../../src-main/gateway/token-estimate.js';
@@ -31,8 +32,8 @@ import { EMBEDDING_FORMATS, type EmbeddingFormat, type EmbeddingRequest } from '
 import { embeddingCodec } from '../../../src-main/codecs/embeddings/registry.js';
 import { geminiEmbeddingsIngress, openaiEmbeddingsIngress } from '../../../src-main/gateway/embeddings/embeddings-ingress.js';
 import { readEmbeddings } from '../../../src-main/gateway/embeddings/embeddings-body.js';
-import { checkPromptFits } from '../../../src-main/gateway/context-window.js';
-import { choicesOf, worstCaseCostUsd } from '../../../src-main/gateway/limits/worst-case-cost.js';
+import { worstCaseCostUsd } from '../../../src-main/gateway/limits/worst-case-cost.js';
+import { openaiChatIngress } from '../../../src-main/gateway/ingress/openai.js';
 import { mcpCallRecord } from '../../../src-main/mcp/call-log.js';
 import type { Caller } from '../../../src-main/core/keys.js';
 import { PROFILES } from '../codecs/conformance-fixtures.js';
@@ -289,6 +290,8 @@ row({ path: 'usageFromBody (Responses stream): usage:null in every event', n: 5_
 row({ path: 'usageFromBody (Gemini, one JSON array)', n: 5_000, build: geminiArrayStream, run: (body) => usageFromBody(body, true, 'gemini') });
 row({ path: 'usageFromBody (Chat stream): "usage" on one long line many times', n: 20_000, build: (n) => `data: ${'"usage"'.repeat(n)}\n\n`, run: (body) => usageFromBody(body, true, 'openai-chat') });
 row({ path: 'answeredModel (Chat stream): "usage":null in every chunk', n: 10_000, repeat: 20, build: (n) => chatStream(n, true), run: (body) => answeredModel(body, true) });
+row({ path: 'usageFromBody (Chat stream): "usage":null in every chunk, lines ended by CR alone', n: 10_000, build: (n) => chatStream(n, true).replace(/"usage":\{[^}]*\}/, '"usage":null').replace(/\n/g, '\r'), run: (body) => usageFromBody(body, true, 'openai-chat') });
+row({ path: 'estimatedUsage (Chat stream): text in every chunk', n: 5_000, build: (n) => chatStream(n, false), run: (body) => estimatedUsage(1000, body, true) });
 
 // Redaction.
 row({ path: 'redactSecrets: a long text full of key-shaped strings', n: 20_000, build: (n) => Array.from({ length: n }, (_, i) => `sk-${'a'.repeat(11)} AKIA${i} ya29.x gh-vk- AIza sk-ant-`).join(' '), run: (text) => redactSecrets(text, ['a-secret-value-1234', undefined, 'another-secret-5678']) });
@@ -313,14 +316,14 @@ row({
     const body = dialectBody('openai-chat', request);
     return { body, bytes: 10_000_000, decoded: { canonical: () => request } };
   },
-  run: ({ body, bytes, decoded }) => checkPromptFits('openai', 'gpt-4o', 'openai-chat', body, bytes, decoded),
+  run: ({ body, bytes, decoded }) => openaiChatIngress.checkWindow({ provider: 'openai', model: 'gpt-4o', body, bodyBytes: bytes, decoded }),
 });
 row({
-  path: 'worstCaseCostUsd and choicesOf: many messages',
+  path: 'worstCaseCostUsd and answersBilled: many messages',
   n: 1_000,
   repeat: 2_000,
   build: (n) => dialectBody('openai-chat', REQUEST_SHAPES[0].build(n)),
-  run: (body) => worstCaseCostUsd({ provider: 'openai', pricedModel: 'gpt-4o', dialect: 'openai-chat', operation: 'generate', body, bodyBytes: 1_000, calls: 1, choices: choicesOf('openai-chat', body, 1) }),
+  run: (body) => worstCaseCostUsd({ provider: 'openai', pricedModel: 'gpt-4o', ingress: openaiChatIngress, operation: 'generate', body, bodyBytes: 1_000, calls: 1, choices: openaiChatIngress.answersBilled(body, 1) }),
 });
 
 // The Gemini path reader.
