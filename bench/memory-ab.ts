@@ -1,4 +1,4 @@
-// `node --import tsx bench/memory-ab.ts [--rounds N] [--requests M] [ref ...]`: Gatehouse's memory and CPU per
+// `node --import tsx bench/memory-ab.ts [--rounds N] [--requests M] [--node-option F] [ref ...]`: Gatehouse's memory and CPU per
 // request at several commits, measured in interleaved rounds so a busy machine cancels out. Each round
 // starts every build afresh (its own process and data directory, in a rotated order), serves it a fixed
 // number of completions over 32 connections and reads, from /proc: RSS idle, RSS peak under the load,
@@ -32,6 +32,7 @@ interface Sample {
   afterMb: number;
   cpuUs: number;
   mainUs: number;
+  errors: number;
 }
 
 async function measureOnce(cli: string, upstreamPort: number, nodeOptions: string[]): Promise<Sample> {
@@ -65,10 +66,11 @@ async function measureOnce(cli: string, upstreamPort: number, nodeOptions: strin
     const cpuMs = server.cpuMs() - cpuBefore;
     const mainMs = server.mainThreadCpuMs() - mainBefore;
     const peakRss = peak.stop();
-    if (result.non2xx + result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors`);
+    // A wrong answer is a broken build; a few client timeouts are the shared machine (counted, reported).
+    if (result.non2xx > 0 || result.errors > requests / 100) throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors`);
     await sleep(3000);
     const completed = result.requests.total;
-    return { idleMb: idle / MB, peakMb: peakRss / MB, afterMb: server.rss() / MB, cpuUs: (cpuMs * 1000) / completed, mainUs: (mainMs * 1000) / completed };
+    return { idleMb: idle / MB, peakMb: peakRss / MB, afterMb: server.rss() / MB, cpuUs: (cpuMs * 1000) / completed, mainUs: (mainMs * 1000) / completed, errors: result.errors + result.timeouts };
   } finally {
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -83,7 +85,8 @@ async function main(): Promise<void> {
   const bundles = await bundleServers();
   const builds: { ref: string; cli: string }[] = [];
   for (const ref of refs) builds.push({ ref, cli: ref === 'current' ? bundles.gatehouseCli : (await bundleReference(ref)).cli });
-  const nodeOptions = process.argv.includes('--heap-prof') ? ['--heap-prof'] : [];
+  // `--node-option <flag>` (repeatable): passed to every build's process, e.g. a V8 heap flag to test a cause.
+  const nodeOptions = process.argv.flatMap((arg, i, all) => (all[i - 1] === '--node-option' ? [arg] : []));
   const upstream = await startServer('upstream double', bundles.upstreamDouble);
   const samples = new Map<string, Sample[]>(builds.map((build) => [build.ref, []]));
   try {
@@ -93,7 +96,7 @@ async function main(): Promise<void> {
         const sample = await measureOnce(build.cli, upstream.port, nodeOptions);
         samples.get(build.ref)!.push(sample);
         process.stdout.write(
-          `round ${round + 1} ${build.ref.padEnd(8)} idle ${sample.idleMb.toFixed(1)} MB  peak ${sample.peakMb.toFixed(1)} MB  after ${sample.afterMb.toFixed(1)} MB  CPU ${sample.cpuUs.toFixed(0)} µs/req (serving thread ${sample.mainUs.toFixed(0)})\n`,
+          `round ${round + 1} ${build.ref.padEnd(8)} idle ${sample.idleMb.toFixed(1)} MB  peak ${sample.peakMb.toFixed(1)} MB  after ${sample.afterMb.toFixed(1)} MB  CPU ${sample.cpuUs.toFixed(0)} µs/req (serving thread ${sample.mainUs.toFixed(0)})${sample.errors ? `  ${sample.errors} client errors` : ''}\n`,
         );
       }
     }
