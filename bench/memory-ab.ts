@@ -23,7 +23,9 @@ function option(name: string, fallback: number): number {
 
 const rounds = option('--rounds', 3);
 const requests = option('--requests', 20_000);
-const refs = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith('--') && !all[index - 1]?.startsWith('--'));
+/** The options that take a value: what follows them is not a ref (a V8 flag given to --node-option starts with `--` too). */
+const VALUED = new Set(['--rounds', '--requests', '--node-option']);
+const refs = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith('--') && !VALUED.has(all[index - 1]));
 if (refs.length === 0) refs.push('38091f8', 'current');
 
 interface Sample {
