@@ -22,6 +22,8 @@ export interface CallContext {
   res: ServerResponse;
   headers: GatewayHeaders;
   caller: Caller;
+  /** The provider's own token the request brought (authenticate's answer); a virtual key's call has none. */
+  providerToken: string | undefined;
   /** performance.now() when the request came in: time to first byte is measured from it. */
   started: number;
   /** Ends every provider call of the request (client gone, the request's timeout, the request over). */
@@ -94,9 +96,9 @@ export interface DirectTarget {
 }
 
 /** Reaches the provider the caller names (no route): the same steps for generations, model lists and stored responses. */
-export async function reachDirect(context: Pick<CallContext, 'headers' | 'caller' | 'started' | 'abort'> & { admission?: CallAdmission }, model: string | null, stream: boolean, ingress: Ingress | undefined): Promise<DirectTarget> {
+export async function reachDirect(context: Pick<CallContext, 'headers' | 'caller' | 'providerToken' | 'started' | 'abort'> & { admission?: CallAdmission }, model: string | null, stream: boolean, ingress: Ingress | undefined): Promise<DirectTarget> {
   const { headers, abort } = context;
-  const target = await resolveTarget(headers, context.caller, model);
+  const target = await resolveTarget(headers, context, model);
   const adapter = getProvider(target.provider);
   // Worked out once: the same list redacts the relay's errors and the log entry.
   const secrets = callSecrets(target.credentials, headers);

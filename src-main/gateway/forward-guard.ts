@@ -17,14 +17,14 @@ function tokenOf(value: string): string {
  * the request authenticated with, or any key the directory knows. Only explicitly forwarded headers are
  * looked at (no others can carry a credential header); most requests name none, and pay one size check.
  */
-export function refuseForwardedGatewayKeys(headers: GatewayHeaders, directory: KeyDirectory): void {
+export function refuseForwardedGatewayKeys(headers: GatewayHeaders, presentedKey: string | undefined, directory: KeyDirectory): void {
   if (headers.sensitiveHeaderNames.size === 0) return;
   for (const name of headers.sensitiveHeaderNames) {
     const value = headers.forwardHeaders[name];
     if (value === undefined) continue;
     const token = tokenOf(value);
     if (token === '') continue;
-    if (token.startsWith(VIRTUAL_KEY_PREFIX) || token === headers.apiKey || directory.resolve(token) !== undefined) {
+    if (token.startsWith(VIRTUAL_KEY_PREFIX) || token === presentedKey || directory.resolve(token) !== undefined) {
       throw invalidRequest(
         `'x-gateway-forward-headers' lists '${name}', which carries a Gatehouse key: Gatehouse keys are never sent to a provider. Send the provider's own token there, or leave '${name}' out of the list`,
         'x-gateway-forward-headers',

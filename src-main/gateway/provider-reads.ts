@@ -7,7 +7,7 @@ import { redactSecrets } from '../core/redact.js';
 import { toGatewayError } from '../core/http-io.js';
 import type { KeyDirectory, Caller } from '../core/keys.js';
 import { readGatewayHeaders } from './gateway-headers.js';
-import { authenticate } from './auth.js';
+import { authenticate, authenticatedAs } from './auth.js';
 import { refuseForwardedGatewayKeys } from './forward-guard.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { ListedModels } from '../providers/model-list.js';
@@ -97,10 +97,10 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
  */
 export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: { keys: KeyDirectory; caller?: Caller }): Promise<ListedModels> {
   const headers = readGatewayHeaders(requestHeaders);
-  const authenticated = deps.caller ?? authenticate(headers, deps.keys);
-  refuseForwardedGatewayKeys(headers, deps.keys);
+  const { caller, presentedKey, providerToken } = deps.caller ? authenticatedAs(deps.caller, headers) : authenticate(headers, deps.keys);
+  refuseForwardedGatewayKeys(headers, presentedKey, deps.keys);
   const abort = new RequestAbort();
-  const direct = await reachDirect({ headers, caller: authenticated, started: performance.now(), abort }, null, false, undefined);
+  const direct = await reachDirect({ headers, caller, providerToken, started: performance.now(), abort }, null, false, undefined);
   const { adapter, target } = direct;
   if (!adapter.modelListing) throw noModelList(adapter);
   const timeoutMs = Math.min(headers.timeoutMs, MODEL_LIST_TIMEOUT_MS);

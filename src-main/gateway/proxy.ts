@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.js';
 import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
-import { authenticate } from './auth.js';
+import { authenticate, authenticatedAs } from './auth.js';
 import type { Caller, KeyDirectory } from '../core/keys.js';
 import { refuseForwardedGatewayKeys } from './forward-guard.js';
 import type { GenerationRoute, Ingress } from './ingress/types.js';
@@ -95,8 +95,9 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
   try {
     headers = readGatewayHeaders(req.headers, queryKey);
     res.setHeader('x-gateway-trace-id', headers.traceId);
-    caller = deps.caller ?? authenticate(headers, deps.keys);
-    refuseForwardedGatewayKeys(headers, deps.keys);
+    const authenticated = deps.caller ? authenticatedAs(deps.caller, headers) : authenticate(headers, deps.keys);
+    caller = authenticated.caller;
+    refuseForwardedGatewayKeys(headers, authenticated.presentedKey, deps.keys);
     // Before any provider is called: a key over its limit costs nothing more. Counters in this process
     // decide here, on this turn; Redis decides when the call's worst case is held against its budgets
     // (CallAdmission, once the body is read and the target known), in the same round trip.
@@ -116,7 +117,7 @@ export async function handleProxy(req: IncomingMessage, res: ServerResponse, rou
     }
     const timeoutMs = headers.timeoutMs;
     timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);
-    const context: CallContext = { res, headers, caller, started, abort, admission: new CallAdmission(ticket) };
+    const context: CallContext = { res, headers, caller, providerToken: authenticated.providerToken, started, abort, admission: new CallAdmission(ticket) };
     served = embeddings ? await serveEmbeddings(embeddings, context, deps) : await serve(route, generation, context, req, deps);
     if (served.failure !== undefined) throw served.failure;
   } catch (error) {

@@ -63,10 +63,9 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
     let caller: Caller;
     let presented: string;
     try {
-      const headers = readGatewayHeaders(req.headers);
-      caller = authenticate(headers, options.keys);
-      // The key authenticate() took (it moves a gateway key sent as a bearer into apiKey).
-      presented = (headers.apiKey ?? headers.bearer)!;
+      const authenticated = authenticate(readGatewayHeaders(req.headers), options.keys);
+      caller = authenticated.caller;
+      presented = authenticated.presentedKey!;
     } catch (error) {
       const status = error instanceof GatewayError ? error.status : 401;
       return sendRpcError(res, status, -32000, (error as Error).message.replace('x-gateway-api-key', 'x-gateway-api-key or Authorization: Bearer'));
