@@ -4,13 +4,24 @@ import { timingSafeEqual } from 'node:crypto';
 import { GatewayError, invalidRequest, unauthorized } from '../core/errors.js';
 import { normalizeCustomHost, type GatewayHeaders } from './gateway-headers.js';
 import { hashKey, hashPresentedKey, VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../core/keys.js';
-import type { ProviderCredentials } from '../providers/types.js';
+
+type VirtualKeyCaller = Extract<Caller, { kind: 'virtual-key' }>;
+import type { ProviderAdapter, ProviderCredentials } from '../providers/types.js';
+import { getProvider } from '../providers/registry.js';
 
 export interface RouteTarget {
   caller: Caller;
   provider: string;
+  /** The provider's adapter, looked up once per target: planning, sending and relaying share it. */
+  adapter: ProviderAdapter;
   customHost?: string;
   credentials: ProviderCredentials;
+}
+
+/** A virtual key's own target: its provider, host and stored credentials. */
+export async function virtualKeyTarget(caller: VirtualKeyCaller): Promise<RouteTarget> {
+  const credentials = await caller.loadCredentials();
+  return { caller, provider: caller.provider, adapter: getProvider(caller.provider), customHost: caller.customHost, credentials };
 }
 
 /** Accepts the `GATEWAY_API_KEY` of the server's environment, compared in constant time. */
@@ -111,7 +122,7 @@ export async function resolveTarget(headers: GatewayHeaders, { caller, providerT
         'x-gateway-custom-host',
       );
     }
-    return { caller, provider: caller.provider, customHost: caller.customHost, credentials: await caller.loadCredentials() };
+    return virtualKeyTarget(caller);
   }
   if (!headers.provider) {
     // A gateway key reaches providers through routes: what it lacks is a route for this model, not a header.
@@ -131,6 +142,7 @@ export async function resolveTarget(headers: GatewayHeaders, { caller, providerT
   return {
     caller,
     provider: headers.provider,
+    adapter: getProvider(headers.provider),
     customHost: requestedHost,
     credentials: { token: providerToken, ...headers.cloud },
   };

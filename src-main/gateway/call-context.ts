@@ -7,7 +7,7 @@ import { resolveTarget, type RouteTarget } from './auth.js';
 import type { Caller } from '../core/keys.js';
 import type { AttemptRecord } from '../core/call-record.js';
 import type { RequestAbort } from '../core/request-abort.js';
-import { getProvider, secretCredentialValues } from '../providers/registry.js';
+import { secretCredentialValues } from '../providers/registry.js';
 import type { ProviderAdapter, ProviderCredentials } from '../providers/types.js';
 import type { SendOptions } from '../providers/upstream.js';
 import type { WireFormat } from '../codecs/canonical.js';
@@ -66,6 +66,11 @@ export interface Served {
   failure: unknown;
 }
 
+/** The target once its plan is made: the format it is sent and what that format drops (a new value; the reached one stays as it was). */
+export function plannedTarget(reached: ServedTarget, plan: { providerFormat: WireFormat | EmbeddingFormat; dropped: string[] }): ServedTarget {
+  return { ...reached, providerFormat: plan.providerFormat, dropped: plan.dropped };
+}
+
 /** The values that must never appear in what we relay or record. */
 export function callSecrets(credentials: ProviderCredentials | undefined, headers: GatewayHeaders | undefined): string[] {
   const values: (string | undefined)[] = [...secretCredentialValues(credentials), headers?.apiKey, headers?.bearer];
@@ -99,7 +104,7 @@ export interface DirectTarget {
 export async function reachDirect(context: Pick<CallContext, 'headers' | 'caller' | 'providerToken' | 'started' | 'abort'> & { admission?: CallAdmission }, model: string | null, stream: boolean, ingress: Ingress | undefined): Promise<DirectTarget> {
   const { headers, abort } = context;
   const target = await resolveTarget(headers, context, model);
-  const adapter = getProvider(target.provider);
+  const { adapter } = target;
   // Worked out once: the same list redacts the relay's errors and the log entry.
   const secrets = callSecrets(target.credentials, headers);
   const attemptLog: AttemptRecord[] = [];
