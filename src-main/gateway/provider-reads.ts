@@ -8,7 +8,7 @@ import { toGatewayError } from '../core/http-io.js';
 import type { KeyDirectory, Caller } from '../core/keys.js';
 import { readGatewayHeaders } from './gateway-headers.js';
 import { authenticate, authenticatedAs } from './auth.js';
-import { refuseForwardedGatewayKeys } from './forward-guard.js';
+import { refuseForwardedGatewayKeys } from './front.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { ListedModels } from '../providers/model-list.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
