@@ -7,7 +7,7 @@ import { resolveTarget, type RouteTarget } from './auth.js';
 import type { Caller } from '../core/keys.js';
 import type { AttemptRecord } from '../core/call-record.js';
 import type { RequestAbort } from '../core/request-abort.js';
-import { getProvider, secretCredentialValues } from '../providers/registry.js';
+import { secretCredentialValues } from '../providers/registry.js';
 import type { ProviderAdapter, ProviderCredentials } from '../providers/types.js';
 import type { SendOptions } from '../providers/upstream.js';
 import type { WireFormat } from '../codecs/canonical.js';
@@ -22,6 +22,8 @@ export interface CallContext {
   res: ServerResponse;
   headers: GatewayHeaders;
   caller: Caller;
+  /** The provider's own token the request brought (authenticate's answer); a virtual key's call has none. */
+  providerToken: string | undefined;
   /** performance.now() when the request came in: time to first byte is measured from it. */
   started: number;
   /** Ends every provider call of the request (client gone, the request's timeout, the request over). */
@@ -64,6 +66,11 @@ export interface Served {
   failure: unknown;
 }
 
+/** The target once its plan is made: the format it is sent and what that format drops (a new value; the reached one stays as it was). */
+export function plannedTarget(reached: ServedTarget, plan: { providerFormat: WireFormat | EmbeddingFormat; dropped: string[] }): ServedTarget {
+  return { ...reached, providerFormat: plan.providerFormat, dropped: plan.dropped };
+}
+
 /** The values that must never appear in what we relay or record. */
 export function callSecrets(credentials: ProviderCredentials | undefined, headers: GatewayHeaders | undefined): string[] {
   const values: (string | undefined)[] = [...secretCredentialValues(credentials), headers?.apiKey, headers?.bearer];
@@ -94,10 +101,10 @@ export interface DirectTarget {
 }
 
 /** Reaches the provider the caller names (no route): the same steps for generations, model lists and stored responses. */
-export async function reachDirect(context: Pick<CallContext, 'headers' | 'caller' | 'started' | 'abort'> & { admission?: CallAdmission }, model: string | null, stream: boolean, ingress: Ingress | undefined): Promise<DirectTarget> {
+export async function reachDirect(context: Pick<CallContext, 'headers' | 'caller' | 'providerToken' | 'started' | 'abort'> & { admission?: CallAdmission }, model: string | null, stream: boolean, ingress: Ingress | undefined): Promise<DirectTarget> {
   const { headers, abort } = context;
-  const target = await resolveTarget(headers, context.caller, model);
-  const adapter = getProvider(target.provider);
+  const target = await resolveTarget(headers, context, model);
+  const { adapter } = target;
   // Worked out once: the same list redacts the relay's errors and the log entry.
   const secrets = callSecrets(target.credentials, headers);
   const attemptLog: AttemptRecord[] = [];

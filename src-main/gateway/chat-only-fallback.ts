@@ -7,7 +7,6 @@ import { Readable } from 'node:stream';
 import type { RouteTarget } from './auth.js';
 import type { GatewayHeaders } from './gateway-headers.js';
 import type { UpstreamResponse } from '../providers/upstream.js';
-import { getProvider } from '../providers/registry.js';
 import { isChatOnly, planCall, providerFormatOf, type CallPlan, type PassthroughPlan } from './plan-call.js';
 import { MAX_ERROR_BODY_BYTES, readUpTo } from './relay/provider-answer.js';
 import { saysModelNotFound } from './not-found-meaning.js';
@@ -30,7 +29,7 @@ export async function retryAsChat(first: UpstreamResponse, generation: Generatio
   if (first.status !== 404) return { relay: first };
   const { text } = await readUpTo(first.body, MAX_ERROR_BODY_BYTES).catch(() => ({ text: '' }));
   if (saysModelNotFound(text)) return { relay: { ...first, body: heldBody(text) } };
-  const adapter = getProvider(target.provider);
+  const { adapter } = target;
   return { retry: planCall(generation, adapter, providerFormatOf(adapter, model, generation, true), target, model, headers) };
 }
 

@@ -3,7 +3,6 @@
 // runs the same steps for each target of a route.
 import type { RouteTarget } from './auth.js';
 import type { Caller } from '../core/keys.js';
-import { getProvider } from '../providers/registry.js';
 import type { EmbeddingCall, ProviderAdapter, ProviderCall } from '../providers/types.js';
 import { sendUpstream, type SendOptions, type UpstreamResponse } from '../providers/upstream.js';
 import { callRequest, embeddingRequest } from '../providers/provider-request.js';
@@ -14,7 +13,7 @@ import type { RelayOptions, RelayOutcome } from './relay/types.js';
 import { gatewayAnswers, isChatOnly, planCall, providerFormatOf, type CallPlan } from './plan-call.js';
 import { learnChatOnly, learnsChatOnly, retryAsChat } from './chat-only-fallback.js';
 import type { Generation } from './request-body.js';
-import { reachDirect, type CallContext, type Served } from './call-context.js';
+import { plannedTarget, reachDirect, type CallContext, type Served } from './call-context.js';
 
 /** The name a virtual key sends for a requested model (its model map), or the name as it is. */
 export function mappedModel(caller: Caller, model: string): string {
@@ -62,7 +61,7 @@ export function prepareCall(generation: Generation, context: CallContext, target
 }
 
 function admittedPlan(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
-  const adapter = getProvider(target.provider);
+  const { adapter } = target;
   const providerFormat = providerFormatOf(adapter, model, generation, isChatOnly(target));
   if (!gatewayAnswers(adapter, providerFormat, generation)) {
     const { ingress, operation, request } = generation;
@@ -102,9 +101,7 @@ export async function serveGeneration(generation: Generation, context: CallConte
   } catch (failure) {
     return { target: direct.served, route: null, attemptLog, outcome: undefined, failure };
   }
-  const target = direct.served;
-  target.providerFormat = plan.providerFormat;
-  target.dropped = plan.dropped;
+  const target = plannedTarget(direct.served, plan);
   const send = (call: ProviderCall) => sendCall(direct.adapter, call, direct.send);
   try {
     if (learnsChatOnly(plan, direct.target)) {
@@ -113,12 +110,10 @@ export async function serveGeneration(generation: Generation, context: CallConte
       const first = await send(plan.call);
       const next = await retryAsChat(first, generation, direct.target, model, context.headers);
       if ('retry' in next) {
-        target.providerFormat = next.retry.providerFormat;
-        target.dropped = next.retry.dropped;
         const outcome = await relayPlan(context, next.retry, null, send, direct.relay);
         // Only a server that then answers Chat is taken for chat-only (not one that refuses both).
         if (outcome.status < 400) learnChatOnly(direct.target);
-        return { target, route: null, attemptLog, outcome, failure: undefined };
+        return { target: plannedTarget(direct.served, next.retry), route: null, attemptLog, outcome, failure: undefined };
       }
       return { target, route: null, attemptLog, outcome: await relayPlan(context, plan, next.relay, send, direct.relay), failure: undefined };
     }

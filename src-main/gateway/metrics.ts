@@ -214,7 +214,7 @@ export class GatewayMetrics {
   private readonly keys: BoundedLabel;
   private readonly routes: BoundedLabel;
   private readonly series = new Map<string, Series>();
-  /** Requests refused before any work, by reason (browser-guard.ts, and 401s without a valid key). */
+  /** Requests refused before any work, by reason (front.ts's guard, and 401s without a valid key). */
   private readonly refusals = new Map<string, number>();
   private readonly mcpServers = new BoundedLabel(200, 200);
   private readonly mcpTools = new BoundedLabel(2_000, 200);

@@ -7,8 +7,8 @@ import { redactSecrets } from '../core/redact.js';
 import { toGatewayError } from '../core/http-io.js';
 import type { KeyDirectory, Caller } from '../core/keys.js';
 import { readGatewayHeaders } from './gateway-headers.js';
-import { authenticate } from './auth.js';
-import { refuseForwardedGatewayKeys } from './forward-guard.js';
+import { authenticate, authenticatedAs } from './auth.js';
+import { refuseForwardedGatewayKeys } from './front.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { ListedModels } from '../providers/model-list.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
@@ -99,10 +99,10 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
  */
 export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: { keys: KeyDirectory; caller?: Caller }): Promise<ListedModels> {
   const headers = readGatewayHeaders(requestHeaders);
-  const authenticated = deps.caller ?? authenticate(headers, deps.keys);
-  refuseForwardedGatewayKeys(headers, deps.keys);
+  const { caller, presentedKey, providerToken } = deps.caller ? authenticatedAs(deps.caller, headers) : authenticate(headers, deps.keys);
+  refuseForwardedGatewayKeys(headers, presentedKey, deps.keys);
   const abort = new RequestAbort();
-  const direct = await reachDirect({ headers, caller: authenticated, started: performance.now(), abort }, null, false, undefined);
+  const direct = await reachDirect({ headers, caller, providerToken, started: performance.now(), abort }, null, false, undefined);
   const { adapter, target } = direct;
   if (!adapter.modelListing) throw noModelList(adapter);
   const timeoutMs = Math.min(headers.timeoutMs, MODEL_LIST_TIMEOUT_MS);

@@ -1,12 +1,14 @@
-// One proxied call, as a pipeline of stages that each return a value: read headers → authenticate →
-// admit → read the body → serve (plan, send, relay) → record. Every call, failed ones included, leaves one
-// entry for the request log.
+// One proxied call, as a chain of steps composed once (steps.ts): headers → authenticate → admit → body →
+// dialect → serve (plan, send, relay), then the error shaper and the record. Each step returns a new value;
+// every call, failed ones included, leaves one entry for the request log made of what it reached.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.js';
-import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
-import { authenticate } from './auth.js';
+import type { GatewayHeaders } from './gateway-headers.js';
+import { withCaller, withHeaders } from './front.js';
+import type { Authenticated as AuthenticatedKey } from './auth.js';
+import { chain } from './steps.js';
 import type { Caller, KeyDirectory } from '../core/keys.js';
-import { refuseForwardedGatewayKeys } from './forward-guard.js';
+import { refuseForwardedGatewayKeys } from './front.js';
 import type { GenerationRoute, Ingress } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { geminiIngress } from './ingress/gemini.js';
@@ -18,7 +20,7 @@ import type { CallRecord } from '../core/call-record.js';
 import type { Router } from './routing/router.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
 import { CallAdmission } from './limits/call-admission.js';
-import { readGeneration, readRawBody, type Generation, type RawBody } from './request-body.js';
+import { decodeGeneration, readRawBody, type Generation, type RawBody } from './request-body.js';
 import { callSecrets, REQUEST_FINISHED, type CallContext, type Served } from './call-context.js';
 import { serveGeneration } from './generation-call.js';
 import { serveRoute } from './routed-call.js';
@@ -71,80 +73,155 @@ function ingressOf(route: ProxyRoute): Ingress | EmbeddingsIngress | undefined {
 }
 
 
+/** What a proxied call is, once it arrived: what every step reads and none replaces. */
+interface Arrived {
+  req: IncomingMessage;
+  res: ServerResponse;
+  route: ProxyRoute;
+  path: string;
+  deps: ProxyDependencies;
+  queryKey: string | undefined;
+  /** Date.now() and performance.now() when it came in. */
+  startedAt: number;
+  started: number;
+  abort: RequestAbort;
+}
+
+type Authenticated = Arrived & { headers: GatewayHeaders } & AuthenticatedKey;
+type Admitted = Authenticated & { ticket: LimitTicket | undefined };
+type BodyRead = Admitted & { body: RawBody | undefined };
+type Decoded = BodyRead & { generation: Generation | undefined; embeddings: EmbeddingsInbound | undefined };
+type ServedCall = Decoded & { served: Served };
+
+/** Headers, and the trace id the answer carries whatever happens next. */
+function headersStep(call: Arrived): Arrived & { headers: GatewayHeaders } {
+  const next = withHeaders(call);
+  call.res.setHeader('x-gateway-trace-id', next.headers.traceId);
+  return next;
+}
+
+/** Authenticate: the caller; a Gatehouse key listed for forwarding to the provider is refused here. */
+function authenticateStep(call: Arrived & { headers: GatewayHeaders }): Authenticated {
+  const next = withCaller(call, call.deps);
+  refuseForwardedGatewayKeys(call.headers, next.presentedKey, call.deps.keys);
+  return next;
+}
+
+/**
+ * Admit: before any provider is called, a key over its limit costs nothing more. Counters in this process
+ * decide here, on this turn; Redis decides when the call's worst case is held against its budgets
+ * (CallAdmission, once the body is read and the target known), in the same round trip.
+ */
+function admitStep(call: Authenticated): Admitted | Promise<Admitted> {
+  const admitted = call.deps.limits?.admit(call.caller.keyId, undefined, { decideLater: true });
+  if (admitted instanceof Promise) return admitted.then((ticket) => confirmBodiless({ ...call, ticket }));
+  return confirmBodiless({ ...call, ticket: admitted });
+}
+
+/** A call without a body (a model list, a stored response) holds no budget: its admission is decided now. */
+function confirmBodiless(call: Admitted): Admitted | Promise<Admitted> {
+  if (hasBody(call.route)) return call;
+  const confirmed = call.ticket?.confirm?.();
+  return confirmed ? confirmed.then(() => call) : call;
+}
+
+function hasBody(route: ProxyRoute): route is GenerationRoute | EmbeddingsRoute {
+  return route !== 'models' && ('ingress' in route || 'embeddings' in route);
+}
+
+/** Body: the request's bytes, within the size cap, as UTF-8 text. */
+function bodyStep(call: Admitted): BodyRead | Promise<BodyRead> {
+  if (!hasBody(call.route)) return { ...call, body: undefined };
+  return readRawBody(call.req, call.deps.maxBodyBytes).then((body) => ({ ...call, body }));
+}
+
+/**
+ * Dialect: the bytes decoded into what the route asks for. A generation goes through `decodeGeneration`
+ * alone (bytes in, the generation out), where a preparation of very large bodies off this thread can slot in.
+ */
+function dialectStep(call: BodyRead): Decoded | Promise<Decoded> {
+  const { route, body, caller } = call;
+  if (!body || route === 'models') return { ...call, generation: undefined, embeddings: undefined };
+  if ('embeddings' in route) return { ...call, generation: undefined, embeddings: readEmbeddings(body, route.embeddings, caller) };
+  const decoded = decodeGeneration(body, route as GenerationRoute, caller);
+  return decoded instanceof Promise ? decoded.then((generation) => ({ ...call, generation, embeddings: undefined })) : { ...call, generation: decoded, embeddings: undefined };
+}
+
+/** Plan and relay: the call reaches its provider (by a route when one matches) within the request's timeout. */
+async function serveStep(call: Decoded): Promise<ServedCall> {
+  const { res, headers, caller, providerToken, started, abort, ticket, embeddings, deps } = call;
+  const timeoutMs = headers.timeoutMs;
+  const timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);
+  try {
+    const context: CallContext = { res, headers, caller, providerToken, started, abort, admission: new CallAdmission(ticket) };
+    const served = embeddings ? await serveEmbeddings(embeddings, context, deps) : await serve(call.route, call.generation, context, call.req, deps);
+    return { ...call, served };
+  } finally {
+    clearTimeout(timeout);
+  }
+}
+
+/** Composed once: every proxied call runs these steps in this order. */
+const proxyChain = chain(headersStep, authenticateStep, admitStep, bodyStep, dialectStep, serveStep);
+
 /** `queryKey`: a key sent in the URL (`?key=`, Gemini's clients), read as the key headers are. */
 export async function handleProxy(req: IncomingMessage, res: ServerResponse, route: ProxyRoute, path: string, deps: ProxyDependencies, queryKey?: string): Promise<void> {
-  const startedAt = Date.now();
-  const started = performance.now();
   const abort = new RequestAbort();
-  const ingress = ingressOf(route);
   res.on('close', () => {
     if (!res.writableFinished) abort.abort(new ClientGone());
   });
+  const ended = await proxyChain({ req, res, route, path, deps, queryKey, startedAt: Date.now(), started: performance.now(), abort });
+  const call: Arrived & Partial<ServedCall> = ended.value;
+  // A step that threw, or a provider stage that reached no answer (its Served says why).
+  const failed = !ended.ok || call.served?.failure !== undefined;
+  const answered = failed ? answerFailure(call, ended.ok ? call.served!.failure : ended.failure) : undefined;
+  // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.
+  // An answer relayed without error has read every provider body to its end: nothing is left to free,
+  // and an abort event nobody hears costs a few µs a request.
+  const everyBodyRead = call.served?.outcome !== undefined && call.served.outcome.error === null;
+  if (!everyBodyRead && !abort.aborted) abort.abort(REQUEST_FINISHED);
+  record(call, answered);
+}
 
-  // Each stage's value, as far as the call got: the record is made of them.
-  let headers: GatewayHeaders | undefined;
-  let caller: Caller | undefined;
-  let ticket: LimitTicket | undefined;
-  let body: RawBody | undefined;
-  let generation: Generation | undefined;
-  let embeddings: EmbeddingsInbound | undefined;
-  let served: Served | undefined;
-  let failure: GatewayError | undefined;
-  let failureBody: object | undefined;
-  let timeout: NodeJS.Timeout | undefined;
-  try {
-    headers = readGatewayHeaders(req.headers, queryKey);
-    res.setHeader('x-gateway-trace-id', headers.traceId);
-    caller = deps.caller ?? authenticate(headers, deps.keys);
-    refuseForwardedGatewayKeys(headers, deps.keys);
-    // Before any provider is called: a key over its limit costs nothing more. Counters in this process
-    // decide here, on this turn; Redis decides when the call's worst case is held against its budgets
-    // (CallAdmission, once the body is read and the target known), in the same round trip.
-    const admitted = deps.limits?.admit(caller.keyId, undefined, { decideLater: true });
-    ticket = admitted instanceof Promise ? await admitted : admitted;
-    if (route !== 'models' && 'ingress' in route) {
-      body = await readRawBody(req, deps.maxBodyBytes);
-      generation = readGeneration(body, route, caller);
-    } else if (route !== 'models' && 'embeddings' in route) {
-      body = await readRawBody(req, deps.maxBodyBytes);
-      embeddings = readEmbeddings(body, route.embeddings, caller);
-    }
-    // A model list holds no budget: its admission is decided now.
-    if (!generation && !embeddings) {
-      const confirmed = ticket?.confirm?.();
-      if (confirmed) await confirmed;
-    }
-    const timeoutMs = headers.timeoutMs;
-    timeout = setTimeout(() => abort.abort(new UpstreamTimeout(timeoutMs)), timeoutMs);
-    const context: CallContext = { res, headers, caller, started, abort, admission: new CallAdmission(ticket) };
-    served = embeddings ? await serveEmbeddings(embeddings, context, deps) : await serve(route, generation, context, req, deps);
-    if (served.failure !== undefined) throw served.failure;
-  } catch (error) {
-    failure = abort.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(error);
-    if (!(error instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', error);
-    const secrets = served?.target?.secrets ?? callSecrets(served?.target?.credentials, headers);
-    const redacted = new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secrets), failure.param, failure.code, failure.provider);
-    failureBody = ingress ? ingress.errorBody(redacted) : redacted.toBody();
-    const limitHeaders: Record<string, string> = failure instanceof LimitExceeded ? failure.headers() : {};
-    if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody, limitHeaders);
-  } finally {
-    clearTimeout(timeout);
-    // Whatever provider call is still open (a sibling of a failed fan-out call) must not outlive the request.
-    // An answer relayed without error has read every provider body to its end: nothing is left to free,
-    // and an abort event nobody hears costs a few µs a request.
-    const everyBodyRead = served?.outcome !== undefined && served.outcome.error === null;
-    if (!everyBodyRead && !abort.aborted) abort.abort(REQUEST_FINISHED);
-  }
+/** The route group's error shaper: the failure redacted and answered in the client's dialect (when nothing was sent yet). */
+function answerFailure(call: Arrived & Partial<ServedCall>, thrown: unknown): { failure: GatewayError; failureBody: object } {
+  const { res, abort, served, headers } = call;
+  const failure = abort.reason instanceof ClientGone ? new GatewayError(499, 'api_error', 'The client closed the connection') : toGatewayError(thrown);
+  if (!(thrown instanceof GatewayError)) console.error('Gatehouse: unexpected error while proxying', thrown);
+  const secrets = served?.target?.secrets ?? callSecrets(served?.target?.credentials, headers);
+  const redacted = new GatewayError(failure.status, failure.type, redactSecrets(failure.message, secrets), failure.param, failure.code, failure.provider);
+  const ingress = ingressOf(call.route);
+  const failureBody = ingress ? ingress.errorBody(redacted) : redacted.toBody();
+  const limitHeaders: Record<string, string> = failure instanceof LimitExceeded ? failure.headers() : {};
+  if (!res.headersSent && !res.destroyed) sendJson(res, failure.status, failureBody, limitHeaders);
+  return { failure, failureBody };
+}
 
+/** Record: the log entry made of what the call reached, and what it spent released against its keys' limits. */
+function record(call: Arrived & Partial<ServedCall>, answered: { failure: GatewayError; failureBody: object } | undefined): void {
+  const { ticket, served, generation, embeddings } = call;
   const { entry, spent } = recordCall(
-    { startedAt, started, path, requestHeaders: req.headers, dialect: ingress?.dialect, headers, caller, bodyText: body?.text, request: generation?.request ?? (embeddings && { model: embeddings.request.model, stream: false, n: 1, body: null }), served, failure, failureBody },
+    {
+      startedAt: call.startedAt,
+      started: call.started,
+      path: call.path,
+      requestHeaders: call.req.headers,
+      dialect: ingressOf(call.route)?.dialect,
+      headers: call.headers,
+      caller: call.caller,
+      bodyText: call.body?.text,
+      request: generation?.request ?? (embeddings && { model: embeddings.request.model, stream: false, n: 1, body: null }),
+      served,
+      failure: answered?.failure,
+      failureBody: answered?.failureBody,
+    },
     ticket !== undefined,
   );
   // Counted as it finishes: its tokens for the minute, its cost for the day and month.
   ticket?.release(spent);
   // A routed call spends the target key's credentials: counted against its limits too.
   served?.target?.ticket?.release(spent);
-  deps.log(entry);
+  call.deps.log(entry);
 }
 
 /** The stage that reaches a provider: a generation (by a route when one matches), a model list, or a stored response. */

@@ -86,3 +86,12 @@ export function readGeneration(body: RawBody, route: GenerationRoute, caller: Ca
   }
   return new Generation(ingress, operation, ingress.readRequest(json, route.path), body.bytes, rawModel, body.text);
 }
+
+/**
+ * The dialect step's one seam: the body's bytes in, the decoded generation out. Synchronous today; its type
+ * allows a promise so that a preparation of very large bodies off the serving thread can take its place
+ * without touching the steps around it.
+ */
+export type DecodeGeneration = (body: RawBody, route: GenerationRoute, caller: Caller) => Generation | Promise<Generation>;
+
+export const decodeGeneration: DecodeGeneration = readGeneration;

@@ -3,8 +3,7 @@
 // 5xx, its own timeout or a connection error while waiting for the provider's answer. Once the answer is
 // being relayed, it is that target's, whatever happens.
 import { GatewayError } from '../core/errors.js';
-import type { RouteTarget } from './auth.js';
-import { getProvider } from '../providers/registry.js';
+import { virtualKeyTarget, type RouteTarget } from './auth.js';
 import type { EmbeddingCall, ProviderCall } from '../providers/types.js';
 import type { UpstreamResponse } from '../providers/upstream.js';
 import type { WireFormat } from '../codecs/canonical.js';
@@ -21,7 +20,7 @@ import type { KeyLimiter, LimitTicket } from './limits/limiter.js';
 import type { AttemptRecord } from '../core/call-record.js';
 import { LenderOverLimit } from './limits/call-admission.js';
 import type { Generation } from './request-body.js';
-import { callSecrets, type CallContext, type Served, type ServedTarget } from './call-context.js';
+import { callSecrets, plannedTarget, type CallContext, type Served, type ServedTarget } from './call-context.js';
 import { isPromise, mappedModel, prepareCall, relayPlan, sendCall } from './generation-call.js';
 
 /** The abort reason of a target's own time limit (timeout_ms): the route moves on, the request goes on. */
@@ -123,14 +122,12 @@ export async function serveRouteWith<Prepared extends PreparedCall>(router: Rout
       else abort.addEventListener('abort', () => attemptAbort.abort(abort.reason));
       const timer = target.timeoutMs === undefined ? undefined : setTimeout(() => attemptAbort.abort(new TargetTimeout(target.timeoutMs!)), target.timeoutMs);
       const sentModel = mappedModel(target.caller, target.model);
-      const reached: ServedTarget = { provider: target.caller.provider, credentials: undefined, model: sentModel, providerFormat: null, dropped: [], secrets: undefined, label: target.label, keyId: target.caller.keyId, ticket };
-      tried = reached;
+      // What the record shows of this target, a new value at each step it gets past.
+      tried = { provider: target.caller.provider, credentials: undefined, model: sentModel, providerFormat: null, dropped: [], secrets: undefined, label: target.label, keyId: target.caller.keyId, ticket };
       let called = false;
       try {
-        const credentials = await target.caller.loadCredentials();
-        reached.credentials = credentials;
-        const routeTarget: RouteTarget = { caller: target.caller, provider: target.caller.provider, customHost: target.caller.customHost, credentials };
-        const adapter = getProvider(routeTarget.provider);
+        const routeTarget = await virtualKeyTarget(target.caller);
+        const { adapter, credentials } = routeTarget;
         const send = (call: ProviderCall | EmbeddingCall): Promise<UpstreamResponse> =>
           sendCall(adapter, call, {
             signal: attemptAbort,
@@ -139,11 +136,11 @@ export async function serveRouteWith<Prepared extends PreparedCall>(router: Rout
             onAttempt: (attempt) => attemptLog.push({ status: attempt.status, error: attempt.error, durationMs: attempt.durationMs, target: target.label }),
           });
         const secrets = callSecrets(credentials, headers);
-        reached.secrets = secrets;
+        tried = { ...tried, credentials, secrets };
         const preparing = work.prepare(context, routeTarget, sentModel);
         const prepared = isPromise(preparing) ? await preparing : preparing;
-        reached.providerFormat = prepared.providerFormat;
-        reached.dropped = prepared.dropped;
+        const reached = plannedTarget(tried, prepared);
+        tried = reached;
         const relayOptions = { adapter, stream: work.stream, started: context.started, signal: attemptAbort, secrets, ingress: work.ingress };
         if (!prepared.call) {
           clearTimeout(timer);

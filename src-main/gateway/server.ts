@@ -11,7 +11,7 @@ import { anthropicMessagesIngress } from './ingress/anthropic-messages.js';
 import { GENERATION_ROUTES } from './ingress/registry.js';
 import { routeGeminiPath, isGeminiKeyed, mayBeGeminiPath } from './gemini-routes.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
-import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from './browser-guard.js';
+import { BrowserRefused, guardBrowser, type BrowserRefusal } from './front.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connection-guard.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
@@ -104,6 +104,33 @@ async function serveUi(uiDir: string | undefined, req: IncomingMessage, res: Ser
 }
 
 
+/** One request as the route table sees it. */
+interface Routed {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  path: string;
+}
+
+type Handle = (request: Routed) => Promise<void> | void;
+
+/** A row of a route table: an exact path, or a test tried in order after the exact paths. */
+interface RouteRow {
+  path: string | ((path: string) => boolean);
+  handle: Handle;
+}
+
+/** A route table, indexed once: exact paths by a map lookup, the tests in their order. */
+function routeTable(rows: readonly RouteRow[]): (path: string) => Handle | undefined {
+  const exact = new Map<string, Handle>();
+  const tests: { test: (path: string) => boolean; handle: Handle }[] = [];
+  for (const row of rows) {
+    if (typeof row.path === 'string') exact.set(row.path, row.handle);
+    else tests.push({ test: row.path, handle: row.handle });
+  }
+  return (path) => exact.get(path) ?? tests.find((row) => row.test(path))?.handle;
+}
+
 /** `/v1/embeddings`, in OpenAI's shape (POST only). */
 const EMBEDDINGS_PATH = '/v1/embeddings';
 const EMBEDDINGS_ROUTE: EmbeddingsRoute = { embeddings: openaiEmbeddingsIngress };
@@ -117,9 +144,100 @@ const SETTLED: Promise<void> = Promise.resolve();
 /** Parsed once and shared: requests on these paths go to the proxy, which reads only the path. */
 const PLAIN_PROXY_URLS = new Map([...GENERATION_ROUTES.keys(), EMBEDDINGS_PATH].map((path) => [path, new URL(path, 'http://gatehouse.invalid')]));
 
+/** The paths of the /v1 group (with Gemini's /v1beta): its browser guard runs before any of them is routed. */
+const inV1Group = (path: string): boolean => path.startsWith('/v1/') || path === '/v1' || mayBeGeminiPath(path);
+
+/** A 405 in the contract's shape unless the method is one of `methods`. */
+function refusesMethod({ req, res, path }: Routed, methods: readonly string[], body = (error: GatewayError): object => error.toBody()): boolean {
+  if (methods.includes(req.method ?? '')) return false;
+  const list = methods.join(' or ');
+  sendJson(res, 405, body(new GatewayError(405, 'invalid_request_error', `Use ${list} for ${path}`)), { allow: methods.join(', ') });
+  return true;
+}
+
+/** The /v1 group's routes: the generation paths of every dialect, embeddings, stored responses, model lists, Gemini's paths. */
+function v1Routes(options: GatewayServerOptions): RouteRow[] {
+  const generation: RouteRow[] = [...GENERATION_ROUTES].map(([path, route]) => ({
+    path,
+    handle: (request) => (refusesMethod(request, ['POST'], (error) => route.ingress.errorBody(error)) ? undefined : handleProxy(request.req, request.res, route, path, options)),
+  }));
+  return [
+    ...generation,
+    { path: EMBEDDINGS_PATH, handle: (request) => (refusesMethod(request, ['POST']) ? undefined : handleProxy(request.req, request.res, EMBEDDINGS_ROUTE, EMBEDDINGS_PATH, options)) },
+    {
+      path: '/v1/models',
+      handle: (request) => {
+        const { req, res, url, path } = request;
+        if (refusesMethod(request, ['GET'])) return;
+        // A key sent Gemini's way (`x-goog-api-key`, `?key=`) asks for Gemini's list shape.
+        if (isGeminiKeyed(req, url)) return routeGeminiPath(req, res, path, url, options);
+        return handleProxy(req, res, 'models', path, options);
+      },
+    },
+    {
+      path: (path) => path.startsWith('/v1/responses/'),
+      handle: (request) => {
+        const { req, res, url, path } = request;
+        if (!STORED_RESPONSE_PATH.test(path)) {
+          const error = invalidRequest(`No such path: ${path}; a stored response is read at /v1/responses/{id} or /v1/responses/{id}/input_items`, 'response_id');
+          return sendJson(res, 404, { error: { ...error.toBody().error, type: 'not_found_error' } });
+        }
+        if (refusesMethod(request, ['GET', 'DELETE'])) return;
+        const storedResponse = { method: req.method as 'GET' | 'DELETE', path: path.slice('/v1/responses/'.length), search: url.search };
+        return handleProxy(req, res, { storedResponse }, path, options);
+      },
+    },
+    // Gemini's paths name the model: tried only when no exact path matched.
+    { path: mayBeGeminiPath, handle: ({ req, res, path, url }) => routeGeminiPath(req, res, path, url, options) },
+  ];
+}
+
+/** The /v1 group's answer to a browser's request: in the shape of the dialect the path or the request speaks. */
+function answerRefusal({ req, res, path, url }: Routed, refused: BrowserRefused, options: GatewayServerOptions): Promise<void> | void {
+  const generation = GENERATION_ROUTES.get(path);
+  const shaped = generation ? generation.ingress : req.headers['anthropic-version'] !== undefined ? anthropicMessagesIngress : undefined;
+  if (!generation && mayBeGeminiPath(path) && !shaped) return routeGeminiPath(req, res, path, url, options, refused);
+  return sendJson(res, 403, shaped ? shaped.errorBody(refused) : refused.toBody());
+}
+
+/** The server's route table: the /v1 group (behind its guard), the admin API, metrics, MCP, the UI. */
+function serverRoutes(options: GatewayServerOptions): (request: Routed) => Promise<void> | void {
+  const v1 = routeTable(v1Routes(options));
+  const guard = guardBrowser(options);
+  const others = routeTable([
+    { path: (path) => path === '/admin/api' || path.startsWith('/admin/api/'), handle: ({ req, res, url }) => options.handleAdmin(req, res, url) },
+    ...(options.handleMetrics ? [{ path: '/metrics', handle: ({ req, res }: Routed) => options.handleMetrics!(req, res) }] : []),
+    ...(options.handleMcp ? [{ path: (path: string) => path === '/mcp' || path.startsWith('/mcp/'), handle: ({ req, res, url }: Routed) => options.handleMcp!(req, res, url) }] : []),
+    {
+      path: (path) => !path.startsWith('/v1/') && !path.startsWith('/admin/'),
+      handle: ({ req, res, url, path }) => ((req.method === 'GET' || req.method === 'HEAD') ? serveUi(options.uiDir, req, res, url) : notFound(res, req, path)),
+    },
+  ]);
+  return (request) => {
+    const { path } = request;
+    if (inV1Group(path)) {
+      try {
+        guard(request);
+      } catch (error) {
+        if (error instanceof BrowserRefused) return answerRefusal(request, error, options);
+        throw error;
+      }
+      const handle = v1(path);
+      if (handle) return handle(request);
+    }
+    const handle = others(path);
+    return handle ? handle(request) : notFound(request.res, request.req, path);
+  };
+}
+
+function notFound(res: ServerResponse, req: IncomingMessage, path: string): void {
+  sendJson(res, 404, errorBody('not_found_error', `Unknown path: ${req.method} ${path}`));
+}
+
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const timeouts = { ...DEFAULT_CLIENT_TIMEOUTS, ...options.clientTimeouts };
-  const allowRemote = options.allowRemote === true;
+  // Composed once: the table and the /v1 group's guard are built when the server is made.
+  const route = serverRoutes(options);
   const server = createServer(
     {
       // Slow or stuck clients cannot pin the server (CONTRACT: bad input never hurts the gateway).
@@ -154,59 +272,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
           return;
         }
       }
-      const path = url.pathname;
-      const route = (): Promise<void> | void => {
-        const generation = GENERATION_ROUTES.get(path);
-        // Gemini's paths name the model: read only when no exact path matched.
-        const gemini = generation === undefined && mayBeGeminiPath(path);
-        if (path.startsWith('/v1/') || path === '/v1' || gemini) {
-          const refusal = browserRefusal(req.headers, allowRemote);
-          if (refusal) {
-            options.onBrowserRefused?.(refusal);
-            const error = new GatewayError(403, 'permission_error', BROWSER_REFUSAL_MESSAGES[refusal]);
-            const shaped = generation ? generation.ingress : req.headers['anthropic-version'] !== undefined ? anthropicMessagesIngress : undefined;
-            if (gemini && !shaped) return routeGeminiPath(req, res, path, url, options, error);
-            return sendJson(res, 403, shaped ? shaped.errorBody(error) : error.toBody());
-          }
-        }
-        if (gemini) return routeGeminiPath(req, res, path, url, options);
-        if (generation) {
-          if (req.method !== 'POST') {
-            const error = new GatewayError(405, 'invalid_request_error', `Use POST for ${path}`);
-            return sendJson(res, 405, generation.ingress.errorBody(error), { allow: 'POST' });
-          }
-          return handleProxy(req, res, generation, path, options);
-        }
-        if (path === EMBEDDINGS_PATH) {
-          if (req.method !== 'POST') return sendJson(res, 405, errorBody('invalid_request_error', `Use POST for ${path}`), { allow: 'POST' });
-          return handleProxy(req, res, EMBEDDINGS_ROUTE, path, options);
-        }
-        if (path.startsWith('/v1/responses/')) {
-          const stored = STORED_RESPONSE_PATH.exec(path);
-          if (!stored) {
-            const error = invalidRequest(`No such path: ${path}; a stored response is read at /v1/responses/{id} or /v1/responses/{id}/input_items`, 'response_id');
-            return sendJson(res, 404, { error: { ...error.toBody().error, type: 'not_found_error' } });
-          }
-          if (req.method !== 'GET' && req.method !== 'DELETE') {
-            return sendJson(res, 405, errorBody('invalid_request_error', `Use GET or DELETE for ${path}`), { allow: 'GET, DELETE' });
-          }
-          const method = req.method;
-          return handleProxy(req, res, { storedResponse: { method, path: path.slice('/v1/responses/'.length), search: url.search } }, path, options);
-        }
-        if (path === '/v1/models') {
-          if (req.method !== 'GET') return sendJson(res, 405, errorBody('invalid_request_error', 'Use GET for /v1/models'), { allow: 'GET' });
-          // A key sent Gemini's way (`x-goog-api-key`, `?key=`) asks for Gemini's list shape.
-          if (isGeminiKeyed(req, url)) return routeGeminiPath(req, res, path, url, options);
-          return handleProxy(req, res, 'models', path, options);
-        }
-        if (path === '/admin/api' || path.startsWith('/admin/api/')) return options.handleAdmin(req, res, url);
-        if (path === '/metrics' && options.handleMetrics) return options.handleMetrics(req, res);
-        if ((path === '/mcp' || path.startsWith('/mcp/')) && options.handleMcp) return options.handleMcp(req, res, url);
-        if ((req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/v1/') && !path.startsWith('/admin/')) {
-          return serveUi(options.uiDir, req, res, url);
-        }
-        return sendJson(res, 404, errorBody('not_found_error', `Unknown path: ${req.method} ${path}`));
-      };
+      const request: Routed = { req, res, url, path: url.pathname };
       const failed = (error: unknown): void => {
         console.error('Gatehouse: unhandled error', error);
         if (!res.headersSent) sendJson(res, 500, errorBody('api_error', 'Internal gateway error'));
@@ -217,7 +283,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       // Started on this turn rather than from a promise chain: two promises and a microtask less per request.
       let handled: Promise<void>;
       try {
-        const routed = route();
+        const routed = route(request);
         handled = routed ? routed.catch(failed) : SETTLED;
       } catch (error) {
         // As a rejection, like any other failure (a failing error answer must not throw out of the listener).

@@ -11,9 +11,7 @@ import type { Caller } from '../core/keys.js';
 import { GatewayError } from '../core/errors.js';
 import { readBody } from '../core/http-io.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
-import { authenticate } from '../gateway/auth.js';
-import { BROWSER_REFUSAL_MESSAGES, browserRefusal, type BrowserRefusal } from '../gateway/browser-guard.js';
-import { readGatewayHeaders } from '../gateway/gateway-headers.js';
+import { BrowserRefused, guardBrowser, withCaller, withHeaders, type BrowserRefusal } from '../gateway/front.js';
 import type { KeyLimiter } from '../gateway/limits/limiter.js';
 import { admitCalls, authorizeMessage, SESSION_NOT_FOUND, SessionKey } from './access.js';
 import { mcpCallRecord } from './call-log.js';
@@ -46,11 +44,14 @@ const isInitialize = (body: unknown): boolean =>
 /** The handler the gateway server calls for /mcp and /mcp/…. */
 export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { gateway } = options;
+  // The front /v1 uses (gateway/front.ts), its refusals answered as JSON-RPC errors.
+  const guard = guardBrowser(options);
   return async (req, res, url) => {
-    const refusal = browserRefusal(req.headers, options.allowRemote === true);
-    if (refusal) {
-      options.onBrowserRefused?.(refusal);
-      return sendRpcError(res, 403, -32000, BROWSER_REFUSAL_MESSAGES[refusal].replaceAll('/v1', '/mcp'));
+    try {
+      guard({ req });
+    } catch (error) {
+      if (!(error instanceof BrowserRefused)) throw error;
+      return sendRpcError(res, 403, -32000, error.message.replaceAll('/v1', '/mcp'));
     }
     let scope: string | null = null;
     if (url.pathname !== '/mcp' && url.pathname !== '/mcp/') {
@@ -63,10 +64,9 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
     let caller: Caller;
     let presented: string;
     try {
-      const headers = readGatewayHeaders(req.headers);
-      caller = authenticate(headers, options.keys);
-      // The key authenticate() took (it moves a gateway key sent as a bearer into apiKey).
-      presented = (headers.apiKey ?? headers.bearer)!;
+      const authenticated = withCaller(withHeaders({ req }), options);
+      caller = authenticated.caller;
+      presented = authenticated.presentedKey!;
     } catch (error) {
       const status = error instanceof GatewayError ? error.status : 401;
       return sendRpcError(res, status, -32000, (error as Error).message.replace('x-gateway-api-key', 'x-gateway-api-key or Authorization: Bearer'));

@@ -3,11 +3,10 @@
 // (the worst case held against budgets), route fallbacks, attempt log and Served value for the record.
 import type { EmbeddingRequest } from '../../codecs/embeddings/canonical.js';
 import type { RouteTarget } from '../auth.js';
-import { getProvider } from '../../providers/registry.js';
 import type { Router } from '../routing/router.js';
 import type { KeyLimiter } from '../limits/limiter.js';
 import type { RequestTraits } from '../routing/conditions.js';
-import { reachDirect, type CallContext, type Served } from '../call-context.js';
+import { plannedTarget, reachDirect, type CallContext, type Served } from '../call-context.js';
 import { isPromise, mappedModel, sendCall } from '../generation-call.js';
 import { serveRouteWith, type RoutedWork } from '../routed-call.js';
 import { planEmbeddings, type EmbeddingsPlan } from './embeddings-plan.js';
@@ -30,7 +29,7 @@ function embeddingTraits(request: EmbeddingRequest): RequestTraits {
 
 /** The plan for one target, its worst case held against the budgets before anything is sent. */
 function prepareEmbeddings(inbound: EmbeddingsInbound, context: CallContext, target: RouteTarget, model: string): EmbeddingsPlan | Promise<EmbeddingsPlan> {
-  const adapter = getProvider(target.provider);
+  const { adapter } = target;
   const plan = planEmbeddings(inbound, adapter, target, model, context.headers);
   if (!context.admission.holdsBudget) return plan;
   const pricedModel = adapter.pricedModel?.(target.credentials, model) ?? model;
@@ -70,9 +69,7 @@ export async function serveEmbeddings(inbound: EmbeddingsInbound, context: CallC
   } catch (failure) {
     return { target: direct.served, route: null, attemptLog, outcome: undefined, failure };
   }
-  const target = direct.served;
-  target.providerFormat = plan.providerFormat;
-  target.dropped = plan.dropped;
+  const target = plannedTarget(direct.served, plan);
   try {
     const outcome = await relayEmbeddings(context.res, inbound, plan, null, (call) => sendCall(direct.adapter, call, direct.send), direct.relay);
     return { target, route: null, attemptLog, outcome, failure: undefined };
