@@ -87,7 +87,7 @@ for (const theme of ['light', 'dark'] as const) {
       await expect(dialog).toBeHidden();
       // The key is on the Keys page, bound to the local server.
       await page.getByRole('link', { name: 'Keys' }).click();
-      await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText(`→ http://127.0.0.1:${ollama.port}/v1`);
+      await expect(page.getByRole('table', { name: 'Virtual keys' })).toContainText(`http://127.0.0.1:${ollama.port}/v1`);
       expect(problems).toEqual([]);
     });
 
