@@ -145,3 +145,26 @@ test('30 keys: one line each, searched, sorted, and each key acted on from its p
   await expect(table.locator('tbody tr')).toHaveCount(27);
   expect(problems).toEqual([]);
 });
+
+test('a name over 100 characters gets a plain message, in the form and from the admin API', async ({ page }) => {
+  const long = 'a'.repeat(101);
+  const refused = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: long }) });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: { message: string; param: string } }).error).toMatchObject({ message: "'name': must be at most 100 characters", param: 'name' });
+
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('button', { name: 'New gateway key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New gateway API key' });
+  await dialog.getByLabel('Name').fill(long);
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await expect(dialog.getByText('A key’s name is at most 100 characters; this one has 101. Shorten it.')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  // Renaming a key in its panel says the same.
+  const panel = await openKeyPanel(page, 'CI runner');
+  await panel.getByRole('button', { name: 'Rename' }).click();
+  await panel.getByLabel('New name for CI runner').fill(long);
+  await panel.getByRole('button', { name: 'Save' }).click();
+  await expect(panel.getByText('A key’s name is at most 100 characters; this one has 101. Shorten it.')).toBeVisible();
+});

@@ -8,6 +8,7 @@ import type { GatewayKey, VirtualKey } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { formatFullTime, formatRelativeTime } from '../../components/format';
 import { Icon } from '../../components/Icon';
+import { keyNameProblem } from '../../keys/key-name';
 import { describeKeyModels } from '../../keys/model-map';
 import { useKeysStore } from '../../stores/keys-store';
 import { useKeyLimitsStore } from '../../stores/key-limits-store';
@@ -30,7 +31,9 @@ function RenameForm({ currentName, rename, onDone }: { currentName: string; rena
   const [error, setError] = useState<string | null>(null);
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!name.trim() || name.trim() === currentName) return onDone();
+    if (name.trim() === currentName) return onDone();
+    const problem = keyNameProblem(name);
+    if (problem) return setError(problem);
     try {
       await rename(name.trim());
       onDone();

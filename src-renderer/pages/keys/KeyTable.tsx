@@ -73,7 +73,7 @@ export function KeyTable({ label, kind, rows, order, onSort, onOpen }: { label: 
         {rows.map((row) => (
           <tr key={row.id} onClick={() => onOpen(row.id)}>
             <th scope="row" className="key-cell-name">
-              <button type="button" className="key-open" onClick={(event) => { event.stopPropagation(); onOpen(row.id); }}>
+              <button type="button" className="key-open" title={row.name} onClick={(event) => { event.stopPropagation(); onOpen(row.id); }}>
                 {row.name}
               </button>
               <code className="key-prefix">{row.keyPrefix}…</code>
