@@ -362,6 +362,8 @@ test('Connect a tool gives each agent its MCP set-up with the address and the ke
   const key = 'gh-gk-0123456789abcdef0123456789abcdef';
   const url = `${gatehouse.origin}/mcp`;
   const card = page.getByRole('region', { name: 'MCP servers (tools)' });
+  // The server list is there without a visit to the MCP servers page first.
+  await expect(card.getByLabel('Servers').locator('option', { hasText: 'Only github (/mcp/github)' })).toHaveCount(1);
   await expect(card.getByLabel('Claude Code MCP: Run once', { exact: true })).toContainText('YOUR_GATEHOUSE_KEY');
   await page.getByLabel('Virtual key').fill(key);
   await expect(page.getByText('A gateway key: the MCP set-ups below work with it')).toBeVisible();
