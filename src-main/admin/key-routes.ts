@@ -6,7 +6,8 @@ import { listProviders } from '../providers/registry.js';
 import type { AdminRoute } from './router.js';
 import { checkKeyHost, customHostWarnings } from './key-host-check.js';
 
-const name = z.string().trim().min(1).max(100);
+// Worded as the rest of the API words a bound; the Keys forms check the same first (src-renderer/keys/key-name.ts).
+const name = z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' });
 /** Credential fields by field name (`azure.resourceName`), spec parameter (`cloud_a_resource_name`) or camelCase. */
 const cloudFields = z.record(z.string(), z.string());
 const customHost = z.string().nullable();

@@ -1,6 +1,6 @@
 // A modal built on the native <dialog>: it traps focus, closes on Escape and restores focus to
 // whatever opened it, without a focus-management library.
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Icon } from './Icon';
 
 interface DialogProps {
@@ -15,6 +15,8 @@ export function Dialog({ title, description, onClose, children, size = 'medium' 
   const dialogRef = useRef<HTMLDialogElement>(null);
   const onCloseRef = useRef(onClose);
   onCloseRef.current = onClose;
+  // One id per dialog: a dialog opened from another (a key's panel, then its limits) is named by its own title.
+  const titleId = useId();
 
   useEffect(() => {
     const dialog = dialogRef.current;
@@ -34,10 +36,10 @@ export function Dialog({ title, description, onClose, children, size = 'medium' 
   }, []);
 
   return (
-    <dialog ref={dialogRef} className={`dialog dialog-${size}`} aria-labelledby="dialog-title">
+    <dialog ref={dialogRef} className={`dialog dialog-${size}`} aria-labelledby={titleId}>
       <header className="dialog-header">
         <div>
-          <h2 id="dialog-title">{title}</h2>
+          <h2 id={titleId}>{title}</h2>
           {description && <p className="dialog-description">{description}</p>}
         </div>
         <button type="button" className="button button-ghost button-icon" aria-label="Close" onClick={onClose}>

@@ -11,6 +11,7 @@ import { useRouteStore } from '../stores/route-store';
 import { useToastStore } from '../stores/toast-store';
 import { RevealedKeyDialog } from './keys/KeyDialogs';
 import { AddToRouteDialog } from './local/AddToRouteDialog';
+import { findServerKey } from './local/add-to-route';
 import { LocalServerCard } from './local/LocalServerCard';
 import '../styles/local-models.css';
 
@@ -39,8 +40,15 @@ export function LocalModelsPage() {
   const [routeFlow, setRouteFlow] = useState<RouteFlow | null>(null);
   const revealed = useKeysStore((state) => state.revealed);
   const dismissRevealed = useKeysStore((state) => state.dismissRevealed);
+  const virtualKeys = useKeysStore((state) => state.virtualKeys);
+  const loadKeys = useKeysStore((state) => state.load);
   const navigate = useRouteStore((state) => state.navigate);
   const showToast = useToastStore((state) => state.show);
+
+  // The keys tell which servers have one already: those offer it, not another "Make a key".
+  useEffect(() => {
+    void loadKeys();
+  }, [loadKeys]);
 
   useEffect(() => {
     void load();
@@ -112,6 +120,8 @@ export function LocalModelsPage() {
                   key={server.url}
                   server={server}
                   creatingKey={creatingKeyFor === server.url}
+                  serverKey={findServerKey(virtualKeys, server, keyNameFor(server))?.name ?? null}
+                  onOpenKeys={() => navigate('keys')}
                   onMakeKey={() => void onMakeKey(server)}
                   preparingRouteFor={preparingRouteFor?.startsWith(`${server.url} `) ? preparingRouteFor.slice(server.url.length + 1) : null}
                   onAddToRoute={(model) => void onAddToRoute(server, model)}

@@ -12,6 +12,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
+import { openKeyPanel } from './keys-page';
 
 const CODEX = JSON.parse(readFileSync(new URL('../fixtures/codex-0.171-responses-request.json', import.meta.url), 'utf8')) as { userAgent: string; body: Record<string, unknown> };
 const MODEL = 'qwen2.5-coder-7b';
@@ -52,7 +53,8 @@ test('a chat-only key gets a Codex set-up that works through the translated path
   const problems = collectProblems(page);
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
-  await expect(page.locator('.key-row').filter({ hasText: 'lm-studio' }).locator('.badge', { hasText: 'Chat only' })).toBeVisible();
+  await expect((await openKeyPanel(page, 'lm-studio')).locator('.badge', { hasText: 'Chat only' })).toBeVisible();
+  await page.keyboard.press('Escape');
 
   const toml = await codexTomlFromPage(page);
   expect(tomlValue(toml, 'wire_api')).toBe('responses');

@@ -8,6 +8,7 @@ import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshotWholePage } from './screenshots';
+import { openKeyPanel } from './keys-page';
 
 let openai: OpenAIFake;
 let anthropic: AnthropicFake;
@@ -103,8 +104,8 @@ test('Connect a tool shows each set-up with the gateway address and the key writ
 
   // The Keys page's "Use it" panel shows the same set-ups; there the key is not known any more.
   await page.getByRole('link', { name: 'Keys' }).click();
-  await page.getByRole('button', { name: 'Use connect' }).click();
-  const usage = page.getByRole('dialog', { name: /Use/ });
+  await (await openKeyPanel(page, 'connect')).getByRole('button', { name: 'Use' }).click();
+  const usage = page.getByRole('dialog', { name: 'Use “connect”' });
   await expect(usage.getByLabel('Claude Code: Set in your shell, then run claude', { exact: true })).toContainText(`export ANTHROPIC_BASE_URL=${origin}\n`);
   await expect(usage.getByLabel('Claude Code: Set in your shell, then run claude', { exact: true })).toContainText('YOUR_GATEHOUSE_KEY');
   await usage.getByRole('tab', { name: 'Codex' }).click();

@@ -37,6 +37,6 @@ test('the status says Stopped when the gateway goes down and Running when it ret
   const resumedAt = Date.now();
   await expect(status).toContainText('Running', { timeout: 5000 });
   expect(Date.now() - resumedAt).toBeLessThanOrEqual(5000);
-  await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('Survives restarts');
+  await expect(page.getByRole('table', { name: 'Virtual keys' })).toContainText('Survives restarts');
   await expect(page.getByText('Could not load keys')).toHaveCount(0);
 });

@@ -58,7 +58,7 @@ test('a virtual key created in Keys runs prompts in the Playground that then sho
   await screenshot(page, 'keys-created');
   await expectNoSecretOnPage(page);
   await revealDialog.getByRole('button', { name: 'Done' }).click();
-  await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('E2E fake OpenAI');
+  await expect(page.getByRole('table', { name: 'Virtual keys' })).toContainText('E2E fake OpenAI');
   await expect(page.getByText(virtualKey)).toHaveCount(0);
   await screenshot(page, 'keys');
 

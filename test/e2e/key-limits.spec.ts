@@ -1,4 +1,4 @@
-// Key limits on the Keys page, against the real `gatehouse serve` and a local OpenAI-format double: set
+// Key limits on the Keys page (a key's panel and its row), against the real `gatehouse serve` and a local OpenAI-format double: set
 // a rate limit and a daily budget in the editor, see the meters fill as the key is used, see it blocked
 // once over, in light and dark mode, with no console errors.
 import { expect, test } from '@playwright/test';
@@ -6,6 +6,7 @@ import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot } from './screenshots';
 import { collectProblems } from './page-problems.js';
+import { keyRow, openKeyPanel } from './keys-page';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -41,11 +42,12 @@ test('set limits on a key in the Keys page and watch how close it gets, in light
   await page.emulateMedia({ colorScheme: 'light' });
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
-  const keys = page.getByRole('list', { name: 'Gateway keys' });
-  await expect(keys).toContainText('nightly-agent');
+  const row = keyRow(page, 'nightly-agent');
+  await expect(row).toContainText('No limits');
+  const keys = await openKeyPanel(page, 'nightly-agent');
   await expect(keys).toContainText('No limits');
 
-  await keys.getByRole('button', { name: 'Set limits of nightly-agent' }).click();
+  await keys.getByRole('button', { name: 'Change limits' }).click();
   const editor = page.getByRole('dialog', { name: 'Limits of “nightly-agent”' });
   // A slip is pointed out next to its field before anything is saved.
   await editor.getByLabel('Requests per minute').fill('2.5');
@@ -71,10 +73,13 @@ test('set limits on a key in the Keys page and watch how close it gets, in light
   await expect(today).toHaveAttribute('aria-valuetext', /^\$0\.000007[67] \/ \$0\.00002$/);
   await screenshot(page, 'key-limits-meters-light');
 
-  // The fourth call takes the last request of the minute; the fifth is refused and the row says so.
+  // The fourth call takes the last request of the minute; the fifth is refused and the row and the panel say so.
   expect(await chat()).toBe(200);
   expect(await chat()).toBe(429);
   await page.reload();
+  await expect(row).toContainText('Blocked');
+  await expect(row).toContainText('4 req/min · $0.00002 a day');
+  await openKeyPanel(page, 'nightly-agent');
   await expect(requests).toHaveAttribute('aria-valuetext', '4 / 4');
   await expect(keys.getByText(/^Blocked until/)).toBeVisible();
 
@@ -86,7 +91,7 @@ test('set limits on a key in the Keys page and watch how close it gets, in light
   await screenshot(page, 'key-limits-meters-dark');
 
   // Removing the limits takes the meters away again.
-  await keys.getByRole('button', { name: 'Edit limits of nightly-agent' }).click();
+  await keys.getByRole('button', { name: 'Change limits' }).click();
   await page.getByRole('dialog', { name: 'Limits of “nightly-agent”' }).getByRole('button', { name: 'Remove all limits' }).click();
   await expect(keys).toContainText('No limits');
   await expect(keys.getByRole('meter')).toHaveCount(0);

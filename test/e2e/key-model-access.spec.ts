@@ -6,6 +6,7 @@ import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
 import { screenshot } from './screenshots';
+import { openKeyPanel } from './keys-page';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -41,10 +42,10 @@ for (const theme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: theme });
     await page.goto(gatehouse.uiUrl);
     await page.getByRole('link', { name: 'Keys' }).click();
-    const keys = page.getByRole('list', { name: 'Virtual keys' });
-    await expect(keys).toContainText('All models');
+    const panel = await openKeyPanel(page, 'intern-laptop');
+    await expect(panel).toContainText('All models');
 
-    await keys.getByRole('button', { name: 'Allowed models of intern-laptop' }).click();
+    await panel.getByRole('button', { name: 'Change allowed models' }).click();
     const dialog = page.getByRole('dialog', { name: 'Models “intern-laptop” may call' });
     await dialog.getByRole('radio', { name: 'Only these' }).click();
     await dialog.getByLabel('Models, one a line').fill('gpt-4o-mini\n\ngpt-4o-mini\n');
@@ -53,7 +54,7 @@ for (const theme of ['light', 'dark'] as const) {
     await screenshot(page, `key-model-access-dialog-${theme}`);
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expect(dialog).toBeHidden();
-    await expect(keys).toContainText('Only gpt-4o-mini, route:cheap');
+    await expect(panel).toContainText('Only gpt-4o-mini, route:cheap');
 
     const seen = fake.requests.length;
     expect(await call('gpt-4o')).toEqual({ status: 403, code: 'model_not_allowed' });
@@ -62,12 +63,13 @@ for (const theme of ['light', 'dark'] as const) {
     expect((await call('cheap')).status).toBe(200);
     // What the page shows is what the server keeps.
     await page.reload();
-    await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('Only gpt-4o-mini, route:cheap');
+    const reopened = await openKeyPanel(page, 'intern-laptop');
+    await expect(reopened).toContainText('Only gpt-4o-mini, route:cheap');
 
-    await page.getByRole('list', { name: 'Virtual keys' }).getByRole('button', { name: 'Allowed models of intern-laptop' }).click();
-    await page.getByRole('dialog').getByRole('radio', { name: 'Every model' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('All models');
+    await reopened.getByRole('button', { name: 'Change allowed models' }).click();
+    await dialog.getByRole('radio', { name: 'Every model' }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(reopened).toContainText('All models');
     expect((await call('gpt-4o')).status).toBe(200);
     expect(problems).toEqual([]);
   });
@@ -76,13 +78,14 @@ for (const theme of ['light', 'dark'] as const) {
 test('a list the server refuses is shown in the dialog, and nothing changes', async ({ page }) => {
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
-  await page.getByRole('button', { name: 'Allowed models of intern-laptop' }).click();
+  const panel = await openKeyPanel(page, 'intern-laptop');
+  await panel.getByRole('button', { name: 'Change allowed models' }).click();
   const dialog = page.getByRole('dialog', { name: 'Models “intern-laptop” may call' });
   await dialog.getByRole('radio', { name: 'Only these' }).click();
   await dialog.getByLabel('Models, one a line').fill('route:');
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(dialog.getByText("'route:' in 'allowedModels' needs a route name after it")).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
-  await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('All models');
+  await expect(panel).toContainText('All models');
   expect((await call('gpt-4o')).status).toBe(200);
 });

@@ -6,6 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
+import { openKeyPanel } from './keys-page';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -51,8 +52,8 @@ test("a key's routing switch: off for a new key unless asked, and flipping it in
   const problems = collectProblems(page);
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
-  const keys = page.getByRole('list', { name: 'Virtual keys' });
-  const teamSwitch = keys.getByRole('switch', { name: /use it through routes \(team-openai\)/ });
+  const panel = await openKeyPanel(page, 'team-openai');
+  const teamSwitch = panel.getByRole('switch', { name: /use it through routes \(team-openai\)/ });
   await expect(teamSwitch).not.toBeChecked();
   expect(await borrow()).toBe(403);
 
@@ -67,6 +68,7 @@ test("a key's routing switch: off for a new key unless asked, and flipping it in
   expect(await borrow()).toBe(403);
 
   // The new-key form: the switch explains itself and is off until turned on.
+  await panel.getByRole('button', { name: 'Close' }).click();
   await page.getByRole('button', { name: 'New virtual key' }).click();
   const dialog = page.getByRole('dialog', { name: 'New virtual key' });
   const formSwitch = dialog.getByRole('switch', { name: 'Other keys may use it through routes' });

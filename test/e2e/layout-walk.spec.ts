@@ -1,10 +1,12 @@
 // No page scrolls sideways: every page, with data in it, at 900 and 1280 px wide, light and dark. The
-// document and every card must fit their width (scrollWidth <= clientWidth). Screenshots of each view
-// go to test-results/screens for a person to look at.
+// document and every card must fit their width (scrollWidth <= clientWidth), and no button or field sits
+// in a sideways scroller inside a card. Every dialog's buttons are inside the window at 1280x800 and
+// 900x700. Screenshots of each view go to test-results/screens for a person to look at.
 import { expect, test, type Page } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
+import { openKeyPanel } from './keys-page';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
-import { screenshotWholePage } from './screenshots';
+import { screenshot, screenshotWholePage } from './screenshots';
 
 let gatehouse: ServedGatehouse;
 let fake: OpenAIFake;
@@ -49,6 +51,13 @@ async function sidewaysScrollers(page: Page): Promise<string[]> {
         const title = card.querySelector('h2, h3')?.textContent ?? card.getAttribute('aria-label') ?? card.className;
         found.push(`card "${title}" ${card.scrollWidth} > ${card.clientWidth}`);
       }
+      // A scroller inside a card may scroll sideways, but nothing a person must reach may be in it.
+      for (const scroller of card.querySelectorAll<HTMLElement>('*')) {
+        const { overflowX } = getComputedStyle(scroller);
+        if ((overflowX !== 'auto' && overflowX !== 'scroll') || scroller.scrollWidth <= scroller.clientWidth) continue;
+        const controls = scroller.querySelectorAll('button, input, select, textarea, a[href]');
+        if (controls.length) found.push(`${controls.length} control(s) in a sideways scroller (${scroller.className}) ${scroller.scrollWidth} > ${scroller.clientWidth}`);
+      }
     }
     return found;
   });
@@ -58,7 +67,7 @@ const PAGES: Array<{ link: string; heading: string; ready: (page: Page) => Promi
   { link: 'Playground', heading: 'Playground', ready: async (page) => void (await expect(page.getByLabel('Model')).toHaveValue(/\S/)) },
   { link: 'Logs', heading: 'Logs', ready: async (page) => void (await expect(page.getByRole('table', { name: 'Requests' })).toContainText('no-price-model')) },
   { link: 'Usage', heading: 'Usage', ready: async (page) => void (await expect(page.locator('.recharts-surface').first()).toBeVisible()) },
-  { link: 'Keys', heading: 'Keys', ready: async (page) => void (await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('Fake provider')) },
+  { link: 'Keys', heading: 'Keys', ready: async (page) => void (await expect(page.getByRole('table', { name: 'Virtual keys' })).toContainText('Fake provider')) },
   { link: 'Routes', heading: 'Routes', ready: async (page) => void (await expect(page.getByText('fallback-chain').first()).toBeVisible()) },
   { link: 'Local models', heading: 'Local models', ready: async () => undefined },
   { link: 'MCP servers', heading: 'MCP servers', ready: async () => undefined },
@@ -111,4 +120,64 @@ for (const theme of ['light', 'dark'] as const) {
       expect(problems).toEqual([]);
     });
   }
+}
+
+/** The open dialog on top: outside the window (its box, a button sideways, a footer button below the fold). */
+async function dialogOutOfView(page: Page, what: string): Promise<string[]> {
+  const problems = await page.evaluate(() => {
+    const open = [...document.querySelectorAll<HTMLDialogElement>('dialog[open]')];
+    const dialog = open.at(-1);
+    if (!dialog) return ['no dialog open'];
+    const found: string[] = [];
+    const inside = (box: DOMRect) => box.left >= 0 && box.top >= 0 && box.right <= window.innerWidth && box.bottom <= window.innerHeight;
+    if (!inside(dialog.getBoundingClientRect())) found.push('the dialog is larger than the window');
+    const own = [...dialog.querySelectorAll<HTMLElement>('button')].filter((button) => button.closest('dialog') === dialog && button.getClientRects().length);
+    for (const button of own) {
+      const box = button.getBoundingClientRect();
+      if (box.left < 0 || box.right > window.innerWidth) found.push(`"${button.textContent?.trim()}" is outside the window sideways`);
+      // The footer's buttons (what the dialog is for) show without scrolling.
+      if (button.closest('.dialog-actions') && !inside(box)) found.push(`"${button.textContent?.trim()}" is below the window`);
+    }
+    return found;
+  });
+  return problems.map((problem) => `${what}: ${problem}`);
+}
+
+for (const [width, height] of [
+  [1280, 800],
+  [900, 700],
+] as const) {
+  test(`every dialog's buttons are inside the window at ${width}x${height}`, async ({ page }) => {
+    // Fourteen dialogs opened and closed one after another.
+    test.setTimeout(180_000);
+    await page.setViewportSize({ width, height });
+    await page.goto(gatehouse.uiUrl);
+    const problems: string[] = [];
+    const check = async (what: string, open: () => Promise<unknown>) => {
+      await open();
+      await expect(page.locator('dialog[open]').last()).toBeVisible();
+      problems.push(...(await dialogOutOfView(page, what)));
+      await screenshot(page, `dialog-${width}-${what.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-')}`);
+      await page.locator('dialog[open]').last().getByRole('button', { name: 'Close' }).first().click();
+    };
+
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await check('New virtual key', () => page.getByRole('button', { name: 'New virtual key' }).click());
+    await check('New gateway key', () => page.getByRole('button', { name: 'New gateway key' }).click());
+    const panel = await openKeyPanel(page, 'Fake provider');
+    problems.push(...(await dialogOutOfView(page, 'Key panel')));
+    for (const action of ['Change host', 'Change default model', 'Change allowed models', 'Change limits', 'Change MCP servers', 'Use', 'Rotate credential', 'Revoke']) {
+      await check(action, () => panel.getByRole('button', { name: action, exact: true }).click());
+    }
+    await panel.getByRole('button', { name: 'Close' }).first().click();
+
+    await page.getByRole('link', { name: 'Routes' }).click();
+    await check('New route', () => page.getByRole('button', { name: 'New route' }).first().click());
+    await check('Test route', () => page.getByRole('button', { name: /^Test fallback-chain/ }).click());
+    await check('Delete route', () => page.getByRole('button', { name: /^Delete fallback-chain/ }).click());
+
+    await page.getByRole('link', { name: 'MCP servers' }).click();
+    await check('Add an MCP server', () => page.getByRole('button', { name: 'Add a server' }).first().click());
+    expect(problems).toEqual([]);
+  });
 }

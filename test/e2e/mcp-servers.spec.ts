@@ -12,6 +12,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
 import { screenshotWholePage } from './screenshots';
+import { openKeyPanel } from './keys-page';
 
 let gatehouse: ServedGatehouse;
 
@@ -313,9 +314,9 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
 
-  const virtualRow = page.getByRole('list', { name: 'Virtual keys' }).getByRole('listitem').filter({ hasText: 'mcp-agent' });
+  let virtualRow = await openKeyPanel(page, 'mcp-agent');
   await expect(virtualRow).toContainText('All MCP servers');
-  await virtualRow.getByRole('button', { name: 'MCP servers of mcp-agent' }).click();
+  await virtualRow.getByRole('button', { name: 'Change MCP servers' }).click();
   const dialog = page.getByRole('dialog', { name: 'MCP servers of “mcp-agent”' });
   await expect(dialog.getByRole('radio', { name: 'All servers' })).toBeChecked();
   await dialog.getByRole('radio', { name: 'Only these' }).click();
@@ -328,8 +329,9 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
 
   // Read back after a reload, as the server keeps it.
   await page.reload();
+  virtualRow = await openKeyPanel(page, 'mcp-agent');
   await expect(virtualRow).toContainText('MCP: github');
-  await virtualRow.getByRole('button', { name: 'MCP servers of mcp-agent' }).click();
+  await virtualRow.getByRole('button', { name: 'Change MCP servers' }).click();
   await expect(dialog.getByRole('checkbox', { name: 'github' })).toBeChecked();
   await expect(dialog.getByRole('checkbox', { name: 'fetch' })).not.toBeChecked();
   await dialog.getByRole('radio', { name: 'All servers' }).click();
@@ -339,8 +341,9 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   expect((await storedKey('virtual-keys', virtualId)).mcpServers).toBeNull();
 
   // A gateway key limited to no server at all.
-  const gatewayRow = page.getByRole('list', { name: 'Gateway keys' }).getByRole('listitem').filter({ hasText: 'mcp-ci' });
-  await gatewayRow.getByRole('button', { name: 'MCP servers of mcp-ci' }).click();
+  await virtualRow.getByRole('button', { name: 'Close' }).click();
+  const gatewayRow = await openKeyPanel(page, 'mcp-ci');
+  await gatewayRow.getByRole('button', { name: 'Change MCP servers' }).click();
   const gatewayDialog = page.getByRole('dialog', { name: 'MCP servers of “mcp-ci”' });
   await gatewayDialog.getByRole('radio', { name: 'Only these' }).click();
   await expect(gatewayDialog.getByText('None ticked: the key reaches no MCP server.')).toBeVisible();
@@ -359,6 +362,8 @@ test('Connect a tool gives each agent its MCP set-up with the address and the ke
   const key = 'gh-gk-0123456789abcdef0123456789abcdef';
   const url = `${gatehouse.origin}/mcp`;
   const card = page.getByRole('region', { name: 'MCP servers (tools)' });
+  // The server list is there without a visit to the MCP servers page first.
+  await expect(card.getByLabel('Servers').locator('option', { hasText: 'Only github (/mcp/github)' })).toHaveCount(1);
   await expect(card.getByLabel('Claude Code MCP: Run once', { exact: true })).toContainText('YOUR_GATEHOUSE_KEY');
   await page.getByLabel('Virtual key').fill(key);
   await expect(page.getByText('A gateway key: the MCP set-ups below work with it')).toBeVisible();

@@ -9,6 +9,7 @@ import { openAIError, startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot, screenshotWholePage } from './screenshots';
 import { collectProblems } from './page-problems.js';
+import { openKeyPanel } from './keys-page';
 
 /** The calls a double got that generate (the Playground also reads a key's model list when it is picked). */
 const generations = (double: { requests: { method: string; url: string; json: Record<string, unknown> }[] }) =>
@@ -222,14 +223,15 @@ test('a virtual key gets a default model and a model map from the Keys page', as
   const problems = collectProblems(page);
   await page.goto(gatehouse.uiUrl);
   await page.getByRole('link', { name: 'Keys' }).click();
-  await page.getByRole('button', { name: 'Models backup-double' }).click();
+  const panel = await openKeyPanel(page, 'backup-double');
+  await panel.getByRole('button', { name: 'Change default model' }).click();
   const dialog = page.getByRole('dialog', { name: 'Models of “backup-double”' });
   await dialog.getByLabel('Default model').fill('backup-default');
   await dialog.getByLabel('Requested model 1').fill('my-alias');
   await dialog.getByLabel('Provider model 1').fill('backup-model');
   await dialog.getByRole('button', { name: 'Save models' }).click();
   await expect(dialog).toBeHidden();
-  await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('default backup-default · 1 mapped');
+  await expect(panel).toContainText('default backup-default · 1 mapped');
   const keys = (await (await gatehouse.admin('/virtual-keys')).json()) as { items: Array<{ name: string; defaultModel: string | null; modelMap: Record<string, string> }> };
   expect(keys.items.find((key) => key.name === 'backup-double')).toMatchObject({ defaultModel: 'backup-default', modelMap: { 'my-alias': 'backup-model' } });
   expect(problems).toEqual([]);

@@ -6,6 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { collectProblems } from './page-problems.js';
 import { SCREENSHOTS } from './screenshots';
+import { keyRow } from './keys-page';
 
 const TEAM_TOKEN = 'team-e2e-admin-token-5a7c9e1b3d5f7a9c';
 
@@ -32,8 +33,6 @@ async function keyNames(gatehouse: ServedGatehouse): Promise<string[]> {
   return body.items.map((key) => key.name);
 }
 
-/** A key's row on the Keys page, by its Rename button (the name shows in several places of a row). */
-const keyRow = (page: Page, name: string) => page.getByRole('button', { name: `Rename ${name}` });
 
 async function connectTeam(page: Page, token: string) {
   await page.getByRole('link', { name: 'Settings' }).click();

@@ -4,6 +4,7 @@ import { expect, test } from '@playwright/test';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshot, screenshotWholePage } from './screenshots';
+import { openKeyPanel } from './keys-page';
 
 let gatehouse: ServedGatehouse;
 let fake: OpenAIFake;
@@ -209,25 +210,28 @@ test('keys are renamed, and revoked only after confirming', async ({ page }) => 
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
 
-  await page.getByRole('button', { name: 'Rename Old name' }).click();
+  const panel = await openKeyPanel(page, 'Old name');
+  await panel.getByRole('button', { name: 'Rename' }).click();
   await page.getByLabel('New name for Old name').fill('New name');
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('New name');
+  await expect(page.getByRole('table', { name: 'Virtual keys' })).toContainText('New name');
 
   // A leaked gh-vk- key is replaced without re-entering the provider credential.
-  await page.getByRole('button', { name: 'Rotate New name' }).click();
+  await page.getByRole('dialog', { name: 'New name', exact: true }).getByRole('button', { name: 'Rotate credential' }).click();
   await page.getByRole('button', { name: 'Issue a new key' }).click();
   await expect(page.getByRole('dialog', { name: /created/ }).getByLabel('New key')).toHaveText(/^gh-vk-/);
   await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('dialog', { name: 'New name', exact: true }).getByRole('button', { name: 'Close' }).click();
 
-  await page.getByRole('button', { name: 'Revoke CI runner' }).click();
+  const gatewayPanel = await openKeyPanel(page, 'CI runner');
+  await gatewayPanel.getByRole('button', { name: 'Revoke' }).click();
   const confirm = page.getByRole('dialog', { name: 'Revoke “CI runner”?' });
   await expect(confirm).toBeVisible();
   await screenshot(page, 'keys-revoke');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
-  await expect(page.getByRole('list', { name: 'Gateway keys' })).toContainText('CI runner');
-  await page.getByRole('button', { name: 'Revoke CI runner' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await expect(page.getByRole('table', { name: 'Gateway keys' })).toContainText('CI runner');
+  await gatewayPanel.getByRole('button', { name: 'Revoke' }).click();
+  await confirm.getByRole('button', { name: 'Revoke key' }).click();
   await expect(page.getByText('CI runner')).toHaveCount(0);
   const remaining = (await (await gatehouse.admin('/gateway-keys')).json()) as { items: Array<{ name: string }> };
   expect(remaining.items.map((key) => key.name)).not.toContain('CI runner');
@@ -250,7 +254,7 @@ test.describe('dark mode', () => {
     await page.getByLabel('Model').fill('gpt-4o-mini');
     await screenshot(page, 'dark-playground');
     // Each page is photographed once its data is in (the log's live feed never lets the network idle).
-    const loaded = { Logs: page.getByRole('table', { name: 'Requests' }), Keys: page.getByRole('list', { name: 'Virtual keys' }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
+    const loaded = { Logs: page.getByRole('table', { name: 'Requests' }), Keys: page.getByRole('table', { name: 'Virtual keys' }), Settings: page.getByRole('heading', { name: /Key protection/ }) };
     for (const name of ['Logs', 'Keys', 'Settings'] as const) {
       await page.getByRole('link', { name }).click();
       await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();

@@ -7,6 +7,7 @@ import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
 import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
 import { screenshotWholePage } from './screenshots';
 import { collectProblems } from './page-problems.js';
+import { openKeyPanel } from './keys-page';
 
 let fake: OpenAIFake;
 let gatehouse: ServedGatehouse;
@@ -70,7 +71,7 @@ for (const theme of ['light', 'dark'] as const) {
 
     // The Keys page shows the same spend for the key, today and this month.
     await page.getByRole('link', { name: 'Keys' }).click();
-    const spend = page.getByLabel('Spend of ci-bot');
+    const spend = (await openKeyPanel(page, 'ci-bot')).getByLabel('Spend of ci-bot');
     await expect(spend).toContainText('Today $0.0000051 + unknown');
     await expect(spend).toContainText('This month $0.0000051 + unknown');
     expect(problems).toEqual([]);

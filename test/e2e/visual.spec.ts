@@ -138,13 +138,13 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     test(`keys (${theme})`, async ({ page }) => {
-      await openPage(page, 'Keys', (p) => p.getByRole('list', { name: 'Gateway keys' }));
-      await expect(page.getByRole('list', { name: 'Virtual keys' })).toContainText('Visual');
+      await openPage(page, 'Keys', (p) => p.getByRole('table', { name: 'Gateway keys' }));
+      await expect(page.getByRole('table', { name: 'Virtual keys' })).toContainText('Visual');
       await expectLooksAsBefore(page, `keys-${theme}`);
     });
 
     test(`new virtual key dialog (${theme})`, async ({ page }) => {
-      await openPage(page, 'Keys', (p) => p.getByRole('list', { name: 'Virtual keys' }));
+      await openPage(page, 'Keys', (p) => p.getByRole('table', { name: 'Virtual keys' }));
       await page.getByRole('button', { name: 'New virtual key' }).click();
       const dialog = page.getByRole('dialog');
       await expect(dialog).toBeVisible();

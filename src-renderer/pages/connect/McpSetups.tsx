@@ -1,6 +1,6 @@
 // The Connect page's MCP card: each agent's set-up for Gatehouse's /mcp endpoint (or one server's
 // /mcp/{server}) with the address and the key written in.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { CodeBlock } from '../../components/CodeBlock';
 import { Field } from '../../components/Field';
 import { Tabs } from '../../components/Tabs';
@@ -28,6 +28,10 @@ export function McpSetups({ origin, keyText }: { origin: string; keyText: string
   const [active, setActive] = useState<McpToolId>('claude-code');
   const setups = useMemo(() => mcpSetups({ origin, key: keyText.trim() || null, server: server || null }), [origin, keyText, server]);
   const current = setups.find((setup) => setup.id === active) ?? setups[0];
+  // The server list is read when the card shows, not only once the MCP page has been visited.
+  useEffect(() => {
+    void load();
+  }, [load]);
 
   return (
     <section className="card" aria-label="MCP servers (tools)">

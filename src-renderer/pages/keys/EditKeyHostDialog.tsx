@@ -44,7 +44,7 @@ export function EditKeyHostDialog({ virtualKey, onClose, onSaved }: { virtualKey
   };
 
   return (
-    <Dialog title={`Edit “${virtualKey.name}”`} description="The virtual key stays the same: tools that use it keep working at the new host." onClose={onClose}>
+    <Dialog title={`Change the host of “${virtualKey.name}”`} description="The virtual key stays the same: tools that use it keep working at the new host." onClose={onClose}>
       <form className="stack" onSubmit={onSubmit} noValidate>
         <Field label="Custom host" error={error?.param === 'customHost' ? error.message : null} hint={`Where the key sends its calls${provider?.defaultBaseUrl ? ` (empty: ${provider.defaultBaseUrl})` : ''}. OpenAI-format servers usually answer under /v1.`}>
           <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'http://127.0.0.1:1234/v1'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />

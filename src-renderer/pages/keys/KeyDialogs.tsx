@@ -11,6 +11,7 @@ import { toFormError, useSubmission, type FormError } from '../../components/use
 import { buildKeyModels, emptyModelMapRow, rowsFromModelMap, type ModelMapRow } from '../../keys/model-map';
 import { buildNewVirtualKey, buildRotation, credentialFields, exampleModelFor, isFieldRequired, isSecretField, missingRequiredFields, type FieldValues } from '../../keys/provider-form';
 import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
+import { keyNameProblem } from '../../keys/key-name';
 import { KeyUsage } from './KeyUsage';
 
 /** Cancel and the form's submit button, which says what it is doing while the request runs. */
@@ -133,8 +134,9 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!name.trim()) {
-      setError({ message: 'Give the key a name you will recognise', param: 'name' });
+    const nameProblem = keyNameProblem(name);
+    if (nameProblem) {
+      setError({ message: nameProblem, param: 'name' });
       return;
     }
     const missing = missingRequiredFields(provider, values, customHost);
@@ -209,8 +211,9 @@ export function NewGatewayKeyDialog({ onClose }: { onClose(): void }) {
   const { submitting, error, setError, submit } = useSubmission(toFormError);
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!name.trim()) {
-      setError({ message: 'Give the key a name you will recognise', param: 'name' });
+    const nameProblem = keyNameProblem(name);
+    if (nameProblem) {
+      setError({ message: nameProblem, param: 'name' });
       return;
     }
     await submit(async () => {

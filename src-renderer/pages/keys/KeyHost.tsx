@@ -1,4 +1,4 @@
-// A key's custom host on its row. Keys on one machine differ only by port, so host:port always shows
+// A key's custom host in its table row and its panel. Keys on one machine differ only by port, so host:port always shows
 // whole; when the row is narrow the scheme and the path give way (an ellipsis in the middle of the URL).
 export function splitHost(url: string): { scheme: string; hostPort: string; path: string } {
   try {
@@ -14,7 +14,6 @@ export function KeyHost({ url }: { url: string }) {
   const { scheme, hostPort, path } = splitHost(url);
   return (
     <span className="key-host muted mono small" title={url}>
-      <span aria-hidden="true">→ </span>
       <span className="key-host-shrink">{scheme}</span>
       <span className="key-host-whole">{hostPort}</span>
       <span className="key-host-shrink">{path}</span>

@@ -2,12 +2,11 @@
 // last minute, spend today and this month) and the editor to set or remove them. A key over a limit
 // gets 429 with Retry-After from the gateway; the meter says which limit and until when.
 import { formatUsd as formatSpendUsd } from '../usage/usage-format';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { KeyLimits, KeyLimitsView } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { formatCount, formatFullTime } from '../../components/format';
-import { Icon } from '../../components/Icon';
 import { toFormError, useSubmission } from '../../components/use-submission';
 import { useKeyLimitsStore } from '../../stores/key-limits-store';
 import { useToastStore } from '../../stores/toast-store';
@@ -69,13 +68,20 @@ function Meter({ reading, keyName }: { reading: MeterReading; keyName: string })
   );
 }
 
-/** The meters of one key row, and its Limits button. */
-export function KeyLimitsSummary({ keyId, keyName }: { keyId: string; keyName: string }) {
-  const view = useKeyLimitsStore((state) => state.byKey[keyId]);
-  const watch = useKeyLimitsStore((state) => state.watch);
-  const [editing, setEditing] = useState(false);
-  useEffect(() => watch(), [watch]);
+/** A key's limits in a few words for its table row: "60/min · $5.00 a day", or "No limits". */
+export function describeLimits(limits: KeyLimits | undefined): string {
+  if (!limits || !hasLimits(limits)) return 'No limits';
+  const parts: string[] = [];
+  if (limits.rpm !== null) parts.push(`${formatCount(limits.rpm)} req/min`);
+  if (limits.tpm !== null) parts.push(`${formatCount(limits.tpm)} tok/min`);
+  if (limits.dailyUsd !== null) parts.push(`${formatUsd(limits.dailyUsd)} a day`);
+  if (limits.monthlyUsd !== null) parts.push(`${formatUsd(limits.monthlyUsd)} a month`);
+  return parts.join(' · ');
+}
 
+/** A key's meters (how close it is to each limit) and whether a limit blocks it now, in its panel. */
+export function KeyLimitMeters({ keyId, keyName }: { keyId: string; keyName: string }) {
+  const view = useKeyLimitsStore((state) => state.byKey[keyId]);
   const limits = view?.limits ?? NO_LIMITS;
   const shown = view && hasLimits(limits) ? readings(view) : [];
   return (
@@ -87,7 +93,7 @@ export function KeyLimitsSummary({ keyId, keyName }: { keyId: string; keyName: s
           ))}
         </div>
       ) : (
-        <span className="muted small">No limits</span>
+        <span className="muted">No limits</span>
       )}
       {view?.budgetWarning && (
         <span className="badge badge-warning" title={view.budgetWarning}>
@@ -99,12 +105,6 @@ export function KeyLimitsSummary({ keyId, keyName }: { keyId: string; keyName: s
           Blocked until {formatFullTime(view.blocked.resetsAt)}
         </span>
       )}
-      <button type="button" className="button button-ghost button-small" onClick={() => setEditing(true)}>
-        <Icon name="shield" />
-        {shown.length > 0 ? 'Edit limits' : 'Set limits'}
-        <span className="visually-hidden"> of {keyName}</span>
-      </button>
-      {editing && <KeyLimitsDialog keyId={keyId} keyName={keyName} view={view} onClose={() => setEditing(false)} />}
     </div>
   );
 }

@@ -1,10 +1,9 @@
 // A key's MCP servers on the Keys page: every server (the default) or a chosen set. A server a key may
-// not use is neither listed nor callable through /mcp with that key. Shown as one line under the key's
-// name, edited in a small dialog like the key's limits.
+// not use is neither listed nor callable through /mcp with that key. Summed up in the key's
+// panel, edited in a small dialog like the key's limits.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { McpServerAccess } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
-import { Icon } from '../../components/Icon';
 import { SegmentedControl } from '../../components/SegmentedControl';
 import { ErrorNotice, LoadingState } from '../../components/StatusViews';
 import { toFormError, useSubmission } from '../../components/use-submission';
@@ -12,7 +11,7 @@ import { useKeysStore } from '../../stores/keys-store';
 import { useMcpServersStore } from '../../stores/mcp-servers-store';
 import { useToastStore } from '../../stores/toast-store';
 
-interface KeyRef {
+export interface McpKeyRef {
   kind: 'virtual' | 'gateway';
   id: string;
   name: string;
@@ -26,26 +25,9 @@ export function describeMcpAccess(access: McpServerAccess | undefined): string {
   return `MCP: ${access.join(', ')}`;
 }
 
-export function KeyMcpServers({ keyRef }: { keyRef: KeyRef }) {
-  const [editing, setEditing] = useState(false);
-  const summary = describeMcpAccess(keyRef.mcpServers);
-  return (
-    <div className="key-mcp">
-      <span className="muted small truncate" title={summary}>
-        {summary}
-      </span>
-      <button type="button" className="button button-ghost button-small" onClick={() => setEditing(true)}>
-        <Icon name="tools" />
-        MCP servers<span className="visually-hidden"> of {keyRef.name}</span>
-      </button>
-      {editing && <KeyMcpServersDialog keyRef={keyRef} onClose={() => setEditing(false)} />}
-    </div>
-  );
-}
-
 type Mode = 'all' | 'chosen';
 
-function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: KeyRef; onClose(): void }) {
+export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; onClose(): void }) {
   const servers = useMcpServersStore((state) => state.servers);
   const status = useMcpServersStore((state) => state.status);
   const loadError = useMcpServersStore((state) => state.loadError);

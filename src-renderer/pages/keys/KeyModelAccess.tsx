@@ -1,9 +1,8 @@
 // Which models a key may call, on the Keys page: every model (the default) or a list of names, globs
 // (`claude-*`) and routes (`route:fast`). The gateway refuses any other model with a 403 before a provider
-// is called. Shown as one line under the key's limits, edited in a small dialog like its MCP servers.
+// is called. Summed up in the key's panel, edited in a small dialog like its MCP servers.
 import { useEffect, useState, type FormEvent } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { Icon } from '../../components/Icon';
 import { SegmentedControl } from '../../components/SegmentedControl';
 import { ErrorNotice } from '../../components/StatusViews';
 import { toFormError, useSubmission } from '../../components/use-submission';
@@ -26,27 +25,9 @@ export function entriesFromText(text: string): string[] {
   return [...new Set(text.split('\n').map((line) => line.trim()).filter(Boolean))];
 }
 
-export function KeyModelAccess({ keyRef }: { keyRef: KeyRef }) {
-  const allowed = useKeysStore((state) => state.allowedModels[keyRef.id]);
-  const [editing, setEditing] = useState(false);
-  const summary = describeModelAccess(allowed);
-  return (
-    <div className="key-mcp key-model-access">
-      <span className="muted small truncate" title={summary}>
-        {summary}
-      </span>
-      <button type="button" className="button button-ghost button-small" onClick={() => setEditing(true)}>
-        <Icon name="lock" />
-        Allowed models<span className="visually-hidden"> of {keyRef.name}</span>
-      </button>
-      {editing && <KeyModelAccessDialog keyRef={keyRef} current={allowed ?? null} onClose={() => setEditing(false)} />}
-    </div>
-  );
-}
-
 type Mode = 'all' | 'chosen';
 
-function KeyModelAccessDialog({ keyRef, current, onClose }: { keyRef: KeyRef; current: string[] | null; onClose(): void }) {
+export function KeyModelAccessDialog({ keyRef, current, onClose }: { keyRef: KeyRef; current: string[] | null; onClose(): void }) {
   const setAllowedModels = useKeysStore((state) => state.setAllowedModels);
   const routes = useRoutesStore((state) => state.routes);
   const loadRoutes = useRoutesStore((state) => state.load);

@@ -12,7 +12,7 @@ import { SegmentedControl } from '../../components/SegmentedControl';
 import { ErrorNotice, LoadingState } from '../../components/StatusViews';
 import type { RevealedKey } from '../../stores/keys-store';
 import { useRoutesStore } from '../../stores/routes-store';
-import { fieldOfRefusal, newRouteForModel, routeWithTarget, type AddToRouteMode } from './add-to-route';
+import { fieldOfRefusal, freeRouteName, newRouteForModel, routeNameTaken, routeWithTarget, type AddToRouteMode } from './add-to-route';
 
 interface AddToRouteDialogProps {
   model: string;
@@ -53,6 +53,7 @@ export function AddToRouteDialog({ model, serverName, keyName, made, onClose, on
   const save = useRoutesStore((state) => state.save);
   const [mode, setMode] = useState<AddToRouteMode>('new');
   const [name, setName] = useState(model);
+  const [nameEdited, setNameEdited] = useState(false);
   const [routeId, setRouteId] = useState('');
   const [errors, setErrors] = useState<{ name?: string; route?: string }>({});
   const [generalError, setGeneralError] = useState<string | null>(null);
@@ -69,6 +70,11 @@ export function AddToRouteDialog({ model, serverName, keyName, made, onClose, on
     if (!routeId && routes.length) setRouteId(routes[0].id);
   }, [routeId, routes]);
 
+  // The proposed name is one no route has yet, once the routes are known (unless the person typed one).
+  useEffect(() => {
+    if (!nameEdited && routesStatus === 'ready') setName(freeRouteName(model, routes));
+  }, [nameEdited, routesStatus, routes, model]);
+
   const target = `${keyName} → ${model}`;
 
   const onSubmit = async (event: FormEvent) => {
@@ -79,6 +85,11 @@ export function AddToRouteDialog({ model, serverName, keyName, made, onClose, on
     if (mode === 'new') {
       if (!name.trim()) {
         setErrors({ name: 'Give the route a name: clients send it as the model.' });
+        return;
+      }
+      const taken = routeNameTaken(name, routes);
+      if (taken) {
+        setErrors({ name: taken });
         return;
       }
       input = newRouteForModel(name, keyName, model);
@@ -177,7 +188,7 @@ export function AddToRouteDialog({ model, serverName, keyName, made, onClose, on
 
         {mode === 'new' ? (
           <Field label="Route name" error={errors.name} hint="Clients send this as the model. An exact name, or a glob with * to catch several.">
-            <input className="input input-mono" spellCheck={false} value={name} autoFocus onChange={(event) => setName(event.target.value)} />
+            <input className="input input-mono" spellCheck={false} value={name} autoFocus onChange={(event) => { setName(event.target.value); setNameEdited(true); }} />
           </Field>
         ) : routesStatus === 'error' ? (
           <ErrorNotice title="Could not load routes" message={routesError ?? ''} onRetry={() => void loadRoutes()} />

@@ -8,14 +8,17 @@ import { formatBytes, formatContextLength } from './model-format';
 interface LocalServerCardProps {
   server: LocalServer;
   creatingKey: boolean;
+  /** The active virtual key that already reaches this server: shown instead of "Make a key". */
+  serverKey: string | null;
   onMakeKey(): void;
+  onOpenKeys(): void;
   /** The model whose key is being found or made for "Add to a route", if one on this server. */
   preparingRouteFor?: string | null;
   /** Absent: the card offers no route action (an offline server has nothing to send to). */
   onAddToRoute?(model: string): void;
 }
 
-export function LocalServerCard({ server, creatingKey, onMakeKey, preparingRouteFor = null, onAddToRoute }: LocalServerCardProps) {
+export function LocalServerCard({ server, creatingKey, serverKey, onMakeKey, onOpenKeys, preparingRouteFor = null, onAddToRoute }: LocalServerCardProps) {
   const routable = server.online && onAddToRoute !== undefined;
   const name = keyNameFor(server);
   return (
@@ -48,11 +51,18 @@ export function LocalServerCard({ server, creatingKey, onMakeKey, preparingRoute
         </div>
         <div className="card-actions">
           <CopyButton text={server.url} label="Copy" what={`base URL of ${name}`} variant="ghost" compact />
-          <button type="button" className="button button-primary" disabled={creatingKey} onClick={onMakeKey}>
-            <Icon name="keys" />
-            {creatingKey ? 'Making key…' : 'Make a key'}
-            <span className="visually-hidden"> for {name}</span>
-          </button>
+          {serverKey ? (
+            <button type="button" className="button button-secondary" title={`The virtual key “${serverKey}” reaches this server`} onClick={onOpenKeys}>
+              <Icon name="keys" />
+              Key: {serverKey}
+            </button>
+          ) : (
+            <button type="button" className="button button-primary" disabled={creatingKey} onClick={onMakeKey}>
+              <Icon name="keys" />
+              {creatingKey ? 'Making key…' : 'Make a key'}
+              <span className="visually-hidden"> for {name}</span>
+            </button>
+          )}
         </div>
       </header>
       {server.models.length ? (

@@ -19,6 +19,21 @@ export function findServerKey(keys: readonly VirtualKey[], server: LocalServer, 
   return reaching.find((key) => key.name === preferredName) ?? reaching[0] ?? null;
 }
 
+/** The model's id as a route name, or "id-2", "id-3"…: the first that no route has (route names are unique). */
+export function freeRouteName(model: string, routes: readonly Pick<Route, 'name'>[]): string {
+  const taken = new Set(routes.map((route) => route.name));
+  let candidate = model;
+  for (let n = 2; taken.has(candidate); n++) candidate = `${model}-${n}`;
+  return candidate;
+}
+
+/** Why a new route cannot have this name, in plain words; null when no route has it. */
+export function routeNameTaken(name: string, routes: readonly Pick<Route, 'name'>[]): string | null {
+  const trimmed = name.trim();
+  if (!routes.some((route) => route.name === trimmed)) return null;
+  return `A route is already named “${trimmed}”. Choose another name, or add this model to that route under Existing route.`;
+}
+
 /** A new route for one local model: requests for `name` (its name and its match) go to key → model. */
 export function newRouteForModel(name: string, keyName: string, model: string): RouteInput {
   const trimmed = name.trim();

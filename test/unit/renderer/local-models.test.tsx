@@ -31,7 +31,7 @@ describe('local models page', () => {
   });
 
   it('shows an offline server with when it was last seen, its models, and a key button named after it', () => {
-    const html = renderToStaticMarkup(<LocalServerCard server={server} creatingKey={false} onMakeKey={() => undefined} />);
+    const html = renderToStaticMarkup(<LocalServerCard server={server} creatingKey={false} serverKey={null} onMakeKey={() => undefined} onOpenKeys={() => undefined} />);
     expect(keyNameFor(server)).toBe('llama.cpp server on 127.0.0.1:8080');
     expect(html).toContain('aria-label="llama.cpp server on 127.0.0.1:8080"');
     expect(html).toContain('offline');
