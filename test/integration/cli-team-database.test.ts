@@ -3,12 +3,12 @@
 // acts on each change as it would on one made through its admin API: the key a command added answers
 // calls, the route it added routes them, the limit it set refuses the surplus, the key it revoked is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src-main/cli/main.js';
 import { startGateway, TEST_MASTER_KEY, type TestGateway } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { stdioServerCommand } from '../helpers/mcp.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 let postgres: TestPostgres;
 let fake: OpenAIFake;
@@ -28,16 +28,9 @@ afterAll(async () => {
 }, 30_000);
 
 /** One command line, as `gatehouse …` runs it, against the team database. */
-async function gatehouse(args: string[], { stdin = '', env = { GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY } as NodeJS.ProcessEnv } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+function gatehouse(args: string[], { stdin = '', env = { GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY } as NodeJS.ProcessEnv } = {}) {
   // A data dir nobody made: were the command to fall back to SQLite, it would find nothing there.
-  const code = await main(args, { stdin: Readable.from([stdin]), stdout, stderr, env: { GATEHOUSE_DATA_DIR: '/nonexistent/gatehouse-cli-team', ...env } });
-  return { code, stdout: out, stderr: err };
+  return runInProcess(main, args, { stdin, env: { GATEHOUSE_DATA_DIR: '/nonexistent/gatehouse-cli-team', ...env } });
 }
 
 /** Polls until `check` holds, for at most `ms`. */

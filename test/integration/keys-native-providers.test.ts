@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCommand } from '../../src-main/cli/keys.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -12,6 +11,7 @@ import { startAzureFake, type AzureFake } from '../fakes/azure-openai.js';
 import { startBedrockFake, type BedrockFake } from '../fakes/bedrock.js';
 import { startVertexFake, type VertexFake } from '../fakes/vertex.js';
 import { startGoogleOAuthFake } from '../fakes/google-oauth.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 const AWS_SESSION = { accessKeyId: 'ASIAKEYSTOREDTEST001', secretAccessKey: 'stored/secret/access/key/for/tests/0001', sessionToken: 'stored-session-token-0001' };
 
@@ -44,15 +44,9 @@ async function createVirtualKey(body: Record<string, unknown>): Promise<string> 
 
 /** `gatehouse keys ...` against the running gateway's data dir; returns stdout. */
 async function cli(args: string[], stdin: string): Promise<string> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runKeysCommand([...args, '--data-dir', gateway.dataDir], { stdin: Readable.from([stdin]), stdout, stderr, env: {} });
-  expect(code, err).toBe(0);
-  return out.trim();
+  const { code, stdout, stderr } = await runInProcess(runKeysCommand, [...args, '--data-dir', gateway.dataDir], { stdin });
+  expect(code, stderr).toBe(0);
+  return stdout.trim();
 }
 
 /** A key added by another process (the CLI) is seen by the running server within a second. */

@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, TEST_MASTER_KEY, type TestGateway } from '../helpers/gateway.js';
 import { defaultAnswer, startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import type { Behaviour } from '../fakes/recording-server.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { runKeysCommand } from '../../src-main/cli/keys.js';
+import { runInProcess, type CliResult } from '../helpers/cli-in-process.js';
 
 let gateway: TestGateway;
 let anthropic: AnthropicFake;
@@ -324,13 +324,6 @@ async function statusWithin(boundMs: number, wanted: number): Promise<number> {
 }
 
 /** `gatehouse keys ...` in this process, on the running gateway's data dir (as a second terminal would). */
-async function cli(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const code = await runKeysCommand([...args, '--data-dir', gateway.dataDir], { stdin: Readable.from([stdin]), stdout, stderr, env: { GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY } });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+function cli(args: string[], stdin = ''): Promise<CliResult> {
+  return runInProcess(runKeysCommand, [...args, '--data-dir', gateway.dataDir], { stdin, env: { GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY } });
 }

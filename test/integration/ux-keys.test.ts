@@ -1,12 +1,12 @@
 // What a new user trips over with keys (issue 26): a name two keys share, a host that cannot be changed,
 // a host without /v1, a key for a Chat-only server, a budget on a model without a price. Against a running
 // gateway and an OpenAI-format double, through the admin API and the CLI.
-import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { closedPort } from '../fakes/local-servers.js';
 import { runKeysCommand } from '../../src-main/cli/keys.js';
+import { runInProcess, type CliResult } from '../helpers/cli-in-process.js';
 
 let gateway: TestGateway;
 let fake: OpenAIFake;
@@ -31,17 +31,8 @@ async function call(path: string, method: string, body?: unknown): Promise<{ sta
 }
 
 /** Runs `gatehouse keys …` in-process on the gateway's data dir; stdin is what a pipe would hold. */
-async function cli(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const input = new PassThrough();
-  input.end(stdin);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runKeysCommand([...args, '--data-dir', gateway.dataDir], { stdin: input, stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
+function cli(args: string[], stdin = ''): Promise<CliResult> {
+  return runInProcess(runKeysCommand, [...args, '--data-dir', gateway.dataDir], { stdin });
 }
 
 function chat(key: string) {

@@ -8,6 +8,7 @@ import { runKeysCommand } from '../../../src-main/cli/keys.js';
 import { openDatabase } from '../../../src-main/store/database.js';
 import { masterKeyProtector } from '../../../src-main/store/key-protection.js';
 import { KeyStore } from '../../../src-main/store/keys/key-store.js';
+import { runInProcess } from '../../helpers/cli-in-process.js';
 
 let dataDir: string;
 beforeEach(() => {
@@ -17,15 +18,8 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const masterKey = randomBytes(32).toString('base64');
 
-async function run(args: string[], stdin = '', env: NodeJS.ProcessEnv = { GATEHOUSE_MASTER_KEY: masterKey }) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const code = await runKeysCommand([...args, '--data-dir', dataDir], { stdin: Readable.from([stdin]), stdout, stderr, env });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+function run(args: string[], stdin = '', env: NodeJS.ProcessEnv = { GATEHOUSE_MASTER_KEY: masterKey }) {
+  return runInProcess(runKeysCommand, [...args, '--data-dir', dataDir], { stdin, env });
 }
 
 /** What a running server would see: the store opened with the master key. */
