@@ -230,7 +230,7 @@ function routeTableProblems(routes: readonly (RouteInput | undefined)[], keyStat
         if (catcher) {
           problem(
             `${targetPath}.model`,
-            `'${item.model}' is caught by route '${catcher.name}' too (a chain or cycle of routes): targets are sent as they are, never routed again; name the provider's model so no other route matches it`,
+            `the target model '${item.model}' also matches route '${catcher.name}' ('${catcher.match}'), but a target's model goes to its key's provider as written and is never routed a second time, so '${catcher.name}' would not apply to it; write the provider's own model name here, or narrow route '${catcher.name}'`,
           );
         }
       }
