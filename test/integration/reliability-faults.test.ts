@@ -541,6 +541,17 @@ describe('fault 4: retries', () => {
 });
 
 describe('fault 5: many streams at once', () => {
+  // The file's gateway drops a client whose request takes over 1 s to arrive (the crawling-client faults);
+  // 200 requests sent at once on a loaded machine can take that long, so this burst gets default timeouts.
+  let crawlGuarded: TestGateway;
+  beforeAll(async () => {
+    crawlGuarded = gateway;
+    gateway = await startGateway();
+  });
+  afterAll(async () => {
+    await gateway.close();
+    gateway = crawlGuarded;
+  });
   it('200 concurrent streams each get their own complete answer, and each is logged', async () => {
     await freshFake();
     const total = 200;
@@ -549,10 +560,13 @@ describe('fault 5: many streams at once', () => {
     const allArrived = new Promise<void>((resolve) => (releaseAll = resolve));
     // Every provider call is held until all 200 are open at once: the gateway must not serialise them.
     const burstSockets = new Set<unknown>();
+    // How many calls were let go because all 200 were open, not because the safety deadline passed:
+    // that, not a wall-clock bound, shows the gateway held them all at once (a loaded CI machine is slow).
+    let releasedTogether = 0;
     const heldStream: FakeBehaviour = async (request, res) => {
       burstSockets.add(res.socket);
       if (++arrived === total) releaseAll();
-      await Promise.race([allArrived, sleep(10_000)]);
+      if ((await Promise.race([allArrived.then(() => 'together' as const), sleep(20_000)])) === 'together') releasedTogether++;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       for (const word of String(request.json.prompt).split(' ')) {
         res.write(chunk(`${word} `));
@@ -561,15 +575,14 @@ describe('fault 5: many streams at once', () => {
       res.end('data: [DONE]\n\n');
     };
     fake.enqueue(...Array.from({ length: total }, () => heldStream));
-    const started = performance.now();
     const answers = await Promise.all(
       Array.from({ length: total }, async (_, i) => {
         const response = await post({ model: 'concurrent-model', prompt: `stream ${i} of many`, stream: true });
-        return { status: response.status, text: await readAll(response, 15_000) };
+        return { status: response.status, text: await readAll(response, 45_000) };
       }),
     );
     expect(arrived).toBe(total);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(releasedTogether, 'every provider call was open while the other 199 were').toBe(total);
     answers.forEach(({ status, text }, i) => {
       expect(status).toBe(200);
       const events = sseEvents(text);
@@ -602,5 +615,5 @@ describe('fault 5: many streams at once', () => {
     expect(second.every(({ status, text }) => status === 200 && text.endsWith('data: [DONE]\n\n'))).toBe(true);
     expect(onNewConnections, `of ${again} calls after the burst, these went over new provider connections instead of the burst's idle ones`).toBe(0);
     expect(fake.openConnections(), 'provider connections open after both bursts').toBe(total);
-  }, 30_000);
+  }, 60_000);
 });
