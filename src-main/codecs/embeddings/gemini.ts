@@ -9,7 +9,8 @@ import { MAX_EMBEDDING_INPUTS, badEmbeddingAnswer, batches, readVector, textsOf,
 /** Gemini's cap on requests in one batchEmbedContents call. */
 export const GEMINI_EMBED_BATCH = 100;
 
-const TASK_TYPES: Record<EmbeddingPurpose, string> = {
+/** Google's task types for a purpose: Gemini's `taskType` and Vertex's `task_type` take the same names. */
+export const GOOGLE_TASK_TYPES: Record<EmbeddingPurpose, string> = {
   document: 'RETRIEVAL_DOCUMENT',
   query: 'RETRIEVAL_QUERY',
   similarity: 'SEMANTIC_SIMILARITY',
@@ -17,7 +18,7 @@ const TASK_TYPES: Record<EmbeddingPurpose, string> = {
   clustering: 'CLUSTERING',
 };
 
-const PURPOSES: Record<string, EmbeddingPurpose> = Object.fromEntries(Object.entries(TASK_TYPES).map(([purpose, task]) => [task, purpose as EmbeddingPurpose]));
+const PURPOSES: Record<string, EmbeddingPurpose> = Object.fromEntries(Object.entries(GOOGLE_TASK_TYPES).map(([purpose, task]) => [task, purpose as EmbeddingPurpose]));
 
 /** `gemini-embedding-001` → `models/gemini-embedding-001`, as each batch item names its model. */
 const modelName = (model: string): string => (model.startsWith('models/') ? model : `models/${model}`);
@@ -29,7 +30,7 @@ function encodeCalls(request: EmbeddingRequest, model: string, provider: string)
       requests: run.map((text) => ({
         model: modelName(model),
         content: { parts: [{ text }] },
-        ...(request.purpose ? { taskType: TASK_TYPES[request.purpose] } : {}),
+        ...(request.purpose ? { taskType: GOOGLE_TASK_TYPES[request.purpose] } : {}),
         ...(request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}),
       })),
     }),
@@ -63,7 +64,7 @@ function readContentRequest(item: unknown, field: string): { text: string; taskT
   if (text === '') throw invalidRequest(`'${field}.content' has no text to embed`, `${field}.content`);
   const { taskType, outputDimensionality } = item;
   if (taskType !== undefined && (typeof taskType !== 'string' || !(taskType in PURPOSES) && taskType !== 'TASK_TYPE_UNSPECIFIED')) {
-    throw invalidRequest(`'${field}.taskType' must be one of ${Object.values(TASK_TYPES).join(', ')}`, `${field}.taskType`);
+    throw invalidRequest(`'${field}.taskType' must be one of ${Object.values(GOOGLE_TASK_TYPES).join(', ')}`, `${field}.taskType`);
   }
   if (outputDimensionality !== undefined && !(typeof outputDimensionality === 'number' && Number.isSafeInteger(outputDimensionality) && outputDimensionality > 0)) {
     throw invalidRequest(`'${field}.outputDimensionality' must be a positive integer`, `${field}.outputDimensionality`);

@@ -1,25 +1,18 @@
 // Vertex AI's embeddings: `:predict` on publishers/google/models/{m}, `{instances:[{content}], parameters}`
 // → `{predictions:[{embeddings:{values, statistics:{token_count}}}]}`. The token counts are per input.
 import { isPlainObject } from '../../core/plain-object.js';
-import { badEmbeddingAnswer, batches, readVector, textsOf, type EmbeddingProviderCodec, type EmbeddingPurpose, type EmbeddingRequest } from './canonical.js';
+import { badEmbeddingAnswer, batches, readVector, textsOf, type EmbeddingProviderCodec, type EmbeddingRequest } from './canonical.js';
+import { GOOGLE_TASK_TYPES } from './gemini.js';
 
 /** Instances in one call: Vertex's cap for text-embedding models; gemini-embedding models take one. */
 const VERTEX_BATCH = 250;
-
-const TASK_TYPES: Record<EmbeddingPurpose, string> = {
-  document: 'RETRIEVAL_DOCUMENT',
-  query: 'RETRIEVAL_QUERY',
-  similarity: 'SEMANTIC_SIMILARITY',
-  classification: 'CLASSIFICATION',
-  clustering: 'CLUSTERING',
-};
 
 function encodeCalls(request: EmbeddingRequest, model: string, provider: string): string[] {
   const texts = textsOf(request, provider);
   const size = /^gemini-embedding/.test(model) ? 1 : VERTEX_BATCH;
   return batches(texts, size).map((run) =>
     JSON.stringify({
-      instances: run.map((content) => ({ content, ...(request.purpose ? { task_type: TASK_TYPES[request.purpose] } : {}) })),
+      instances: run.map((content) => ({ content, ...(request.purpose ? { task_type: GOOGLE_TASK_TYPES[request.purpose] } : {}) })),
       ...(request.dimensions !== undefined ? { parameters: { outputDimensionality: request.dimensions } } : {}),
     }),
   );
