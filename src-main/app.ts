@@ -374,7 +374,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       closers.unshift(() => redisLimits.close());
       log(`Limits: decided in Redis at ${redisLimits.where}`);
     }
-    const limits = new KeyLimitsService<KeyLimitCounters>(storage.limits, { now: options.limitsClock, counters: redisLimits?.counters });
+    const limits = await KeyLimitsService.start<KeyLimitCounters>(storage.limits, { now: options.limitsClock, counters: redisLimits?.counters });
     closers.unshift(() => limits.close());
     // Which models each key may call: in memory, reloaded when the lists change.
     const modelAccess = new ModelAccess(storage.modelAllowLists);
