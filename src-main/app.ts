@@ -377,7 +377,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     const limits = await KeyLimitsService.start<KeyLimitCounters>(storage.limits, { now: options.limitsClock, counters: redisLimits?.counters });
     closers.unshift(() => limits.close());
     // Which models each key may call: in memory, reloaded when the lists change.
-    const modelAccess = new ModelAccess(storage.modelAllowLists);
+    const modelAccess = await ModelAccess.open(storage.modelAllowLists);
     closers.unshift(() => modelAccess.close());
 
     let usual: number[];

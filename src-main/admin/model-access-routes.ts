@@ -28,7 +28,7 @@ export const modelAccessRoutes: AdminRoute[] = [
     path: '/keys/:id/allowed-models',
     handle: async ({ services, params }) => {
       const key = await services.limits.store.key(params.id);
-      return { status: 200, body: { keyId: key.id, keyName: key.name, kind: key.kind, allowedModels: services.modelAccess.get(key.id) } };
+      return { status: 200, body: { keyId: key.id, keyName: key.name, kind: key.kind, allowedModels: await services.modelAccess.get(key.id) } };
     },
   },
   {
@@ -36,7 +36,7 @@ export const modelAccessRoutes: AdminRoute[] = [
     path: '/keys/:id/allowed-models',
     handle: async ({ services, params, body: input }) => {
       const key = await services.limits.store.key(params.id);
-      const allowedModels = services.modelAccess.set(key.id, parseAllowedModels(input));
+      const allowedModels = await services.modelAccess.set(key.id, parseAllowedModels(input));
       return { status: 200, body: { keyId: key.id, keyName: key.name, kind: key.kind, allowedModels } };
     },
   },

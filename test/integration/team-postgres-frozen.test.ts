@@ -1,5 +1,5 @@
 // PostgreSQL frozen (SIGSTOP): the admin API's reads and writes of keys, routes, settings, saved prompts,
-// MCP servers and key limits wait for it off the serving thread, so `/v1` calls with a known (and limited)
+// MCP servers, key limits and model allow-lists wait for it off the serving thread, so `/v1` calls with a known (and limited)
 // key keep their pace the whole time and are decided by their limits as usual (what they read is in
 // memory); each admin request is then answered 503 naming PostgreSQL, and once PostgreSQL goes on
 // (SIGCONT) every one of them works again.
@@ -47,6 +47,8 @@ function adminWork(keyId: string, round: number): [string, () => Promise<Respons
     ['limits list', () => gateway.admin('/limits')],
     ['key limits read', () => gateway.admin(`/keys/${keyId}/limits`)],
     ['key limits write', () => gateway.admin(`/keys/${keyId}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 100_000 + round, dailyUsd: 1000 }) })],
+    ['allowed models read', () => gateway.admin(`/keys/${keyId}/allowed-models`)],
+    ['allowed models write', () => gateway.admin(`/keys/${keyId}/allowed-models`, { method: 'PUT', body: JSON.stringify({ allowedModels: ['gpt-3.5-turbo-instruct', `frozen-${round}`] }) })],
   ];
 }
 
