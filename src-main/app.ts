@@ -374,10 +374,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       closers.unshift(() => redisLimits.close());
       log(`Limits: decided in Redis at ${redisLimits.where}`);
     }
-    const limits = new KeyLimitsService<KeyLimitCounters>(storage.limits, { now: options.limitsClock, counters: redisLimits?.counters });
+    const limits = await KeyLimitsService.start<KeyLimitCounters>(storage.limits, { now: options.limitsClock, counters: redisLimits?.counters });
     closers.unshift(() => limits.close());
     // Which models each key may call: in memory, reloaded when the lists change.
-    const modelAccess = new ModelAccess(storage.modelAllowLists);
+    const modelAccess = await ModelAccess.open(storage.modelAllowLists);
     closers.unshift(() => modelAccess.close());
 
     let usual: number[];

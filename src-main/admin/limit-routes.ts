@@ -30,7 +30,7 @@ export const limitRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/limits',
-    handle: async ({ services }) => ({ status: 200, body: { items: (await services.limits.listLater()).map((view) => withBudgetWarning(services, view)) } }),
+    handle: async ({ services }) => ({ status: 200, body: { items: (await services.limits.list()).map((view) => withBudgetWarning(services, view)) } }),
   },
   {
     method: 'GET',

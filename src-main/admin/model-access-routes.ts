@@ -26,17 +26,17 @@ export const modelAccessRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/keys/:id/allowed-models',
-    handle: ({ services, params }) => {
-      const key = services.limits.store.key(params.id);
-      return { status: 200, body: { keyId: key.id, keyName: key.name, kind: key.kind, allowedModels: services.modelAccess.get(key.id) } };
+    handle: async ({ services, params }) => {
+      const key = await services.limits.store.key(params.id);
+      return { status: 200, body: { keyId: key.id, keyName: key.name, kind: key.kind, allowedModels: await services.modelAccess.get(key.id) } };
     },
   },
   {
     method: 'PUT',
     path: '/keys/:id/allowed-models',
-    handle: ({ services, params, body: input }) => {
-      const key = services.limits.store.key(params.id);
-      const allowedModels = services.modelAccess.set(key.id, parseAllowedModels(input));
+    handle: async ({ services, params, body: input }) => {
+      const key = await services.limits.store.key(params.id);
+      const allowedModels = await services.modelAccess.set(key.id, parseAllowedModels(input));
       return { status: 200, body: { keyId: key.id, keyName: key.name, kind: key.kind, allowedModels } };
     },
   },

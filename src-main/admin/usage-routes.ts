@@ -36,7 +36,7 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
         const to = day(query, 'to');
         if (from && to && from > to) throw invalidRequest(`'from' (${from}) is after 'to' (${to})`, 'from');
         const options = { range, by, from, to, logRetentionDays: services.settings.get().retentionDays };
-        const report = usage.reportLater ? await usage.reportLater(options) : usage.report(options);
+        const report = await usage.report(options);
         // Keys are shown by name (never the key itself); a deleted key's id stays as it is.
         const breakdown = report.breakdown.map((group) => ({
           ...group,
@@ -48,7 +48,7 @@ export function usageRoutes(usage: UsageRepository, overrides: ModelOverrideRepo
     {
       method: 'GET',
       path: '/usage/keys',
-      handle: async () => ({ status: 200, body: { items: usage.keySpendLater ? await usage.keySpendLater() : usage.keySpend() } }),
+      handle: async () => ({ status: 200, body: { items: await usage.keySpend() } }),
     },
     {
       method: 'GET',

@@ -108,36 +108,34 @@ export interface LimitsSnapshot {
   version: string;
 }
 
-/** Where key limits and spend are kept. Implemented by the SQLite store; the limits service depends only on this. */
+/**
+ * Where key limits and spend are kept. Implemented on SQLite (store/) and PostgreSQL (store-postgres/); the
+ * limits service depends only on this. Reads and admin writes are promises on both backends (PostgreSQL
+ * answers off the serving thread); only what the limiter's tick does on the serving thread is synchronous:
+ * handing spend over and asking whether anything changed.
+ */
 export interface KeyLimitsRepository {
   /** The active key of that id, with its name and kind; 404 when there is none. */
-  key(id: string): LimitedKey;
-  keysNamed(name: string): LimitedKey[];
-  activeKeys(): LimitedKey[];
-  /** activeKeys() read without holding the caller's thread, for the admin API (a store across a network offers it). */
-  activeKeysLater?(): Promise<LimitedKey[]>;
-  get(keyId: string): KeyLimits | null;
-  all(): Map<string, KeyLimits>;
+  key(id: string): Promise<LimitedKey>;
+  keysNamed(name: string): Promise<LimitedKey[]>;
+  activeKeys(): Promise<LimitedKey[]>;
+  get(keyId: string): Promise<KeyLimits | null>;
   /** Sets a key's limits; all null removes them. */
-  set(keyId: string, limits: KeyLimits): void;
-  clear(keyId: string): void;
-  snapshot(): LimitsSnapshot;
-  /**
-   * The same, read without holding the caller's thread: a store across a network (PostgreSQL) offers it so
-   * the limiter's periodic reload never stalls the requests in flight; SQLite's snapshot is at once.
-   */
-  snapshotLater?(): Promise<LimitsSnapshot>;
-  /** The snapshot's version now, cheaply. */
-  version(): string;
-  /** Whether anyone (another process included) may have written since this was last asked; a cheap poll. */
+  set(keyId: string, limits: KeyLimits): Promise<void>;
+  clear(keyId: string): Promise<void>;
+  /** The limits and the active keys with their version, read together: what the running limiter is loaded from. */
+  snapshot(): Promise<LimitsSnapshot>;
+  /** Whether anyone (another process included) may have written since this was last asked; a cheap poll of memory. */
   mayHaveChanged(): boolean;
   /** Spend per key and day from `firstDay` on. */
-  spendSince(firstDay: string): SpentDay[];
+  spendSince(firstDay: string): Promise<SpentDay[]>;
   /** `[at, tokens]` of the admitted calls a key made or served since `since` (ms), oldest first. */
-  recentCalls(keyId: string, since: number): [number, number][];
+  recentCalls(keyId: string, since: number): Promise<[number, number][]>;
   /**
-   * Adds spend in one transaction. With `wait: false` it does not wait for another writer and returns
-   * false when the store is busy (nothing written); otherwise it waits its turn.
+   * Takes spend; on the serving thread (the limiter's tick), so it never waits on a network. SQLite writes
+   * it in one transaction: with `wait: false` it does not wait for another writer and returns false when the
+   * store is busy (nothing written); otherwise it waits its turn. PostgreSQL hands it over either way and
+   * keeps what was refused for the next write (and for its close).
    */
   addSpend(deltas: readonly SpendDelta[], options: { wait: boolean }): boolean;
   /** Whether the store can still be written (false once closed). */

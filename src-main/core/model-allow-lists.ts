@@ -37,20 +37,17 @@ export function allowListMatcher(entries: readonly string[]): (model: string, ro
   return (model, routeName) => (routeName !== undefined && routes.has(routeName)) || models.some((matches) => matches(model));
 }
 
-/** Where the lists are kept. `all` is read at start and whenever `version` moves (another instance, the CLI). */
+/**
+ * Where the lists are kept: reads and writes are promises on both backends (PostgreSQL answers off the
+ * serving thread). `all` is read at start and whenever `version` moves (another instance, the CLI).
+ */
 export interface ModelAllowListRepository {
   /** The key's list; null when it may call every model. */
-  get(keyId: string): string[] | null;
+  get(keyId: string): Promise<string[] | null>;
   /** Every key that has a list. */
-  all(): Map<string, string[]>;
-  /**
-   * The same, read without holding the caller's thread: a store across a network (PostgreSQL) offers it so
-   * that reloading after a change never stalls the calls in flight (a database that hangs would hold each
-   * of them for as long as the read waits); SQLite's `all` is at once.
-   */
-  allLater?(): Promise<Map<string, string[]>>;
+  all(): Promise<Map<string, string[]>>;
   /** Sets the key's list; null removes it (every model). The key must exist (404 otherwise). */
-  set(keyId: string, models: string[] | null): void;
-  /** Moves whenever a list changes, in this process or another; cheap. */
+  set(keyId: string, models: string[] | null): Promise<void>;
+  /** Moves whenever a list changes, in this process or another; cheap and synchronous (polled on the serving thread). */
   version(): string;
 }

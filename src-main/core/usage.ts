@@ -72,16 +72,15 @@ export interface UsageReportOptions {
   logRetentionDays?: number;
 }
 
-/** Where usage totals are read from. Days are the gateway's local days, as the log dates its rows. */
+/**
+ * Where usage totals are read from. Days are the gateway's local days, as the log dates its rows. Promises on
+ * both backends: PostgreSQL answers off the serving thread.
+ */
 export interface UsageRepository {
   /** Totals, one row per period, and one per key / model / provider / client, over local days from..to. */
-  report(options: UsageReportOptions): UsageReport;
+  report(options: UsageReportOptions): Promise<UsageReport>;
   /** Each key's spend today and this month (local days), for the Keys page. */
-  keySpend(): KeySpend[];
-  /** report() read off the serving thread, for the admin API (a store that must wait for its database has it). */
-  reportLater?(options: UsageReportOptions): Promise<UsageReport>;
-  /** keySpend() read off the serving thread, as reportLater. */
-  keySpendLater?(): Promise<KeySpend[]>;
+  keySpend(): Promise<KeySpend[]>;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -12,24 +12,29 @@ interface CompiledList {
 }
 
 export class ModelAccess {
-  private lists = new Map<string, CompiledList>();
-  private loadedVersion = '';
   private readonly timer: NodeJS.Timeout;
-  /** A read off the thread (allLater) is on its way; one at a time. */
+  /** A read of the lists is on its way; one at a time. */
   private reading = false;
-  /** Moves at each load, so that a read off the thread that an admin write overtook is not applied. */
-  private loads = 0;
+  /** Moves at each change this server makes, so that a read it overtook is not applied. */
+  private changes = 0;
 
-  constructor(
+  /** The lists loaded before the first call is checked, then kept in step by polling the store's version. */
+  static async open(store: ModelAllowListRepository, options: { intervalMs?: number } = {}): Promise<ModelAccess> {
+    const version = store.version();
+    return new ModelAccess(store, compiled(await store.all()), version, options.intervalMs ?? 500);
+  }
+
+  private constructor(
     private readonly store: ModelAllowListRepository,
-    options: { intervalMs?: number } = {},
+    private lists: Map<string, CompiledList>,
+    private loadedVersion: string,
+    intervalMs: number,
   ) {
-    this.reload();
-    this.timer = setInterval(() => this.refresh(), options.intervalMs ?? 500);
+    this.timer = setInterval(() => this.refresh(), intervalMs);
     this.timer.unref();
   }
 
-  get(keyId: string): string[] | null {
+  get(keyId: string): Promise<string[] | null> {
     return this.store.get(keyId);
   }
 
@@ -38,10 +43,17 @@ export class ModelAccess {
     return [...this.lists].map(([keyId, list]) => ({ keyId, allowedModels: list.entries }));
   }
 
-  /** Sets (null: removes) a key's list and applies it to this server at once. */
-  set(keyId: string, models: string[] | null): string[] | null {
-    this.store.set(keyId, models);
-    this.reload();
+  /**
+   * Sets (null: removes) a key's list and applies it to this server at once. The store's version moved, so
+   * the next poll reads every list again (and with them any other change made meanwhile).
+   */
+  async set(keyId: string, models: string[] | null): Promise<string[] | null> {
+    await this.store.set(keyId, models);
+    const lists = new Map(this.lists);
+    if (models === null) lists.delete(keyId);
+    else lists.set(keyId, compile(models));
+    this.lists = lists;
+    this.changes++;
     return models;
   }
 
@@ -65,25 +77,25 @@ export class ModelAccess {
     clearInterval(this.timer);
   }
 
+  /** Reads the lists when their version moved, without holding this thread: calls go on meanwhile (and while the store does not answer). */
   private refresh(): void {
+    if (this.reading) return;
+    let version: string;
     try {
-      const version = this.store.version();
-      if (version === this.loadedVersion) return;
-      if (this.store.allLater) this.reloadLater(version);
-      else this.reload();
+      version = this.store.version();
     } catch {
       // Busy or closing: the next tick looks again.
+      return;
     }
-  }
-
-  /** A store across the network is read off this thread: the calls in flight go on meanwhile (and while it does not answer). */
-  private reloadLater(version: string): void {
-    if (this.reading) return;
+    if (version === this.loadedVersion) return;
     this.reading = true;
-    const loads = this.loads;
-    this.store.allLater!()
+    const changes = this.changes;
+    this.store
+      .all()
       .then((all) => {
-        if (this.loads === loads) this.apply(all, version);
+        if (this.changes !== changes) return;
+        this.lists = compiled(all);
+        this.loadedVersion = version;
       })
       .catch(() => {
         // Unreachable for now: the version still differs, so the next tick reads again.
@@ -92,17 +104,7 @@ export class ModelAccess {
         this.reading = false;
       });
   }
-
-  private reload(): void {
-    const version = this.store.version();
-    this.apply(this.store.all(), version);
-  }
-
-  private apply(all: Map<string, string[]>, version: string): void {
-    const lists = new Map<string, CompiledList>();
-    for (const [keyId, entries] of all) lists.set(keyId, { entries, allows: allowListMatcher(entries) });
-    this.lists = lists;
-    this.loadedVersion = version;
-    this.loads++;
-  }
 }
+
+const compile = (entries: string[]): CompiledList => ({ entries, allows: allowListMatcher(entries) });
+const compiled = (all: Map<string, string[]>): Map<string, CompiledList> => new Map([...all].map(([keyId, entries]) => [keyId, compile(entries)]));

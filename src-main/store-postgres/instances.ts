@@ -71,11 +71,6 @@ export class InstanceRegistration {
     return registration;
   }
 
-  /** The instances with a fresh heartbeat, this one included. */
-  live(): LiveInstance[] {
-    return this.bridge.querySync<LiveInstance>(`SELECT id, host, pid, shared_limits AS "sharedLimits" FROM instances WHERE heartbeat_at >= ${NOW_MS} - $1 ORDER BY started_at`, [HEARTBEAT_STALE_MS]);
-  }
-
   /** Removes this instance's row (on a clean stop); a killed instance's row goes stale instead. */
   close(): void {
     if (this.timer) clearInterval(this.timer);

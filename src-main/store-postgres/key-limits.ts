@@ -1,4 +1,6 @@
-// Key limits and spend in PostgreSQL: the KeyLimitsRepository the running limiter is loaded from. Spend
+// Key limits and spend in PostgreSQL: the KeyLimitsRepository the running limiter is loaded from. Every
+// read and admin write is a promise answered off the serving thread (queryForAdmin: a 503 naming
+// PostgreSQL after 5 s), so a hung database holds no call, only the admin request that asked. Spend
 // is handed over off the gateway's thread (the limiter's tick must never wait on the network); amounts
 // PostgreSQL refused are kept and added to the next write, and those it still refuses on close go to the
 // spill (spill.ts), written at the next start. Other instances' limit changes are heard through NOTIFY
@@ -69,59 +71,40 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     return !this.closed;
   }
 
-  key(id: string): LimitedKey {
-    const found = this.activeKeys().find((key) => key.id === id);
+  async key(id: string): Promise<LimitedKey> {
+    const found = (await this.activeKeys()).find((key) => key.id === id);
     if (!found) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${id}'`, 'id');
     return found;
   }
 
-  keysNamed(name: string): LimitedKey[] {
-    return this.activeKeys().filter((key) => key.name === name);
+  async keysNamed(name: string): Promise<LimitedKey[]> {
+    return (await this.activeKeys()).filter((key) => key.name === name);
   }
 
-  activeKeys(): LimitedKey[] {
-    return this.bridge.querySync(ACTIVE_KEYS).map(toKey);
-  }
-
-  async activeKeysLater(): Promise<LimitedKey[]> {
+  async activeKeys(): Promise<LimitedKey[]> {
     return (await this.bridge.queryForAdmin(ACTIVE_KEYS)).map(toKey);
   }
 
-  get(keyId: string): KeyLimits | null {
-    const row = this.bridge.querySync<LimitsRow>('SELECT * FROM key_limits WHERE key_id = $1', [keyId])[0];
+  async get(keyId: string): Promise<KeyLimits | null> {
+    const row = (await this.bridge.queryForAdmin<LimitsRow>('SELECT * FROM key_limits WHERE key_id = $1', [keyId]))[0];
     return row ? fromRow(row) : null;
   }
 
-  all(): Map<string, KeyLimits> {
-    return new Map(this.bridge.querySync<LimitsRow>('SELECT * FROM key_limits').map((row) => [row.key_id, fromRow(row)]));
-  }
-
-  set(keyId: string, limits: KeyLimits): void {
-    if (!hasAnyLimit(limits)) {
-      this.clear(keyId);
-      return;
-    }
-    this.bridge.querySync(
+  async set(keyId: string, limits: KeyLimits): Promise<void> {
+    if (!hasAnyLimit(limits)) return this.clear(keyId);
+    await this.bridge.queryForAdmin(
       `INSERT INTO key_limits (key_id, rpm, tpm, daily_usd, monthly_usd, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (key_id) DO UPDATE SET rpm = excluded.rpm, tpm = excluded.tpm, daily_usd = excluded.daily_usd, monthly_usd = excluded.monthly_usd, updated_at = excluded.updated_at`,
       [keyId, limits.rpm, limits.tpm, limits.dailyUsd, limits.monthlyUsd, Date.now()],
     );
   }
 
-  clear(keyId: string): void {
-    this.bridge.querySync('DELETE FROM key_limits WHERE key_id = $1', [keyId]);
+  async clear(keyId: string): Promise<void> {
+    await this.bridge.queryForAdmin('DELETE FROM key_limits WHERE key_id = $1', [keyId]);
   }
 
-  snapshot(): LimitsSnapshot {
-    return snapshotOf(this.bridge.runSync(SNAPSHOT, { transaction: true }));
-  }
-
-  snapshotLater(): Promise<LimitsSnapshot> {
-    return this.bridge.run(SNAPSHOT, { transaction: true }).then(snapshotOf);
-  }
-
-  version(): string {
-    return String(this.bridge.querySync<{ version: string }>(VERSION)[0].version);
+  snapshot(): Promise<LimitsSnapshot> {
+    return this.bridge.runForAdmin(SNAPSHOT, { transaction: true }).then(snapshotOf);
   }
 
   /** Set by the change feed when any instance changed limits or keys; read (and reset) by the limiter's tick. */
@@ -135,51 +118,40 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     return changed;
   }
 
-  spendSince(firstDay: string): SpentDay[] {
-    return this.bridge
-      .querySync<{ key_id: string; day: string; cost_usd: number; tokens: number; requests: number }>('SELECT key_id, day, cost_usd, tokens, requests FROM key_spend WHERE day >= $1', [firstDay])
-      .map((row) => ({ keyId: row.key_id, day: row.day, costUsd: row.cost_usd, tokens: row.tokens, requests: row.requests }));
+  async spendSince(firstDay: string): Promise<SpentDay[]> {
+    return (
+      await this.bridge.queryForAdmin<{ key_id: string; day: string; cost_usd: number; tokens: number; requests: number }>(
+        'SELECT key_id, day, cost_usd, tokens, requests FROM key_spend WHERE day >= $1',
+        [firstDay],
+      )
+    ).map((row) => ({ keyId: row.key_id, day: row.day, costUsd: row.cost_usd, tokens: row.tokens, requests: row.requests }));
   }
 
-  recentCalls(keyId: string, since: number): [number, number][] {
-    return this.bridge
-      .querySync<{ created_at: number; tokens: number }>(
+  async recentCalls(keyId: string, since: number): Promise<[number, number][]> {
+    return (
+      await this.bridge.queryForAdmin<{ created_at: number; tokens: number }>(
         `SELECT created_at, coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) AS tokens FROM request_log
          WHERE (key_id = $1 OR target_key_id = $1) AND created_at > $2 AND NOT (status = 429 AND provider IS NULL) ORDER BY created_at`,
         [keyId, since],
       )
-      .map((row) => [row.created_at, row.tokens]);
+    ).map((row) => [row.created_at, row.tokens]);
   }
 
   /**
-   * The amounts are the store's from then on: kept, and retried while PostgreSQL is away. With `wait: false`
-   * (the limiter's tick) they are handed over and this returns at once. With `wait: true` (on stop) they
-   * are written before it returns, with whatever was kept, when PostgreSQL answers; else they stay kept
-   * (close() spills them).
+   * The amounts are the store's from then on: handed over at once (the limiter's tick runs on the serving
+   * thread, which never waits on the network, so `wait` changes nothing here), kept and retried while
+   * PostgreSQL is away; what is still unwritten on close is written then or spilled.
    */
-  addSpend(deltas: readonly SpendDelta[], options: { wait: boolean }): boolean {
+  addSpend(deltas: readonly SpendDelta[]): boolean {
     if (this.closed) return false;
     this.unwritten.push(...deltas);
-    if (options.wait) {
-      // Taken out while they are written: a write answered during the wait must not start them again.
-      const all = mergedSpend(this.unwritten);
-      this.unwritten = [];
-      if (all.length === 0) return true;
-      try {
-        this.bridge.runSync([spendStatement(all)], { transaction: true });
-      } catch (error) {
-        this.unwritten = all.concat(this.unwritten);
-        console.error(`Gatehouse: could not write key spend to PostgreSQL: ${(error as Error).message}`);
-      }
-      return true;
-    }
     this.writeKept();
     return true;
   }
 
   close(): void {
     if (this.closed) return;
-    this.addSpend([], { wait: true });
+    this.writeKeptNow();
     this.closed = true;
     // A write never answered is taken as not done: PostgreSQL away, its transaction is not committed.
     const left = mergedSpend([...(this.writing ?? []), ...this.unwritten]);
@@ -191,6 +163,20 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
       this.spill(left);
     } catch (error) {
       console.error(`Gatehouse: the last key spend could not be written or kept, and is lost (${(error as Error).message}).`);
+    }
+  }
+
+  /** On stop: what is kept is written before this returns, when PostgreSQL answers; else it stays kept (close() spills it). */
+  private writeKeptNow(): void {
+    // Taken out while they are written: a write answered during the wait must not start them again.
+    const all = mergedSpend(this.unwritten);
+    this.unwritten = [];
+    if (all.length === 0) return;
+    try {
+      this.bridge.runSync([spendStatement(all)], { transaction: true });
+    } catch (error) {
+      this.unwritten = all.concat(this.unwritten);
+      console.error(`Gatehouse: could not write key spend to PostgreSQL: ${(error as Error).message}`);
     }
   }
 

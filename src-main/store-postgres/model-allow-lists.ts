@@ -1,7 +1,7 @@
 // Which models each key may call, in PostgreSQL: one row per key with a list (schema version 2). Every
 // instance hears a change through the change feed ('limits'), so `version` is answered from memory: the
 // gateway polls it twice a second and must not wait on the database to do so; it then reads the lists
-// with allLater, off its thread.
+// off its thread, as every read and write here is (queryForAdmin: a 503 naming PostgreSQL after 5 s).
 import { GatewayError } from '../core/errors.js';
 import type { ModelAllowListRepository } from '../core/model-allow-lists.js';
 import type { PgBridge } from './pg-bridge.js';
@@ -17,28 +17,30 @@ export class PgModelAllowListStore implements ModelAllowListRepository {
 
   constructor(private readonly bridge: PgBridge) {}
 
-  get(keyId: string): string[] | null {
-    const row = this.bridge.querySync<{ models: string }>('SELECT models FROM key_allowed_models WHERE key_id = $1', [keyId])[0];
+  async get(keyId: string): Promise<string[] | null> {
+    const row = (await this.bridge.queryForAdmin<{ models: string }>('SELECT models FROM key_allowed_models WHERE key_id = $1', [keyId]))[0];
     return row ? (JSON.parse(row.models) as string[]) : null;
   }
 
-  all(): Map<string, string[]> {
-    return listsOf(this.bridge.querySync<ListRow>(ALL_LISTS));
+  all(): Promise<Map<string, string[]>> {
+    return this.bridge.queryForAdmin<ListRow>(ALL_LISTS).then(listsOf);
   }
 
-  allLater(): Promise<Map<string, string[]>> {
-    return this.bridge.query<ListRow>(ALL_LISTS).then(listsOf);
-  }
-
-  set(keyId: string, models: string[] | null): void {
-    if (this.bridge.querySync(ACTIVE_KEY, [keyId]).length === 0) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${keyId}'`, 'id');
-    if (models === null) this.bridge.querySync('DELETE FROM key_allowed_models WHERE key_id = $1', [keyId]);
-    else {
-      this.bridge.querySync(
-        'INSERT INTO key_allowed_models (key_id, models, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key_id) DO UPDATE SET models = excluded.models, updated_at = excluded.updated_at',
-        [keyId, JSON.stringify(models), Date.now()],
-      );
-    }
+  async set(keyId: string, models: string[] | null): Promise<void> {
+    const [found] = await this.bridge.runForAdmin(
+      [
+        { sql: ACTIVE_KEY, params: [keyId] },
+        models === null
+          ? { sql: `DELETE FROM key_allowed_models WHERE key_id = $1 AND EXISTS (${ACTIVE_KEY})`, params: [keyId] }
+          : {
+              sql: `INSERT INTO key_allowed_models (key_id, models, updated_at) SELECT $1, $2, $3 WHERE EXISTS (${ACTIVE_KEY})
+                    ON CONFLICT (key_id) DO UPDATE SET models = excluded.models, updated_at = excluded.updated_at`,
+              params: [keyId, JSON.stringify(models), Date.now()],
+            },
+      ],
+      { transaction: true },
+    );
+    if (found.length === 0) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${keyId}'`, 'id');
     this.markChanged();
   }
 

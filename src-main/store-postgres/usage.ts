@@ -2,7 +2,6 @@
 // (and deleted rows are taken back out of): the same report as the SQLite store gives, over local days.
 import { defaultFrom, localDay, type KeySpend, type UsageFigures, type UsageReport, type UsageReportOptions, type UsageRepository } from '../core/usage.js';
 import type { PgBridge } from './pg-bridge.js';
-import { readLater, readNow, type QuerySteps } from './query-steps.js';
 import { usageReport, wholeMonths, type PeriodRow } from '../store/usage-report.js';
 
 const SUMS = `sum(requests)::float8 AS requests, sum(errors)::float8 AS errors, sum(prompt_tokens)::float8 AS "promptTokens",
@@ -19,23 +18,8 @@ export class PgUsageStore implements UsageRepository {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  report(options: UsageReportOptions): UsageReport {
-    return readNow(this.bridge, this.reportSteps(options));
-  }
-
-  reportLater(options: UsageReportOptions): Promise<UsageReport> {
-    return readLater(this.bridge, this.reportSteps(options));
-  }
-
-  keySpend(): KeySpend[] {
-    return readNow(this.bridge, this.keySpendSteps());
-  }
-
-  keySpendLater(): Promise<KeySpend[]> {
-    return readLater(this.bridge, this.keySpendSteps());
-  }
-
-  private *reportSteps(options: UsageReportOptions): QuerySteps<UsageReport> {
+  /** Read off the serving thread (queryForAdmin: a 503 naming PostgreSQL after 5 s). */
+  async report(options: UsageReportOptions): Promise<UsageReport> {
     const today = localDay(this.now());
     const to = options.to ?? today;
     const from = options.from ?? defaultFrom(options.range, this.now());
@@ -43,36 +27,27 @@ export class PgUsageStore implements UsageRepository {
     let rows: PeriodRow[];
     if (options.range === 'month') {
       const { fullFrom, fullEnd } = wholeMonths(from, to, today);
-      rows = (yield {
-        sql: `SELECT month AS period, name, ${SUMS} FROM usage_monthly WHERE dim = $1 AND month >= $4 AND month < $5 GROUP BY month, name
+      rows = (await this.bridge.queryForAdmin(`SELECT month AS period, name, ${SUMS} FROM usage_monthly WHERE dim = $1 AND month >= $4 AND month < $5 GROUP BY month, name
          UNION ALL
          SELECT substr(day, 1, 8) || '01' AS period, name, ${SUMS} FROM usage_daily
-           WHERE dim = $1 AND day BETWEEN $2 AND $3 AND NOT (day >= $4 AND day < $5) GROUP BY 1, 2`,
-        params: [dim, from, to, fullFrom, fullEnd],
-      }) as PeriodRow[];
+           WHERE dim = $1 AND day BETWEEN $2 AND $3 AND NOT (day >= $4 AND day < $5) GROUP BY 1, 2`, [dim, from, to, fullFrom, fullEnd])) as PeriodRow[];
     } else {
       const period = options.range === 'day' ? 'day' : "to_char(date_trunc('week', day::date), 'YYYY-MM-DD')";
-      rows = (yield { sql: `SELECT ${period} AS period, name, ${SUMS} FROM usage_daily WHERE dim = $1 AND day BETWEEN $2 AND $3 GROUP BY 1, 2`, params: [dim, from, to] }) as PeriodRow[];
+      rows = (await this.bridge.queryForAdmin(`SELECT ${period} AS period, name, ${SUMS} FROM usage_daily WHERE dim = $1 AND day BETWEEN $2 AND $3 GROUP BY 1, 2`, [dim, from, to])) as PeriodRow[];
     }
     // MCP calls per server and tool over the days, most called first (read from the log's MCP rows, as on SQLite).
-    const mcpCalls = (yield {
-      sql: `SELECT mcp_server AS server, mcp_tool AS tool, count(*)::float8 AS calls, sum((status >= 400)::int)::float8 AS errors FROM request_log
-       WHERE kind = 'mcp' AND day BETWEEN $1 AND $2 GROUP BY 1, 2 ORDER BY calls DESC, server, tool LIMIT 500`,
-      params: [from, to],
-    }) as McpCalls;
+    const mcpCalls = (await this.bridge.queryForAdmin(`SELECT mcp_server AS server, mcp_tool AS tool, count(*)::float8 AS calls, sum((status >= 400)::int)::float8 AS errors FROM request_log
+       WHERE kind = 'mcp' AND day BETWEEN $1 AND $2 GROUP BY 1, 2 ORDER BY calls DESC, server, tool LIMIT 500`, [from, to])) as McpCalls;
     return usageReport(rows, options, { from, to, now: this.now() }, mcpCalls);
   }
 
-  private *keySpendSteps(): QuerySteps<KeySpend[]> {
+  async keySpend(): Promise<KeySpend[]> {
     const today = localDay(this.now());
     const monthStart = `${today.slice(0, 8)}01`;
-    const rows = (yield {
-      sql: `SELECT name AS "keyId",
+    const rows = (await this.bridge.queryForAdmin(`SELECT name AS "keyId",
          sum(CASE WHEN day = $1 THEN cost_nanos ELSE 0 END)::float8 AS "todayNanos", sum(cost_nanos)::float8 AS "monthNanos",
          sum(CASE WHEN day = $1 THEN unpriced_requests ELSE 0 END)::float8 AS "todayUnpriced", sum(unpriced_requests)::float8 AS "monthUnpriced"
-       FROM usage_daily WHERE dim = 'key' AND day BETWEEN $2 AND $1 AND name != '' GROUP BY name`,
-      params: [today, monthStart],
-    }) as KeySpendRow[];
+       FROM usage_daily WHERE dim = 'key' AND day BETWEEN $2 AND $1 AND name != '' GROUP BY name`, [today, monthStart])) as KeySpendRow[];
     return rows.map((row) => ({ keyId: row.keyId, todayUsd: row.todayNanos / 1e9, monthUsd: row.monthNanos / 1e9, todayUnpriced: row.todayUnpriced, monthUnpriced: row.monthUnpriced }));
   }
 }

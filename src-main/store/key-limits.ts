@@ -29,42 +29,30 @@ export class KeyLimitsTable implements KeyLimitsRepository {
   }
 
   /** The active (unrevoked) key of that id, with its name and kind; 404 if none. */
-  key(id: string): LimitedKey {
-    const found = this.activeKeys().find((key) => key.id === id);
+  async key(id: string): Promise<LimitedKey> {
+    const found = this.readActiveKeys().find((key) => key.id === id);
     if (!found) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${id}'`, 'id');
     return found;
   }
 
   /** Keys by name: a name can be shared by a virtual and a gateway key (or two of a kind). */
-  keysNamed(name: string): LimitedKey[] {
-    return this.activeKeys().filter((key) => key.name === name);
+  async keysNamed(name: string): Promise<LimitedKey[]> {
+    return this.readActiveKeys().filter((key) => key.name === name);
   }
 
-  activeKeys(): LimitedKey[] {
-    const rows = this.db
-      .prepare(
-        `SELECT id, name, 'virtual' AS kind, created_at FROM virtual_keys WHERE revoked_at IS NULL
-         UNION ALL SELECT id, name, 'gateway' AS kind, created_at FROM gateway_keys WHERE revoked_at IS NULL
-         ORDER BY created_at DESC, id`,
-      )
-      .all() as (LimitedKey & { created_at: number })[];
-    return rows.map(({ id, name, kind }) => ({ id, name, kind }));
+  async activeKeys(): Promise<LimitedKey[]> {
+    return this.readActiveKeys();
   }
 
-  get(keyId: string): KeyLimits | null {
+  async get(keyId: string): Promise<KeyLimits | null> {
     const row = this.db.prepare('SELECT * FROM key_limits WHERE key_id = ?').get(keyId) as LimitsRow | undefined;
     return row ? fromRow(row) : null;
   }
 
-  all(): Map<string, KeyLimits> {
-    const rows = this.db.prepare('SELECT * FROM key_limits').all() as LimitsRow[];
-    return new Map(rows.map((row) => [row.key_id, fromRow(row)]));
-  }
-
   /** Sets a key's limits; all null removes its row. */
-  set(keyId: string, limits: KeyLimits): void {
+  async set(keyId: string, limits: KeyLimits): Promise<void> {
     if (!hasAnyLimit(limits)) {
-      this.clear(keyId);
+      await this.clear(keyId);
       return;
     }
     this.db
@@ -76,21 +64,16 @@ export class KeyLimitsTable implements KeyLimitsRepository {
       .run(keyId, limits.rpm, limits.tpm, limits.dailyUsd, limits.monthlyUsd, Date.now());
   }
 
-  clear(keyId: string): void {
+  async clear(keyId: string): Promise<void> {
     this.db.prepare('DELETE FROM key_limits WHERE key_id = ?').run(keyId);
   }
 
-  generation(): number {
-    return (this.db.prepare('SELECT value FROM key_limits_generation WHERE id = 1').get() as { value: number }).value;
-  }
-
   /** The limits generation and the keys generation together: either moves when limits or keys change. */
-  version(): string {
-    return `${this.generation()}/${this.keysGeneration()}`;
-  }
-
-  snapshot(): LimitsSnapshot {
-    return this.db.transaction(() => ({ version: this.version(), limits: this.all(), keys: this.activeKeys() }))();
+  async snapshot(): Promise<LimitsSnapshot> {
+    return this.db.transaction(() => {
+      const limits = this.db.prepare('SELECT * FROM key_limits').all() as LimitsRow[];
+      return { version: `${this.generation('key_limits_generation')}/${this.generation('key_generation')}`, limits: new Map(limits.map((row) => [row.key_id, fromRow(row)])), keys: this.readActiveKeys() };
+    })();
   }
 
   mayHaveChanged(): boolean {
@@ -101,7 +84,7 @@ export class KeyLimitsTable implements KeyLimitsRepository {
     return true;
   }
 
-  spendSince(firstDay: string): SpentDay[] {
+  async spendSince(firstDay: string): Promise<SpentDay[]> {
     const rows = this.db.prepare('SELECT key_id, day, cost_usd, tokens, requests FROM key_spend WHERE day >= ?').all(firstDay) as {
       key_id: string;
       day: string;
@@ -116,7 +99,7 @@ export class KeyLimitsTable implements KeyLimitsRepository {
    * The key's own calls and the routed calls its credentials served. Calls the limiter refused (429
    * before any provider was chosen) were never admitted and are left out.
    */
-  recentCalls(keyId: string, since: number): [number, number][] {
+  async recentCalls(keyId: string, since: number): Promise<[number, number][]> {
     return this.db
       .prepare(
         `SELECT created_at, coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0) AS tokens FROM request_log
@@ -145,8 +128,19 @@ export class KeyLimitsTable implements KeyLimitsRepository {
     }
   }
 
-  private keysGeneration(): number {
-    return (this.db.prepare('SELECT value FROM key_generation WHERE id = 1').get() as { value: number }).value;
+  private readActiveKeys(): LimitedKey[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, name, 'virtual' AS kind, created_at FROM virtual_keys WHERE revoked_at IS NULL
+         UNION ALL SELECT id, name, 'gateway' AS kind, created_at FROM gateway_keys WHERE revoked_at IS NULL
+         ORDER BY created_at DESC, id`,
+      )
+      .all() as (LimitedKey & { created_at: number })[];
+    return rows.map(({ id, name, kind }) => ({ id, name, kind }));
+  }
+
+  private generation(table: 'key_limits_generation' | 'key_generation'): number {
+    return (this.db.prepare(`SELECT value FROM ${table} WHERE id = 1`).get() as { value: number }).value;
   }
 }
 

@@ -6,17 +6,17 @@ import type { ModelAllowListRepository } from '../core/model-allow-lists.js';
 export class ModelAllowListTable implements ModelAllowListRepository {
   constructor(private readonly db: SqliteDatabase) {}
 
-  get(keyId: string): string[] | null {
+  async get(keyId: string): Promise<string[] | null> {
     const row = this.db.prepare('SELECT models FROM key_allowed_models WHERE key_id = ?').get(keyId) as { models: string } | undefined;
     return row ? (JSON.parse(row.models) as string[]) : null;
   }
 
-  all(): Map<string, string[]> {
+  async all(): Promise<Map<string, string[]>> {
     const rows = this.db.prepare('SELECT key_id, models FROM key_allowed_models').all() as { key_id: string; models: string }[];
     return new Map(rows.map((row) => [row.key_id, JSON.parse(row.models) as string[]]));
   }
 
-  set(keyId: string, models: string[] | null): void {
+  async set(keyId: string, models: string[] | null): Promise<void> {
     const exists = this.db.prepare('SELECT 1 FROM virtual_keys WHERE id = ? AND revoked_at IS NULL UNION ALL SELECT 1 FROM gateway_keys WHERE id = ? AND revoked_at IS NULL').get(keyId, keyId);
     if (!exists) throw new GatewayError(404, 'not_found_error', `No active virtual key or gateway API key with id '${keyId}'`, 'id');
     this.db.transaction(() => {

@@ -29,7 +29,7 @@ export class UsageStore implements UsageRepository {
    * (inclusive). One pass over the rows of one breakdown: days for days and weeks; for months, the monthly
    * totals of whole months and the daily ones of a month cut by from or to.
    */
-  report(options: UsageReportOptions): UsageReport {
+  async report(options: UsageReportOptions): Promise<UsageReport> {
     const today = localDay(this.now());
     const to = options.to ?? today;
     const from = options.from ?? defaultFrom(options.range, this.now());
@@ -64,7 +64,7 @@ export class UsageStore implements UsageRepository {
       .all({ from, to }) as UsageReport['mcpCalls'];
   }
 
-  keySpend(): KeySpend[] {
+  async keySpend(): Promise<KeySpend[]> {
     const today = localDay(this.now());
     const monthStart = `${today.slice(0, 8)}01`;
     const rows = this.db

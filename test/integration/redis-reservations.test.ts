@@ -27,7 +27,7 @@ afterAll(async () => {
 function instance(client: Redis, prefix: string): RedisKeyLimiter {
   const limiter = new RedisKeyLimiter({ redis: client, health: new RedisHealth(), where: redis.url, now: () => clock, prefix, reservationTtlMs: TTL_MS });
   limiter.setLimits('key-1', { rpm: null, tpm: null, dailyUsd: 1, monthlyUsd: 5 }, 'team');
-  limiter.startFrom(() => []);
+  void limiter.startFrom(async () => []);
   return limiter;
 }
 
@@ -168,7 +168,7 @@ describe('the minute window in Redis', () => {
     clock = start;
     const limiter = new RedisKeyLimiter({ redis: redis.client(), health: new RedisHealth(), where: redis.url, now: () => clock, prefix: 'w1:', reservationTtlMs: TTL_MS });
     limiter.setLimits('key-w', { rpm: 5, tpm: null, dailyUsd: null, monthlyUsd: null }, 'window');
-    limiter.startFrom(() => []);
+    void limiter.startFrom(async () => []);
     const admit = () => Promise.resolve(limiter.admit('key-w')).then(() => 'ok', (error: unknown) => error);
     for (let n = 0; n < 3; n++) expect(await admit()).toBe('ok');
     clock = start + 30_000;

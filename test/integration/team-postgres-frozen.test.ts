@@ -1,7 +1,8 @@
-// PostgreSQL frozen (SIGSTOP): the admin API's reads and writes of keys, routes, settings, saved prompts
-// and MCP servers wait for it off the serving thread, so `/v1` calls with a known key keep their pace the
-// whole time (what they read is in memory); each admin request is then answered 503 naming PostgreSQL,
-// and once PostgreSQL goes on (SIGCONT) every one of them works again.
+// PostgreSQL frozen (SIGSTOP): the admin API's reads and writes of keys, routes, settings, saved prompts,
+// MCP servers, key limits and model allow-lists wait for it off the serving thread, so `/v1` calls with a known (and limited)
+// key keep their pace the whole time and are decided by their limits as usual (what they read is in
+// memory); each admin request is then answered 503 naming PostgreSQL, and once PostgreSQL goes on
+// (SIGCONT) every one of them works again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -43,6 +44,11 @@ function adminWork(keyId: string, round: number): [string, () => Promise<Respons
     ['key read', () => gateway.admin(`/virtual-keys/${keyId}`)],
     ['key write', post('/gateway-keys', { name: `frozen-${round}` })],
     ['settings write', () => gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ retentionDays: 30 + round }) })],
+    ['limits list', () => gateway.admin('/limits')],
+    ['key limits read', () => gateway.admin(`/keys/${keyId}/limits`)],
+    ['key limits write', () => gateway.admin(`/keys/${keyId}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 100_000 + round, dailyUsd: 1000 }) })],
+    ['allowed models read', () => gateway.admin(`/keys/${keyId}/allowed-models`)],
+    ['allowed models write', () => gateway.admin(`/keys/${keyId}/allowed-models`, { method: 'PUT', body: JSON.stringify({ allowedModels: ['gpt-3.5-turbo-instruct', `frozen-${round}`] }) })],
   ];
 }
 
@@ -51,6 +57,9 @@ describe('team mode: PostgreSQL frozen', () => {
     const created = await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'frozen', provider: 'openai', secret: 'sk-frozen', customHost: fake.baseUrl }) });
     expect(created.status).toBe(201);
     const { id, key } = (await created.json()) as { id: string; key: string };
+    // A second key allowed one call a minute: while PostgreSQL is frozen its limit is still decided, at once.
+    const tight = (await (await gateway.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'tight', provider: 'openai', secret: 'sk-tight', customHost: fake.baseUrl }) })).json()) as { id: string; key: string };
+    expect((await gateway.admin(`/keys/${tight.id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 1 }) })).status).toBe(200);
     for (const [, work] of adminWork(id, 0)) expect((await work()).status).toBeLessThan(300);
     expect((await complete(key)).status).toBe(200);
 
@@ -63,6 +72,11 @@ describe('team mode: PostgreSQL frozen', () => {
       // its thread at any moment (not only during a call) makes some round slow.
       let slowest = 0;
       let calls = 0;
+      for (const expected of [200, 429]) {
+        const started = performance.now();
+        expect((await complete(tight.key)).status).toBe(expected);
+        slowest = Math.max(slowest, performance.now() - started);
+      }
       while (!answered) {
         const started = performance.now();
         expect((await complete(key)).status).toBe(200);

@@ -24,8 +24,9 @@ export interface KeyLimitCounters extends KeyLimiter {
   usage(keyId: string): KeyUsage | Promise<KeyUsage>;
   /**
    * The spend already stored (at start), this month's days from the repository: the in-memory counters
-   * add it to their totals; Redis takes it only when it holds nothing yet (empty, or flushed).
+   * add it to their totals (and put the last minute's calls back in their windows) before this resolves;
+   * Redis takes it only when it holds nothing yet (empty, or flushed), read again each time, in the background.
    */
-  startFrom(spent: () => SpentDay[], recentCalls: (keyId: string, since: number) => [number, number][], limits: ReadonlyMap<string, KeyLimits>): void;
+  startFrom(spent: () => Promise<SpentDay[]>, recentCalls: (keyId: string, since: number) => Promise<[number, number][]>, limits: ReadonlyMap<string, KeyLimits>): Promise<void>;
   close(): void;
 }

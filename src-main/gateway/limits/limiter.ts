@@ -310,18 +310,20 @@ export class InMemoryKeyLimiter implements KeyLimitCounters {
   }
 
   /** This month's stored spend added to the totals, and the last minute's calls of keys with a minute limit put back in their windows. */
-  startFrom(spent: () => SpentDay[], recentCalls: (keyId: string, since: number) => [number, number][], limits: ReadonlyMap<string, KeyLimits>): void {
+  async startFrom(spent: () => Promise<SpentDay[]>, recentCalls: (keyId: string, since: number) => Promise<[number, number][]>, limits: ReadonlyMap<string, KeyLimits>): Promise<void> {
+    const stored = await spent();
+    const since = this.now() - 60_000;
+    const limited = [...limits].filter(([, keyLimits]) => keyLimits.rpm !== null || keyLimits.tpm !== null).map(([keyId]) => keyId);
+    const calls = await Promise.all(limited.map((keyId) => recentCalls(keyId, since)));
     const period = this.currentPeriod();
-    for (const day of spent()) {
+    for (const day of stored) {
       if (!day.day.startsWith(period.month)) continue;
       const today = day.day === period.day;
       this.seedSpend(day.keyId, { dayUsd: today ? day.costUsd : 0, monthUsd: day.costUsd, dayTokens: today ? day.tokens : 0, dayRequests: today ? day.requests : 0 });
     }
-    const since = this.now() - 60_000;
-    for (const [keyId, keyLimits] of limits) {
-      if (keyLimits.rpm === null && keyLimits.tpm === null) continue;
-      for (const [at, tokens] of recentCalls(keyId, since)) this.seedCall(keyId, at, tokens);
-    }
+    limited.forEach((keyId, index) => {
+      for (const [at, tokens] of calls[index]) this.seedCall(keyId, at, tokens);
+    });
   }
 
   /** Nothing to let go: the counts live and die with this process. */

@@ -3,7 +3,7 @@
 // spend restored at start and written back in one batch about twice a second, never per request; the
 // minute windows refilled from the last minute's calls, so a restart does not hand a key a fresh minute.
 // It knows the store only as a KeyLimitsRepository.
-import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type KeyLimitsView, type LimitedKey, type LimitsSnapshot } from '../../core/limits.js';
+import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type KeyLimitsView, type LimitedKey } from '../../core/limits.js';
 import { InMemoryKeyLimiter } from './limiter.js';
 import type { KeyLimitCounters } from './limit-counters.js';
 
@@ -21,65 +21,68 @@ export interface KeyLimitsServiceOptions {
   intervalMs?: number;
 }
 
-/** A view as the counters give it: at once from this process's, as a promise from Redis's. */
-type Read<C extends KeyLimitCounters, T> = C extends InMemoryKeyLimiter ? T : T | Promise<T>;
-
 export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
-  readonly limiter: C;
   private readonly timer: NodeJS.Timeout;
-  private readonly now: () => number;
-  private loadedVersion = '';
   private closed = false;
   private skippedFlushes = 0;
   private reading = false;
   private readAgain = false;
   private readFailed = false;
 
-  constructor(
-    readonly store: KeyLimitsRepository,
+  /**
+   * The limiter loaded from the store (limits, this month's spend, the last minute's calls) before it
+   * serves: a call is never decided against an empty limiter. Every read is a promise, so a store across
+   * a network is read without holding the serving thread.
+   */
+  static async start<C extends KeyLimitCounters = InMemoryKeyLimiter>(
+    store: KeyLimitsRepository,
     options: KeyLimitsServiceOptions & {
       /** Where the counts live; by default in this process (InMemoryKeyLimiter). Team mode passes Redis's. */
       counters?: C;
     } = {},
-  ) {
-    this.now = options.now ?? Date.now;
-    this.limiter = options.counters ?? (new InMemoryKeyLimiter({ now: this.now }) as KeyLimitCounters as C);
-    this.reloadLimits();
-    this.limiter.startFrom(
-      () => this.store.spendSince(this.limiter.currentPeriod().monthFirstDay),
-      (keyId, since) => this.store.recentCalls(keyId, since),
-      this.store.all(),
+  ): Promise<KeyLimitsService<C>> {
+    const now = options.now ?? Date.now;
+    const limiter = options.counters ?? (new InMemoryKeyLimiter({ now }) as KeyLimitCounters as C);
+    const snapshot = await store.snapshot();
+    limiter.replaceLimits(snapshot.limits, namesOf(snapshot.keys));
+    await limiter.startFrom(
+      () => store.spendSince(limiter.currentPeriod().monthFirstDay),
+      (keyId, since) => store.recentCalls(keyId, since),
+      snapshot.limits,
     );
-    this.timer = setInterval(() => this.tick(), options.intervalMs ?? 500);
+    return new KeyLimitsService(store, limiter, snapshot.version, options.intervalMs ?? 500);
+  }
+
+  private constructor(
+    readonly store: KeyLimitsRepository,
+    readonly limiter: C,
+    private loadedVersion: string,
+    intervalMs: number,
+  ) {
+    this.timer = setInterval(() => this.tick(), intervalMs);
     this.timer.unref();
   }
 
   /** Sets (or with all null, clears) a key's limits and applies them at once to this server. */
-  set(keyId: string, limits: KeyLimits): Read<C, KeyLimitsView> {
-    const key = this.store.key(keyId);
-    this.store.set(keyId, limits);
+  async set(keyId: string, limits: KeyLimits): Promise<KeyLimitsView> {
+    const key = await this.store.key(keyId);
+    await this.store.set(keyId, limits);
     this.limiter.setLimits(keyId, hasAnyLimit(limits) ? limits : null, key.name);
-    this.loadedVersion = this.store.version();
+    // A reload read before this write may land after it: read again, so the last word is the store's.
+    this.reload();
     return this.view(key);
   }
 
-  clear(keyId: string): Read<C, KeyLimitsView> {
+  clear(keyId: string): Promise<KeyLimitsView> {
     return this.set(keyId, { rpm: null, tpm: null, dailyUsd: null, monthlyUsd: null });
   }
 
-  get(keyId: string): Read<C, KeyLimitsView> {
-    return this.view(this.store.key(keyId));
+  async get(keyId: string): Promise<KeyLimitsView> {
+    return this.view(await this.store.key(keyId));
   }
 
-  list(): Read<C, KeyLimitsView[]> {
-    const views = this.store.activeKeys().map((key) => this.view(key));
-    return (views.some((view) => view instanceof Promise) ? Promise.all(views) : views) as Read<C, KeyLimitsView[]>;
-  }
-
-  /** list() for the admin API: a store across a network is read without holding the serving thread. */
-  async listLater(): Promise<KeyLimitsView[]> {
-    if (!this.store.activeKeysLater) return await this.list();
-    return Promise.all((await this.store.activeKeysLater()).map((key) => this.view(key)));
+  async list(): Promise<KeyLimitsView[]> {
+    return Promise.all((await this.store.activeKeys()).map((key) => this.view(key)));
   }
 
   /** Writes the spend recorded since the last flush, in one transaction, waiting for the store if need be. */
@@ -115,10 +118,9 @@ export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
     return written;
   }
 
-  private view(key: LimitedKey): Read<C, KeyLimitsView> {
-    const usage = this.limiter.usage(key.id);
-    if (usage instanceof Promise) return usage.then((read) => ({ ...read, keyName: key.name, kind: key.kind })) as Read<C, KeyLimitsView>;
-    return { ...usage, keyName: key.name, kind: key.kind } as Read<C, KeyLimitsView>;
+  /** How close a key is to its limits: at once from this process's counters, from Redis as it answers. */
+  private async view(key: LimitedKey): Promise<KeyLimitsView> {
+    return { ...(await this.limiter.usage(key.id)), keyName: key.name, kind: key.kind };
   }
 
   private tick(): void {
@@ -127,28 +129,30 @@ export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
       const waits = this.skippedFlushes >= MAX_SKIPPED_FLUSHES;
       this.skippedFlushes = this.write(waits) ? 0 : this.skippedFlushes + 1;
       // mayHaveChanged() first: it also resets the store's flag.
-      if (!this.store.mayHaveChanged() && !this.readFailed) return;
-      if (this.store.snapshotLater) this.reloadLater();
-      else if (this.store.version() !== this.loadedVersion) this.reloadLimits();
+      if (this.store.mayHaveChanged() || this.readFailed) this.reload();
     } catch {
       // Busy or closing: the next tick tries again rather than stop a running server.
     }
   }
 
   /**
-   * A store across the network is read off this thread: the calls in flight go on meanwhile. One read at a
+   * Reads the limits again without holding this thread: the calls in flight go on meanwhile. One read at a
    * time; a change heard during it is read again after it.
    */
-  private reloadLater(): void {
+  private reload(): void {
     if (this.reading) {
       this.readAgain = true;
       return;
     }
     this.reading = true;
-    this.store.snapshotLater!()
+    this.store
+      .snapshot()
       .then((snapshot) => {
         this.readFailed = false;
-        if (!this.closed && snapshot.version !== this.loadedVersion) this.apply(snapshot);
+        if (!this.closed && snapshot.version !== this.loadedVersion) {
+          this.limiter.replaceLimits(snapshot.limits, namesOf(snapshot.keys));
+          this.loadedVersion = snapshot.version;
+        }
       })
       .catch(() => {
         // Unreachable for now: the next tick reads again, so the change is not lost.
@@ -158,17 +162,10 @@ export class KeyLimitsService<C extends KeyLimitCounters = InMemoryKeyLimiter> {
         this.reading = false;
         if (this.readAgain && !this.closed) {
           this.readAgain = false;
-          this.reloadLater();
+          this.reload();
         }
       });
   }
-
-  private reloadLimits(): void {
-    this.apply(this.store.snapshot());
-  }
-
-  private apply({ version, limits, keys }: LimitsSnapshot): void {
-    this.limiter.replaceLimits(limits, new Map(keys.map((key) => [key.id, key.name])));
-    this.loadedVersion = version;
-  }
 }
+
+const namesOf = (keys: readonly LimitedKey[]): Map<string, string> => new Map(keys.map((key) => [key.id, key.name]));

@@ -46,7 +46,7 @@ const breakdownOf = (report: { breakdown: { name: string; requests: number; cost
   report.breakdown.map(({ name, requests, costUsd }) => ({ name, requests, costUsd: Math.round(costUsd * 1e6) / 1e6 })).sort((a, b) => (a.name < b.name ? -1 : 1));
 
 describe('SQLite migration 18', () => {
-  it('fills in the served model of older rows and sums the model breakdown again by it', () => {
+  it('fills in the served model of older rows and sums the model breakdown again by it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-served-'));
     try {
       const before = openDatabase(dir, { migrations: migrations.filter((migration) => migration.version < 18) });
@@ -64,11 +64,11 @@ describe('SQLite migration 18', () => {
       const served = (db.prepare('SELECT * FROM request_log ORDER BY id').all() as Row[]).map((row) => [row.model, toEntry(row).servedModel]);
       expect(served).toEqual(SERVED);
       const usage = new UsageStore(db, () => NOW);
-      expect(breakdownOf(usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
-      expect(breakdownOf(usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
+      expect(breakdownOf(await usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
+      expect(breakdownOf(await usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
       // The delete trigger now takes a row back out by its served model.
       db.prepare("DELETE FROM request_log WHERE id = (SELECT min(id) FROM request_log WHERE route = 'fast')").run();
-      expect(usage.report({ range: 'day', by: 'model' }).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
+      expect((await usage.report({ range: 'day', by: 'model' })).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
       db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -111,10 +111,10 @@ describe.runIf(wantPostgres)('PostgreSQL version 6', () => {
       const bridge = new PgBridge({ url });
       try {
         const usage = new PgUsageStore(bridge, () => NOW);
-        expect(breakdownOf(usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
-        expect(breakdownOf(usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
+        expect(breakdownOf(await usage.report({ range: 'day', by: 'model' }))).toEqual(EXPECTED_MODELS);
+        expect(breakdownOf(await usage.report({ range: 'month', by: 'route' }))).toEqual(EXPECTED_ROUTES);
         await client.query("DELETE FROM request_log WHERE id = (SELECT min(id) FROM request_log WHERE route = 'fast')");
-        expect(usage.report({ range: 'day', by: 'model' }).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
+        expect((await usage.report({ range: 'day', by: 'model' })).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
       } finally {
         bridge.close();
       }

@@ -65,7 +65,7 @@ describe.each(backends())('usage totals on $name', (backend) => {
     const usage = stores.usage(() => NOW);
     const expected = await sqlTotals(from, to);
     for (const by of ['key', 'model', 'provider', 'client'] as const) {
-      const report = usage.report({ range, by, from, to });
+      const report = await usage.report({ range, by, from, to });
       expect(report.totals.requests).toBe(expected.requests);
       expect(report.totals.promptTokens).toBe(expected.prompt);
       expect(Math.round(report.totals.costUsd * 1e9)).toBe(expected.nanos);
@@ -75,36 +75,36 @@ describe.each(backends())('usage totals on $name', (backend) => {
     }
   });
 
-  it('starts weeks on Monday and months on the 1st', () => {
+  it('starts weeks on Monday and months on the 1st', async () => {
     const usage = stores.usage(() => NOW);
-    for (const period of usage.report({ range: 'week', by: 'model', from: '2026-01-07', to: '2026-03-20' }).series) {
+    for (const period of (await usage.report({ range: 'week', by: 'model', from: '2026-01-07', to: '2026-03-20' })).series) {
       expect(new Date(`${period.period}T12:00:00`).getDay()).toBe(1);
     }
-    expect(usage.report({ range: 'month', by: 'model', from: '2026-01-15', to: '2026-03-20' }).series.map((period) => period.period)).toEqual(['2026-01-01', '2026-02-01', '2026-03-01']);
+    expect((await usage.report({ range: 'month', by: 'model', from: '2026-01-15', to: '2026-03-20' })).series.map((period) => period.period)).toEqual(['2026-01-01', '2026-02-01', '2026-03-01']);
   });
 
   it('stays equal to the log after rows are deleted, and drops groups left without calls', async () => {
     await stores.sql("DELETE FROM request_log WHERE model = 'unknown-model' OR id % 11 = 0");
     const usage = stores.usage(() => NOW);
     const expected = await sqlTotals('2025-01-01', '2026-03-20');
-    const report = usage.report({ range: 'month', by: 'model', from: '2025-01-01' });
+    const report = await usage.report({ range: 'month', by: 'model', from: '2025-01-01' });
     expect(report.totals.requests).toBe(expected.requests);
     expect(Math.round(report.totals.costUsd * 1e9)).toBe(expected.nanos);
     expect(report.breakdown.map((group) => group.name)).not.toContain('unknown-model');
   });
 
-  it("says from which day the log's retention counts, when that cuts into the range asked for", () => {
+  it("says from which day the log's retention counts, when that cuts into the range asked for", async () => {
     const usage = stores.usage(() => NOW);
     const retainedFrom = (days: number) => {
       const day = new Date(NOW.getTime() - days * 86_400_000);
       return `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
     };
-    const months = usage.report({ range: 'month', by: 'model', logRetentionDays: 30 });
+    const months = await usage.report({ range: 'month', by: 'model', logRetentionDays: 30 });
     expect(months.countedFrom).toBe(retainedFrom(30));
     expect(months.logRetentionDays).toBe(30);
     // The default 30 days of the day view start after a 90-day log's first day: nothing is cut.
-    expect(usage.report({ range: 'day', by: 'model', logRetentionDays: 90 }).countedFrom).toBeNull();
-    expect(usage.report({ range: 'day', by: 'model' }).countedFrom).toBeNull();
+    expect((await usage.report({ range: 'day', by: 'model', logRetentionDays: 90 })).countedFrom).toBeNull();
+    expect((await usage.report({ range: 'day', by: 'model' })).countedFrom).toBeNull();
   });
 
   // Rows without a cost exist only in data dirs of older desktop versions; `gatehouse migrate` moves them priced or not.
@@ -120,17 +120,17 @@ describe.each(backends())('usage totals on $name', (backend) => {
     insert.run(NOW.getTime() - 7_200_000, 'ollama', 'llama3.2', 300, 30);
     for (const sql of USAGE_FOR_BATCH) db.prepare(sql).run(firstOld);
     const usage = stores.usage(() => NOW);
-    const before = usage.report({ range: 'day', by: 'model' });
+    const before = await usage.report({ range: 'day', by: 'model' });
 
     expect(await backfillCosts(db, () => false, 2)).toBe(3);
-    const after = usage.report({ range: 'day', by: 'model' });
+    const after = await usage.report({ range: 'day', by: 'model' });
     const expected = (priceCall('openai', 'gpt-4o', { inputTokens: 1000, outputTokens: 100 })! + priceCall('openai', 'gpt-4o-mini', { inputTokens: 2000, outputTokens: 50 })!) * 1e9;
     expect(Math.round(after.totals.costUsd * 1e9) - Math.round(before.totals.costUsd * 1e9)).toBe(Math.round(expected));
     // The local model stays unknown; the two OpenAI calls are priced now.
     expect(before.totals.unpricedRequests - after.totals.unpricedRequests).toBe(2);
     expect(after.breakdown.find((group) => group.name === 'llama3.2')?.unpricedRequests).toBe(1);
     const sums = await sqlTotals('2000-01-01', '2100-01-01');
-    expect(Math.round(usage.report({ range: 'month', by: 'key', from: '2025-01-01' }).totals.costUsd * 1e9)).toBe(sums.nanos);
+    expect(Math.round((await usage.report({ range: 'month', by: 'key', from: '2025-01-01' })).totals.costUsd * 1e9)).toBe(sums.nanos);
     // Done once: nothing is left to price at the next start.
     expect(await backfillCosts(db, () => false)).toBe(0);
   });

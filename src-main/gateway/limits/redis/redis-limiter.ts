@@ -176,7 +176,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   private readonly renewTimer: NodeJS.Timeout;
   private readonly instance = randomBytes(6).toString('hex');
   private tickets = 0;
-  private spentSource: () => SpentDay[] = () => [];
+  private spentSource: () => Promise<SpentDay[]> = async () => [];
   /** Finished calls of keys without limits, not yet sent to Redis (per key and day). */
   private unlimited = new Map<string, UnlimitedSpend>();
   private unlimitedTimer: NodeJS.Timeout | undefined;
@@ -401,7 +401,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
   }
 
   /** Seeds an empty Redis from the stored spend now, in the background (a Redis still down is seeded when it answers). */
-  startFrom(spent: () => SpentDay[]): void {
+  async startFrom(spent: () => Promise<SpentDay[]>): Promise<void> {
     this.spentSource = spent;
     this.seed().catch((error: unknown) => this.health.failed(error));
   }
@@ -515,7 +515,7 @@ export class RedisKeyLimiter implements KeyLimitCounters {
         sum.requests += requests;
         today.set(keyId, sum);
       };
-      for (const spent of this.spentSource()) add(spent.keyId, spent.day, spent.costUsd, spent.tokens, spent.requests);
+      for (const spent of await this.spentSource()) add(spent.keyId, spent.day, spent.costUsd, spent.tokens, spent.requests);
       for (const delta of this.pending.values()) add(delta.keyId, delta.day, delta.costUsd, delta.tokens, delta.requests);
       const keys = [this.seededKey()];
       const args = [String(today.size)];
