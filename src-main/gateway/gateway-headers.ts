@@ -88,7 +88,8 @@ function parseIntegerHeader(name: string, raw: string | undefined, min: number, 
   return value;
 }
 
-function bearerToken(authorization: string | undefined): string | undefined {
+/** The token of `Authorization: Bearer <token>` (a Gatehouse key, or the admin token on the admin API and /metrics). */
+export function bearerToken(authorization: string | undefined): string | undefined {
   if (!authorization) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   return match ? match[1].trim() : undefined;
