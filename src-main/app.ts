@@ -46,7 +46,7 @@ import { DEFAULT_PROBE_TIMEOUT_MS } from './discovery/probe.js';
 import { DISCOVERY_PORTS_ENV, probePorts, probeTimeoutFrom, USUAL_PORTS, usualPorts } from './discovery/ports.js';
 import { playgroundRoutes } from './admin/playground-routes.js';
 import { SavedPromptStore } from './store/saved-prompts.js';
-import type { AppServices } from './app-services.js';
+import type { AdminServices } from './admin/services.js';
 import type { KeyProtection, KeyRepository } from './core/key-repository.js';
 import type { RouteRepository } from './core/route-repository.js';
 import type { SettingsRepository } from './core/settings.js';
@@ -247,7 +247,7 @@ export interface RunningGatehouse {
   storage: string;
   /** Team mode: this instance's id, as its log rows name it; null on SQLite. */
   instanceId: string | null;
-  services: AppServices;
+  services: AdminServices;
   stop(): Promise<void>;
 }
 
@@ -405,7 +405,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     // MCP servers: the configuration in storage (secrets sealed with the keys' data key); the CLI's changes,
     // and other team instances', reach the running gateway within a second, as keys' do.
     const mcpServers = storage.mcpServers;
-    const logCall = (entry: Parameters<AppServices['proxy']['log']>[0]) => {
+    const logCall = (entry: Parameters<AdminServices['proxy']['log']>[0]) => {
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };
@@ -422,7 +422,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       log(`Warning: MCP servers not loaded: ${(error as Error).message}`);
     }
     closers.unshift(mcpServers.watch((servers) => mcp.setServers(servers)));
-    const services: AppServices = {
+    const services: AdminServices = {
       version: packageVersion(),
       dataDir,
       adminToken,

@@ -3,14 +3,14 @@
 // the admin API says so beside the key's limits, when they are set and whenever they are read.
 import { catalogModel } from '../catalog/catalog.js';
 import type { KeyLimitsView } from '../core/limits.js';
-import type { AppServices } from '../app-services.js';
+import type { AdminServices } from './services.js';
 
 export type KeyLimitsWithWarning = KeyLimitsView & { budgetWarning: string | null };
 
 const PRICE_HINT = 'Set a price for it in Settings → Model prices, or use a request or token limit instead.';
 
 /** Why the key's USD budget may count nothing, or null when the key has no budget or its models are priced. */
-export function budgetWarning(services: AppServices, view: KeyLimitsView): string | null {
+export function budgetWarning(services: Pick<AdminServices, 'keys'>, view: KeyLimitsView): string | null {
   if (view.limits.dailyUsd === null && view.limits.monthlyUsd === null) return null;
   if (view.kind !== 'virtual') return null;
   // From memory (the active keys the gateway serves), not a database read per listed key.
@@ -28,6 +28,6 @@ export function budgetWarning(services: AppServices, view: KeyLimitsView): strin
   return null;
 }
 
-export function withBudgetWarning(services: AppServices, view: KeyLimitsView): KeyLimitsWithWarning {
+export function withBudgetWarning(services: Pick<AdminServices, 'keys'>, view: KeyLimitsView): KeyLimitsWithWarning {
   return { ...view, budgetWarning: budgetWarning(services, view) };
 }

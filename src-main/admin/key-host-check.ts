@@ -4,7 +4,7 @@
 import { toGatewayError } from '../core/http-io.js';
 import { getProvider } from '../providers/registry.js';
 import { fetchModelList } from '../gateway/provider-reads.js';
-import type { AppServices } from '../app-services.js';
+import type { AdminServices } from './services.js';
 
 /** A model list from a local server comes back in well under this; a host that hangs is reported, not waited for. */
 const HOST_CHECK_TIMEOUT_MS = 5_000;
@@ -29,7 +29,7 @@ export function customHostWarnings(provider: string, customHost: string | null):
 }
 
 /** Asks the key's host for its model list, as the key itself would, within a few seconds. */
-export async function checkKeyHost(services: AppServices, keyId: string): Promise<HostCheck> {
+export async function checkKeyHost(services: Pick<AdminServices, 'keys' | 'proxy'>, keyId: string): Promise<HostCheck> {
   const caller = services.keys.callerForVirtualKeyId(keyId);
   if (!caller || caller.kind !== 'virtual-key') return { ok: false, models: 0, message: 'The key is not active.' };
   const host = caller.customHost ?? getProvider(caller.provider).defaultBaseUrl;

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { invalidRequest } from '../core/errors.js';
 import type { ExportedLogEntry, LogQuery } from '../core/log-store.js';
-import type { AppServices } from '../app-services.js';
+import type { AdminServices } from './services.js';
 import { STREAMED, type AdminRoute } from './router.js';
 
 const PAGE_ROWS = 500;
@@ -78,7 +78,7 @@ async function write(res: ServerResponse, chunk: string): Promise<boolean> {
   return !res.destroyed;
 }
 
-async function streamExport(services: AppServices, query: LogQuery, format: 'csv' | 'jsonl', res: ServerResponse): Promise<void> {
+async function streamExport(services: Pick<AdminServices, 'requestLog' | 'keys' | 'shutdown'>, query: LogQuery, format: 'csv' | 'jsonl', res: ServerResponse): Promise<void> {
   const stamp = new Date().toISOString().slice(0, 19).replaceAll(':', '-');
   res.writeHead(200, {
     'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',

@@ -4,11 +4,11 @@
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import type { McpServerConfig, McpServerChange, NewMcpServer } from '../core/mcp-servers.js';
 import { isPlainObject } from '../core/plain-object.js';
-import type { AppServices } from '../app-services.js';
+import type { AdminServices } from './services.js';
 import type { AdminRoute } from './router.js';
 
 /** A server as answered: its configuration and how it is doing. */
-function describe(services: AppServices, config: McpServerConfig) {
+function describe(services: Pick<AdminServices, 'mcp'>, config: McpServerConfig) {
   const state = services.mcp.state(config.name);
   return {
     ...config,

@@ -1,18 +1,21 @@
 // The admin API under /admin/api/ (CONTRACT §5): loopback Host only (any Host with --allow-remote),
-// same-origin only, admin token required, JSON in and out. Routes are a plain table; each module contributes its rows.
+// same-origin only, admin token required, JSON in and out. A chain of steps like every route group: the
+// shared front's guard and admin-token check (gateway/front.ts), then the route, the body and the handler;
+// one error shaper answers in the admin shape. Routes are a plain table; each module contributes its rows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, GatewayErrorList, errorBody } from '../core/errors.js';
 import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
-import type { AppServices } from '../app-services.js';
+import type { AdminServices } from './services.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
-import { isAllowedOrigin, isLoopbackHostHeader, isSameOriginRemote } from '../core/loopback.js';
 import { AdminTokenGuard, AdminTokenThrottled } from '../gateway/admin-token-guard.js';
+import { guardAdmin, withAdminToken } from '../gateway/front.js';
+import { chain, type Step } from '../gateway/steps.js';
 
 export interface AdminRequest {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
-  services: AppServices;
+  services: AdminServices;
   /** For routes that answer with a stream (the live log). */
   raw: { req: IncomingMessage; res: ServerResponse };
 }
@@ -48,8 +51,7 @@ export interface AdminHandlerOptions {
   tokenGuard?: AdminTokenGuard;
 }
 
-export function createAdminHandler(routes: readonly AdminRoute[], services: AppServices, options: AdminHandlerOptions = {}) {
-  const allowRemote = options.allowRemote === true;
+export function createAdminHandler(routes: readonly AdminRoute[], services: AdminServices, options: AdminHandlerOptions = {}) {
   const tokenGuard = options.tokenGuard ?? new AdminTokenGuard(services.adminToken, services.proxy.log);
   const compiled: CompiledRoute[] = routes.map((route) => {
     const names: string[] = [];
@@ -60,59 +62,72 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
     return { route, pattern: new RegExp(`^${source}$`), names };
   });
 
-  return async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    try {
-      const origin = req.headers.origin as string | undefined;
-      const local = isLoopbackHostHeader(req.headers.host);
-      if (!local && !allowRemote) throw new GatewayError(403, 'permission_error', 'The admin API answers only on a loopback address (start Gatehouse with --allow-remote to serve other names)');
-      if (local ? !isAllowedOrigin(origin, req.headers.host) : !isSameOriginRemote(origin, req.headers.host)) {
-        throw new GatewayError(403, 'permission_error', 'Cross-origin requests to the admin API are refused');
-      }
-      const authorization = req.headers.authorization ?? '';
-      const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
-      if (!tokenGuard.verify(req, token, '/admin/api')) throw new GatewayError(401, 'authentication_error', 'Missing or wrong admin token');
-
-      const subPath = url.pathname.slice('/admin/api'.length) || '/';
-      let matched: { route: AdminRoute; params: Record<string, string> } | undefined;
-      let pathExists = false;
-      for (const candidate of compiled) {
-        const match = candidate.pattern.exec(subPath);
-        if (!match) continue;
-        pathExists = true;
-        if (candidate.route.method !== req.method && candidate.route.method !== 'ANY') continue;
-        matched = { route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodePath(match[i + 1])])) };
-        break;
-      }
-      if (!matched) {
-        throw pathExists
-          ? new GatewayError(405, 'invalid_request_error', `${req.method} is not allowed on ${url.pathname}`)
-          : new GatewayError(404, 'not_found_error', `No admin endpoint ${url.pathname}`);
-      }
-      let body: unknown = undefined;
-      if ((req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') && !matched.route.ownsBody) {
-        const raw = await readBody(req, 1024 * 1024);
-        if (raw.length) {
-          refuseUnsafeJson(raw);
-          try {
-            body = JSON.parse(raw.toString('utf8'));
-          } catch {
-            throw new GatewayError(400, 'invalid_request_error', 'The request body is not valid JSON');
-          }
-        }
-      }
-      const reply = await matched.route.handle({ params: matched.params, query: url.searchParams, body, services, raw: { req, res } });
-      if (reply.body === STREAMED) return;
-      if (reply.status === 204) {
-        res.writeHead(204).end();
-        return;
-      }
-      sendJson(res, reply.status, reply.body, { 'cache-control': 'no-store' });
-    } catch (error) {
-      const failure = toGatewayError(error);
-      if (!(error instanceof GatewayError)) console.error('Gatehouse: admin API error', error);
-      const headers = failure instanceof AdminTokenThrottled ? failure.headers : {};
-      if (!res.headersSent) sendJson(res, failure.status, failure instanceof GatewayErrorList ? failure.toBody() : errorBody(failure.type, failure.message, failure.param, failure.code), headers);
-      else res.end();
+  /** Route: the table's row for the path and method (404 for no such path, 405 for another method). */
+  const routeStep = (call: Arrived): Matched => {
+    const { req, url } = call;
+    const subPath = url.pathname.slice('/admin/api'.length) || '/';
+    let pathExists = false;
+    for (const candidate of compiled) {
+      const match = candidate.pattern.exec(subPath);
+      if (!match) continue;
+      pathExists = true;
+      if (candidate.route.method !== req.method && candidate.route.method !== 'ANY') continue;
+      return { ...call, route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodePath(match[i + 1])])) };
     }
+    throw pathExists
+      ? new GatewayError(405, 'invalid_request_error', `${req.method} is not allowed on ${url.pathname}`)
+      : new GatewayError(404, 'not_found_error', `No admin endpoint ${url.pathname}`);
   };
+
+  /** Handle: the route's reply, sent here unless the route wrote the response itself. */
+  const handleStep = async (call: BodyRead): Promise<BodyRead> => {
+    const { req, res, url, route, params, body } = call;
+    const reply = await route.handle({ params, query: url.searchParams, body, services, raw: { req, res } });
+    if (reply.body === STREAMED) return call;
+    if (reply.status === 204) res.writeHead(204).end();
+    else sendJson(res, reply.status, reply.body, { 'cache-control': 'no-store' });
+    return call;
+  };
+
+  // Composed once: every admin request runs these steps in this order.
+  const guardStep: Step<Arrived, Arrived> = guardAdmin(options);
+  const authenticateStep: Step<Arrived, Arrived> = withAdminToken(tokenGuard);
+  const adminChain = chain(guardStep, authenticateStep, routeStep, bodyStep, handleStep);
+
+  return async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const ended = await adminChain({ req, res, url });
+    if (!ended.ok) answerFailure(res, ended.failure);
+  };
+}
+
+/** An admin request as it arrived, and what the steps add to it. */
+interface Arrived {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+}
+type Matched = Arrived & { route: AdminRoute; params: Record<string, string> };
+type BodyRead = Matched & { body: unknown };
+
+/** Body: a write's JSON (at most 1 MiB), unless the route reads the request itself. */
+async function bodyStep(call: Matched): Promise<BodyRead> {
+  const { req, route } = call;
+  if ((req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') || route.ownsBody) return { ...call, body: undefined };
+  const raw = await readBody(req, 1024 * 1024);
+  if (!raw.length) return { ...call, body: undefined };
+  refuseUnsafeJson(raw);
+  try {
+    return { ...call, body: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    throw new GatewayError(400, 'invalid_request_error', 'The request body is not valid JSON');
+  }
+}
+
+/** The admin group's error shaper: the contract's error body (a list for several field errors), Retry-After for a throttled address. */
+function answerFailure(res: ServerResponse, error: unknown): void {
+  const failure = toGatewayError(error);
+  if (!(error instanceof GatewayError)) console.error('Gatehouse: admin API error', error);
+  const headers = failure instanceof AdminTokenThrottled ? failure.headers : {};
+  if (!res.headersSent) sendJson(res, failure.status, failure instanceof GatewayErrorList ? failure.toBody() : errorBody(failure.type, failure.message, failure.param, failure.code), headers);
+  else res.end();
 }

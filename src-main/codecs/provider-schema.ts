@@ -13,16 +13,19 @@ import { describeSchemaFailure } from './schema-failure.js';
  */
 export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Invalid input: expected object');
 
-/** A whole (held) answer: a 502 the relay passes to the client in its dialect's error shape. */
-export function parseProviderAnswer<S extends z.ZodType>(schema: S, json: unknown): z.output<S> {
+/**
+ * A whole (held) answer: a 502 the relay passes to the client in its dialect's error shape. `at`: where
+ * `json` sits in the answer, when a part of it is checked on its own (a Response's output item).
+ */
+export function parseProviderAnswer<S extends z.ZodType>(schema: S, json: unknown, at: readonly PropertyKey[] = []): z.output<S> {
   const result = schema.safeParse(json);
   if (result.success) return result.data;
-  throw new GatewayError(502, 'gateway_error', `The provider answered with a body that does not fit its format: ${describeSchemaFailure(result.error)}`, null, 'bad_provider_response');
+  throw new GatewayError(502, 'gateway_error', `The provider answered with a body that does not fit its format: ${describeSchemaFailure(result.error, at)}`, null, 'bad_provider_response');
 }
 
-/** One stream event: the stream ends with the dialect's error event (the relay adds the provider's name). */
-export function parseProviderEvent<S extends z.ZodType>(schema: S, json: unknown): z.output<S> {
+/** One stream event (or, with `at`, a part of it): the stream ends with the dialect's error event (the relay adds the provider's name). */
+export function parseProviderEvent<S extends z.ZodType>(schema: S, json: unknown, at: readonly PropertyKey[] = []): z.output<S> {
   const result = schema.safeParse(json);
   if (result.success) return result.data;
-  throw new ProviderStreamError(`The provider sent a stream event that does not fit its format: ${describeSchemaFailure(result.error)}`, 'gateway_error', 'bad_provider_response');
+  throw new ProviderStreamError(`The provider sent a stream event that does not fit its format: ${describeSchemaFailure(result.error, at)}`, 'gateway_error', 'bad_provider_response');
 }

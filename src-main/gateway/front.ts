@@ -1,14 +1,16 @@
-// The front of every keyed route group (/v1 and /v1beta, /mcp): the browser guard, the x-gateway-* headers
-// read once, the key authenticated, and (for calls that reach a provider) no Gatehouse key forwarded.
-// Written once as steps; each group composes them where it needs them and shapes their refusals its own
-// way (the dialect's error body, a JSON-RPC error).
+// The front of every route group (/v1 and /v1beta, /mcp, the admin API): the browser guard, the
+// x-gateway-* headers read once, the caller authenticated (a Gatehouse key, or the admin token), and (for
+// calls that reach a provider) no Gatehouse key forwarded. Written once as steps; each group composes them
+// where it needs them and shapes their refusals its own way (the dialect's error body, a JSON-RPC error,
+// the admin shape).
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { VIRTUAL_KEY_PREFIX, type Caller, type KeyDirectory } from '../core/keys.js';
 import { boundedMemo } from '../core/bounded-memo.js';
-import { isLoopbackHostHeader, isLoopbackHostname } from '../core/loopback.js';
-import { readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
+import { isAllowedOrigin, isLoopbackHostHeader, isLoopbackHostname, isSameOriginRemote } from '../core/loopback.js';
+import { bearerToken, readGatewayHeaders, type GatewayHeaders } from './gateway-headers.js';
 import { authenticate, authenticatedAs, type Authenticated } from './auth.js';
+import type { AdminTokenGuard } from './admin-token-guard.js';
 
 // ---- Guard ----------------------------------------------------------------------------------------
 // Browsers on /v1: a web page of another origin may POST `text/plain` without a preflight, and a page
@@ -77,8 +79,25 @@ export function guardBrowser(options: BrowserGuardOptions): <T extends { req: In
   };
 }
 
+/**
+ * The admin API's guard: a loopback Host unless --allow-remote, and no page of another origin (on loopback
+ * the UI's own http origin; served remotely, the same origin over http or https). Throws a 403.
+ */
+export function guardAdmin(options: { allowRemote?: boolean }): <T extends { req: IncomingMessage }>(call: T) => T {
+  const allowRemote = options.allowRemote === true;
+  return (call) => {
+    const { origin, host } = call.req.headers;
+    const local = isLoopbackHostHeader(host);
+    if (!local && !allowRemote) throw new GatewayError(403, 'permission_error', 'The admin API answers only on a loopback address (start Gatehouse with --allow-remote to serve other names)');
+    if (local ? !isAllowedOrigin(origin, host) : !isSameOriginRemote(origin, host)) {
+      throw new GatewayError(403, 'permission_error', 'Cross-origin requests to the admin API are refused');
+    }
+    return call;
+  };
+}
+
 /** Headers: the request's x-gateway-* headers (and a `?key=` from its URL), read once into plain data. */
-export function withHeaders<T extends { req: IncomingMessage; queryKey?: string }>(call: T): T & { headers: GatewayHeaders } {
+export function withHeaders<T extends { req: Pick<IncomingMessage, 'headers'>; queryKey?: string }>(call: T): T & { headers: GatewayHeaders } {
   return { ...call, headers: readGatewayHeaders(call.req.headers, call.queryKey) };
 }
 
@@ -92,6 +111,24 @@ export interface KeyCheck {
 export function withCaller<T extends { headers: GatewayHeaders }>(call: T, check: KeyCheck): T & Authenticated {
   const authenticated = check.caller ? authenticatedAs(check.caller, call.headers) : authenticate(call.headers, check.keys);
   return { ...call, ...authenticated };
+}
+
+/**
+ * The admin API's authenticate step: the admin token as `Authorization: Bearer`, checked by the one
+ * throttled guard (shared with /metrics). Throws the 401, or the 429 of an address that guessed too often.
+ */
+export function withAdminToken(tokenGuard: AdminTokenGuard): <T extends { req: IncomingMessage }>(call: T) => T {
+  return (call) => {
+    if (!tokenGuard.verify(call.req, bearerToken(call.req.headers.authorization), '/admin/api')) throw new GatewayError(401, 'authentication_error', 'Missing or wrong admin token');
+    return call;
+  };
+}
+
+/** Authenticate a call that reaches a provider: the caller, and no Gatehouse key among the headers it forwards. */
+export function withProviderCaller<T extends { headers: GatewayHeaders }>(call: T, check: KeyCheck): T & Authenticated {
+  const next = withCaller(call, check);
+  refuseForwardedGatewayKeys(call.headers, next.presentedKey, check.keys);
+  return next;
 }
 
 // ---- Never forwarded ------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Reads the `x-gateway-*` headers of a request once (CONTRACT §3, spec §5) into plain typed data.
 import type { IncomingHttpHeaders } from 'node:http';
-import { newTraceId } from '../core/trace-id.js';
+import { randomUUID } from 'node:crypto';
 import { REQUEST_TIMEOUT_BOUND, RETRY_COUNT_BOUND } from '../core/spec-bounds.js';
 import { invalidRequest } from '../core/errors.js';
 import { parseCustomHost } from '../core/custom-host.js';
@@ -88,7 +88,18 @@ function parseIntegerHeader(name: string, raw: string | undefined, min: number, 
   return value;
 }
 
-function bearerToken(authorization: string | undefined): string | undefined {
+/**
+ * The trace id of a call whose client sent none: a version-4 UUID's 32 hex digits without its hyphens. It
+ * has W3C Trace Context's form, which tracing tools such as OpenTelemetry take as it is, and it is one word
+ * to the log's search: a UUID's hyphens made it five, three of them 4-digit fragments that thousands of rows
+ * share, each one more entry for the search index to write (on PostgreSQL about 40% of a logged row's cost).
+ */
+export function newTraceId(): string {
+  return randomUUID().replace(/-/g, '');
+}
+
+/** The token of `Authorization: Bearer <token>` (a Gatehouse key, or the admin token on the admin API and /metrics). */
+export function bearerToken(authorization: string | undefined): string | undefined {
   if (!authorization) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   return match ? match[1].trim() : undefined;

@@ -11,6 +11,7 @@ import { sendJson } from '../core/http-io.js';
 import { isLoopbackHostHeader } from '../core/loopback.js';
 import { AdminTokenGuard, AdminTokenThrottled } from './admin-token-guard.js';
 import type { CallRecord } from '../core/call-record.js';
+import { bearerToken } from './gateway-headers.js';
 
 /** Latency buckets in seconds: a local gateway answers a token count in milliseconds, a long generation in minutes. */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -392,7 +393,7 @@ export function isLoopbackPeer(address: string | undefined): boolean {
 export function mayReadMetrics(req: IncomingMessage, guard: AdminTokenGuard): boolean {
   // The loopback rule needs no token, so a token sent along is not a guess worth counting.
   if (isLoopbackPeer(req.socket.remoteAddress) && isLoopbackHostHeader(req.headers.host)) return true;
-  const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+  const token = bearerToken(req.headers.authorization);
   try {
     return guard.verify(req, token, '/metrics');
   } catch (error) {

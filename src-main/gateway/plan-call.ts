@@ -110,7 +110,7 @@ export function planCall(generation: Generation, adapter: ProviderAdapter, provi
   const copies = (decoded.n ?? 1) > 1 && (!adapter.supportsN || providerFormat !== dialect) ? decoded.n! : 1;
   const single = copies > 1 ? { ...decoded, n: 1 } : decoded;
   const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
-  const call = callWith(JSON.stringify(encoded.body));
+  const call = callWith(JSON.stringify(adapter.prepareBody ? adapter.prepareBody(encoded.body, providerFormat) : encoded.body));
   if (providerFormat === dialect) return { kind: 'passthrough', adapter, providerFormat, dropped: encoded.dropped, call };
   return { kind: 'translated', adapter, providerFormat, dropped: encoded.dropped, call, copies, request: single, providerCodec: codec, dialectCodec: ingress.codec };
 }

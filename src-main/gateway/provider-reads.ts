@@ -6,9 +6,7 @@ import { RequestAbort } from '../core/request-abort.js';
 import { redactSecrets } from '../core/redact.js';
 import { toGatewayError } from '../core/http-io.js';
 import type { KeyDirectory, Caller } from '../core/keys.js';
-import { readGatewayHeaders } from './gateway-headers.js';
-import { authenticate, authenticatedAs } from './auth.js';
-import { refuseForwardedGatewayKeys } from './front.js';
+import { withHeaders, withProviderCaller } from './front.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { ListedModels } from '../providers/model-list.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
@@ -98,9 +96,8 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
  * the admin Playground offers it in its Model field. Failures are thrown as GatewayErrors, redacted.
  */
 export async function fetchModelList(requestHeaders: IncomingHttpHeaders, deps: { keys: KeyDirectory; caller?: Caller }): Promise<ListedModels> {
-  const headers = readGatewayHeaders(requestHeaders);
-  const { caller, presentedKey, providerToken } = deps.caller ? authenticatedAs(deps.caller, headers) : authenticate(headers, deps.keys);
-  refuseForwardedGatewayKeys(headers, presentedKey, deps.keys);
+  // The front's steps, as a /v1 call runs them (no guard: the admin API guarded the request already).
+  const { headers, caller, providerToken } = withProviderCaller(withHeaders({ req: { headers: requestHeaders } }), deps);
   const abort = new RequestAbort();
   const direct = await reachDirect({ headers, caller, providerToken, started: performance.now(), abort }, null, false, undefined);
   const { adapter, target } = direct;

@@ -4,11 +4,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.js';
 import type { GatewayHeaders } from './gateway-headers.js';
-import { withCaller, withHeaders } from './front.js';
+import { withHeaders, withProviderCaller } from './front.js';
 import type { Authenticated as AuthenticatedKey } from './auth.js';
 import { chain } from './steps.js';
 import type { Caller, KeyDirectory } from '../core/keys.js';
-import { refuseForwardedGatewayKeys } from './front.js';
 import type { GenerationRoute, Ingress } from './ingress/types.js';
 import { openaiResponsesIngress } from './ingress/openai-responses.js';
 import { geminiIngress } from './ingress/gemini.js';
@@ -102,9 +101,7 @@ function headersStep(call: Arrived): Arrived & { headers: GatewayHeaders } {
 
 /** Authenticate: the caller; a Gatehouse key listed for forwarding to the provider is refused here. */
 function authenticateStep(call: Arrived & { headers: GatewayHeaders }): Authenticated {
-  const next = withCaller(call, call.deps);
-  refuseForwardedGatewayKeys(call.headers, next.presentedKey, call.deps.keys);
-  return next;
+  return withProviderCaller(call, call.deps);
 }
 
 /**

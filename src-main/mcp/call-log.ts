@@ -3,7 +3,7 @@
 // row's bodies, kept or dropped by the same "store bodies" setting. Every column is redacted the same way
 // as model calls' by the log's one redaction step (core/redacted-record.ts), the server's own secret values
 // (`secrets`) blanked wherever they appear: its error text, its tool output.
-import { newTraceId } from '../core/trace-id.js';
+import { newTraceId } from '../gateway/gateway-headers.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';

@@ -137,6 +137,12 @@ export interface ProviderAdapter {
   authHeaders(endpoint: ProviderEndpoint, target: ProviderTarget): Record<string, string> | Promise<Record<string, string>>;
   /** Headers the provider wants unless the client forwards its own (Anthropic's `anthropic-version`). */
   readonly defaultHeaders?: Readonly<Record<string, string>>;
+  /**
+   * What this host adds to a body the gateway encoded in `format`, before it is sent (Claude on Vertex:
+   * `anthropic_version` in the body, where Anthropic takes a header). Bytes a client sent in the format the
+   * provider takes as they are go up untouched.
+   */
+  prepareBody?(body: Record<string, unknown>, format: WireFormat): Record<string, unknown>;
   /** The last step on a request whose URL, headers and body are final: Bedrock's SigV4. */
   sign?(request: UpstreamRequest, endpoint: ProviderEndpoint, target: ProviderTarget): Promise<UpstreamRequest>;
   /** Only for a provider whose answers need putting right before a client sees them (Azure). */

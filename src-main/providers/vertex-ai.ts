@@ -13,7 +13,7 @@ import type { ProviderAdapter, ProviderCall, ProviderEndpoint, ProviderTarget } 
 const SLUG = 'vertex-ai';
 
 /** Claude on Vertex takes the Messages body without `model` and with this version in the body. */
-export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 
 const PROJECT_HEADER = 'x-gateway-cloud-b-project-id';
 const REGION_HEADER = 'x-gateway-cloud-b-region';
@@ -127,6 +127,7 @@ export const vertexAi: ProviderAdapter = {
   // Claude models speak Messages (with the model in the URL and Vertex's version in the body), the rest Gemini.
   formats: (model) => (isClaudeModel(model) ? ['anthropic-messages'] : ['gemini']),
   modelInBody: false,
+  prepareBody: (body, format) => (format === 'anthropic-messages' ? { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body } : body),
   // Gemini's candidateCount is refused by many models and Claude has none: n separate calls work everywhere.
   supportsN: false,
   url: vertexUrl,

@@ -13,7 +13,7 @@ import { startOpenAIFake, type OpenAIFake, type RecordedRequest } from '../fakes
 import { startAnthropicFake, anthropicError, type AnthropicFake } from '../fakes/anthropic.js';
 import { sendJson } from '../fakes/recording-server.js';
 import { priceCall } from '../../src-main/catalog/pricing.js';
-import { MAX_PROVIDER_ATTEMPTS } from '../../src-main/gateway/limits/provider-attempts.js';
+import { MAX_PROVIDER_ATTEMPTS } from '../../src-main/gateway/limits/call-admission.js';
 
 let now = new Date(2026, 5, 10, 12, 0, 0).getTime();
 let gateway: TestGateway;

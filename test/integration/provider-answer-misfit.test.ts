@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
-import type { CanonicalRequest, UpstreamEvent } from '../../src-main/codecs/canonical.js';
+import type { CanonicalRequest, UpstreamEvent, WireFormat } from '../../src-main/codecs/canonical.js';
 import { providerCodec } from '../../src-main/codecs/registry.js';
 
 let gateway: TestGateway;
@@ -64,21 +64,40 @@ describe('a provider answer that does not fit its format', () => {
 const REQUEST: CanonicalRequest = { dialect: 'openai-chat', onUnsupported: 'drop', model: 'm', system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }], stream: false, extensions: {} };
 
 describe('every schema-read format refuses a misfit the same way', () => {
-  const misfits: { format: 'anthropic-messages' | 'gemini' | 'bedrock-converse'; answer: unknown; event: UpstreamEvent; field: string }[] = [
-    { format: 'anthropic-messages', answer: { content: [{ type: 'tool_use', id: 7 }] }, event: { kind: 'sse', data: '{"type":"message_delta","delta":{"stop_reason":9}}' }, field: "'content[0].id'" },
-    { format: 'gemini', answer: { candidates: [{ content: { parts: [{ text: ['x'] }] } }] }, event: { kind: 'sse', data: '{"candidates":[{"finishReason":1}]}' }, field: "'candidates[0].content.parts[0].text'" },
+  const misfits: { format: WireFormat; answer: unknown; event: UpstreamEvent; field: string; eventField?: string; before?: UpstreamEvent }[] = [
+    {
+      format: 'openai-chat',
+      answer: { choices: [{ index: 0, message: { content: 'x', tool_calls: [{ id: 'c', function: { name: 7, arguments: '{}' } }] }, finish_reason: 'stop' }] },
+      before: { kind: 'sse', data: '{"choices":[{"index":0,"delta":{"content":"ok"}}]}' },
+      event: { kind: 'sse', data: '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":"first"}]}}]}' },
+      field: "'choices[0].message.tool_calls[0].function.name'",
+      eventField: "'choices[0].delta.tool_calls[0].index'",
+    },
+    {
+      format: 'openai-responses',
+      answer: { id: 'r', status: 'completed', output: [{ type: 'web_search_call', id: 'w' }, { type: 'function_call', call_id: 'c', name: 'f', arguments: { a: 7 } }] },
+      before: { kind: 'sse', data: '{"type":"response.created","response":{"id":"r"}}' },
+      event: { kind: 'sse', data: '{"type":"response.output_text.delta","output_index":0,"delta":7}' },
+      field: "'output[1].arguments'",
+      eventField: "'delta'",
+    },
+    { format: 'anthropic-messages', answer: { content: [{ type: 'tool_use', id: 7 }] }, event: { kind: 'sse', data: '{"type":"message_delta","delta":{"stop_reason":7}}' }, field: "'content[0].id'" },
+    { format: 'gemini', answer: { candidates: [{ content: { parts: [{ text: [7] }] } }] }, event: { kind: 'sse', data: '{"candidates":[{"finishReason":7}]}' }, field: "'candidates[0].content.parts[0].text'" },
     {
       format: 'bedrock-converse',
-      answer: { output: { message: { content: [{ toolUse: { toolUseId: 'a', name: 3 } }] } } },
-      event: { kind: 'frame', headers: { ':message-type': 'event', ':event-type': 'contentBlockDelta' }, payload: Buffer.from('{"contentBlockIndex":0,"delta":{"text":5}}') },
+      answer: { output: { message: { content: [{ toolUse: { toolUseId: 'a', name: 7 } }] } } },
+      event: { kind: 'frame', headers: { ':message-type': 'event', ':event-type': 'contentBlockDelta' }, payload: Buffer.from('{"contentBlockIndex":0,"delta":{"text":7}}') },
       field: "'output.message.content[0].toolUse.name'",
     },
   ];
-  for (const { format, answer, event, field } of misfits) {
-    it(`${format}: a held answer is a 502 naming the field; a stream event, a stream error of the same code`, () => {
+  for (const { format, answer, event, field, eventField, before } of misfits) {
+    it(`${format}: a held answer is a 502 naming the field (never its value); a stream event, a stream error of the same code`, () => {
       const codec = providerCodec(format);
       expect(() => codec.decodeResponse(answer, REQUEST)).toThrow(expect.objectContaining({ status: 502, code: 'bad_provider_response', message: expect.stringContaining(field) }));
-      expect(() => codec.createStreamDecoder(REQUEST).onEvent(event)).toThrow(expect.objectContaining({ type: 'gateway_error', code: 'bad_provider_response' }));
+      expect(() => codec.decodeResponse(answer, REQUEST)).toThrow(expect.objectContaining({ message: expect.not.stringContaining('7') }));
+      const decoder = codec.createStreamDecoder(REQUEST);
+      if (before) decoder.onEvent(before);
+      expect(() => decoder.onEvent(event)).toThrow(expect.objectContaining({ type: 'gateway_error', code: 'bad_provider_response', message: expect.stringContaining(eventField ?? '') }));
     });
   }
 });

@@ -34,16 +34,6 @@ export const DEFAULT_CHAT_MAX_TOKENS = 4096;
 /** Messages takes a temperature of 0 to 1; OpenAI's 0 to 2 cannot be squeezed in without changing its meaning. */
 const MAX_TEMPERATURE = 1;
 
-/** Claude on Vertex (rawPredict) and on Bedrock (InvokeModel) take the version in the body instead of a header. */
-/** Claude on Vertex (rawPredict) and on Bedrock (InvokeModel) take the version in the body instead of a header. */
-export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
-export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
-
-/** The body's `anthropic_version` for a host that takes the model in its URL (Vertex, Bedrock). */
-function anthropicVersionInBody(target: EncodeTarget): string {
-  return target.provider === 'bedrock' ? BEDROCK_ANTHROPIC_VERSION : VERTEX_ANTHROPIC_VERSION;
-}
-
 /**
  * Thinking budgets for an effort level asked for in another dialect (Chat's `reasoning_effort`, Responses'
  * `reasoning.effort`). Messages' smallest budget is 1024; each level roughly doubles the one below, and the
@@ -286,8 +276,8 @@ export function encodeMessagesRequest(request: CanonicalRequest, target: EncodeT
   const dropped: string[] = [];
   const own = request.dialect === DIALECT;
   const body: Json = {};
-  if (!target.modelInBody) body.anthropic_version = anthropicVersionInBody(target);
-  else body.model = request.model;
+  // A host that takes the model in its URL adds what it wants instead (Vertex: its prepareBody).
+  if (target.modelInBody) body.model = request.model;
 
   // Sampling and fields Messages has no place for, checked first as the old translator did.
   if (request.presencePenalty !== undefined && request.presencePenalty !== 0) cannotHonour(request, target, dropped, 'presencePenalty');

@@ -1,7 +1,8 @@
 // A Chat provider's whole answer (`chat.completion`) → canonical, read through its schema.
 import { randomUUID } from 'node:crypto';
 import { foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type FinishReason, type TokenLogprob } from '../canonical.js';
-import { providerError, unreadableAnswer } from './errors.js';
+import { providerError } from './errors.js';
+import { parseProviderAnswer } from '../provider-schema.js';
 import { chatCompletionSchema, type ChatLogprobs } from './schema.js';
 import { chatUsage } from './usage.js';
 
@@ -39,9 +40,7 @@ export const firstChoice = <Choice extends { index?: number | null }>(choices: r
   choices?.find((choice) => choice.index === 0 || choice.index === undefined || choice.index === null);
 
 export function decodeChatResponse(json: unknown, request: CanonicalRequest): CanonicalAnswer {
-  const parsed = chatCompletionSchema.safeParse(json);
-  if (!parsed.success) throw unreadableAnswer(parsed.error);
-  const root = parsed.data;
+  const root = parseProviderAnswer(chatCompletionSchema, json);
   if (root.error !== undefined && root.error !== null && !Array.isArray(root.choices)) throw providerError(root.error);
   const events: CanonicalEvent[] = [{ type: 'start', ...(root.id ? { id: root.id } : {}), ...(root.model ? { model: root.model } : {}) }];
   const choice = firstChoice(root.choices);

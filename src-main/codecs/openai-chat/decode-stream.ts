@@ -4,7 +4,7 @@
 // the usage chunk. Ends with `[DONE]` or at least a finish reason.
 import type { CanonicalEvent, FinishReason, StreamDecoder } from '../canonical.js';
 import { ProviderStreamError } from '../../core/provider-stream-error.js';
-import { describeSchemaFailure } from '../schema-failure.js';
+import { parseProviderEvent } from '../provider-schema.js';
 import { chatTokenLogprobs, firstChoice, mapChatFinishReason, newToolCallId } from './decode-response.js';
 import { providerError, unreadableChunk } from './errors.js';
 import { chatChunkSchema, type ChatChunk, type ChatToolCallDelta } from './schema.js';
@@ -18,9 +18,7 @@ function readChunk(data: string): ChatChunk {
   } catch {
     throw unreadableChunk(`not JSON: ${data.slice(0, 200)}`);
   }
-  const parsed = chatChunkSchema.safeParse(json);
-  if (!parsed.success) throw unreadableChunk(`not a Chat chunk: ${describeSchemaFailure(parsed.error)}`);
-  return parsed.data;
+  return parseProviderEvent(chatChunkSchema, json);
 }
 
 export function createChatStreamDecoder(): StreamDecoder {

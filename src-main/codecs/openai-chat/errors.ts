@@ -1,9 +1,8 @@
 // The errors a Chat provider's answer or stream turns into: the provider's own `error` object (in a 200
-// answer or mid-stream: OpenRouter, vLLM …), and JSON the gateway cannot read as Chat.
-import type { z } from 'zod';
+// answer or mid-stream: OpenRouter, vLLM …), and a stream event that is not JSON. JSON that does not fit
+// the Chat schemas is refused by provider-schema.ts, as for every format.
 import { errorTypeForStatus } from '../../core/errors.js';
 import { ProviderStreamError } from '../../core/provider-stream-error.js';
-import { describeSchemaFailure } from '../schema-failure.js';
 import type { ChatError } from './schema.js';
 
 const CONTRACT_ERROR_TYPES = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'api_error']);
@@ -18,9 +17,5 @@ export function providerError(value: ChatError): ProviderStreamError {
   return new ProviderStreamError(error.message ?? 'The provider reported an error in the stream', contractType, code);
 }
 
-/** A whole answer that is JSON but not a Chat completion. */
-export const unreadableAnswer = (failure: z.ZodError): ProviderStreamError =>
-  new ProviderStreamError(`The provider answered with JSON that is not a Chat completion: ${describeSchemaFailure(failure)}`, 'gateway_error', 'bad_provider_response');
-
-/** A stream event that is not JSON, or not a Chat chunk: the same error either way. */
+/** A stream event that is not JSON. */
 export const unreadableChunk = (what: string): ProviderStreamError => new ProviderStreamError(`The provider sent a stream event that is ${what}`, 'api_error', 'bad_provider_stream');

@@ -1,19 +1,20 @@
 // A Responses provider's whole answer (a Response object) → canonical, read through its schema; the item
 // readers here serve the stream decoder too.
 import type { z } from 'zod';
+import { parseProviderAnswer } from '../provider-schema.js';
 import { foldEvents, type CanonicalAnswer, type CanonicalEvent, type CanonicalRequest, type FinishReason, type TokenLogprob } from '../canonical.js';
-import { responseFailure, unreadableAnswer } from './errors.js';
+import { responseFailure } from './errors.js';
 import { OUTPUT_ITEM_SCHEMAS, responseSchema, type FunctionCallItem, type ReadItem, type ReasoningItem, type ResponseObject, type ResponsesTokenLogprob } from './schema.js';
 import { flatToolName } from './tool-names.js';
 import { responsesUsage } from './usage.js';
 
-/** An output item of a type the codec reads, checked by that type's schema; any other type is none. */
-export function readItem(raw: { type: string }, onFailure: (failure: z.ZodError) => Error): ReadItem | undefined {
+/**
+ * An output item of a type the codec reads, checked by that type's schema (through `parse`: a held
+ * answer's or a stream event's, `at` where the item sits); any other type is none.
+ */
+export function readItem(raw: { type: string }, parse: typeof parseProviderAnswer, at: readonly PropertyKey[]): ReadItem | undefined {
   const schema = (OUTPUT_ITEM_SCHEMAS as Record<string, z.ZodType<ReadItem>>)[raw.type];
-  if (!schema) return undefined;
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw onFailure(parsed.error);
-  return parsed.data;
+  return schema ? parse(schema, raw, at) : undefined;
 }
 
 export const tokenLogprobs = (tokens: readonly ResponsesTokenLogprob[]): TokenLogprob[] =>
@@ -49,15 +50,13 @@ export const startEvent = (response: Pick<ResponseObject, 'id' | 'model'> | null
 });
 
 export function decodeResponsesResponse(json: unknown, request: CanonicalRequest): CanonicalAnswer {
-  const parsed = responseSchema.safeParse(json);
-  if (!parsed.success) throw unreadableAnswer(parsed.error);
-  const response = parsed.data;
+  const response = parseProviderAnswer(responseSchema, json);
   if (response.status === 'failed' || (response.error && response.status !== 'completed')) throw responseFailure(response);
   const events: CanonicalEvent[] = [startEvent(response)];
   let toolIndex = 0;
   let refusal = false;
   (response.output ?? []).forEach((raw, i) => {
-    const item = readItem(raw, (failure) => unreadableAnswer(failure, ['output', i]));
+    const item = readItem(raw, parseProviderAnswer, ['output', i]);
     if (item?.type === 'message') {
       for (const part of item.content ?? []) {
         if (part.type === 'output_text' && typeof part.text === 'string') {

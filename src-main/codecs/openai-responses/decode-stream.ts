@@ -1,7 +1,7 @@
 // A Responses provider's stream → canonical events, one event in, canonical events out as soon as they are
 // known. Each event the codec reads is checked by its type's schema (schema.ts); others pass unread.
 import type { z } from 'zod';
-import { describeSchemaFailure } from '../schema-failure.js';
+import { parseProviderEvent } from '../provider-schema.js';
 import type { CanonicalEvent, CanonicalRequest, StreamDecoder, UpstreamEvent } from '../canonical.js';
 import { ProviderStreamError } from '../../core/provider-stream-error.js';
 import { finishOf, readItem, startEvent, summaryText, tokenLogprobs, toolNameOf } from './decode-response.js';
@@ -11,8 +11,6 @@ import { responsesUsage } from './usage.js';
 
 type EventOf<Type extends keyof StreamEventSchemas> = z.infer<StreamEventSchemas[Type]>;
 type ReadEvent = { [Type in keyof StreamEventSchemas]: { type: Type; data: EventOf<Type> } }[keyof StreamEventSchemas];
-
-const unreadable = (failure: z.ZodError, at: readonly PropertyKey[] = []): ProviderStreamError => unreadableEvent(`a Responses event: ${describeSchemaFailure(failure, at)}`);
 
 /** One event's JSON, checked against its type's schema; undefined for a type the codec does not read. */
 function readEvent(event: Extract<UpstreamEvent, { kind: 'sse' }>): ReadEvent | undefined {
@@ -25,9 +23,7 @@ function readEvent(event: Extract<UpstreamEvent, { kind: 'sse' }>): ReadEvent | 
   const record = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
   const type = typeof record.type === 'string' ? record.type : event.event;
   if (type === undefined || !Object.hasOwn(STREAM_EVENT_SCHEMAS, type)) return undefined;
-  const parsed = STREAM_EVENT_SCHEMAS[type as keyof StreamEventSchemas].safeParse(record);
-  if (!parsed.success) throw unreadable(parsed.error);
-  return { type, data: parsed.data } as ReadEvent;
+  return { type, data: parseProviderEvent(STREAM_EVENT_SCHEMAS[type as keyof StreamEventSchemas], record) } as ReadEvent;
 }
 
 class ResponsesStreamDecoder implements StreamDecoder {
@@ -61,7 +57,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
         }
         break;
       case 'response.output_item.added': {
-        const item = readItem(read.data.item, (failure) => unreadable(failure, ['item']));
+        const item = readItem(read.data.item, parseProviderEvent, ['item']);
         if (item?.type === 'function_call') this.startCall(outputIndex, item, out);
         break;
       }
@@ -145,7 +141,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
 
   /** An item's final form: what did not arrive as deltas (some servers send only this) comes from it. */
   private itemDone(outputIndex: number, raw: { type: string }, out: CanonicalEvent[]): void {
-    const item = readItem(raw, (failure) => unreadable(failure, ['item']));
+    const item = readItem(raw, parseProviderEvent, ['item']);
     if (item?.type === 'function_call') {
       const call = this.calls.get(outputIndex) ?? this.startCall(outputIndex, item, out);
       if (!call.deltas && item.arguments) out.push({ type: 'tool_call_delta', index: call.index, arguments: item.arguments });

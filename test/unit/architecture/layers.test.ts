@@ -1,9 +1,10 @@
 // The layering of docs/architecture.md, checked on every import of src-main: core below everything; the
 // wire formats and providers (codecs/, providers/) above it; the gateway and the store above those, never
 // importing each other, and neither importing the admin API; the admin API knows storage only by its
-// contracts in core. A file at the top of src-main is a layer of its own, named for it: app.ts (which composes
-// everything), app-services.ts (what the admin API and the gateway share); cli.ts and the cli/ folder are the
-// command line. A new import across a line fails here with the file and the import that crossed it.
+// contracts in core and declares the services it needs itself (admin/services.ts). A file at the top of
+// src-main is a layer of its own, named for it: app.ts (which composes everything); cli.ts and the cli/ folder
+// are the command line. The admin API imports no file at the top of src-main (the composition root or
+// whatever it keeps there). A new import across a line fails here with the file and the import that crossed it.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -31,7 +32,7 @@ export function importsOf(file: string, text: string): string[] {
 export const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path.replace(/\.[jt]sx?$/, ''));
 
 /** Which layers each layer must not import. */
-const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'discovery', 'electron', 'cli', 'app', 'app-services'];
+const ABOVE_THE_WIRE = ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'discovery', 'electron', 'cli', 'app'];
 /** Only the entry points (cli.ts, electron/) import the composition root, and nothing but cli.ts imports the command line. */
 const ENTRY_POINTS = ['cli', 'app'];
 const FORBIDDEN: Record<string, readonly string[]> = {
@@ -41,33 +42,40 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   providers: ['catalog', ...ABOVE_THE_WIRE],
   // Prices and context windows: read by the gateway and the store alike, so above neither; prices a canonical Usage.
   catalog: ['providers', ...ABOVE_THE_WIRE],
-  gateway: ['store', 'store-postgres', 'admin', 'mcp', 'app-services', ...ENTRY_POINTS],
+  gateway: ['store', 'store-postgres', 'admin', 'mcp', ...ENTRY_POINTS],
   // The MCP gateway: beside gateway/ (whose auth and browser guard it uses), never a store or the admin API.
-  mcp: ['store', 'store-postgres', 'admin', 'app-services', ...ENTRY_POINTS],
-  store: ['gateway', 'admin', 'store-postgres', 'mcp', 'discovery', 'app-services', ...ENTRY_POINTS],
+  mcp: ['store', 'store-postgres', 'admin', ...ENTRY_POINTS],
+  store: ['gateway', 'admin', 'store-postgres', 'mcp', 'discovery', ...ENTRY_POINTS],
   // Team mode's PostgreSQL store: a second implementation of the same contracts, reusing store/'s row formats.
-  'store-postgres': ['gateway', 'admin', 'mcp', 'discovery', 'app-services', ...ENTRY_POINTS],
-  // The admin API reads and writes storage through the contracts in core (AppServices); app.ts picks the store.
+  'store-postgres': ['gateway', 'admin', 'mcp', 'discovery', ...ENTRY_POINTS],
+  // The admin API reads and writes storage through the contracts in core (AdminServices); app.ts picks the store.
   admin: ['store', 'store-postgres', ...ENTRY_POINTS],
   // Local model servers found by probing ports: it knows the wire, never storage, the gateway or the admin API.
-  discovery: ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'electron', 'app-services', ...ENTRY_POINTS],
-  // What the admin API and the gateway share holds contracts only: no store, and not the admin API itself.
-  'app-services': ['store', 'store-postgres', 'admin', 'electron', ...ENTRY_POINTS],
+  discovery: ['gateway', 'mcp', 'store', 'store-postgres', 'admin', 'electron', ...ENTRY_POINTS],
   // The desktop shell starts the composition root (app.ts), never the command line.
   electron: ['cli'],
 };
 
-function crossings(): string[] {
+/** Layers that import no file at the top of src-main: the admin API needs only what admin/services.ts declares. */
+const NO_ROOT_FILES = ['admin'];
+const isRootFile = (path: string): boolean => !path.includes('/');
+
+/** Every forbidden import of these files (paths under src-main, with their text). */
+export function crossingsOf(files: readonly { from: string; text: string }[]): string[] {
   const found: string[] = [];
-  for (const file of sourceFiles(sources)) {
-    const from = relative(sources, file).replace(/\\/g, '/');
-    const forbidden = FORBIDDEN[layerOf(from)];
-    if (!forbidden) continue;
-    for (const imported of importsOf(file, readFileSync(file, 'utf8'))) {
-      if (forbidden.includes(layerOf(imported))) found.push(`${from} imports ${imported}`);
+  for (const { from, text } of files) {
+    const layer = layerOf(from);
+    const forbidden = FORBIDDEN[layer] ?? [];
+    const noRootFiles = NO_ROOT_FILES.includes(layer);
+    for (const imported of importsOf(join(sources, from), text)) {
+      if (forbidden.includes(layerOf(imported)) || (noRootFiles && isRootFile(imported))) found.push(`${from} imports ${imported}`);
     }
   }
   return found;
+}
+
+function crossings(): string[] {
+  return crossingsOf(sourceFiles(sources).map((file) => ({ from: relative(sources, file).replace(/\\/g, '/'), text: readFileSync(file, 'utf8') })));
 }
 
 describe('layering of src-main', () => {
@@ -79,6 +87,13 @@ describe('layering of src-main', () => {
     const file = join(sources, 'gateway', 'example.ts');
     expect(importsOf(file, "import { x } from '../store/keys.js';\nexport { y } from '../admin/router.js';\nconst z = await import('../store/usage.js');"))
       .toEqual(['store/keys.js', 'admin/router.js', 'store/usage.js']);
+  });
+
+  it('finds an admin file importing a file at the top of src-main (app-services.ts, app.ts), and none for admin/services.ts', () => {
+    expect(crossingsOf([
+      { from: 'admin/key-routes.ts', text: "import type { AppServices } from '../app-services.js';\nimport type { AdminServices } from './services.js';" },
+      { from: 'admin/router.ts', text: "import { startApp } from '../app.js';" },
+    ])).toEqual(['admin/key-routes.ts imports app-services.js', 'admin/router.ts imports app.js']);
   });
 
   it('names a file at the top of src-main as a layer of its own, and cli.ts with the cli/ folder', () => {

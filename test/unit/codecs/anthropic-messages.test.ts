@@ -534,10 +534,10 @@ describe('encodeRequest: a Chat or completion request to an Anthropic-format pro
     expect((body.messages as unknown[])[1]).toEqual({ role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'Hello' }] });
   });
 
-  it('leaves the model out and names the Vertex version in the body for Claude on Vertex', () => {
+  it('leaves the model out for a host that takes it in the URL, and adds nothing of that host (Vertex’s version is its prepareBody: providers/vertex-ai.test.ts)', () => {
     const { body } = encodeAccepted(chat(), VERTEX);
     expect(body).not.toHaveProperty('model');
-    expect(body.anthropic_version).toBe('vertex-2023-10-16');
+    expect(body).not.toHaveProperty('anthropic_version');
   });
 });
 

@@ -16,7 +16,7 @@ function encodedCall(provider: ProviderAdapter, dialect: Dialect, validated: { m
     operation: 'generate',
     model: validated.model,
     stream: validated.stream === true,
-    body: JSON.stringify(encoded.body),
+    body: JSON.stringify(provider.prepareBody ? provider.prepareBody(encoded.body, format) : encoded.body),
     credentials,
     customHost,
     forwardHeaders: {},

@@ -1,21 +1,22 @@
-// What the admin API and the gateway share at run time: plain services, composed once in app.ts. Each is
-// a contract (core/, or the gateway's own services); app.ts picks the implementations (SQLite today).
-import type { RequestLogStore } from './core/log-store.js';
-import type { SettingsRepository } from './core/settings.js';
-import type { KeyProtection, KeyRepository } from './core/key-repository.js';
-import type { RouteRepository } from './core/route-repository.js';
-import type { SavedPromptRepository } from './core/saved-prompts.js';
-import type { KeyLimitsService } from './gateway/limits/limits-service.js';
-import type { KeyLimitCounters } from './gateway/limits/limit-counters.js';
-import type { Router } from './gateway/routing/router.js';
-import type { ModelAccess } from './gateway/model-access.js';
-import type { DiscoveryService } from './discovery/service.js';
-import type { ProxyDependencies } from './gateway/proxy.js';
-import type { McpServerRepository } from './core/mcp-servers.js';
-import type { McpStatus } from './mcp/on-demand.js';
-import type { TeamGatewayRepository } from './core/team-gateway.js';
+// What the admin API needs at run time, declared by the admin API itself: plain services, each a contract
+// (core/, or the gateway's own services). app.ts composes them once and picks the implementations (SQLite or
+// PostgreSQL); the admin API never imports app.ts or a store. A helper that needs a few takes a Pick of these.
+import type { RequestLogStore } from '../core/log-store.js';
+import type { SettingsRepository } from '../core/settings.js';
+import type { KeyProtection, KeyRepository } from '../core/key-repository.js';
+import type { RouteRepository } from '../core/route-repository.js';
+import type { SavedPromptRepository } from '../core/saved-prompts.js';
+import type { KeyLimitsService } from '../gateway/limits/limits-service.js';
+import type { KeyLimitCounters } from '../gateway/limits/limit-counters.js';
+import type { Router } from '../gateway/routing/router.js';
+import type { ModelAccess } from '../gateway/model-access.js';
+import type { DiscoveryService } from '../discovery/service.js';
+import type { ProxyDependencies } from '../gateway/proxy.js';
+import type { McpServerRepository } from '../core/mcp-servers.js';
+import type { McpStatus } from '../mcp/on-demand.js';
+import type { TeamGatewayRepository } from '../core/team-gateway.js';
 
-export interface AppServices {
+export interface AdminServices {
   version: string;
   dataDir: string;
   adminToken: string;
