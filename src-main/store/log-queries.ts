@@ -71,6 +71,14 @@ export class LogQueries {
     // A desktop log has no instances: no row was served by a named one.
     if (query.instance) where.push('0');
     query.metadata?.forEach(([name, value], index) => {
+      // The text index (migration 5 keeps the metadata's JSON text) narrows to rows with the pair's words in
+      // a row, so a rare pair is not looked for in every row's JSON; the exact test is on the JSON itself.
+      // The phrase is the pair as the row's JSON text writes it, so its words are the stored words.
+      const pair = `${JSON.stringify(name)}:${JSON.stringify(value)}`;
+      if (hasWords(pair)) {
+        where.push(`request_log.id IN (SELECT rowid FROM request_log_search WHERE request_log_search MATCH @metaWords${index})`);
+        params[`metaWords${index}`] = `metadata : "${pair.replaceAll('"', '""')}"`;
+      }
       where.push(`EXISTS (SELECT 1 FROM json_each(request_log.metadata) WHERE json_each.key = @metaName${index} AND json_each.value = @metaValue${index})`);
       params[`metaName${index}`] = name;
       params[`metaValue${index}`] = value;
