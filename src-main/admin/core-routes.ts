@@ -43,6 +43,7 @@ function parseLogQuery(query: URLSearchParams): LogQuery {
   if (kind !== undefined && !isLogKind(kind)) throw invalidRequest(`'kind' must be one of ${LOG_KINDS.join(', ')}`, 'kind');
   return {
     key: query.get('key') || undefined,
+    client: query.get('client') || undefined,
     instance: query.get('instance') || undefined,
     metadata: parseMetadataFilters(query.getAll('metadata')),
     since: parseInstant(query.get('since'), 'since'),

@@ -58,6 +58,8 @@ export interface LogQuery {
   route?: string;
   /** The caller's key id (a virtual key's vk_… or a gateway key's id). */
   key?: string;
+  /** The client tool (store/usage-client.ts: claude-cli, codex, openai-js …), as the Usage page counts by it. */
+  client?: string;
   /** 'mcp' (MCP calls), 'embeddings' (model calls to an embeddings endpoint) or 'model' (the other model calls). */
   kind?: LogKind;
   /** Team mode: an instance's name; on SQLite no row was served by a named instance, so none matches. */

@@ -138,6 +138,7 @@ function* listSteps(query: LogQuery): QuerySteps<Page> {
   if (query.since !== undefined) where.push(`created_at >= ${param(query.since)}`);
   if (query.until !== undefined) where.push(`created_at < ${param(query.until)}`);
   if (query.key) where.push(`key_id = ${param(query.key)}`);
+  if (query.client) where.push(`client = ${param(query.client)}`);
   if (query.kind === 'mcp') where.push("kind = 'mcp'");
   else if (query.kind === 'embeddings') where.push(`kind IS NULL AND dialect = '${EMBEDDINGS_DIALECT}'`);
   else if (query.kind === 'model') where.push(`kind IS NULL AND dialect IS DISTINCT FROM '${EMBEDDINGS_DIALECT}'`);

@@ -363,6 +363,7 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       -- Newest first within one key and one instance: the list pages by id.
       CREATE INDEX request_log_key_id ON request_log (key_id, id);
       CREATE INDEX request_log_instance ON request_log (instance_id, id);
+      CREATE INDEX request_log_client ON request_log (client, id);
       -- metadata key=value: a containment test on the JSON object.
       CREATE INDEX request_log_metadata ON request_log USING gin ((metadata::jsonb) jsonb_path_ops);
     `,

@@ -65,6 +65,10 @@ export class LogQueries {
       where.push('request_log.key_id = @key');
       params.key = query.key;
     }
+    if (query.client) {
+      where.push('request_log.client = @client');
+      params.client = query.client;
+    }
     if (query.kind === 'mcp') where.push("request_log.kind = 'mcp'");
     else if (query.kind === 'embeddings') where.push(`request_log.kind IS NULL AND request_log.dialect = '${EMBEDDINGS_DIALECT}'`);
     else if (query.kind === 'model') where.push(`request_log.kind IS NULL AND request_log.dialect IS NOT '${EMBEDDINGS_DIALECT}'`);

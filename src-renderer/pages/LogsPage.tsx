@@ -259,6 +259,12 @@ export function LogsPage() {
             ))}
           </select>
         )}
+        {filters.client && (
+          <select className="input" aria-label="Client filter" title="The client tool that made the call" value={filters.client} onChange={(event) => setFilters({ client: event.target.value })}>
+            <option value="">All clients</option>
+            <option value={filters.client}>{filters.client}</option>
+          </select>
+        )}
         <input
           className="input"
           aria-label="Metadata filter"

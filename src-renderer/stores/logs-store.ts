@@ -34,9 +34,11 @@ export interface LogFilters {
   instance: string;
   /** One metadata entry as name=value; '' for none. */
   metadata: string;
+  /** '' for all, or a client tool (the Usage page's client breakdown opens Logs with it). */
+  client: string;
 }
 
-export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '', from: '', to: '', key: '', kind: '', server: '', tool: '', instance: '', metadata: '' };
+export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '', from: '', to: '', key: '', kind: '', server: '', tool: '', instance: '', metadata: '', client: '' };
 
 /** The kind of a row as the `kind` filter names it: an embeddings call is a model call of the embeddings dialect. */
 export function kindOf(entry: Pick<LogEntry, 'kind' | 'dialect'>): 'model' | 'embeddings' | 'mcp' {
@@ -80,6 +82,7 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.dialect && entry.dialect !== filters.dialect) return false;
   if (filters.route && entry.route !== filters.route) return false;
   if (filters.key && entry.keyId !== filters.key) return false;
+  if (filters.client && entry.client !== filters.client) return false;
   if (filters.kind && kindOf(entry) !== filters.kind) return false;
   if (filters.server && entry.server !== filters.server) return false;
   if (filters.tool && entry.tool !== filters.tool) return false;
@@ -131,6 +134,7 @@ export function filterQueryOf(filters: LogFilters): Omit<LogQuery, 'limit' | 'be
     q: filters.q || undefined,
     route: filters.route || undefined,
     key: filters.key || undefined,
+    client: filters.client || undefined,
     kind: (filters.kind || undefined) as LogQuery['kind'],
     server: filters.server || undefined,
     tool: filters.tool || undefined,
