@@ -136,7 +136,7 @@ describe.each(backends())('Logs filters on $name', (backend) => {
   }
 });
 
-describe('Logs instance filter in team mode (PostgreSQL)', () => {
+describe.skipIf(!backends().some((backend) => backend.name === 'PostgreSQL'))('Logs instance filter in team mode (PostgreSQL)', () => {
   let postgres: TestPostgres;
   let url: string;
   const started: TestGateway[] = [];
