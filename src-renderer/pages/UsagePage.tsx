@@ -203,7 +203,7 @@ export function UsagePage() {
             </p>
           )}
         </div>
-        <div className="page-actions">
+        <div className="page-actions usage-actions">
           <SegmentedControl label="Period" options={RANGES} value={range} onChange={setRange} />
           <span className="date-range" role="group" aria-label="Date range">
             <input className="input" type="date" aria-label="From day" title="From this day (included)" value={from} max={to || undefined} onChange={(event) => setDates({ from: event.target.value })} />
