@@ -102,6 +102,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** Limits decided in this Redis, shared by every instance on it (else GATEHOUSE_REDIS_URL; else in this process). */
   redisUrl?: string;
+  /** Team mode: the name this instance's log rows show (else GATEHOUSE_INSTANCE_NAME; else the host name). */
+  instanceName?: string;
 }
 
 /** Where an instance keeps its data: SQLite in the data dir, or team mode's PostgreSQL. */
@@ -110,6 +112,8 @@ interface Storage {
   description: string;
   /** Team mode: this instance's id, as its log rows name it. */
   instanceId: string | null;
+  /** Team mode: the name it runs under (the Logs page's Instance column). */
+  instanceName: string | null;
   settings: SettingsRepository;
   modelOverrides: ModelOverrideRepository;
   usage: UsageRepository;
@@ -168,6 +172,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
     return {
       description: `SQLite (${join(dataDir, DATABASE_FILE)})`,
       instanceId: null,
+      instanceName: null,
       settings,
       modelOverrides,
       usage: new UsageStore(db),
@@ -203,7 +208,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
 }
 
 /** Team mode: PostgreSQL, with GATEHOUSE_MASTER_KEY (the same on every instance) and never a key file. */
-async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, dataDir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
+async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined, instanceName: string | undefined, dataDir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
   checkDatabaseUrl(databaseUrl);
   const masterKey = env[MASTER_KEY_ENV];
   if (masterKey === undefined || masterKey.trim() === '') {
@@ -215,10 +220,11 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
   const protector = masterKeyProtector(masterKey);
   if (!redisUrl) log('No --redis-url: limits are counted by this instance alone, so no other instance may serve from this database.');
   // The data dir keeps what PostgreSQL could not take by the end of a stop (store-postgres/spill.ts).
-  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl), dataDir });
+  const store = await openPostgresStore({ url: databaseUrl, protector, sharedLimits: Boolean(redisUrl), dataDir, instanceName });
   return {
-    description: `PostgreSQL (${describeDatabaseUrl(databaseUrl)}), instance ${store.instanceId}${redisUrl ? `, Redis (${describeDatabaseUrl(redisUrl)})` : ''}`,
+    description: `PostgreSQL (${describeDatabaseUrl(databaseUrl)}), instance ${store.instanceName} (${store.instanceId})${redisUrl ? `, Redis (${describeDatabaseUrl(redisUrl)})` : ''}`,
     instanceId: store.instanceId,
+    instanceName: store.instanceName,
     settings: store.settings,
     modelOverrides: store.modelOverrides,
     usage: store.usage,
@@ -341,7 +347,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const exposedBy = options.allowRemote ? 'with --allow-remote' : databaseUrl ? 'in team mode' : undefined;
   // A weak token from the environment is reported before any storage is opened (or waited for).
   if (exposedBy && env.GATEHOUSE_ADMIN_TOKEN) refuseWeakAdminToken(env.GATEHOUSE_ADMIN_TOKEN, { kind: 'environment' }, exposedBy);
-  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, dataDir, env, log) : await openSqliteStorage(dataDir, options, env, log);
+  const storage = databaseUrl ? await openTeamStorage(databaseUrl, redisUrl, options.instanceName ?? (env.GATEHOUSE_INSTANCE_NAME || undefined), dataDir, env, log) : await openSqliteStorage(dataDir, options, env, log);
   const closers = storage.closers;
   try {
     log(`Storage: ${storage.description}`);
@@ -449,7 +455,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       mcpServers,
       mcp,
       teamGateway: storage.teamGateway,
-      storage: { backend: databaseUrl ? 'postgresql' : 'sqlite', instanceId: storage.instanceId },
+      storage: { backend: databaseUrl ? 'postgresql' : 'sqlite', instanceId: storage.instanceId, instanceName: storage.instanceName },
       shutdown: shutdown.signal,
     };
     const uiDir = join(packageRoot(), 'out', 'renderer');

@@ -3,7 +3,7 @@ import { refusingZodErrors } from '../core/zod-invalid.js';
 import { GatewayError, invalidRequest } from '../core/errors.js';
 import { STREAMED, type AdminRoute } from './router.js';
 import { CLIENT_DIALECTS } from '../codecs/usage-from-body.js';
-import type { LogQuery } from '../core/log-store.js';
+import { LOG_KINDS, MAX_METADATA_FILTERS, type LogKind, type LogQuery } from '../core/log-store.js';
 import { logExportRoute } from './log-export.js';
 
 /** A date range bound: an ISO 8601 date or date-time, or epoch milliseconds; '' or absent for none. */
@@ -12,6 +12,22 @@ function parseInstant(value: string | null, name: string): number | undefined {
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
   if (!Number.isFinite(ms)) throw invalidRequest(`'${name}' must be an ISO 8601 date-time (2026-05-01T00:00:00Z) or epoch milliseconds`, name);
   return ms;
+}
+
+function isLogKind(value: string): value is LogKind {
+  return (LOG_KINDS as readonly string[]).includes(value);
+}
+
+/** `metadata=name=value`, repeated: each entry a row must have (split at the first '='; the value may be ''). */
+function parseMetadataFilters(values: string[]): [string, string][] | undefined {
+  const pairs = values.filter((value) => value !== '');
+  if (pairs.length === 0) return undefined;
+  if (pairs.length > MAX_METADATA_FILTERS) throw invalidRequest(`At most ${MAX_METADATA_FILTERS} 'metadata' filters`, 'metadata');
+  return pairs.map((pair) => {
+    const split = pair.indexOf('=');
+    if (split <= 0) throw invalidRequest("'metadata' must be name=value (user=alice)", 'metadata');
+    return [pair.slice(0, split), pair.slice(split + 1)];
+  });
 }
 
 function parseLogQuery(query: URLSearchParams): LogQuery {
@@ -24,8 +40,12 @@ function parseLogQuery(query: URLSearchParams): LogQuery {
     throw invalidRequest(`'dialect' must be one of ${CLIENT_DIALECTS.join(', ')}`, 'dialect');
   }
   const kind = query.get('kind') || undefined;
-  if (kind !== undefined && kind !== 'mcp' && kind !== 'model') throw invalidRequest("'kind' must be mcp or model", 'kind');
+  if (kind !== undefined && !isLogKind(kind)) throw invalidRequest(`'kind' must be one of ${LOG_KINDS.join(', ')}`, 'kind');
   return {
+    key: query.get('key') || undefined,
+    client: query.get('client') || undefined,
+    instance: query.get('instance') || undefined,
+    metadata: parseMetadataFilters(query.getAll('metadata')),
     since: parseInstant(query.get('since'), 'since'),
     until: parseInstant(query.get('until'), 'until'),
     kind,
@@ -49,7 +69,7 @@ export const coreRoutes: AdminRoute[] = [
     // A team gateway's manager (the desktop app) shows which storage and instance answered.
     handle: ({ services }) => ({
       status: 200,
-      body: { ok: true, version: services.version, ...(services.storage ? { storage: services.storage.backend, instance: services.storage.instanceId } : {}) },
+      body: { ok: true, version: services.version, ...(services.storage ? { storage: services.storage.backend, instance: services.storage.instanceId, instanceName: services.storage.instanceName } : {}) },
     }),
   },
   {

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { invalidRequest } from '../core/errors.js';
-import type { ExportedLogEntry, LogQuery } from '../core/log-store.js';
+import { EMBEDDINGS_DIALECT, type ExportedLogEntry, type LogKind, type LogQuery } from '../core/log-store.js';
 import type { AdminServices } from './services.js';
 import { STREAMED, type AdminRoute } from './router.js';
 
@@ -37,11 +37,23 @@ const COLUMNS = [
   ['path', (row) => row.path],
   ['traceId', (row) => row.traceId],
   ['error', (row) => row.error],
-  // Last, so exports read by column position before it was added stay as they were.
+  // Last, so exports read by column position before they were added stay as they were.
   ['servedModel', (row) => row.servedModel ?? row.model],
+  ['kind', (row) => kindOf(row)],
+  ['server', (row) => row.server ?? null],
+  ['tool', (row) => row.tool ?? null],
+  ['instance', (row) => row.instanceName ?? row.instance ?? null],
+  // An object in a JSON line; its JSON text in a CSV cell.
+  ['metadata', (row) => row.metadata],
 ] as const satisfies ReadonlyArray<readonly [string, (row: ExportRow) => unknown]>;
 
 type ExportRow = ExportedLogEntry & { keyName: string | null };
+
+/** The kind as the `kind` filter takes it: an embeddings call is told from the other model calls by its dialect. */
+function kindOf(row: ExportRow): LogKind {
+  if (row.kind === 'mcp') return 'mcp';
+  return row.dialect === EMBEDDINGS_DIALECT ? 'embeddings' : 'model';
+}
 
 /**
  * One CSV cell (RFC 4180 quoting). Text a spreadsheet would run as a formula (=, +, -, @ first) gets a
@@ -49,6 +61,7 @@ type ExportRow = ExportedLogEntry & { keyName: string | null };
  */
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return csvCell(JSON.stringify(value));
   if (typeof value !== 'string') return String(value);
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;

@@ -45,7 +45,7 @@ export interface AdminServices {
   /** The desktop app's team gateway (Settings → Team gateway); null on a team instance itself (PostgreSQL). */
   teamGateway?: TeamGatewayRepository | null;
   /** Which storage this instance runs on, and in team mode its instance id: GET /health tells a team gateway's manager. */
-  storage?: { backend: 'sqlite' | 'postgresql'; instanceId: string | null };
+  storage?: { backend: 'sqlite' | 'postgresql'; instanceId: string | null; instanceName: string | null };
   /** Aborted when the server stops: long-lived responses (live events) end then. */
   shutdown: AbortSignal;
 }

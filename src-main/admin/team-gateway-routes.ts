@@ -14,6 +14,8 @@ export interface TeamGatewayRemote {
   version: string | null;
   storage: string | null;
   instance: string | null;
+  /** The name that instance runs under (--instance-name, default its host name). */
+  instanceName: string | null;
 }
 
 /** Asks the team's /health with its token: what it is, or the error a user should see. */
@@ -42,7 +44,7 @@ async function lookAtTeam(connection: TeamGatewayConnection, headTimeoutMs?: num
     );
   }
   const text_ = (value: unknown) => (typeof value === 'string' ? value : null);
-  return { version: text_(body.version), storage: text_(body.storage), instance: text_(body.instance) };
+  return { version: text_(body.version), storage: text_(body.storage), instance: text_(body.instance), instanceName: text_(body.instanceName) };
 }
 
 function available(services: { teamGateway?: TeamGatewayRepository | null }): TeamGatewayRepository {

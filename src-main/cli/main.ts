@@ -13,7 +13,7 @@ import { runReportingErrors, type CommandIO, type CommandIOWithInput } from './c
 const KEY_SETTINGS: Readonly<Record<string, (args: string[], io: CommandIO) => Promise<number>>> = { limits: runLimitsCommand, models: runModelsCommand };
 
 const USAGE = `Usage:
-  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--database-url postgres://… [--redis-url redis://…]]
+  gatehouse serve [--host H] [--port P] [--data-dir D] [--allow-remote] [--database-url postgres://… [--redis-url redis://…] [--instance-name NAME]]
   gatehouse migrate --data-dir D --to postgres://…   (copies a stopped desktop data dir into an empty team database)
   gatehouse keys add --name N --provider SLUG [--custom-host URL] [--chat-only] [--cloud-* ...]   (secret on stdin)
   gatehouse keys list | keys revoke ID | keys rotate ID   (rotate: the new secret on stdin)

@@ -13,6 +13,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       'allow-remote': { type: 'boolean', default: false },
       'database-url': { type: 'string' },
       'redis-url': { type: 'string' },
+      'instance-name': { type: 'string' },
     },
     strict: true,
   });
@@ -30,6 +31,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       allowRemote: values['allow-remote'],
       databaseUrl: values['database-url'],
       redisUrl: values['redis-url'],
+      instanceName: values['instance-name'],
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {

@@ -16,6 +16,8 @@ export interface LogEntry extends CallFacts {
   client: string | null;
   /** Team mode: the instance that served the call (its id in the instances table); absent or null on SQLite. */
   instance?: string | null;
+  /** Team mode: the name that instance ran under (--instance-name, default its host name); absent or null on SQLite. */
+  instanceName?: string | null;
   /** The usage is the gateway's own count: the provider reported none (embeddings from Gemini's batch, say). Rows read back always have it. */
   usageEstimated?: boolean;
   /** The caller's key (a virtual key's vk_… or a gateway key's id); null when no key was accepted. */
@@ -36,6 +38,13 @@ export interface LogEntryDetail extends LogEntry {
   responseBody: string | null;
 }
 
+export const LOG_KINDS = ['model', 'embeddings', 'mcp'] as const;
+export type LogKind = (typeof LOG_KINDS)[number];
+/** The dialect of an embeddings call: a model call of that dialect is of kind 'embeddings'. */
+export const EMBEDDINGS_DIALECT = 'openai-embeddings';
+/** Each metadata filter is one more condition per row looked at. */
+export const MAX_METADATA_FILTERS = 8;
+
 export interface LogQuery {
   limit?: number;
   /** An entry id: list entries older than it (the `next` cursor). */
@@ -47,8 +56,16 @@ export interface LogQuery {
   status?: number | 'error';
   /** A route's name: only calls that matched it. */
   route?: string;
-  /** 'mcp' or 'model'. */
-  kind?: 'model' | 'mcp';
+  /** The caller's key id (a virtual key's vk_… or a gateway key's id). */
+  key?: string;
+  /** The client tool (store/usage-client.ts: claude-cli, codex, openai-js …), as the Usage page counts by it. */
+  client?: string;
+  /** 'mcp' (MCP calls), 'embeddings' (model calls to an embeddings endpoint) or 'model' (the other model calls). */
+  kind?: LogKind;
+  /** Team mode: an instance's name; on SQLite no row was served by a named instance, so none matches. */
+  instance?: string;
+  /** Metadata entries a row must all have (name → exact value), at most MAX_METADATA_FILTERS of them. */
+  metadata?: ReadonlyArray<readonly [string, string]>;
   /** An MCP server's name; an MCP tool's (prompt's, resource's) name. */
   server?: string;
   tool?: string;

@@ -22,6 +22,18 @@ export interface LiveInstance {
   sharedLimits: boolean;
 }
 
+/** What an instance's name may be: a label for the Logs page, one line, at most 100 characters. */
+export const MAX_INSTANCE_NAME_CHARS = 100;
+
+/** The name an instance runs under: the one given (trimmed), else this machine's host name; an unusable name throws. */
+export function instanceNameOf(given: string | undefined): string {
+  const name = (given ?? '').trim() || hostname().trim() || 'host';
+  if (name.length > MAX_INSTANCE_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new Error(`The instance name (--instance-name, GATEHOUSE_INSTANCE_NAME) must be one line of at most ${MAX_INSTANCE_NAME_CHARS} characters`);
+  }
+  return name;
+}
+
 export function newInstanceId(): string {
   return `${hostname().replace(/[^A-Za-z0-9.-]/g, '').slice(0, 40) || 'host'}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
@@ -39,7 +51,7 @@ export class InstanceRegistration {
    * Registers this instance. Without shared limits (no Redis) it refuses to start while another live
    * instance is registered, and any instance refuses to join while a live one counts limits on its own.
    */
-  static async register(bridge: PgBridge, options: { id: string; sharedLimits: boolean }): Promise<InstanceRegistration> {
+  static async register(bridge: PgBridge, options: { id: string; name: string; sharedLimits: boolean }): Promise<InstanceRegistration> {
     const [, , live] = await bridge.run(
       [
         { sql: 'SELECT pg_advisory_xact_lock($1)', params: [REGISTRATION_LOCK] },
@@ -51,6 +63,12 @@ export class InstanceRegistration {
                 WHERE $4 AND NOT EXISTS (SELECT 1 FROM instances WHERE NOT shared_limits AND id <> $1)
                    OR NOT $4 AND NOT EXISTS (SELECT 1 FROM instances WHERE id <> $1)`,
           params: [options.id, hostname(), process.pid, options.sharedLimits],
+        },
+        // Only once registered: a refused instance served nothing, so its name names no row.
+        {
+          sql: `INSERT INTO instance_names (instance_id, instance_name) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM instances WHERE id = $1)
+                ON CONFLICT (instance_id) DO UPDATE SET instance_name = EXCLUDED.instance_name`,
+          params: [options.id, options.name],
         },
       ],
       { transaction: true },

@@ -4,7 +4,7 @@
 import type { KeyProtector } from '../store/key-protection.js';
 import { RequestLog } from '../store/request-log.js';
 import { ChangeFeed } from './change-feed.js';
-import { InstanceRegistration, newInstanceId } from './instances.js';
+import { InstanceRegistration, instanceNameOf, newInstanceId } from './instances.js';
 import { PgKeyLimitsStore } from './key-limits.js';
 import { PgModelAllowListStore } from './model-allow-lists.js';
 import { PgKeyStore } from './key-store.js';
@@ -24,6 +24,8 @@ export interface PostgresStoreOptions {
   /** Whether limits are shared across instances (Redis): without, a second live instance is refused. */
   sharedLimits: boolean;
   instanceId?: string;
+  /** The name the Logs page shows for this instance's rows (--instance-name); default the host name. */
+  instanceName?: string;
   /**
    * The instance's data dir: log rows and key spend PostgreSQL did not take by the end of a stop are kept
    * there (spill.ts) and written at the next start, before anything is served. Without it they are lost.
@@ -33,6 +35,7 @@ export interface PostgresStoreOptions {
 
 export interface PostgresStore {
   instanceId: string;
+  instanceName: string;
   bridge: PgBridge;
   settings: PgSettingsStore;
   modelOverrides: PgModelOverrideStore;
@@ -76,13 +79,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const closers: (() => void)[] = [() => bridge.close()];
   try {
     const instanceId = options.instanceId ?? newInstanceId();
+    const instanceName = instanceNameOf(options.instanceName);
     // What an earlier stop could not write: before the limiter reads the spend, and before any call; and
     // before registering, since it also takes back the registration of the instance that stopped.
     if (options.dataDir) {
       const written = await replaySpills(bridge, options.dataDir);
       if (written > 0) console.error(`Gatehouse: ${written} request log rows kept by an earlier stop were written to PostgreSQL.`);
     }
-    const instances = await InstanceRegistration.register(bridge, { id: instanceId, sharedLimits: options.sharedLimits });
+    const instances = await InstanceRegistration.register(bridge, { id: instanceId, name: instanceName, sharedLimits: options.sharedLimits });
     closers.unshift(() => instances.close());
     const changes = new ChangeFeed(options.url);
     // Listening before the first reads: a change committed in between is heard, not missed.
@@ -105,6 +109,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       storeBodies: () => settings.get().storeBodies,
       writer: new PgLogWriter(bridge, instanceId),
       queries: new PgLogQueries(bridge, () => logClosed),
+      // Rows told to the live feed as they are written name the instance as rows read back do.
+      instance: { id: instanceId, name: instanceName },
       spill: options.dataDir ? spillRows(options.dataDir, instanceId) : undefined,
     });
     closers.unshift(() => {
@@ -127,6 +133,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     });
     return {
       instanceId,
+      instanceName,
       bridge,
       settings,
       modelOverrides,

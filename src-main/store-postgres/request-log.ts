@@ -4,7 +4,7 @@
 // usage added to the daily and monthly totals, and the instance that served each call). While PostgreSQL
 // is away, batches are refused and wait in that queue, then are written when it is back.
 import type { AttemptRecord } from '../core/call-record.js';
-import type { LogEntry, LogEntryDetail, LogQuery } from '../core/log-store.js';
+import { EMBEDDINGS_DIALECT, type LogEntry, type LogEntryDetail, type LogQuery } from '../core/log-store.js';
 import { LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-row.js';
 import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
 import type { LogReader } from '../store/request-log.js';
@@ -48,11 +48,14 @@ export class PgLogWriter implements LogBatchWriter {
   close(): void {}
 }
 
-export type PgRow = Row & { instance_id: string | null };
+export type PgRow = Row & { instance_id: string | null; instance_name?: string | null };
 
 export function pgEntry(row: PgRow): LogEntry {
-  return { ...toEntry(row), instance: row.instance_id ?? null };
+  return { ...toEntry(row), instance: row.instance_id ?? null, instanceName: row.instance_name ?? null };
 }
+
+/** Each row with the name its instance ran under (USING: the filters' unqualified instance_id stays one column). */
+const WITH_INSTANCE_NAME = 'LEFT JOIN instance_names USING (instance_id)';
 
 type Page = { items: LogEntry[]; next: string | null };
 
@@ -134,8 +137,14 @@ function* listSteps(query: LogQuery): QuerySteps<Page> {
   if (query.route) where.push(`route = ${param(query.route)}`);
   if (query.since !== undefined) where.push(`created_at >= ${param(query.since)}`);
   if (query.until !== undefined) where.push(`created_at < ${param(query.until)}`);
+  if (query.key) where.push(`key_id = ${param(query.key)}`);
+  if (query.client) where.push(`client = ${param(query.client)}`);
   if (query.kind === 'mcp') where.push("kind = 'mcp'");
-  else if (query.kind === 'model') where.push('kind IS NULL');
+  else if (query.kind === 'embeddings') where.push(`kind IS NULL AND dialect = '${EMBEDDINGS_DIALECT}'`);
+  else if (query.kind === 'model') where.push(`kind IS NULL AND dialect IS DISTINCT FROM '${EMBEDDINGS_DIALECT}'`);
+  if (query.instance) where.push(`instance_id IN (SELECT instance_id FROM instance_names WHERE instance_name = ${param(query.instance)})`);
+  // The expression of the request_log_metadata index (schema version 10), so the index serves it.
+  for (const [name, value] of query.metadata ?? []) where.push(`(metadata::jsonb) @> ${param(JSON.stringify({ [name]: value }))}::jsonb`);
   if (query.server) where.push(`mcp_server = ${param(query.server)}`);
   if (query.tool) where.push(`mcp_tool = ${param(query.tool)}`);
   if (query.status === 'error') where.push('status >= 400');
@@ -159,7 +168,7 @@ function* listSteps(query: LogQuery): QuerySteps<Page> {
 }
 
 function* select(where: string[], params: unknown[], limit: number, from = 'request_log'): QuerySteps<PgRow[]> {
-  const sql = `SELECT ${LIST_COLUMNS}, request_log.instance_id FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
+  const sql = `SELECT ${LIST_COLUMNS}, instance_id, instance_name FROM ${from} ${WITH_INSTANCE_NAME} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
   return (yield { sql, params }) as PgRow[];
 }
 
@@ -183,7 +192,7 @@ function* filteredSearch(filters: string[], text: string, params: unknown[], lim
 
 function* entrySteps(id: string): QuerySteps<LogEntryDetail | undefined> {
   if (!/^\d{1,15}$/.test(id)) return undefined;
-  const row = ((yield { sql: 'SELECT * FROM request_log WHERE id = $1', params: [Number(id)] }) as PgRow[])[0];
+  const row = ((yield { sql: `SELECT * FROM request_log ${WITH_INSTANCE_NAME} WHERE id = $1`, params: [Number(id)] }) as PgRow[])[0];
   if (!row) return undefined;
   return {
     ...pgEntry(row),

@@ -352,6 +352,22 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       CREATE TABLE log_spills (chunk text PRIMARY KEY, instance_id text NOT NULL, rows int NOT NULL, written_at bigint NOT NULL);
     `,
   },
+  {
+    version: 10,
+    description: "instances' names, and the Logs page's filters by key, instance and metadata",
+    sql: `
+      -- The name each instance ran under (--instance-name, default its host name), kept after the instance
+      -- is gone (the instances table forgets it): the log's Instance column and filter read it.
+      CREATE TABLE instance_names (instance_id text PRIMARY KEY, instance_name text NOT NULL);
+      CREATE INDEX instance_names_name ON instance_names (instance_name);
+      -- Newest first within one key and one instance: the list pages by id.
+      CREATE INDEX request_log_key_id ON request_log (key_id, id);
+      CREATE INDEX request_log_instance ON request_log (instance_id, id);
+      CREATE INDEX request_log_client ON request_log (client, id);
+      -- metadata key=value: a containment test on the JSON object.
+      CREATE INDEX request_log_metadata ON request_log USING gin ((metadata::jsonb) jsonb_path_ops);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -2,7 +2,7 @@
 // one entry in full, and the purge that keeps the log within its age and size.
 import type { SqliteDatabase } from './database.js';
 import type { AttemptRecord } from '../core/call-record.js';
-import type { LogEntry, LogEntryDetail, LogQuery } from '../core/log-store.js';
+import { EMBEDDINGS_DIALECT, type LogEntry, type LogEntryDetail, type LogQuery } from '../core/log-store.js';
 import { LIST_COLUMNS, toEntry, type Row } from './log-row.js';
 
 /** Text with a letter or digit has words for the index (migration 5); text of punctuation only is scanned for. */
@@ -61,8 +61,32 @@ export class LogQueries {
       where.push('request_log.created_at < @until');
       params.until = query.until;
     }
+    if (query.key) {
+      where.push('request_log.key_id = @key');
+      params.key = query.key;
+    }
+    if (query.client) {
+      where.push('request_log.client = @client');
+      params.client = query.client;
+    }
     if (query.kind === 'mcp') where.push("request_log.kind = 'mcp'");
-    else if (query.kind === 'model') where.push('request_log.kind IS NULL');
+    else if (query.kind === 'embeddings') where.push(`request_log.kind IS NULL AND request_log.dialect = '${EMBEDDINGS_DIALECT}'`);
+    else if (query.kind === 'model') where.push(`request_log.kind IS NULL AND request_log.dialect IS NOT '${EMBEDDINGS_DIALECT}'`);
+    // A desktop log has no instances: no row was served by a named one.
+    if (query.instance) where.push('0');
+    query.metadata?.forEach(([name, value], index) => {
+      // The text index (migration 5 keeps the metadata's JSON text) narrows to rows with the pair's words in
+      // a row, so a rare pair is not looked for in every row's JSON; the exact test is on the JSON itself.
+      // The phrase is the pair as the row's JSON text writes it, so its words are the stored words.
+      const pair = `${JSON.stringify(name)}:${JSON.stringify(value)}`;
+      if (hasWords(pair)) {
+        where.push(`request_log.id IN (SELECT rowid FROM request_log_search WHERE request_log_search MATCH @metaWords${index})`);
+        params[`metaWords${index}`] = `metadata : "${pair.replaceAll('"', '""')}"`;
+      }
+      where.push(`EXISTS (SELECT 1 FROM json_each(request_log.metadata) WHERE json_each.key = @metaName${index} AND json_each.value = @metaValue${index})`);
+      params[`metaName${index}`] = name;
+      params[`metaValue${index}`] = value;
+    });
     if (query.server) {
       where.push('request_log.mcp_server = @server');
       params.server = query.server;

@@ -561,4 +561,14 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS_V8)}
 ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
     `,
   },
+  {
+    version: 19,
+    description: "a key's and a client tool's calls newest first (the Logs page's key and client filters)",
+    sql: `
+      CREATE INDEX request_log_client ON request_log (client, id);
+      -- request_log_key is by time, for the Usage page; the list pages by id, and without this index a key
+      -- with a hundred thousand calls is sorted whole for each page.
+      CREATE INDEX request_log_key_id ON request_log (key_id, id);
+    `,
+  },
 ];

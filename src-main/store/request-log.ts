@@ -26,6 +26,8 @@ export interface RequestLogOptions {
    * they are lost, and counted as dropped.
    */
   spill?: (unwritten: UnwrittenRows) => void;
+  /** Team mode: the instance writing the rows, which the entries told to listeners name. */
+  instance?: { id: string; name: string };
 }
 
 /** The rows a closing log could not write. */
@@ -86,6 +88,7 @@ export class RequestLog implements RequestLogStore {
   /** The highest id a batch was answered with. */
   private lastWrittenId = 0;
   private readonly spill: ((unwritten: UnwrittenRows) => void) | undefined;
+  private readonly instance: { id: string; name: string } | undefined;
 
   /** `db` may be null when `writer` and `queries` are given (a store other than SQLite). */
   constructor(db: SqliteDatabase | null, options: RequestLogOptions = {}) {
@@ -99,6 +102,7 @@ export class RequestLog implements RequestLogStore {
     this.writer = options.writer ?? new SameThreadLogWriter(db!);
     this.queries = options.queries ?? new LogQueries(db!, () => this.closed);
     this.spill = options.spill;
+    this.instance = options.instance;
   }
 
   /**
@@ -192,6 +196,10 @@ export class RequestLog implements RequestLogStore {
     if (this.listeners.size === 0) return;
     rows.forEach((values, index) => {
       const entry = toEntry(rowFromValues(outcome.ids[index], values));
+      if (this.instance) {
+        entry.instance = this.instance.id;
+        entry.instanceName = this.instance.name;
+      }
       for (const listener of this.listeners) listener(entry);
     });
   }

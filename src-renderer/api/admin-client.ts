@@ -61,6 +61,16 @@ export interface PlaygroundModelLookup {
   customHost?: string;
 }
 
+/** A log query as GET /logs and /logs/export take it: each metadata pair a `metadata=name=value` of its own. */
+function logQueryParams(query: Omit<LogQuery, 'limit' | 'before'> & Partial<Pick<LogQuery, 'limit' | 'before'>>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (name === 'metadata') for (const [entry, text] of query.metadata ?? []) params.append('metadata', `${entry}=${text}`);
+    else if (value !== undefined && value !== '') params.set(name, String(value));
+  }
+  return params;
+}
+
 export class AdminClient {
   constructor(
     private readonly token: string,
@@ -267,10 +277,7 @@ export class AdminClient {
   }
 
   logs(query: LogQuery, signal?: AbortSignal): Promise<LogPage> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) {
-      if (value !== undefined && value !== '') params.set(name, String(value));
-    }
+    const params = logQueryParams(query);
     const search = params.toString();
     return this.request('GET', `/logs${search ? `?${search}` : ''}`, undefined, signal);
   }
@@ -280,10 +287,8 @@ export class AdminClient {
    * in a header, which a plain download link cannot send, so the answer is read here and handed over as a Blob.
    */
   async exportLogs(query: Omit<LogQuery, 'limit' | 'before'>, format: LogExportFormat, signal?: AbortSignal): Promise<Blob> {
-    const params = new URLSearchParams({ format });
-    for (const [name, value] of Object.entries(query)) {
-      if (value !== undefined && value !== '') params.set(name, String(value));
-    }
+    const params = logQueryParams(query);
+    params.set('format', format);
     const response = await this.fetchImpl(`${this.base}/logs/export?${params}`, {
       headers: { authorization: `Bearer ${this.token}`, accept: format === 'csv' ? 'text/csv' : 'application/x-ndjson' },
       signal,

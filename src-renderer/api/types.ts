@@ -21,6 +21,8 @@ export interface Health {
   /** Which storage answered: sqlite or postgresql (team mode), and there the instance's id. */
   storage?: string;
   instance?: string | null;
+  /** Team mode: the name the instance runs under (its host name unless --instance-name says). */
+  instanceName?: string | null;
 }
 
 /** GET /admin/api/team-gateway: the team deployment this app manages; never its token. */
@@ -30,7 +32,7 @@ export interface TeamGatewayStatus {
   address: string | null;
   tokenSet: boolean;
   connected?: boolean;
-  remote?: { version: string | null; storage: string | null; instance: string | null };
+  remote?: { version: string | null; storage: string | null; instance: string | null; instanceName?: string | null };
   error?: { message: string; code: string | number | null };
 }
 

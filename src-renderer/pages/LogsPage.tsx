@@ -8,12 +8,14 @@ import { useKeysStore } from '../stores/keys-store';
 import { EMPTY_FILTERS, summarize, useLogsStore } from '../stores/logs-store';
 import { useRouteStore } from '../stores/route-store';
 import { useRoutesStore } from '../stores/routes-store';
+import { useMcpServersStore } from '../stores/mcp-servers-store';
 import { LogDetailPanel } from './logs/LogDetailPanel';
 import { LogsTable, type KeyLabel } from './logs/LogsTable';
 import { LogExport } from './logs/LogExport';
 
 const SEARCH_DEBOUNCE_MS = 250;
-const FILTERABLE_STATUS_CODES = [200, 400, 401, 404, 413, 429, 500, 502, 503, 504];
+const FILTERABLE_STATUS_CODES = [200, 400, 401, 404, 413, 422, 429, 499, 500, 502, 503, 504];
+const KIND_LABELS = { model: 'Model calls', embeddings: 'Embeddings', mcp: 'MCP tool calls' } as const;
 
 function useDebouncedFilter(value: string, apply: (value: string) => void) {
   const [draft, setDraft] = useState(value);
@@ -54,6 +56,8 @@ export function LogsPage() {
   const navigate = useRouteStore((state) => state.navigate);
   const routes = useRoutesStore((state) => state.routes);
   const loadRoutes = useRoutesStore((state) => state.load);
+  const mcpServers = useMcpServersStore((state) => state.servers);
+  const loadMcpServers = useMcpServersStore((state) => state.load);
 
   // "/" jumps to the search box, as in most log viewers.
   useEffect(() => {
@@ -76,13 +80,19 @@ export function LogsPage() {
     void loadKeys();
     // For the route filter; without routes it stays hidden.
     void loadRoutes();
+    // For the MCP server filter.
+    void loadMcpServers();
     return () => stopLive();
-  }, [load, startLive, stopLive, loadKeys, loadRoutes]);
+  }, [load, startLive, stopLive, loadKeys, loadRoutes, loadMcpServers]);
 
   const applySearch = (q: string) => setFilters({ q });
   const applyModel = (model: string) => setFilters({ model });
   const [searchDraft, setSearchDraft] = useDebouncedFilter(filters.q, applySearch);
   const [modelDraft, setModelDraft] = useDebouncedFilter(filters.model, applyModel);
+  const applyTool = (tool: string) => setFilters({ tool });
+  const applyMetadata = (metadata: string) => setFilters({ metadata });
+  const [toolDraft, setToolDraft] = useDebouncedFilter(filters.tool, applyTool);
+  const [metadataDraft, setMetadataDraft] = useDebouncedFilter(filters.metadata, applyMetadata);
   const isFiltered = Object.values(filters).some((value) => value !== '');
   const keyNames = useMemo(() => {
     const names = new Map<string, KeyLabel>();
@@ -94,6 +104,12 @@ export function LogsPage() {
   // Suggestions for the model filter, which matches a model name exactly (as the server does).
   const knownModels = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.model).filter((model): model is string => Boolean(model)))].sort(), [rows]);
   const providerSlugs = providers.map((provider) => provider.slug);
+  const keyOptions = useMemo(() => [...keyNames].map(([id, label]) => ({ id, name: label.name })).sort((a, b) => a.name.localeCompare(b.name)), [keyNames]);
+  // Team mode: the instances the loaded rows name (a desktop log has none, and shows no Instance filter or column).
+  const instanceNames = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.instanceName).filter((name): name is string => Boolean(name)))].sort(), [rows]);
+  const teamMode = instanceNames.length > 0 || filters.instance !== '';
+  const knownTools = useMemo(() => [...new Set(rows.slice(0, 2000).map((row) => row.tool).filter((tool): tool is string => Boolean(tool)))].sort(), [rows]);
+  const showsMcp = filters.kind === 'mcp' || filters.server !== '' || filters.tool !== '';
 
   let body;
   if (status === 'loading' && !rows.length) body = <LoadingState label="Loading requests" />;
@@ -115,7 +131,7 @@ export function LogsPage() {
         Requests through the gateway appear here the moment they finish.
       </EmptyState>
     );
-  else body = <LogsTable rows={rows} keyNames={keyNames} selectedId={selectedId} onSelect={(id) => void select(id)} onNearEnd={() => void loadMore()} />;
+  else body = <LogsTable rows={rows} keyNames={keyNames} showInstance={teamMode} selectedId={selectedId} onSelect={(id) => void select(id)} onNearEnd={() => void loadMore()} />;
 
   return (
     <div className="page page-fill" onKeyDown={(event) => event.key === 'Escape' && selectedId && void select(null)}>
@@ -194,6 +210,69 @@ export function LogsPage() {
             ))}
           </select>
         )}
+        <select className="input" aria-label="Key filter" title="The key that made the call" value={filters.key} onChange={(event) => setFilters({ key: event.target.value })}>
+          <option value="">All keys</option>
+          {filters.key && !keyNames.has(filters.key) && <option value={filters.key}>{filters.key}</option>}
+          {keyOptions.map((key) => (
+            <option key={key.id} value={key.id}>
+              {key.name}
+            </option>
+          ))}
+        </select>
+        <select className="input" aria-label="Kind filter" title="Model calls, embeddings or MCP tool calls" value={filters.kind} onChange={(event) => setFilters(event.target.value === 'mcp' ? { kind: 'mcp' } : { kind: event.target.value, server: '', tool: '' })}>
+          <option value="">All kinds</option>
+          {Object.entries(KIND_LABELS).map(([kind, label]) => (
+            <option key={kind} value={kind}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {showsMcp && (
+          <select className="input" aria-label="MCP server filter" value={filters.server} onChange={(event) => setFilters({ server: event.target.value })}>
+            <option value="">All MCP servers</option>
+            {filters.server && !mcpServers.some((server) => server.name === filters.server) && <option value={filters.server}>{filters.server}</option>}
+            {mcpServers.map((server) => (
+              <option key={server.name} value={server.name}>
+                {server.name}
+              </option>
+            ))}
+          </select>
+        )}
+        {showsMcp && (
+          <>
+            <input className="input" aria-label="Tool filter" placeholder="Tool (exact)" list="log-tool-options" value={toolDraft} onChange={(event) => setToolDraft(event.target.value)} />
+            <datalist id="log-tool-options">
+              {knownTools.map((tool) => (
+                <option key={tool} value={tool} />
+              ))}
+            </datalist>
+          </>
+        )}
+        {teamMode && (
+          <select className="input" aria-label="Instance filter" title="The team instance that served the call" value={filters.instance} onChange={(event) => setFilters({ instance: event.target.value })}>
+            <option value="">All instances</option>
+            {filters.instance && !instanceNames.includes(filters.instance) && <option value={filters.instance}>{filters.instance}</option>}
+            {instanceNames.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+        {filters.client && (
+          <select className="input" aria-label="Client filter" title="The client tool that made the call" value={filters.client} onChange={(event) => setFilters({ client: event.target.value })}>
+            <option value="">All clients</option>
+            <option value={filters.client}>{filters.client}</option>
+          </select>
+        )}
+        <input
+          className="input"
+          aria-label="Metadata filter"
+          placeholder="Metadata name=value"
+          title="Calls whose x-gateway-metadata has this entry, exactly (team=search)"
+          value={metadataDraft}
+          onChange={(event) => setMetadataDraft(event.target.value)}
+        />
         <span className="date-range" role="group" aria-label="Date range">
           <input className="input" type="date" aria-label="From day" title="From this day (included)" value={filters.from} max={filters.to || undefined} onChange={(event) => setFilters({ from: event.target.value })} />
           <span className="muted" aria-hidden="true">–</span>

@@ -23,9 +23,34 @@ export interface LogFilters {
   /** A date range in local days (YYYY-MM-DD, as a date input gives it), both days included; '' for open. */
   from: string;
   to: string;
+  /** '' for all, or the caller's key id. */
+  key: string;
+  /** '' for all, or 'model', 'embeddings', 'mcp' (the admin API's kinds). */
+  kind: string;
+  /** An MCP server's and tool's name, exact; '' for all. */
+  server: string;
+  tool: string;
+  /** Team mode: an instance's name; '' for all. */
+  instance: string;
+  /** One metadata entry as name=value; '' for none. */
+  metadata: string;
+  /** '' for all, or a client tool (the Usage page's client breakdown opens Logs with it). */
+  client: string;
 }
 
-export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '', from: '', to: '' };
+export const EMPTY_FILTERS: LogFilters = { provider: '', model: '', dialect: '', status: '', q: '', route: '', from: '', to: '', key: '', kind: '', server: '', tool: '', instance: '', metadata: '', client: '' };
+
+/** The kind of a row as the `kind` filter names it: an embeddings call is a model call of the embeddings dialect. */
+export function kindOf(entry: Pick<LogEntry, 'kind' | 'dialect'>): 'model' | 'embeddings' | 'mcp' {
+  if (entry.kind === 'mcp') return 'mcp';
+  return entry.dialect === 'openai-embeddings' ? 'embeddings' : 'model';
+}
+
+/** A metadata filter as typed ("team=search"): its name and value, or null while it has no '=' after a name. */
+export function metadataPair(text: string): [string, string] | null {
+  const split = text.indexOf('=');
+  return split > 0 ? [text.slice(0, split).trim(), text.slice(split + 1).trim()] : null;
+}
 
 /** The start of a local day (YYYY-MM-DD) in epoch ms, `days` later; undefined for ''. */
 function localDayStart(day: string, days = 0): number | undefined {
@@ -56,6 +81,14 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
   if (filters.model && entry.model !== filters.model) return false;
   if (filters.dialect && entry.dialect !== filters.dialect) return false;
   if (filters.route && entry.route !== filters.route) return false;
+  if (filters.key && entry.keyId !== filters.key) return false;
+  if (filters.client && entry.client !== filters.client) return false;
+  if (filters.kind && kindOf(entry) !== filters.kind) return false;
+  if (filters.server && entry.server !== filters.server) return false;
+  if (filters.tool && entry.tool !== filters.tool) return false;
+  if (filters.instance && entry.instanceName !== filters.instance) return false;
+  const pair = metadataPair(filters.metadata);
+  if (pair && entry.metadata?.[pair[0]] !== pair[1]) return false;
   if (filters.status === 'error' && entry.status < 400) return false;
   if (filters.status && filters.status !== 'error' && entry.status !== Number(filters.status)) return false;
   // The same search as the server's (search-text.ts), so a live row shows only if a reload would show it.
@@ -85,6 +118,12 @@ export function summarize(rows: readonly LogEntry[], limit = 2000): LogSummary {
   };
 }
 
+/** The metadata filter as the query's pairs; a text without a name and '=' is not a filter yet. */
+function metadataOf(text: string): LogQuery['metadata'] {
+  const pair = metadataPair(text);
+  return pair ? [pair] : undefined;
+}
+
 /** The filters as the admin API's query: the list's, and the export's (which takes the same). */
 export function filterQueryOf(filters: LogFilters): Omit<LogQuery, 'limit' | 'before'> {
   return {
@@ -94,6 +133,13 @@ export function filterQueryOf(filters: LogFilters): Omit<LogQuery, 'limit' | 'be
     status: filters.status || undefined,
     q: filters.q || undefined,
     route: filters.route || undefined,
+    key: filters.key || undefined,
+    client: filters.client || undefined,
+    kind: (filters.kind || undefined) as LogQuery['kind'],
+    server: filters.server || undefined,
+    tool: filters.tool || undefined,
+    instance: filters.instance || undefined,
+    metadata: metadataOf(filters.metadata),
     ...rangeOf(filters),
   };
 }

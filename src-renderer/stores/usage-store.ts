@@ -8,11 +8,15 @@ import { requireAdminClient } from './session-store';
 interface UsageState {
   range: UsageRange;
   by: UsageDimension;
+  /** A date range in local days (YYYY-MM-DD, both included); '' for the period's usual span. */
+  from: string;
+  to: string;
   report: UsageReportView | null;
   status: 'idle' | 'loading' | 'ready' | 'error';
   error: string | null;
   setRange(range: UsageRange): void;
   setBy(by: UsageDimension): void;
+  setDates(dates: { from?: string; to?: string }): void;
   load(): Promise<void>;
 }
 
@@ -21,6 +25,8 @@ let current: AbortController | undefined;
 export const useUsageStore = create<UsageState>()((set, get) => ({
   range: 'day',
   by: 'model',
+  from: '',
+  to: '',
   report: null,
   status: 'idle',
   error: null,
@@ -35,13 +41,20 @@ export const useUsageStore = create<UsageState>()((set, get) => ({
     void get().load();
   },
 
+  setDates(dates) {
+    set(dates);
+    const { from, to } = get();
+    // A half-typed range (from after to) is not asked for: the server would refuse it.
+    if (!from || !to || from <= to) void get().load();
+  },
+
   async load() {
     current?.abort();
     const controller = new AbortController();
     current = controller;
     set({ status: get().report ? 'ready' : 'loading', error: null });
     try {
-      const report = await requireAdminClient().usage({ range: get().range, by: get().by }, controller.signal);
+      const report = await requireAdminClient().usage({ range: get().range, by: get().by, from: get().from || undefined, to: get().to || undefined }, controller.signal);
       if (current === controller) set({ report, status: 'ready' });
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -53,5 +66,5 @@ export const useUsageStore = create<UsageState>()((set, get) => ({
 export function resetUsageStoreForTests(): void {
   current?.abort();
   current = undefined;
-  useUsageStore.setState({ range: 'day', by: 'model', report: null, status: 'idle', error: null });
+  useUsageStore.setState({ range: 'day', by: 'model', from: '', to: '', report: null, status: 'idle', error: null });
 }

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { LogDetail } from '../../api/types';
 import { CodeBlock } from '../../components/CodeBlock';
-import { logCostText } from './LogsTable';
+import { logCostText, mcpResult } from './LogsTable';
 import { useKeysStore } from '../../stores/keys-store';
 import { formatCount, formatDuration, formatFullTime } from '../../components/format';
 import { Icon } from '../../components/Icon';
@@ -187,10 +187,35 @@ function DetailBody({ detail }: { detail: LogDetail }) {
             <dd className="detail-key">{targetKeyName}</dd>
           </div>
         )}
-        <div>
-          <dt>Provider</dt>
-          <dd>{detail.provider ?? '—'}</dd>
-        </div>
+        {detail.kind === 'mcp' ? (
+          <>
+            <div>
+              <dt>MCP server</dt>
+              <dd>{detail.server ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>Tool</dt>
+              <dd className="detail-key">{detail.tool ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>Result</dt>
+              <dd>{mcpResult(detail.status).text}</dd>
+            </div>
+          </>
+        ) : (
+          <div>
+            <dt>Provider</dt>
+            <dd>{detail.provider ?? '—'}</dd>
+          </div>
+        )}
+        {(detail.instanceName || detail.instance) && (
+          <div>
+            <dt>Instance</dt>
+            <dd className="detail-key" title={detail.instance ?? undefined}>
+              {detail.instanceName ?? detail.instance}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Cost</dt>
           <dd>{logCostText(detail)}</dd>
@@ -326,7 +351,7 @@ export function LogDetailPanel() {
           {current && (current.count ?? 1) > 1 && (
             <span className="tag tag-count" title="Refusals like this one in one window, logged as one row">{`×${current.count} requests`}</span>
           )}
-          <h2 className="truncate">{current?.model ?? (detailStatus === 'loading' ? 'Loading…' : 'Request')}</h2>
+          <h2 className="truncate">{(current?.kind === 'mcp' ? `${current.server ?? ''} · ${current.tool ?? ''}` : current?.model) ?? (detailStatus === 'loading' ? 'Loading…' : 'Request')}</h2>
         </div>
         <div className="card-actions">
           {current && <OpenInPlayground detail={current} />}

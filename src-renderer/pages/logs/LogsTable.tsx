@@ -14,6 +14,8 @@ interface LogsTableProps {
   rows: readonly LogEntry[];
   /** Key names by id (virtual and gateway keys); a key gone from the list shows its id. */
   keyNames?: ReadonlyMap<string, KeyLabel>;
+  /** Team mode: an Instance column (the name of the instance that served each call). */
+  showInstance?: boolean;
   selectedId: string | null;
   onSelect(id: string): void;
   onNearEnd(): void;
@@ -28,9 +30,22 @@ interface RowTag {
   dialect?: string;
 }
 
-/** The small labels after the model: dialect, route, streaming, retries. */
+/** What an MCP call's status says of the tool's answer (mcp/call-log.ts statusOf). */
+export function mcpResult(status: number): { text: string; className: string } {
+  if (status < 400) return { text: 'ok', className: 'tag-ok' };
+  const failures: Record<number, string> = { 422: 'tool error', 499: 'cancelled', 504: 'timed out', 502: 'server failed', 403: 'refused', 404: 'not found', 400: 'bad call' };
+  return { text: failures[status] ?? 'failed', className: 'tag-warning' };
+}
+
+/** The small labels after the model: dialect, route, streaming, retries; for an MCP call, MCP and the tool's result. */
 function rowTags(entry: LogEntry): RowTag[] {
   const tags: RowTag[] = [];
+  if (entry.kind === 'mcp') {
+    const result = mcpResult(entry.status);
+    tags.push({ text: 'MCP', title: 'A tool call through the MCP gateway', className: 'tag-mcp' });
+    tags.push({ text: result.text, title: entry.error ?? `The tool answered (${entry.status})`, className: result.className });
+    return tags;
+  }
   if (entry.dialect) tags.push({ text: dialectLabel(entry.dialect) ?? entry.dialect, title: dialectDescription(entry.dialect) ?? undefined, className: 'tag-dialect', dialect: entry.dialect });
   if (entry.route) tags.push({ text: `route ${entry.route}`, title: entry.routeTarget ? `Route ${entry.route}: ${entry.routeTarget}` : `Route ${entry.route}`, className: 'tag-route' });
   if (entry.stream) tags.push({ text: 'stream' });
@@ -55,13 +70,15 @@ export function logCostText(entry: LogEntry): string {
  * has neither on record; the key's own provider is then the one it asked for, and its model was never read.
  */
 export function askedTarget(entry: LogEntry, key: KeyLabel | undefined): { provider: string | null; model: string | null; inferred: boolean } {
+  // An MCP call names no provider or model: its server and tool stand in their columns.
+  if (entry.kind === 'mcp') return { provider: entry.server ?? null, model: entry.tool ?? null, inferred: false };
   if (entry.provider || entry.model) return { provider: entry.provider, model: entry.model, inferred: false };
   return { provider: key?.provider ?? null, model: null, inferred: Boolean(key?.provider) };
 }
 
 const NO_KEY_NAMES: ReadonlyMap<string, KeyLabel> = new Map();
 
-export function LogsTable({ rows, keyNames = NO_KEY_NAMES, selectedId, onSelect, onNearEnd }: LogsTableProps) {
+export function LogsTable({ rows, keyNames = NO_KEY_NAMES, showInstance = false, selectedId, onSelect, onNearEnd }: LogsTableProps) {
   const listRef = useRef<VirtualListHandle>(null);
   // The row the keyboard last moved to. Focus follows a frame later, so a key pressed in between
   // (a held arrow key, fast typing) must move on from here, not from the row that still has focus.
@@ -136,7 +153,16 @@ export function LogsTable({ rows, keyNames = NO_KEY_NAMES, selectedId, onSelect,
         <div role="cell" className="col-key truncate" title={key ? `${key.name} (${entry.keyId})` : (entry.keyId ?? 'No key accepted')}>
           {key?.name ?? entry.keyId ?? '—'}
         </div>
-        <div role="cell" className={`col-provider${target.inferred ? ' inferred' : ''}`} title={target.inferred ? "Refused before the request was read: the key's provider" : undefined}>
+        {showInstance && (
+          <div role="cell" className="col-instance truncate" title={entry.instance ? `${entry.instanceName ?? entry.instance} (${entry.instance})` : 'Not served by a named instance'}>
+            {entry.instanceName ?? entry.instance ?? '—'}
+          </div>
+        )}
+        <div
+          role="cell"
+          className={`col-provider${target.inferred ? ' inferred' : ''}`}
+          title={entry.kind === 'mcp' ? `MCP server ${entry.server ?? ''}` : target.inferred ? "Refused before the request was read: the key's provider" : undefined}
+        >
           {target.provider ?? '—'}
         </div>
         <div role="cell" className="col-model" title={[entry.model, ...tags.map((tag) => tag.title)].filter(Boolean).join(' · ') || undefined}>
@@ -168,14 +194,19 @@ export function LogsTable({ rows, keyNames = NO_KEY_NAMES, selectedId, onSelect,
   };
 
   return (
-    <div role="table" aria-label="Requests" aria-rowcount={rows.length + 1} className="log-table">
+    <div role="table" aria-label="Requests" aria-rowcount={rows.length + 1} className={`log-table${showInstance ? ' log-table-instances' : ''}`}>
       <div role="rowgroup" className="log-head">
         <div role="row" aria-rowindex={1} className="log-row log-row-head">
           <div role="columnheader" className="col-time">Time</div>
           <div role="columnheader" className="col-status">Status</div>
           <div role="columnheader" className="col-key">Key</div>
-          <div role="columnheader" className="col-provider">Provider</div>
-          <div role="columnheader" className="col-model">Model</div>
+          {showInstance && (
+            <div role="columnheader" className="col-instance" title="The team instance that served the call">
+              Instance
+            </div>
+          )}
+          <div role="columnheader" className="col-provider" title="The provider; for an MCP call, its server">Provider</div>
+          <div role="columnheader" className="col-model" title="The model; for an MCP call, its tool">Model</div>
           <div role="columnheader" className="col-path">Path</div>
           <div role="columnheader" className="col-latency">Latency</div>
           <div role="columnheader" className="col-tokens" title="Prompt / completion tokens">Tokens</div>

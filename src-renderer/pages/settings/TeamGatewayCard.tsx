@@ -105,7 +105,14 @@ export function TeamGatewayCard() {
                 Connected to <strong>{teamHost(saved.address ?? '')}</strong>
                 {remote?.version ? ` · Gatehouse v${remote.version}` : ''}
                 {remote?.storage ? ` · ${STORAGE_NAMES[remote.storage] ?? remote.storage}` : ''}
-                {remote?.instance ? ` · instance ${remote.instance}` : ''}
+                {remote?.instance ? (
+                  <>
+                    {' · instance '}
+                    <strong title={`Instance id ${remote.instance}; its name is set with --instance-name (GATEHOUSE_INSTANCE_NAME)`}>{remote.instanceName ?? remote.instance}</strong>
+                  </>
+                ) : (
+                  ''
+                )}
               </span>
             ) : (
               <span>{saved.error?.message ?? `The team gateway at ${saved.address} does not answer`}</span>
