@@ -16,9 +16,11 @@ import { PreparedGeneration } from './prepared-generation.js';
 import { failureError, ingressName, type EmbeddingsReply, type FailureData, type GenerationAsk, type GenerationFacts, type PrepareJob } from './jobs.js';
 
 /**
- * Bodies of this size or more are prepared off the serving thread. Measured (bench/stall-breakdown.ts): a
- * worst-shaped 256 KiB body costs the serving thread 10–25 ms read here and ~2 ms handed over, plus a round
- * trip of a few ms; under it the inline read is both quicker for the call and short for the others.
+ * Bodies of this size or more are prepared off the serving thread. Measured (the fastest of 15, on a loaded
+ * 2-core machine): read and decoded here, a worst-shaped body holds the serving thread 8 ms (256 KiB of
+ * messages) to 20 ms (of member names), 36–60 ms at 512 KiB; the facts' round trip through a preparing
+ * thread takes the call 13–16 ms at 256 KiB, 2.6 ms at 64 KiB, while costing the serving thread only the
+ * copy into shared memory. Under this size the hop buys the other calls little and costs this one as much.
  */
 export const OFF_THREAD_MIN_BYTES = 256 * 1024;
 /**
