@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, GatewayErrorList, errorBody } from '../core/errors.js';
 import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
+import { parseLargeJson } from '../gateway/prepare/prepare-pool.js';
 import type { AppServices } from '../app-services.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
 import { isAllowedOrigin, isLoopbackHostHeader, isSameOriginRemote } from '../core/loopback.js';
@@ -92,10 +93,14 @@ export function createAdminHandler(routes: readonly AdminRoute[], services: AppS
       if ((req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') && !matched.route.ownsBody) {
         const raw = await readBody(req, 1024 * 1024);
         if (raw.length) {
-          refuseUnsafeJson(raw);
           try {
-            body = JSON.parse(raw.toString('utf8'));
-          } catch {
+            // A large body is scanned and its values counted off the serving thread before it is parsed here.
+            body = await parseLargeJson(raw, (bytes) => {
+              refuseUnsafeJson(bytes);
+              return JSON.parse(bytes.toString('utf8'));
+            });
+          } catch (error) {
+            if (error instanceof GatewayError) throw error;
             throw new GatewayError(400, 'invalid_request_error', 'The request body is not valid JSON');
           }
         }
