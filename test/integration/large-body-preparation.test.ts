@@ -79,7 +79,10 @@ describe('a large body prepared off the serving thread', () => {
   });
 
   it('answers 500 in the dialect when its preparing thread dies, and the next large call is served', { timeout: 60_000 }, async () => {
-    const body = chatBody();
+    // Large enough (~0.8 MB, its prompt counted against the window: two jobs) that its thread is still
+    // reading it when found busy, on a quick machine too; within Claude's window.
+    const count = 25_000;
+    const body = `{"model":"claude-sonnet-4-5","max_tokens":16,"messages":[${manyMessages(count)}]}`;
     const pending = fetch(`${gateway.baseUrl}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body });
     // Stopped as a crash would stop it, while it holds this call's body.
     while (!(await preparePool().stopBusyWorker())) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -92,6 +95,6 @@ describe('a large body prepared off the serving thread', () => {
     const next = await fetch(`${gateway.baseUrl}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body });
     expect(next.status, await next.clone().text()).toBe(200);
     // Passed through: the double reads the last of the messages as sent.
-    expect(((await next.json()) as { content: { text: string }[] }).content[0].text).toBe(`Claude heard: m${MESSAGES - 1}`);
+    expect(((await next.json()) as { content: { text: string }[] }).content[0].text).toBe(`Claude heard: m${count - 1}`);
   });
 });
