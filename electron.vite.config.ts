@@ -12,6 +12,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src-main/electron/main.ts'),
           cli: resolve(__dirname, 'src-main/cli.ts'),
+          // The preparing threads' entry (gateway/prepare/prepare-pool.ts starts it by this name).
+          'prepare-worker': resolve(__dirname, 'src-main/gateway/prepare/prepare-worker.ts'),
         },
       },
     },

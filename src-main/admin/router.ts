@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, GatewayErrorList, errorBody } from '../core/errors.js';
 import { decodePath, readBody, sendJson, toGatewayError } from '../core/http-io.js';
+import { parseLargeJson } from '../gateway/prepare/prepare-pool.js';
 import type { AdminServices } from './services.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
 import { AdminTokenGuard, AdminTokenThrottled } from '../gateway/admin-token-guard.js';
@@ -115,10 +116,15 @@ async function bodyStep(call: Matched): Promise<BodyRead> {
   if ((req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') || route.ownsBody) return { ...call, body: undefined };
   const raw = await readBody(req, 1024 * 1024);
   if (!raw.length) return { ...call, body: undefined };
-  refuseUnsafeJson(raw);
   try {
-    return { ...call, body: JSON.parse(raw.toString('utf8')) };
-  } catch {
+    // A large body is scanned and its values counted off the serving thread before it is parsed here.
+    const body = await parseLargeJson(raw, (bytes) => {
+      refuseUnsafeJson(bytes);
+      return JSON.parse(bytes.toString('utf8'));
+    });
+    return { ...call, body };
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
     throw new GatewayError(400, 'invalid_request_error', 'The request body is not valid JSON');
   }
 }

@@ -225,6 +225,11 @@ export function setModelOverrides(list: readonly ModelOverride[]): void {
   overrides = new Map(list.map((entry) => [overrideKey(entry.provider, entry.model), entry]));
 }
 
+/** The overrides in force, for a thread that reads the catalog on the gateway's behalf (prepare/). */
+export function currentModelOverrides(): ModelOverride[] {
+  return [...overrides.values()];
+}
+
 function applyOverride(base: CatalogModel | null, provider: string, model: string): CatalogModel | null {
   const override = overrides.get(overrideKey(provider, model)) ?? overrides.get(overrideKey('*', model));
   if (!override) return base;

@@ -27,7 +27,7 @@ export interface FinishedCall {
   headers: GatewayHeaders | undefined;
   caller: Caller | undefined;
   bodyText: string | undefined;
-  request: RoutedRequest | undefined;
+  request: Omit<RoutedRequest, 'body'> | undefined;
   served: Served | undefined;
   /** Why the call failed, as answered to the client, and the body it was answered with. */
   failure: GatewayError | undefined;

@@ -30,7 +30,7 @@ export async function retryAsChat(first: UpstreamResponse, generation: Generatio
   const { text } = await readUpTo(first.body, MAX_ERROR_BODY_BYTES).catch(() => ({ text: '' }));
   if (saysModelNotFound(text)) return { relay: { ...first, body: heldBody(text) } };
   const { adapter } = target;
-  return { retry: planCall(generation, adapter, providerFormatOf(adapter, model, generation, true), target, model, headers) };
+  return { retry: await planCall(generation, adapter, providerFormatOf(adapter, model, generation, true), target, model, headers) };
 }
 
 /** The key remembers its server speaks Chat only: called once the Chat retry was answered. */

@@ -52,10 +52,9 @@ function isEmbeddingCall(call: ProviderCall | EmbeddingCall): call is EmbeddingC
  * tokens must be counted; otherwise the plan is made on this turn, with no promise hops.
  */
 export function prepareCall(generation: Generation, context: CallContext, target: RouteTarget, model: string): CallPlan | Promise<CallPlan> {
-  const { ingress, operation, request } = generation;
   // The window check reads the prompt and output budget, which a route's model does not change: it is
   // given the body as sent and the model apart.
-  const pending = operation === 'generate' ? ingress.checkWindow({ provider: target.provider, model, body: request.body, bodyBytes: generation.rawBody.length, decoded: generation }) : undefined;
+  const pending = generation.operation === 'generate' ? generation.checkWindow(target.provider, model) : undefined;
   if (pending) return pending.then(() => admittedPlan(generation, context, target, model));
   return admittedPlan(generation, context, target, model);
 }
@@ -64,8 +63,7 @@ function admittedPlan(generation: Generation, context: CallContext, target: Rout
   const { adapter } = target;
   const providerFormat = providerFormatOf(adapter, model, generation, isChatOnly(target));
   if (!gatewayAnswers(adapter, providerFormat, generation)) {
-    const { ingress, operation, request } = generation;
-    const held = context.admission.reserve({ adapter, credentials: target.credentials, model, ingress, operation, request, bodyBytes: generation.rawBody.length });
+    const held = context.admission.reserve({ adapter, credentials: target.credentials, model, generation });
     // A budget held in Redis: the plan is made once Redis has said yes.
     if (held instanceof Promise) return held.then(() => planCall(generation, adapter, providerFormat, target, model, context.headers));
   }
@@ -78,7 +76,7 @@ function admittedPlan(generation: Generation, context: CallContext, target: Rout
  */
 export function relayPlan(context: CallContext, plan: CallPlan, first: UpstreamResponse | null, send: (call: ProviderCall) => Promise<UpstreamResponse>, options: RelayOptions): Promise<RelayOutcome> {
   const { res } = context;
-  if (plan.kind === 'estimate') return sendTokenEstimate(res, plan.request, context.started, options.ingress?.tokenCountBody);
+  if (plan.kind === 'estimate') return sendTokenEstimate(res, plan.inputTokens, context.started, options.ingress?.tokenCountBody);
   if (plan.kind === 'passthrough') {
     const call = plan.call;
     return first ? relayPassthrough(res, first, options, call) : send(call).then((upstream) => relayPassthrough(res, upstream, options, call));

@@ -6,9 +6,11 @@ import type { GatewayHeaders } from './gateway-headers.js';
 import type { ProviderAdapter, ProviderCall } from '../providers/types.js';
 import type { CanonicalRequest, DialectCodec, ProviderCodec, WireFormat } from '../codecs/canonical.js';
 import { providerCodec } from '../codecs/registry.js';
+import { findProvider } from '../providers/registry.js';
 import { refusesStatefulFields } from '../codecs/openai-responses/index.js';
 import { withModelField } from './routing/model-field.js';
-import type { Generation } from './request-body.js';
+import type { EncodedRequest, EncodeSpec, Generation, ParsedGeneration } from './request-body.js';
+import type { TokenCount } from './token-count.js';
 
 interface PlanBase {
   adapter: ProviderAdapter;
@@ -21,7 +23,8 @@ interface PlanBase {
 export interface EstimatePlan extends PlanBase {
   kind: 'estimate';
   call: null;
-  request: CanonicalRequest;
+  /** The prompt's estimate, started when planned (a body that does not decode is refused here, as a plan). */
+  inputTokens: Promise<TokenCount>;
 }
 
 /** The provider speaks the client's format: its answer goes back unchanged. */
@@ -72,14 +75,12 @@ export function gatewayAnswers(adapter: ProviderAdapter, providerFormat: WireFor
 
 /**
  * The provider call for one target: the client's bytes when it speaks the provider's format (only the
- * model value rewritten when another model is sent), else the body translated.
+ * model value rewritten when another model is sent), else the body translated (a promise when the body is
+ * held by a preparing thread, which encodes it).
  */
-export function planCall(generation: Generation, adapter: ProviderAdapter, providerFormat: WireFormat, target: RouteTarget, model: string, headers: GatewayHeaders): CallPlan {
+export function planCall(generation: Generation, adapter: ProviderAdapter, providerFormat: WireFormat, target: RouteTarget, model: string, headers: GatewayHeaders): CallPlan | Promise<CallPlan> {
   const { ingress, operation, request } = generation;
-  const dialect = ingress.dialect;
-  // The decoded request with the model sent (a route or a model map may send another).
-  const canonical = (): CanonicalRequest => (model === request.model ? generation.canonical() : { ...generation.canonical(), model });
-  if (gatewayAnswers(adapter, providerFormat, generation)) return { kind: 'estimate', adapter, providerFormat, dropped: [], call: null, request: canonical() };
+  if (gatewayAnswers(adapter, providerFormat, generation)) return { kind: 'estimate', adapter, providerFormat, dropped: [], call: null, inputTokens: generation.inputTokens() };
   // Every call of this generation, one shape: a literal per call rather than a spread of a shared base.
   const callWith = (body: ProviderCall['body'], streamFraming?: ProviderCall['streamFraming']): ProviderCall => ({
     format: providerFormat,
@@ -99,18 +100,34 @@ export function planCall(generation: Generation, adapter: ProviderAdapter, provi
     const bytes = modelInPath || model === generation.rawModel ? generation.rawBody : Buffer.from(withModelField(generation.bodyText, model), 'utf8');
     return { kind: 'passthrough', adapter, providerFormat, dropped: [], call: callWith(bytes, request.streamFraming) };
   }
+  const planOf = (encoded: EncodedRequest): CallPlan => {
+    const call = callWith(encoded.body);
+    if (providerFormat === ingress.dialect) return { kind: 'passthrough', adapter, providerFormat, dropped: encoded.dropped, call };
+    return { kind: 'translated', adapter, providerFormat, dropped: encoded.dropped, call, copies: encoded.copies, request: encoded.request, providerCodec: providerCodec(providerFormat), dialectCodec: ingress.codec };
+  };
+  const encoding = generation.encodeFor({ providerFormat, model, provider: adapter.slug, modelInBody: adapter.modelInBody, supportsN: adapter.supportsN });
+  return encoding instanceof Promise ? encoding.then(planOf) : planOf(encoding);
+}
+
+/** The request translated for one target, from its parsed body (on the serving thread, or a preparing one). */
+export function encodeForTarget(generation: Pick<ParsedGeneration, 'ingress' | 'request' | 'canonical'>, spec: EncodeSpec): EncodedRequest {
+  const { ingress, request } = generation;
+  const dialect = ingress.dialect;
+  const { providerFormat, model } = spec;
   if (dialect === 'openai-responses' && providerFormat !== dialect) {
     const stateful = refusesStatefulFields(request.body);
     if (stateful) throw stateful;
   }
-  const decoded = canonical();
+  // The decoded request with the model sent (a route or a model map may send another).
+  const decoded: CanonicalRequest = model === request.model ? generation.canonical() : { ...generation.canonical(), model };
   const codec = providerCodec(providerFormat);
   // Formats without `n` get n calls of one choice each, merged back into one answer; so does a translation
   // into another dialect, whose decoders read one choice of an answer.
-  const copies = (decoded.n ?? 1) > 1 && (!adapter.supportsN || providerFormat !== dialect) ? decoded.n! : 1;
+  const copies = (decoded.n ?? 1) > 1 && (!spec.supportsN || providerFormat !== dialect) ? decoded.n! : 1;
   const single = copies > 1 ? { ...decoded, n: 1 } : decoded;
-  const encoded = codec.encodeRequest(single, { provider: adapter.slug, modelInBody: adapter.modelInBody });
-  const call = callWith(JSON.stringify(adapter.prepareBody ? adapter.prepareBody(encoded.body, providerFormat) : encoded.body));
-  if (providerFormat === dialect) return { kind: 'passthrough', adapter, providerFormat, dropped: encoded.dropped, call };
-  return { kind: 'translated', adapter, providerFormat, dropped: encoded.dropped, call, copies, request: single, providerCodec: codec, dialectCodec: ingress.codec };
+  const encoded = codec.encodeRequest(single, { provider: spec.provider, modelInBody: spec.modelInBody });
+  // What the provider adds to every body of a format (Vertex: anthropic_version), looked up by slug: this
+  // also runs on a preparing thread, which is handed the spec, not the adapter.
+  const prepareBody = findProvider(spec.provider)?.prepareBody;
+  return { body: JSON.stringify(prepareBody ? prepareBody(encoded.body, providerFormat) : encoded.body), dropped: encoded.dropped, copies, request: single };
 }

@@ -139,7 +139,10 @@ function bodyStep(call: Admitted): BodyRead | Promise<BodyRead> {
 function dialectStep(call: BodyRead): Decoded | Promise<Decoded> {
   const { route, body, caller } = call;
   if (!body || route === 'models') return { ...call, generation: undefined, embeddings: undefined };
-  if ('embeddings' in route) return { ...call, generation: undefined, embeddings: readEmbeddings(body, route.embeddings, caller) };
+  if ('embeddings' in route) {
+    const read = readEmbeddings(body, route.embeddings, caller);
+    return read instanceof Promise ? read.then((embeddings) => ({ ...call, generation: undefined, embeddings })) : { ...call, generation: undefined, embeddings: read };
+  }
   const decoded = decodeGeneration(body, route as GenerationRoute, caller);
   return decoded instanceof Promise ? decoded.then((generation) => ({ ...call, generation, embeddings: undefined })) : { ...call, generation: decoded, embeddings: undefined };
 }
@@ -207,7 +210,7 @@ function record(call: Arrived & Partial<ServedCall>, answered: { failure: Gatewa
       headers: call.headers,
       caller: call.caller,
       bodyText: call.body?.text,
-      request: generation?.request ?? (embeddings && { model: embeddings.request.model, stream: false, n: 1, body: null }),
+      request: generation?.request ?? (embeddings && { model: embeddings.request.model, stream: false, n: 1 }),
       served,
       failure: answered?.failure,
       failureBody: answered?.failureBody,

@@ -13,7 +13,6 @@ import type { RelayOptions, RelayOutcome } from './relay/types.js';
 import type { CallPlan } from './plan-call.js';
 import type { RequestTraits } from './routing/conditions.js';
 import { RequestAbort } from '../core/request-abort.js';
-import { traitsOf } from './routing/conditions.js';
 import type { CompiledRoute, Router } from './routing/router.js';
 import { admitTarget, targetOverLimit, TargetRefused } from './routing/target-admission.js';
 import type { KeyLimiter, LimitTicket } from './limits/limiter.js';
@@ -84,7 +83,7 @@ function generationWork(generation: Generation): RoutedWork<CallPlan> {
     model: generation.request.model,
     stream: generation.request.stream,
     ingress: generation.ingress,
-    traits: traitsOf(() => generation.canonical()),
+    traits: generation.traits,
     prepare: (context, target, model) => prepareCall(generation, context, target, model),
     relay: relayPlan,
   };

@@ -53,8 +53,8 @@ export async function estimateInputTokens(request: CanonicalRequest): Promise<To
 }
 
 /** The estimate, answered in the client's count shape (`shape`; Anthropic's `{input_tokens}` without one). */
-export async function sendTokenEstimate(res: ServerResponse, request: CanonicalRequest, started: number, shape?: (tokens: number) => object): Promise<RelayOutcome> {
-  const tokens = (await estimateInputTokens(request)).tokens;
+export async function sendTokenEstimate(res: ServerResponse, counting: Promise<TokenCount>, started: number, shape?: (tokens: number) => object): Promise<RelayOutcome> {
+  const tokens = (await counting).tokens;
   const body = JSON.stringify(shape ? shape(tokens) : { input_tokens: tokens });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-gateway-token-count': 'estimate' });
   res.end(body);

@@ -10,6 +10,7 @@ import type { KeyDirectory } from '../core/keys.js';
 import type { Caller } from '../core/keys.js';
 import { GatewayError } from '../core/errors.js';
 import { readBody } from '../core/http-io.js';
+import { parseLargeJson } from '../gateway/prepare/prepare-pool.js';
 import { refuseUnsafeJson } from '../core/json-scan.js';
 import { BrowserRefused, guardBrowser, withCaller, withHeaders, type BrowserRefusal } from '../gateway/front.js';
 import type { KeyLimiter } from '../gateway/limits/limiter.js';
@@ -82,8 +83,11 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
     if (req.method === 'POST') {
       try {
         const raw = await readBody(req, options.maxBodyBytes);
-        refuseUnsafeJson(raw);
-        body = JSON.parse(raw.toString('utf8'));
+        // A large message is scanned and measured off the serving thread before it is parsed here.
+        body = await parseLargeJson(raw, (bytes) => {
+          refuseUnsafeJson(bytes);
+          return JSON.parse(bytes.toString('utf8'));
+        });
       } catch (error) {
         if (error instanceof GatewayError && error.status !== 400) return sendRpcError(res, error.status, -32600, error.message);
         return sendRpcError(res, 400, -32700, `Parse error: the body is not valid JSON${error instanceof GatewayError ? ` (${error.message})` : ''}`);

@@ -24,18 +24,25 @@ export interface EmbeddingsInbound {
   encodeAnswer(answer: EmbeddingAnswer, inputTokens: number): object;
 }
 
+/** Plain data that names a front door, so a thread reading the body on the gateway's behalf can make the same one. */
+export type EmbeddingsIngressRef = { kind: 'openai' } | { kind: 'gemini'; model: string; method: 'embedContent' | 'batchEmbedContents' };
+
 /** A front door for embeddings: its dialect's name (for the log), how it reads a body, how its errors look. */
 export interface EmbeddingsIngress {
   readonly dialect: string;
-  /** The parsed JSON (a key's default model already in it) → the inbound request; throws a 400 naming the field. */
-  read(json: unknown, rawBody: Buffer, bodyText: string, rawModel: unknown): EmbeddingsInbound;
+  readonly ref: EmbeddingsIngressRef;
+  /** The parsed JSON (a key's default model already in it) → the canonical request; throws a 400 naming the field. */
+  decode(json: unknown): EmbeddingRequest;
+  /** The inbound request, from the decoded request and the body as the client sent it. */
+  inbound(request: EmbeddingRequest, rawBody: Buffer, bodyText: string, rawModel: unknown): EmbeddingsInbound;
   errorBody(error: GatewayError): object;
 }
 
 export const openaiEmbeddingsIngress: EmbeddingsIngress = {
   dialect: 'openai-embeddings',
-  read(json, rawBody, bodyText, rawModel) {
-    const request = decodeOpenAIEmbeddingsRequest(json);
+  ref: { kind: 'openai' },
+  decode: decodeOpenAIEmbeddingsRequest,
+  inbound(request, rawBody, bodyText, rawModel) {
     return {
       request,
       passthroughFormat: 'openai-embeddings',
@@ -55,9 +62,11 @@ export const openaiEmbeddingsIngress: EmbeddingsIngress = {
 export function geminiEmbeddingsIngress(model: string, method: 'embedContent' | 'batchEmbedContents'): EmbeddingsIngress {
   return {
     dialect: 'gemini',
-    read(json, rawBody, bodyText) {
+    ref: { kind: 'gemini', model, method },
+    decode: (json) => decodeGeminiEmbeddingsRequest(json, model, method),
+    inbound(request, rawBody, bodyText) {
       return {
-        request: decodeGeminiEmbeddingsRequest(json, model, method),
+        request,
         passthroughFormat: method === 'batchEmbedContents' ? 'gemini-embeddings' : undefined,
         rawBody,
         bodyText,
@@ -67,4 +76,9 @@ export function geminiEmbeddingsIngress(model: string, method: 'embedContent' | 
     },
     errorBody: geminiErrorBody,
   };
+}
+
+/** The front door a ref names. */
+export function embeddingsIngressOf(ref: EmbeddingsIngressRef): EmbeddingsIngress {
+  return ref.kind === 'openai' ? openaiEmbeddingsIngress : geminiEmbeddingsIngress(ref.model, ref.method);
 }

@@ -6,8 +6,8 @@
 // could fan out to hundreds of calls (n: 128 × 6 tries); every call past the first also counts one
 // request against the key's requests per minute.
 import type { ProviderAdapter, ProviderCredentials } from '../../providers/types.js';
-import type { RoutedRequest, Ingress } from '../ingress/types.js';
-import type { Operation } from '../../providers/types.js';
+import type { RoutedRequest } from '../ingress/types.js';
+import type { Generation } from '../request-body.js';
 import { LimitExceeded, type LimitTicket } from './limiter.js';
 import { GatewayError, invalidRequest } from '../../core/errors.js';
 import { worstCaseCostUsd } from './worst-case-cost.js';
@@ -34,7 +34,7 @@ export class CallAdmission {
   }
 
   /** Calls to `adapter` for this request: one per choice when the provider generates no `n` itself. */
-  static callsFor(adapter: ProviderAdapter, request: RoutedRequest): number {
+  static callsFor(adapter: ProviderAdapter, request: Pick<RoutedRequest, 'n'>): number {
     return !adapter.supportsN && request.n > 1 ? request.n : 1;
   }
 
@@ -43,20 +43,22 @@ export class CallAdmission {
    * cost against the caller's budgets and the lending key's (429 budget_exceeded when it would not fit).
    * A promise only when a budget is held in Redis.
    */
-  reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; ingress: Ingress; operation: Operation; request: RoutedRequest; bodyBytes: number }): void | Promise<void> {
-    const calls = CallAdmission.callsFor(call.adapter, call.request);
+  reserve(call: { adapter: ProviderAdapter; credentials: ProviderCredentials | undefined; model: string; generation: Generation }): void | Promise<void> {
+    const { generation } = call;
+    const calls = CallAdmission.callsFor(call.adapter, generation.request);
     checkFanOut(calls, call.adapter.slug);
     if (!this.holdsBudget) return this.ticket?.confirm?.();
     return this.hold(
       worstCaseCostUsd({
         provider: call.adapter.slug,
         pricedModel: call.adapter.pricedModel?.(call.credentials ?? {}, call.model) ?? call.model,
-        ingress: call.ingress,
-        operation: call.operation,
-        body: call.request.body,
-        bodyBytes: call.bodyBytes,
+        // What the body asks for, read by whichever thread parsed it.
+        ingress: { maxOutputTokens: () => generation.maxOutputTokens },
+        operation: generation.operation,
+        body: undefined,
+        bodyBytes: generation.rawBody.length,
         calls,
-        choices: call.ingress.answersBilled(call.request.body, call.request.n),
+        choices: generation.answersBilled,
       }),
     );
   }

@@ -38,6 +38,24 @@ describe('bodies in the request log', () => {
     log.close();
   });
 
+  it('of many megabytes are redacted only as far as they are kept, and still no piece of a secret or key survives at the cut', () => {
+    const log = new RequestLog(db, { maxStoredBodyChars: 20 });
+    const key = `sk-${'k'.repeat(40)}`;
+    const tail = 'x'.repeat(5 * 1024 * 1024);
+    // A secret of the call across the first row's cut, a key shape (no secret of the call) across the second's.
+    log.append(entry(`{"prompt":"${SECRET} ${tail}"}`));
+    log.append(entry(`{"prompt":"..${key} ${tail}"}`));
+    log.flush();
+    const [second, first] = log.list().items.map((item) => log.get(item.id)!.requestBody!);
+    expect(first).toMatch(/^\{"prompt":"\[redact/);
+    expect(first).not.toContain('provider-');
+    expect(second).toMatch(/^\{"prompt":"\.\.\[redact/);
+    expect(second).not.toContain('sk-k');
+    // The count of what was left out still covers the whole body.
+    expect(Number(/\[(\d+) more characters not stored\]/.exec(first)![1])).toBeGreaterThan(tail.length);
+    log.close();
+  });
+
   it('are not stored at all when bodies are switched off', () => {
     const log = new RequestLog(db, { storeBodies: () => false });
     log.append(entry('{"prompt":"hello"}'));
