@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import type { SpendDelta } from '../core/limits.js';
 import { COLUMN_INDEX, type RowValues } from '../store/log-row.js';
 import type { UnwrittenRows } from '../store/request-log.js';
-import { mergedSpend, spendStatement } from './key-limits.js';
+import { spendStatement, type SpendWrite } from './key-limits.js';
 import { LOG_BATCH_HELPERS, LOG_BATCH_PLAN, logBatchStatements } from './log-batch.js';
 import { isUniqueViolation, type PgBridge, type Statement } from './pg-bridge.js';
 
@@ -34,7 +34,8 @@ const WRITE_CHUNK_CHARS = 1024 * 1024;
 /** The first line of a spill file. */
 interface SpillHeader {
   format: typeof FORMAT;
-  version: 1;
+  /** 2: spend as numbered writes (key-limits.ts); 1 (read still): spend as plain amounts. */
+  version: 2;
   id: string;
   /** The instance that served the rows: they are written as its rows. */
   instanceId: string;
@@ -45,7 +46,7 @@ interface SpillHeader {
    */
   unansweredAfter: number | null;
   rows: number;
-  spend: SpendDelta[];
+  spend: SpendWrite[];
 }
 
 export interface SpillContent {
@@ -54,7 +55,7 @@ export interface SpillContent {
   rows: Iterable<RowValues>;
   rowCount: number;
   unansweredAfter: number | null;
-  spend: SpendDelta[];
+  spend: SpendWrite[];
 }
 
 /** Writes a spill file in `dataDir` (nothing when there is nothing to keep); throws when it could not. */
@@ -65,7 +66,7 @@ export function writeSpill(dataDir: string, content: SpillContent): string | nul
   const temporary = `${file}.tmp`;
   const header: SpillHeader = {
     format: FORMAT,
-    version: 1,
+    version: 2,
     id,
     instanceId: content.instanceId,
     createdAt: Date.now(),
@@ -114,7 +115,7 @@ export function spillRows(dataDir: string, instanceId: string): (unwritten: Unwr
 }
 
 /** The spill of key spend PostgreSQL did not take, for PgKeyLimitsStore. */
-export function spillSpend(dataDir: string, instanceId: string): (spend: SpendDelta[]) => void {
+export function spillSpend(dataDir: string, instanceId: string): (spend: SpendWrite[]) => void {
   return (spend) => {
     const file = writeSpill(dataDir, { instanceId, rows: [], rowCount: 0, unansweredAfter: null, spend });
     if (file) console.error(`Gatehouse: PostgreSQL did not take the last key spend; kept in ${file} and written at the next start.`);
@@ -154,6 +155,16 @@ export async function replaySpills(bridge: PgBridge, dataDir: string): Promise<n
 
 class SpillFileError extends Error {}
 
+function readHeader(value: unknown): SpillHeader {
+  const header = value as (Omit<SpillHeader, 'version' | 'spend'> & { version: 1; spend: SpendDelta[] }) | (SpillHeader & { version: 2 });
+  if (header?.format !== FORMAT || (header.version !== 1 && header.version !== 2) || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
+    throw new SpillFileError('not a spill file of a version this Gatehouse reads');
+  }
+  if (header.version === 2) return header;
+  // Version 1 kept the amounts unnumbered, as one write: numbered here by the file, which log_spills already keeps from being written twice.
+  return { ...header, version: 2, spend: header.spend.length > 0 ? [{ writer: `spill/${header.id}`, seq: 1, spend: header.spend }] : [] };
+}
+
 async function replayFile(bridge: PgBridge, file: string): Promise<number> {
   let header: SpillHeader | null = null;
   let chunk: RowValues[] = [];
@@ -178,10 +189,7 @@ async function replayFile(bridge: PgBridge, file: string): Promise<number> {
       throw new SpillFileError(`line ${rows + 2} is not JSON`);
     }
     if (header === null) {
-      header = value as SpillHeader;
-      if (header?.format !== FORMAT || header.version !== 1 || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
-        throw new SpillFileError('not a spill file of this version');
-      }
+      header = readHeader(value);
       continue;
     }
     if (!Array.isArray(value) || value.length !== ROW_WIDTH) throw new SpillFileError(`line ${rows + 2} is not a row`);
@@ -217,7 +225,8 @@ async function replayChunk(bridge: PgBridge, header: SpillHeader, index: number,
       // The delete takes their usage back out of the totals (request_log_usage_delete): added again below.
       statements.push({ sql: 'DELETE FROM request_log WHERE instance_id = $1 AND id > $2', params: [header.instanceId, header.unansweredAfter] });
     }
-    if (header.spend.length > 0) statements.push(spendStatement(mergedSpend(header.spend)));
+    // Each with its number: a write committed before (its answer lost) is not applied again.
+    for (const write of header.spend) statements.push(spendStatement(write));
   }
   if (rows.length > 0) {
     const offset = statements.length;
