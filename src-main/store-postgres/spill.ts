@@ -20,6 +20,8 @@ import { LOG_BATCH_HELPERS, LOG_BATCH_PLAN, logBatchStatements } from './log-bat
 import { isUniqueViolation, type PgBridge, type Statement } from './pg-bridge.js';
 
 export const SPILL_PREFIX = 'pg-spill-';
+/** The same files of a SQLite data dir (store/log-spill.ts): their own name, never replayed into the other backend. */
+export const SQLITE_SPILL_PREFIX = 'log-spill-';
 export const SPILL_SUFFIX = '.ndjson';
 const FORMAT = 'gatehouse-pg-spill';
 /** The values of a row (RowValues). */
@@ -32,7 +34,7 @@ const CHUNK_CHARS = 16 * 1024 * 1024;
 const WRITE_CHUNK_CHARS = 1024 * 1024;
 
 /** The first line of a spill file. */
-interface SpillHeader {
+export interface SpillHeader {
   format: typeof FORMAT;
   /** 2: spend as numbered writes (key-limits.ts); 1 (read still): spend as plain amounts. */
   version: 2;
@@ -59,10 +61,10 @@ export interface SpillContent {
 }
 
 /** Writes a spill file in `dataDir` (nothing when there is nothing to keep); throws when it could not. */
-export function writeSpill(dataDir: string, content: SpillContent): string | null {
+export function writeSpill(dataDir: string, content: SpillContent, prefix = SPILL_PREFIX): string | null {
   if (content.rowCount === 0 && content.spend.length === 0) return null;
   const id = `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`;
-  const file = join(dataDir, `${SPILL_PREFIX}${id}${SPILL_SUFFIX}`);
+  const file = join(dataDir, `${prefix}${id}${SPILL_SUFFIX}`);
   const temporary = `${file}.tmp`;
   const header: SpillHeader = {
     format: FORMAT,
@@ -106,11 +108,12 @@ export function writeSpill(dataDir: string, content: SpillContent): string | nul
   return file;
 }
 
-/** The spill of the request log's unwritten rows, for RequestLog's `spill` option. */
-export function spillRows(dataDir: string, instanceId: string): (unwritten: UnwrittenRows) => void {
+/** The spill of the request log's unwritten rows, for RequestLog's `spill` option (SQLite: its prefix, instance 'sqlite'). */
+export function spillRows(dataDir: string, instanceId: string, prefix = SPILL_PREFIX): (unwritten: UnwrittenRows) => void {
+  const store = prefix === SPILL_PREFIX ? 'PostgreSQL' : 'The database';
   return (unwritten) => {
-    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] });
-    if (file) console.error(`Gatehouse: PostgreSQL did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
+    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] }, prefix);
+    if (file) console.error(`Gatehouse: ${store} did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
   };
 }
 
@@ -123,10 +126,10 @@ export function spillSpend(dataDir: string, instanceId: string): (spend: SpendWr
 }
 
 /** The spill files in `dataDir`, oldest first. */
-export function spillFiles(dataDir: string): string[] {
+export function spillFiles(dataDir: string, prefix = SPILL_PREFIX): string[] {
   if (!existsSync(dataDir)) return [];
   return readdirSync(dataDir)
-    .filter((name) => name.startsWith(SPILL_PREFIX) && name.endsWith(SPILL_SUFFIX))
+    .filter((name) => name.startsWith(prefix) && name.endsWith(SPILL_SUFFIX))
     .sort()
     .map((name) => join(dataDir, name));
 }
@@ -137,10 +140,21 @@ export function spillFiles(dataDir: string): string[] {
  * Returns the rows written.
  */
 export async function replaySpills(bridge: PgBridge, dataDir: string): Promise<number> {
+  return replaySpillFiles(dataDir, SPILL_PREFIX, (header, index, rows) => replayChunk(bridge, header, index, rows));
+}
+
+/**
+ * Writes one chunk of a file (and, with chunk 0, its spend and the removal of unanswered copies) exactly
+ * once: it records `<file id>/<index>` with it in one transaction, and returns 0 for a chunk recorded before.
+ */
+export type SpillChunkWriter = (header: SpillHeader, index: number, rows: RowValues[]) => Promise<number> | number;
+
+/** replaySpills for any store: every file of `prefix` in `dataDir`, written chunk by chunk by `writeChunk`, then removed. */
+export async function replaySpillFiles(dataDir: string, prefix: string, writeChunk: SpillChunkWriter): Promise<number> {
   let written = 0;
-  for (const file of spillFiles(dataDir)) {
+  for (const file of spillFiles(dataDir, prefix)) {
     try {
-      written += await replayFile(bridge, file);
+      written += await replayFile(writeChunk, file);
     } catch (error) {
       // Written and removed meanwhile by another instance on this data dir.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
@@ -165,15 +179,15 @@ function readHeader(value: unknown): SpillHeader {
   return { ...header, version: 2, spend: header.spend.length > 0 ? [{ writer: `spill/${header.id}`, seq: 1, spend: header.spend }] : [] };
 }
 
-async function replayFile(bridge: PgBridge, file: string): Promise<number> {
+async function replayFile(writeChunk: SpillChunkWriter, file: string): Promise<number> {
   let header: SpillHeader | null = null;
   let chunk: RowValues[] = [];
   let chunkChars = 0;
   let index = 0;
   let rows = 0;
   let written = 0;
-  const writeChunk = async () => {
-    written += await replayChunk(bridge, header!, index, chunk);
+  const nextChunk = async () => {
+    written += await writeChunk(header!, index, chunk);
     index++;
     chunk = [];
     chunkChars = 0;
@@ -196,7 +210,7 @@ async function replayFile(bridge: PgBridge, file: string): Promise<number> {
     chunk.push(value as RowValues);
     chunkChars += line.length;
     rows++;
-    if (chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await writeChunk();
+    if (chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await nextChunk();
     }
   } finally {
     input.destroy();
@@ -204,7 +218,7 @@ async function replayFile(bridge: PgBridge, file: string): Promise<number> {
   if (header === null) throw new SpillFileError('empty');
   if (rows !== header.rows) throw new SpillFileError(`${rows} of its ${header.rows} rows are there`);
   // The last chunk (or the only one, with the spend alone).
-  if (chunk.length > 0 || index === 0) await writeChunk();
+  if (chunk.length > 0 || index === 0) await nextChunk();
   return written;
 }
 
