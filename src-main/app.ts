@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { DATABASE_FILE, DatabaseOpenError, isSqliteDamage, openDatabase } from './store/database.js';
 import { ThreadLogWriter } from './store/log-writer-thread.js';
+import { replaySqliteSpills, spillSqliteRows } from './store/log-spill.js';
 import { RequestLog } from './store/request-log.js';
 import { SettingsStore } from './store/settings.js';
 import { DEFAULT_SETTINGS } from './core/settings.js';
@@ -165,9 +166,12 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
     closers.unshift(() => keys.close());
     // keys.close() stops the watching too.
     keys.watchForExternalChanges();
+    // Rows the database refused until the last stop, kept in the data dir: written once, before any new row.
+    const replayed = await replaySqliteSpills(db, dataDir);
+    if (replayed > 0) log(`${replayed} request log rows kept by an earlier stop were written to the database.`);
     // Rows are written on a worker thread, so the SQLite work never comes out of a request's time.
     const writer = new ThreadLogWriter(db, { file: db.name, nativeBinding: options.sqliteNativeBinding });
-    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer });
+    const requestLog = new RequestLog(db, { storeBodies: () => settings.get().storeBodies, writer, spill: spillSqliteRows(dataDir) });
     closers.unshift(() => requestLog.close());
     return {
       description: `SQLite (${join(dataDir, DATABASE_FILE)})`,

@@ -87,6 +87,12 @@ export interface BodyPolicy {
 const NO_HEADER_NAMES: ReadonlySet<string> = new Set();
 const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f]/;
 const SHORTEST_REDACTABLE = 6;
+/**
+ * Characters beyond a body's cut that are redacted with it (the secrets' own length aside): more than any
+ * key shape or URL credential of redact.ts needs to be known as one. A URL user-info longer than this
+ * that straddles the cut is stored up to the cut (no real one is that long).
+ */
+const SHAPE_MARGIN = 1024;
 
 /**
  * Values a request's own headers and metadata may add to a record's secrets. Each secret costs a scan of
@@ -147,15 +153,29 @@ class RecordSecrets {
   }
 
   /**
-   * A body as stored: redacted, then cut; null when bodies are not kept. Only what can be stored is
-   * redacted (a 10 MiB body's whole redaction held the serving thread 30–80 ms): the text up to the cut and
-   * a margin past it that holds whole any secret kept here, and any key shape, that starts before the cut.
+   * A body as stored, null when bodies are not kept. A body longer than the cut is first cut with a margin
+   * beyond it (cutMargin), redacted, and cut again margin-short of its end: so the cost is that of the
+   * stored part, not of the body (a 10 MiB body was scanned once per secret), and a secret or a key shape
+   * that straddles the cut is whole in what is redacted, while the part it may reach beyond is not stored.
    */
   body(value: string | null, policy: BodyPolicy): string | null {
     if (!policy.keepBodies || value === null) return null;
-    const within = policy.maxBodyChars + (this.values[0]?.length ?? 0) + SHAPE_MARGIN_CHARS;
-    if (value.length <= within) return cut(this.text(value), policy.maxBodyChars);
-    return cut(this.text(value.slice(0, within)), policy.maxBodyChars, value.length - within);
+    const max = policy.maxBodyChars;
+    const margin = this.cutMargin();
+    if (value.length <= max + 2 * margin) return cut(this.text(value), max);
+    const redacted = this.text(value.slice(0, max + 2 * margin));
+    // The last `margin` characters may end in part of a secret (or of a key shape) cut off: never kept.
+    const kept = redacted.slice(0, Math.min(max, redacted.length - margin));
+    return `${kept}\n… [${value.length - max} more characters not stored]`;
+  }
+
+  /**
+   * Beyond the cut, as much as the longest secret kept here or any key shape or URL credential redact.ts
+   * knows (SHAPE_MARGIN): whatever starts before the cut is whole in a text this much longer. Counted
+   * twice in body(): once for the secret at the cut, once for what redaction adds or takes away before it.
+   */
+  private cutMargin(): number {
+    return Math.max(this.values.length > 0 ? this.values[0].length : 0, SHAPE_MARGIN);
   }
 
   text(text: string): string {
@@ -187,9 +207,8 @@ function cut(text: string, max: number, unread = 0): string {
  * The record as it may be stored: every text of every column with the record's secrets blanked (its
  * `secrets`, the values of headers and metadata entries whose names say they are credentials, wherever
  * they appear), and any key-shaped string or credential in a URL blanked too; header values named as
- * credentials replaced whole; the URL columns' query values blanked. Bodies are redacted before they are
- * cut (as far as they can be kept, and a margin), so no part of a secret survives at the cut; dropped when
- * bodies are not kept.
+ * credentials replaced whole; the URL columns' query values blanked. Bodies are cut with a margin, redacted,
+ * then cut (RecordSecrets.body), so no part of a secret survives at the cut; dropped when bodies are not kept.
  */
 export function redactRecord(record: CallRecord, bodies: BodyPolicy): RedactedCallRecord {
   const secrets = new RecordSecrets(record.secrets);

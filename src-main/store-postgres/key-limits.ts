@@ -5,6 +5,12 @@
 // PostgreSQL refused are kept and added to the next write, and those it still refuses on close go to the
 // spill (spill.ts), written at the next start. Other instances' limit changes are heard through NOTIFY
 // 'limits' / 'keys' (mayHaveChanged).
+//
+// Each write of amounts is numbered (a SpendWrite: this store's writer id and a sequence number kept
+// across its retries) and applied only when its number is above the writer's mark in `spend_writes`,
+// which the same statement moves up. A write whose COMMIT landed but whose answer was lost is then
+// applied once however often it is sent again: retried, written by close(), or replayed from the spill.
+import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
 import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type LimitedKey, type LimitsSnapshot, type SpendDelta, type SpentDay } from '../core/limits.js';
 import type { PgBridge, Results, Statement } from './pg-bridge.js';
@@ -12,8 +18,22 @@ import type { PgBridge, Results, Statement } from './pg-bridge.js';
 const ACTIVE_KEYS = `SELECT id, name, 'virtual' AS kind, created_at FROM virtual_keys WHERE revoked_at IS NULL
   UNION ALL SELECT id, name, 'gateway' AS kind, created_at FROM gateway_keys WHERE revoked_at IS NULL ORDER BY created_at DESC, id`;
 const VERSION = "SELECT string_agg(value::text, '/' ORDER BY name) AS version FROM generations WHERE name IN ('limits', 'keys')";
-const ADD_SPEND = `INSERT INTO key_spend (key_id, day, cost_usd, tokens, requests) SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::bigint[], $5::bigint[])
+// The mark moves up only for a number above it (RETURNING then gives a row), and the amounts are added
+// only when it did: one statement, so no other writer's transaction can come between the two.
+const ADD_SPEND = `WITH mark AS (
+    INSERT INTO spend_writes (writer, seq, written_at) VALUES ($6, $7, $8)
+    ON CONFLICT (writer) DO UPDATE SET seq = excluded.seq, written_at = excluded.written_at WHERE spend_writes.seq < excluded.seq
+    RETURNING 1)
+  INSERT INTO key_spend (key_id, day, cost_usd, tokens, requests)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::bigint[], $5::bigint[]) WHERE EXISTS (SELECT 1 FROM mark)
   ON CONFLICT (key_id, day) DO UPDATE SET cost_usd = key_spend.cost_usd + excluded.cost_usd, tokens = key_spend.tokens + excluded.tokens, requests = key_spend.requests + excluded.requests`;
+
+/** Amounts given a number: sent as one write, as often as needed, and applied once (see above). */
+export interface SpendWrite {
+  writer: string;
+  seq: number;
+  spend: SpendDelta[];
+}
 
 interface LimitsRow {
   key_id: string;
@@ -38,8 +58,13 @@ export function mergedSpend(deltas: readonly SpendDelta[]): SpendDelta[] {
   return [...byKeyDay.values()];
 }
 
-export function spendStatement(deltas: readonly SpendDelta[]): Statement {
-  return { sql: ADD_SPEND, params: [deltas.map((d) => d.keyId), deltas.map((d) => d.day), deltas.map((d) => d.costUsd), deltas.map((d) => d.tokens), deltas.map((d) => d.requests)] };
+export function spendStatement({ writer, seq, spend }: SpendWrite): Statement {
+  return { sql: ADD_SPEND, params: [spend.map((d) => d.keyId), spend.map((d) => d.day), spend.map((d) => d.costUsd), spend.map((d) => d.tokens), spend.map((d) => d.requests), writer, seq, Date.now()] };
+}
+
+/** A writer id no other store (of this or any instance, now or later) has: a mark is never shared. */
+export function newSpendWriter(instanceId: string): string {
+  return `${instanceId}/${randomBytes(12).toString('hex')}`;
 }
 
 /** The version, the limits and the active keys, read in one transaction so they agree. */
@@ -55,17 +80,26 @@ function snapshotOf([version, limits, keys]: Results): LimitsSnapshot {
 
 export class PgKeyLimitsStore implements KeyLimitsRepository {
   private changed = false;
-  /** Spend handed over but refused (PostgreSQL away): written with the next amounts. */
+  /** Amounts handed over and not yet numbered: they become the next write. */
   private unwritten: SpendDelta[] = [];
-  /** The amounts of the write on its way, until it is answered. */
-  private writing: SpendDelta[] | null = null;
+  /** Writes numbered and sent at least once, oldest first, not yet known to be applied. */
+  private sent: SpendWrite[] = [];
+  /** Whether a write (of every `sent` write at that moment) is on its way. */
+  private sending = false;
+  /** Inside close's wait: a write answered meanwhile starts no other (the wait sends them all). */
+  private waiting = false;
+  private seq = 0;
+  private readonly writer: string;
   private closed = false;
 
   /** `spill` keeps what PostgreSQL has not taken when the store closes; it throws when it cannot. */
   constructor(
     private readonly bridge: PgBridge,
-    private readonly spill?: (spend: SpendDelta[]) => void,
-  ) {}
+    private readonly spill?: (writes: SpendWrite[]) => void,
+    instanceId = 'tool',
+  ) {
+    this.writer = newSpendWriter(instanceId);
+  }
 
   get isOpen(): boolean {
     return !this.closed;
@@ -153,11 +187,13 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     if (this.closed) return;
     this.writeKeptNow();
     this.closed = true;
-    // A write never answered is taken as not done: PostgreSQL away, its transaction is not committed.
-    const left = mergedSpend([...(this.writing ?? []), ...this.unwritten]);
-    this.writing = null;
-    this.unwritten = [];
-    if (left.length === 0) return;
+    // A write never answered may or may not be committed: it keeps its number in the spill.
+    const left = this.numbered();
+    this.sent = [];
+    if (left.length === 0) {
+      this.forgetMark();
+      return;
+    }
     try {
       if (!this.spill) throw new Error('nowhere to keep it');
       this.spill(left);
@@ -166,35 +202,67 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     }
   }
 
-  /** On stop: what is kept is written before this returns, when PostgreSQL answers; else it stays kept (close() spills it). */
+  /** On stop: every write not known to be applied is sent before this returns, when PostgreSQL answers; else it stays numbered (close() spills it). */
   private writeKeptNow(): void {
-    // Taken out while they are written: a write answered during the wait must not start them again.
-    const all = mergedSpend(this.unwritten);
-    this.unwritten = [];
-    if (all.length === 0) return;
+    const writes = this.numbered();
+    if (writes.length === 0) return;
+    this.waiting = true;
     try {
-      this.bridge.runSync([spendStatement(all)], { transaction: true });
+      // Also those on their way: sent again, each is still applied once.
+      this.bridge.runSync(writes.map(spendStatement), { transaction: true });
+      this.applied(writes);
     } catch (error) {
-      this.unwritten = all.concat(this.unwritten);
       console.error(`Gatehouse: could not write key spend to PostgreSQL: ${(error as Error).message}`);
+    } finally {
+      this.waiting = false;
+    }
+  }
+
+  /**
+   * The writes not known to be applied. The amounts not numbered yet become the newest of them, on a tick
+   * only once the older ones are applied: a long outage then retries one write, not one per tick.
+   */
+  private numbered(evenBehindOthers = true): SpendWrite[] {
+    if (evenBehindOthers || this.sent.length === 0) {
+      const spend = mergedSpend(this.unwritten);
+      this.unwritten = [];
+      if (spend.length > 0) this.sent.push({ writer: this.writer, seq: ++this.seq, spend });
+    }
+    return this.sent.slice();
+  }
+
+  private applied(writes: readonly SpendWrite[]): void {
+    this.sent = this.sent.filter((write) => !writes.includes(write));
+  }
+
+  /**
+   * Every write applied and none to come: no spill names this writer, so its mark is no longer needed (a
+   * PostgreSQL away keeps it, one short row).
+   */
+  private forgetMark(): void {
+    // A write still on its way could come after the delete and find no mark: then the mark stays.
+    if (this.seq === 0 || this.sending) return;
+    try {
+      this.bridge.runSync([{ sql: 'DELETE FROM spend_writes WHERE writer = $1', params: [this.writer] }]);
+    } catch {
+      // Kept: harmless.
     }
   }
 
   private writeKept(): void {
-    if (this.writing || this.unwritten.length === 0) return;
-    const batch = mergedSpend(this.unwritten);
-    this.unwritten = [];
-    this.writing = batch;
-    // Told as soon as the answer is taken (also inside close's wait), so close knows whether it was written.
-    // In a transaction: a server that hangs (or a network that holds the bytes back) and goes on after the
-    // stop has at most its BEGIN, never the amounts that close() spills as unwritten.
-    this.bridge.runThen([spendStatement(batch)], { transaction: true }, (outcome) => {
-      if (this.writing !== batch) return;
-      this.writing = null;
-      if ('error' in outcome) {
-        // Kept for the next write.
-        this.unwritten = batch.concat(this.unwritten);
-      } else this.writeKept();
+    if (this.sending) return;
+    const writes = this.numbered(false);
+    if (writes.length === 0) return;
+    this.sending = true;
+    // Told as soon as the answer is taken (also inside close's wait), so close knows what was applied. In a
+    // transaction: a server that hangs and goes on after the stop has at most its BEGIN, or the whole write.
+    this.bridge.runThen(writes.map(spendStatement), { transaction: true }, (outcome) => {
+      this.sending = false;
+      if (this.closed) return;
+      // Refused: the writes stay numbered for the next tick (an answer lost after a COMMIT is then a no-op).
+      if ('error' in outcome) return;
+      this.applied(writes);
+      if (!this.waiting) this.writeKept();
     });
   }
 }

@@ -97,7 +97,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const keys = await PgKeyStore.open(bridge, options.protector);
     closers.unshift(() => keys.close());
     const routes = await PgRouteStore.open(bridge);
-    const limits = new PgKeyLimitsStore(bridge, options.dataDir ? spillSpend(options.dataDir, instanceId) : undefined);
+    const limits = new PgKeyLimitsStore(bridge, options.dataDir ? spillSpend(options.dataDir, instanceId) : undefined, instanceId);
     const modelAllowLists = new PgModelAllowListStore(bridge);
     // Sealed with the keys' data key, as on SQLite.
     const mcpServers = new PgMcpServerStore(bridge, keys.valueSealer());

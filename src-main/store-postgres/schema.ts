@@ -368,6 +368,15 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       CREATE INDEX request_log_metadata ON request_log USING gin ((metadata::jsonb) jsonb_path_ops);
     `,
   },
+  {
+    version: 11,
+    description: 'the mark of each spend writer (key-limits.ts): a write of key spend whose answer was lost is applied once however often it is sent again',
+    sql: `
+      -- writer: '<instance id>/<random>', one per store opened; seq: the highest write of it applied. A writer
+      -- that closed with every write applied removes its row; one that spilled keeps it for the replay.
+      CREATE TABLE spend_writes (writer text PRIMARY KEY, seq bigint NOT NULL, written_at bigint NOT NULL);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -15,11 +15,13 @@ import { createInterface } from 'node:readline';
 import type { SpendDelta } from '../core/limits.js';
 import { COLUMN_INDEX, type RowValues } from '../store/log-row.js';
 import type { UnwrittenRows } from '../store/request-log.js';
-import { mergedSpend, spendStatement } from './key-limits.js';
+import { spendStatement, type SpendWrite } from './key-limits.js';
 import { LOG_BATCH_HELPERS, LOG_BATCH_PLAN, logBatchStatements } from './log-batch.js';
 import { isUniqueViolation, type PgBridge, type Statement } from './pg-bridge.js';
 
 export const SPILL_PREFIX = 'pg-spill-';
+/** The same files of a SQLite data dir (store/log-spill.ts): their own name, never replayed into the other backend. */
+export const SQLITE_SPILL_PREFIX = 'log-spill-';
 export const SPILL_SUFFIX = '.ndjson';
 const FORMAT = 'gatehouse-pg-spill';
 /** The values of a row (RowValues). */
@@ -32,9 +34,10 @@ const CHUNK_CHARS = 16 * 1024 * 1024;
 const WRITE_CHUNK_CHARS = 1024 * 1024;
 
 /** The first line of a spill file. */
-interface SpillHeader {
+export interface SpillHeader {
   format: typeof FORMAT;
-  version: 1;
+  /** 2: spend as numbered writes (key-limits.ts); 1 (read still): spend as plain amounts. */
+  version: 2;
   id: string;
   /** The instance that served the rows: they are written as its rows. */
   instanceId: string;
@@ -45,7 +48,7 @@ interface SpillHeader {
    */
   unansweredAfter: number | null;
   rows: number;
-  spend: SpendDelta[];
+  spend: SpendWrite[];
 }
 
 export interface SpillContent {
@@ -54,18 +57,18 @@ export interface SpillContent {
   rows: Iterable<RowValues>;
   rowCount: number;
   unansweredAfter: number | null;
-  spend: SpendDelta[];
+  spend: SpendWrite[];
 }
 
 /** Writes a spill file in `dataDir` (nothing when there is nothing to keep); throws when it could not. */
-export function writeSpill(dataDir: string, content: SpillContent): string | null {
+export function writeSpill(dataDir: string, content: SpillContent, prefix = SPILL_PREFIX): string | null {
   if (content.rowCount === 0 && content.spend.length === 0) return null;
   const id = `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`;
-  const file = join(dataDir, `${SPILL_PREFIX}${id}${SPILL_SUFFIX}`);
+  const file = join(dataDir, `${prefix}${id}${SPILL_SUFFIX}`);
   const temporary = `${file}.tmp`;
   const header: SpillHeader = {
     format: FORMAT,
-    version: 1,
+    version: 2,
     id,
     instanceId: content.instanceId,
     createdAt: Date.now(),
@@ -105,16 +108,17 @@ export function writeSpill(dataDir: string, content: SpillContent): string | nul
   return file;
 }
 
-/** The spill of the request log's unwritten rows, for RequestLog's `spill` option. */
-export function spillRows(dataDir: string, instanceId: string): (unwritten: UnwrittenRows) => void {
+/** The spill of the request log's unwritten rows, for RequestLog's `spill` option (SQLite: its prefix, instance 'sqlite'). */
+export function spillRows(dataDir: string, instanceId: string, prefix = SPILL_PREFIX): (unwritten: UnwrittenRows) => void {
+  const store = prefix === SPILL_PREFIX ? 'PostgreSQL' : 'The database';
   return (unwritten) => {
-    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] });
-    if (file) console.error(`Gatehouse: PostgreSQL did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
+    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] }, prefix);
+    if (file) console.error(`Gatehouse: ${store} did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
   };
 }
 
 /** The spill of key spend PostgreSQL did not take, for PgKeyLimitsStore. */
-export function spillSpend(dataDir: string, instanceId: string): (spend: SpendDelta[]) => void {
+export function spillSpend(dataDir: string, instanceId: string): (spend: SpendWrite[]) => void {
   return (spend) => {
     const file = writeSpill(dataDir, { instanceId, rows: [], rowCount: 0, unansweredAfter: null, spend });
     if (file) console.error(`Gatehouse: PostgreSQL did not take the last key spend; kept in ${file} and written at the next start.`);
@@ -122,10 +126,10 @@ export function spillSpend(dataDir: string, instanceId: string): (spend: SpendDe
 }
 
 /** The spill files in `dataDir`, oldest first. */
-export function spillFiles(dataDir: string): string[] {
+export function spillFiles(dataDir: string, prefix = SPILL_PREFIX): string[] {
   if (!existsSync(dataDir)) return [];
   return readdirSync(dataDir)
-    .filter((name) => name.startsWith(SPILL_PREFIX) && name.endsWith(SPILL_SUFFIX))
+    .filter((name) => name.startsWith(prefix) && name.endsWith(SPILL_SUFFIX))
     .sort()
     .map((name) => join(dataDir, name));
 }
@@ -136,10 +140,21 @@ export function spillFiles(dataDir: string): string[] {
  * Returns the rows written.
  */
 export async function replaySpills(bridge: PgBridge, dataDir: string): Promise<number> {
+  return replaySpillFiles(dataDir, SPILL_PREFIX, (header, index, rows) => replayChunk(bridge, header, index, rows));
+}
+
+/**
+ * Writes one chunk of a file (and, with chunk 0, its spend and the removal of unanswered copies) exactly
+ * once: it records `<file id>/<index>` with it in one transaction, and returns 0 for a chunk recorded before.
+ */
+export type SpillChunkWriter = (header: SpillHeader, index: number, rows: RowValues[]) => Promise<number> | number;
+
+/** replaySpills for any store: every file of `prefix` in `dataDir`, written chunk by chunk by `writeChunk`, then removed. */
+export async function replaySpillFiles(dataDir: string, prefix: string, writeChunk: SpillChunkWriter): Promise<number> {
   let written = 0;
-  for (const file of spillFiles(dataDir)) {
+  for (const file of spillFiles(dataDir, prefix)) {
     try {
-      written += await replayFile(bridge, file);
+      written += await replayFile(writeChunk, file);
     } catch (error) {
       // Written and removed meanwhile by another instance on this data dir.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
@@ -154,15 +169,25 @@ export async function replaySpills(bridge: PgBridge, dataDir: string): Promise<n
 
 class SpillFileError extends Error {}
 
-async function replayFile(bridge: PgBridge, file: string): Promise<number> {
+function readHeader(value: unknown): SpillHeader {
+  const header = value as (Omit<SpillHeader, 'version' | 'spend'> & { version: 1; spend: SpendDelta[] }) | (SpillHeader & { version: 2 });
+  if (header?.format !== FORMAT || (header.version !== 1 && header.version !== 2) || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
+    throw new SpillFileError('not a spill file of a version this Gatehouse reads');
+  }
+  if (header.version === 2) return header;
+  // Version 1 kept the amounts unnumbered, as one write: numbered here by the file, which log_spills already keeps from being written twice.
+  return { ...header, version: 2, spend: header.spend.length > 0 ? [{ writer: `spill/${header.id}`, seq: 1, spend: header.spend }] : [] };
+}
+
+async function replayFile(writeChunk: SpillChunkWriter, file: string): Promise<number> {
   let header: SpillHeader | null = null;
   let chunk: RowValues[] = [];
   let chunkChars = 0;
   let index = 0;
   let rows = 0;
   let written = 0;
-  const writeChunk = async () => {
-    written += await replayChunk(bridge, header!, index, chunk);
+  const nextChunk = async () => {
+    written += await writeChunk(header!, index, chunk);
     index++;
     chunk = [];
     chunkChars = 0;
@@ -178,17 +203,14 @@ async function replayFile(bridge: PgBridge, file: string): Promise<number> {
       throw new SpillFileError(`line ${rows + 2} is not JSON`);
     }
     if (header === null) {
-      header = value as SpillHeader;
-      if (header?.format !== FORMAT || header.version !== 1 || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
-        throw new SpillFileError('not a spill file of this version');
-      }
+      header = readHeader(value);
       continue;
     }
     if (!Array.isArray(value) || value.length !== ROW_WIDTH) throw new SpillFileError(`line ${rows + 2} is not a row`);
     chunk.push(value as RowValues);
     chunkChars += line.length;
     rows++;
-    if (chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await writeChunk();
+    if (chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await nextChunk();
     }
   } finally {
     input.destroy();
@@ -196,7 +218,7 @@ async function replayFile(bridge: PgBridge, file: string): Promise<number> {
   if (header === null) throw new SpillFileError('empty');
   if (rows !== header.rows) throw new SpillFileError(`${rows} of its ${header.rows} rows are there`);
   // The last chunk (or the only one, with the spend alone).
-  if (chunk.length > 0 || index === 0) await writeChunk();
+  if (chunk.length > 0 || index === 0) await nextChunk();
   return written;
 }
 
@@ -217,7 +239,8 @@ async function replayChunk(bridge: PgBridge, header: SpillHeader, index: number,
       // The delete takes their usage back out of the totals (request_log_usage_delete): added again below.
       statements.push({ sql: 'DELETE FROM request_log WHERE instance_id = $1 AND id > $2', params: [header.instanceId, header.unansweredAfter] });
     }
-    if (header.spend.length > 0) statements.push(spendStatement(mergedSpend(header.spend)));
+    // Each with its number: a write committed before (its answer lost) is not applied again.
+    for (const write of header.spend) statements.push(spendStatement(write));
   }
   if (rows.length > 0) {
     const offset = statements.length;

@@ -571,4 +571,12 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
       CREATE INDEX request_log_key_id ON request_log (key_id, id);
     `,
   },
+  {
+    version: 20,
+    description: 'the chunks of spill files written (log rows the database refused when the log closed), so none is written twice',
+    sql: `
+      -- chunk: '<spill file id>/<chunk number>' (store/log-spill.ts), recorded in the chunk's own transaction.
+      CREATE TABLE log_spills (chunk TEXT PRIMARY KEY, rows INTEGER NOT NULL, written_at INTEGER NOT NULL);
+    `,
+  },
 ];

@@ -21,8 +21,8 @@ export interface RequestLogOptions {
   /** Where entries are read back from; by default the SQLite database's (another backend brings its own, with its writer). */
   queries?: LogReader;
   /**
-   * Where the rows still unwritten when the log closes are kept for the next start (team mode: a spill
-   * file, store-postgres/spill.ts); it throws when it could not keep them. Without it, or when it throws,
+   * Where the rows still unwritten when the log closes are kept for the next start (a spill file in the
+   * data dir: store-postgres/spill.ts, and store/log-spill.ts for SQLite); it throws when it could not keep them. Without it, or when it throws,
    * they are lost, and counted as dropped.
    */
   spill?: (unwritten: UnwrittenRows) => void;

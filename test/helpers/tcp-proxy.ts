@@ -9,6 +9,11 @@ export interface TcpProxy {
   port: number;
   /** From now on the connections open now carry nothing, in either direction; they are not closed. */
   silenceOpenConnections(): Promise<void>;
+  /**
+   * From now on each connection (open or new) loses every answer after the next COMMIT it carries: what
+   * the client sends still reaches the server, so the COMMIT lands, and its answer never comes back.
+   */
+  loseAnswersAfterCommit(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,12 +21,18 @@ const RELAY_SOURCE = `
 const { createConnection, createServer } = require('node:net');
 const { parentPort, workerData } = require('node:worker_threads');
 const open = new Set();
+let armed = false;
+const COMMIT = Buffer.from('COMMIT');
 const relay = createServer((client) => {
   const server = createConnection({ port: workerData.port, host: workerData.host });
-  const pair = { client, server, silent: false };
+  const pair = { client, server, silent: false, deaf: false };
   open.add(pair);
-  client.on('data', (chunk) => { if (!pair.silent) server.write(chunk); });
-  server.on('data', (chunk) => { if (!pair.silent) client.write(chunk); });
+  client.on('data', (chunk) => {
+    if (pair.silent) return;
+    if (armed && chunk.includes(COMMIT)) pair.deaf = true;
+    server.write(chunk);
+  });
+  server.on('data', (chunk) => { if (!pair.silent && !pair.deaf) client.write(chunk); });
   const drop = () => { open.delete(pair); client.destroy(); server.destroy(); };
   client.on('error', drop).on('close', drop);
   server.on('error', drop).on('close', drop);
@@ -31,6 +42,9 @@ parentPort.on('message', (message) => {
   if (message === 'silence') {
     for (const pair of open) pair.silent = true;
     parentPort.postMessage('silenced');
+  } else if (message === 'arm') {
+    armed = true;
+    parentPort.postMessage('armed');
   } else if (message === 'close') {
     for (const pair of open) { pair.client.destroy(); pair.server.destroy(); }
     relay.close(() => parentPort.postMessage('closed'));
@@ -50,6 +64,11 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     silenceOpenConnections: async () => {
       const answered = next();
       worker.postMessage('silence');
+      await answered;
+    },
+    loseAnswersAfterCommit: async () => {
+      const answered = next();
+      worker.postMessage('arm');
       await answered;
     },
     close: async () => {

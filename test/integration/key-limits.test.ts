@@ -207,6 +207,41 @@ describe.each(LIMIT_BACKENDS)('limits per key (%s counters)', (backend) => {
     expect((await fetch(`${gateway.baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } })).status).toBe(200);
   });
 
+  it('at a budget set to exactly the spend, or one step above it, the admin view shows the spend the counters decide by and agrees with the decision', async () => {
+    now = new Date(2026, 7, 12, 12, 0, 0).getTime();
+    const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'month-boundary' }) }));
+    await json(await setLimits(created.id, { monthlyUsd: 100 }));
+    for (let i = 0; i < 3; i++) expect((await chat(created.key)).status).toBe(200);
+    if (backendRun.redis) {
+      // What another instance's settlements add: dollars, so that the sum Redis keeps (17 decimals) has
+      // more than 14 significant digits (the catalog's prices here add up to round millionths).
+      const inside = backendRun.redis.client();
+      await vi.waitFor(async () => expect(await inside.keys(`gatehouse:limits:${created.id}:month:*`)).toHaveLength(1), { timeout: 2_000, interval: 20 });
+      const [monthKey] = await inside.keys(`gatehouse:limits:${created.id}:month:*`);
+      await inside.hincrbyfloat(monthKey, 'usd', 10 / 3);
+    }
+    let spent = 0;
+    await vi.waitFor(async () => {
+      const view = await json<LimitsView>(await gateway.admin(`/keys/${created.id}/limits`));
+      if (backendRun.redis) {
+        const inside = backendRun.redis.client();
+        const [monthKey] = await inside.keys(`gatehouse:limits:${created.id}:month:*`);
+        spent = Number(monthKey ? await inside.hget(monthKey, 'usd') : 0);
+      } else spent = view.spentThisMonthUsd;
+      expect(spent).toBeGreaterThan(0);
+      expect(view.spentThisMonthUsd).toBe(spent);
+    }, { timeout: 2_000, interval: 20 });
+    for (const [budget, admitted] of [[spent, false], [nextUp(spent), true]] as const) {
+      await json(await setLimits(created.id, { monthlyUsd: budget }));
+      // A model list costs nothing and holds nothing: only the spent budget decides it.
+      const models = await fetch(`${gateway.baseUrl}/v1/models`, { headers: { 'x-gateway-api-key': created.key } });
+      expect(models.status).toBe(admitted ? 200 : 429);
+      const view = await json<LimitsView>(await gateway.admin(`/keys/${created.id}/limits`));
+      expect(view.spentThisMonthUsd).toBe(spent);
+      expect(view.blocked?.limit ?? null).toBe(admitted ? null : 'monthlyUsd');
+    }
+  });
+
   it('the admin API checks what it is given and lists every key with its limits and spend', async () => {
     const created = await json<{ id: string; key: string }>(await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'checked' }) }));
     const bad = await setLimits(created.id, { rpm: 1.5 });
@@ -268,3 +303,10 @@ describe.each(LIMIT_BACKENDS)('limits per key (%s counters)', (backend) => {
     expect(view.blocked?.limit).toBe('dailyUsd');
   });
 });
+
+/** The smallest number above `value` (a positive double). */
+function nextUp(value: number): number {
+  const bits = new BigInt64Array(new Float64Array([value]).buffer);
+  bits[0] += 1n;
+  return new Float64Array(bits.buffer)[0];
+}

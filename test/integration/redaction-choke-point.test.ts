@@ -17,6 +17,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../helpers/backends.js';
+import { describeGrowth, measureGrowth } from '../helpers/complexity.js';
 import { TEST_GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { addMcpServer, connectMcp, stdioServerCommand, textOf } from '../helpers/mcp.js';
 import { startOpenAIFake, type OpenAIFake, type RecordedRequest } from '../fakes/openai.js';
@@ -139,6 +140,53 @@ describe('the one redaction step (core/redacted-record.ts)', () => {
     const stored = redactRecord(record, { keepBodies: true, maxBodyChars: 10_000 });
     expect(stored.responseBody).toBe(JSON.stringify({ error: { message: `bad key ${REDACTED}` } }));
     expect(stored.error).toBe(`raw ${REDACTED}`);
+  });
+});
+
+describe('a body longer than the cut (cut with a margin, redacted, cut again)', () => {
+  const neutral: Record<(typeof FIELDS)[keyof typeof FIELDS], () => unknown> = {
+    kept: () => 1, text: () => 'x', url: () => '/v1/x', body: () => null, texts: () => [], metadata: () => ({}),
+    headers: () => ({}), attempts: () => [], mcp: () => undefined, input: () => undefined,
+  };
+  const recordWith = (requestBody: string, secrets: string[]) =>
+    ({ ...Object.fromEntries(Object.entries(FIELDS).map(([field, treatment]) => [field, neutral[treatment]()])), requestBody, secrets }) as unknown as CallRecord;
+  const MAX = 4_000;
+
+  it('keeps no part of a secret or a key shape that straddles the cut, wherever it starts, with redactions before it that shrink or grow the text', () => {
+    const secret = plain('straddling');
+    const keyShape = `sk-ant-${randomBytes(24).toString('hex')}`;
+    // A long secret blanked many times before the cut shrinks the text; a short one (8 characters, shorter
+    // than the marker) and `?key=x` values grow it.
+    const long = plain('longsecret').repeat(4);
+    const short = randomBytes(4).toString('hex');
+    const fillers = { plain: '', shrinking: `${long} `.repeat(20), growing: `${short} ?key=x `.repeat(120) };
+    for (const [kind, filler] of Object.entries(fillers)) {
+      for (const planted of [secret, keyShape]) {
+        for (let start = MAX - planted.length - 2; start <= MAX + 2; start++) {
+          // A space before it: a key shape is one only as a word of its own.
+          const head = `${filler}${'a'.repeat(Math.max(0, start - filler.length))}`.slice(0, start - 1) + ' ';
+          // And again every 100 characters after it: one of them straddles wherever the redacted part ends.
+          const body = `${head}${planted}${` ${'b'.repeat(100)} ${planted}`.repeat(200)}`;
+          const stored = redactRecord(recordWith(body, [secret, long, short]), { keepBodies: true, maxBodyChars: MAX }).requestBody!;
+          const fragments = [planted.slice(0, 8), planted.slice(-8), long.slice(0, 8), short];
+          for (const fragment of fragments) expect(stored.includes(fragment), `${kind} filler, ${planted === secret ? 'secret' : 'key shape'} at ${start}: '${fragment}' stored`).toBe(false);
+          expect(stored.length).toBeLessThanOrEqual(MAX + 60);
+          expect(stored).toMatch(/\n… \[\d+ more characters not stored\]$/);
+        }
+      }
+    }
+  });
+
+  it('costs the same for a 1 MiB and an 8 MiB body: only the stored part is scanned, once per secret', async () => {
+    const secrets = Array.from({ length: 32 }, (_, i) => plain(`scan${i}`));
+    const growth = await measureGrowth({
+      path: 'redactRecord: a body far over the cut, 32 secrets',
+      n: 1024 * 1024,
+      build: (n) => recordWith(`${'{"role":"user","content":"hello there"},'.repeat(Math.ceil(n / 40))}`, secrets),
+      run: (record) => redactRecord(record, { keepBodies: true, maxBodyChars: 256 * 1024 }),
+    });
+    // A scan of the whole body grows ×8 with it; the cut part alone stays at ×1 (up to the noise of a busy machine).
+    expect(growth.ratio, describeGrowth(growth)).toBeLessThan(3);
   });
 });
 

@@ -14,6 +14,7 @@ import type { RowValues } from '../../src-main/store/log-row.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startPostgres, withClient, type TestPostgres } from '../helpers/postgres.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 let postgres: TestPostgres;
 let fake: OpenAIFake;
@@ -258,6 +259,45 @@ describe('team mode: a graceful stop while PostgreSQL hangs (answers nothing)', 
     await again.close();
     expectExactly(await stored(url, key.id), 29);
     expect(spillFiles(dataDir)).toEqual([]);
+  }, 90_000);
+});
+
+describe('team mode: a COMMIT that lands while its answer is lost', () => {
+  it('counts the spend (and rows) of those writes once: retried, written on stop and replayed from the spill', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const parsed = new URL(url);
+    const proxy = await startTcpProxy(Number(parsed.port));
+    parsed.port = String(proxy.port);
+    let key: { id: string; key: string };
+    try {
+      const gateway = await startGateway({ databaseUrl: parsed.toString(), dataDir });
+      try {
+        key = await keyWithBudget(gateway, 'lost-answers');
+        await answer(gateway, key.key, 3, 'before');
+        gateway.flushLog();
+        await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(3);
+        // From here PostgreSQL commits every write, and the gateway hears no answer to a COMMIT.
+        await proxy.loseAnswersAfterCommit();
+        await answer(gateway, key.key, 7, 'unanswered');
+        gateway.flushLog();
+        // A write of the spend (on the limiter's next tick) is committed: the gateway cannot know.
+        await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 10_000, interval: 100 }).toBeGreaterThan(3);
+      } finally {
+        await gateway.close();
+      }
+      expect(droppedOf(gateway)).toBe(0);
+      expect(spillFiles(dataDir).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await proxy.close();
+    }
+    const again = await startGateway({ databaseUrl: url, dataDir });
+    await again.close();
+    expectExactly(await stored(url, key.id), 10);
+    expect(spillFiles(dataDir)).toEqual([]);
+    // Every write applied: the replay's writer took its mark back; the one whose answers were lost keeps its own.
+    const marks = await withClient(url, async (client) => (await client.query('SELECT writer FROM spend_writes')).rows as { writer: string }[]);
+    expect(marks.length).toBeLessThanOrEqual(1);
   }, 90_000);
 });
 

@@ -36,6 +36,9 @@ end
 local function num(value) return tonumber(value) or 0 end
 -- An integer as Redis's integer commands read it (a Lua number alone may be sent as 1e+15).
 local function int(value) return string.format('%.0f', value) end
+-- A figure sent back as the number it is: tostring gives 14 digits, which may round a spend across a
+-- budget (the admin view would then disagree with the script's own decision); 17 digits read back exactly.
+local function fig(value) return string.format('%.17g', value) end
 -- The minute window's total. Beside one field per second with that second's count, the hash keeps '#sum'
 -- (the counts of every second it holds) and '#from' (no second before it is held), so a decision reads two
 -- fields, not sixty: seconds that left the window are taken out of the sum as it moves on.
@@ -109,19 +112,19 @@ local function admission(keys, rpm, tpm, daily, monthly, now)
   local spentDay, spentMonth = 0, 0
   if daily ~= nil then
     spentDay = num(redis.call('HGET', keys[3], 'usd'))
-    if spentDay >= daily then return { 'dailyUsd', tostring(spentDay), tostring(now) } end
+    if spentDay >= daily then return { 'dailyUsd', fig(spentDay), fig(now) } end
   end
   if monthly ~= nil then
     spentMonth = num(redis.call('HGET', keys[4], 'usd'))
-    if spentMonth >= monthly then return { 'monthlyUsd', tostring(spentMonth), tostring(now) } end
+    if spentMonth >= monthly then return { 'monthlyUsd', fig(spentMonth), fig(now) } end
   end
   if rpm ~= nil then
     local used = window(keys[1], now)
-    if used >= rpm then return { 'rpm', tostring(used), tostring(below_at(keys[1], used, rpm, now)), tostring(now) } end
+    if used >= rpm then return { 'rpm', fig(used), fig(below_at(keys[1], used, rpm, now)), fig(now) } end
   end
   if tpm ~= nil then
     local used = window(keys[2], now)
-    if used >= tpm then return { 'tpm', tostring(used), tostring(below_at(keys[2], used, tpm, now)), tostring(now) } end
+    if used >= tpm then return { 'tpm', fig(used), fig(below_at(keys[2], used, tpm, now)), fig(now) } end
   end
   return nil, spentDay, spentMonth
 end
@@ -185,12 +188,12 @@ end
 if amount > 0 then
   local spentDay = num(redis.call('HGET', KEYS[1], 'usd'))
   if daily ~= nil and spentDay + (others + amount) / NANO > daily then
-    return { 'dailyUsd', tostring(spentDay), tostring(others / NANO), tostring(calls), tostring(now) }
+    return { 'dailyUsd', fig(spentDay), fig(others / NANO), fig(calls), fig(now) }
   end
   if monthly ~= nil then
     local spentMonth = num(redis.call('HGET', KEYS[2], 'usd'))
     if spentMonth + (others + amount) / NANO > monthly then
-      return { 'monthlyUsd', tostring(spentMonth), tostring(others / NANO), tostring(calls), tostring(now) }
+      return { 'monthlyUsd', fig(spentMonth), fig(others / NANO), fig(calls), fig(now) }
     end
   end
   redis.call('HSET', KEYS[3], ticket, ARGV[3], '#usd', int(others + amount), '#n', int(calls + 1))
@@ -290,8 +293,8 @@ local tpmAt = tpm ~= nil and tokens >= tpm and below_at(KEYS[2], tokens, tpm, no
 local day = redis.call('HMGET', KEYS[3], 'usd', 'tokens', 'requests')
 local heldNanos, heldCalls = held(KEYS[5], KEYS[6], now, '')
 local heldUsd = heldNanos / NANO
-return { tostring(now), tostring(requests), tostring(rpmAt), tostring(tokens), tostring(tpmAt), tostring(num(day[1])), tostring(num(day[2])),
-  tostring(num(day[3])), tostring(num(redis.call('HGET', KEYS[4], 'usd'))), tostring(heldUsd), tostring(heldCalls) }
+return { fig(now), fig(requests), fig(rpmAt), fig(tokens), fig(tpmAt), fig(num(day[1])), fig(num(day[2])),
+  fig(num(day[3])), fig(num(redis.call('HGET', KEYS[4], 'usd'))), fig(heldUsd), fig(heldCalls) }
 `;
 
 /**
@@ -374,9 +377,9 @@ for i = 7, #ARGV, 2 do
   elseif rpm ~= nil and used >= rpm then
     if usedAt == nil then
       write()
-      usedAt = tostring(below_at(KEYS[1], used, rpm, now))
+      usedAt = fig(below_at(KEYS[1], used, rpm, now))
     end
-    answer = { 'rpm', tostring(used), usedAt, tostring(now) }
+    answer = { 'rpm', fig(used), usedAt, fig(now) }
   elseif tokensOver ~= nil then answer = tokensOver
   else
     if rpm ~= nil then
@@ -397,7 +400,7 @@ for i = 7, #ARGV, 2 do
         lapsedLooked = true
         limit, spentNow = over(amount)
       end
-      if limit then answer = { 'held', limit, tostring(spentNow), tostring(others / NANO), tostring(calls), tostring(now) }
+      if limit then answer = { 'held', limit, fig(spentNow), fig(others / NANO), fig(calls), fig(now) }
       else
         others = others + amount
         calls = calls + 1
