@@ -351,6 +351,15 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       -- chunk: '<spill file id>/<chunk number>' (store-postgres/spill.ts), recorded in the chunk's own transaction.
       CREATE TABLE log_spills (chunk text PRIMARY KEY, instance_id text NOT NULL, rows int NOT NULL, written_at bigint NOT NULL);
     `,
+  },  {
+    version: 10,
+    description: 'the MCP tools each key may use, and whether a key with no server list sees every MCP server or none',
+    sql: `
+      -- As SQLite's migration 19. mcp_tools: JSON {server: [tool names]}, NULL = every tool; mcp_default:
+      -- 'allow', 'deny', or NULL = the global setting mcpKeyDefault. (The keys' trigger tells every instance.)
+      ALTER TABLE virtual_keys ADD COLUMN mcp_tools text, ADD COLUMN mcp_default text;
+      ALTER TABLE gateway_keys ADD COLUMN mcp_tools text, ADD COLUMN mcp_default text;
+    `,
   },
 ];
 
