@@ -3,6 +3,7 @@
 import { parseOrRefuse } from '../core/zod-invalid.js';
 import { z } from 'zod';
 import { listProviders } from '../providers/registry.js';
+import type { McpAccessChange } from '../core/mcp-access.js';
 import type { AdminRoute } from './router.js';
 import { checkKeyHost, customHostWarnings } from './key-host-check.js';
 
@@ -19,8 +20,15 @@ const modelMap = z.record(z.string(), z.string());
 const allowRouting = z.boolean();
 /** The key's server speaks Chat Completions only: Responses calls are translated to Chat for it. */
 const chatOnly = z.boolean();
-/** The MCP servers a key may see and call; null = every server. */
-const mcpServers = z.array(z.string()).max(200).nullable();
+/** The MCP servers a key may see and call (null = the key's default), the tools of each (null = all), and that default (null = the global one); checked in full by the key store (core/mcp-access.ts). */
+const mcpAccess = {
+  mcpServers: z.array(z.string()).max(200).nullable().optional(),
+  mcpTools: z.record(z.string(), z.array(z.string()).max(500)).nullable().optional(),
+  mcpDefault: z.enum(['allow', 'deny']).nullable().optional(),
+};
+/** The MCP part of a key's change, when it holds any. */
+const mcpChange = (change: McpAccessChange): McpAccessChange | undefined =>
+  change.mcpServers !== undefined || change.mcpTools !== undefined || change.mcpDefault !== undefined ? { mcpServers: change.mcpServers, mcpTools: change.mcpTools, mcpDefault: change.mcpDefault } : undefined;
 
 const createVirtualKeyBody = z.object({
   name,
@@ -45,11 +53,11 @@ const updateVirtualKeyBody = z.object({
   modelMap: modelMap.optional(),
   allowRouting: allowRouting.optional(),
   chatOnly: chatOnly.optional(),
-  mcpServers: mcpServers.optional(),
+  ...mcpAccess,
 });
 
 const createGatewayKeyBody = z.object({ name });
-const updateGatewayKeyBody = z.object({ name: name.optional(), mcpServers: mcpServers.optional() });
+const updateGatewayKeyBody = z.object({ name: name.optional(), ...mcpAccess });
 
 
 const includeRevoked = (query: URLSearchParams) => query.get('includeRevoked') === 'true';
@@ -116,7 +124,8 @@ export const keyRoutes: AdminRoute[] = [
         allowRouting: change.allowRouting,
         chatOnly: change.chatOnly,
       });
-      const saved = change.mcpServers === undefined ? updated : { ...updated, ...(await services.keys.setKeyMcpServers(params.id, change.mcpServers)) };
+      const mcp = mcpChange(change);
+      const saved = mcp === undefined ? updated : { ...updated, ...(await services.keys.setKeyMcpAccess(params.id, mcp)) };
       if (change.customHost === undefined) return { status: 200, body: saved };
       return { status: 200, body: { ...saved, warnings: customHostWarnings(saved.provider, saved.customHost) } };
     },
@@ -158,7 +167,8 @@ export const keyRoutes: AdminRoute[] = [
     handle: async ({ services, params, body }) => {
       const change = parseOrRefuse(updateGatewayKeyBody, body);
       let updated = await (change.name === undefined ? services.keys.getGatewayKey(params.id) : services.keys.renameGatewayKey(params.id, change.name));
-      if (change.mcpServers !== undefined) updated = (await services.keys.setKeyMcpServers(params.id, change.mcpServers)) as typeof updated;
+      const mcp = mcpChange(change);
+      if (mcp !== undefined) updated = (await services.keys.setKeyMcpAccess(params.id, mcp)) as typeof updated;
       return { status: 200, body: updated };
     },
   },

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { mainSecretField } from '../core/credential-values.js';
 import { credentialParameter } from '../core/credentials.js';
 import type { GatewayKeySummary, KeyRepository, VirtualKeySummary } from '../core/key-repository.js';
+import type { McpAccessChange, McpAccessSummary, McpDefault } from '../core/mcp-access.js';
 import { CREDENTIAL_FIELD_HEADERS, getProvider } from '../providers/registry.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import { describeHostCheck } from './host-check.js';
@@ -55,9 +56,11 @@ export const KEYS_USAGE = `Usage:
   gatehouse keys models NAME [--allow MODEL,GLOB,route:NAME,... | --all] [--json]
       Which models a virtual or gateway key may call (by name or id); --all lets it call every model
       again. Others get a 403 naming the model. No flag shows the list.
-  gatehouse keys mcp NAME [--servers a,b | --all] [--json]
-      Which MCP servers a virtual or gateway key (by name or id) may see and call through /mcp; --all
-      (the default for every key) lifts the limit. No flag shows it.
+  gatehouse keys mcp NAME [--servers a,b | --all] [--tools server:tool,... | --all-tools] [--default allow|deny|global] [--json]
+      Which MCP servers and tools a virtual or gateway key (by name or id) may see and call through /mcp;
+      --all lets it use every server; --tools limits the named servers to those tools (others keep all of
+      theirs); --default says what a key without --servers gets (global: the Settings' default, which is
+      every server unless switched to none). No flag shows it.
   gatehouse gateway-keys add --name N | gateway-keys list [--all] [--json] | gateway-keys revoke ID
 Every command takes --data-dir D (default: GATEHOUSE_DATA_DIR, else the desktop app's folder).
 Team mode: --database-url postgres://… (else GATEHOUSE_DATABASE_URL) and GATEHOUSE_MASTER_KEY, as the team's instances run with.`;
@@ -280,28 +283,69 @@ async function setRouting(args: string[], io: KeysCommandIO): Promise<number> {
   });
 }
 
-/** `keys mcp NAME [--servers a,b | --all]`: shows or changes which MCP servers a key may use. */
+/** `keys mcp NAME [--servers a,b | --all] [--tools s:t,… | --all-tools] [--default allow|deny|global]`: shows or changes what MCP a key may use. */
 async function setMcpServers(args: string[], io: KeysCommandIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { ...commonOptions, servers: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    options: {
+      ...commonOptions,
+      servers: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      tools: { type: 'string' },
+      'all-tools': { type: 'boolean', default: false },
+      default: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
     strict: true,
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new UsageError('keys mcp takes one key name (or id), e.g. gatehouse keys mcp laptop --servers github,fetch');
   if (values.all && values.servers !== undefined) throw new UsageError('keys mcp takes --servers or --all, not both.');
+  if (values['all-tools'] && values.tools !== undefined) throw new UsageError('keys mcp takes --tools or --all-tools, not both.');
+  const change = mcpAccessFlags(values);
   return withKeys(values, io, false, async (store) => {
     const wanted = positionals[0];
     const key = store ? ((await findVirtualKey(store, wanted)) ?? (await findGatewayKey(store, wanted))) : undefined;
     if (!store || !key) throw new Error(`No active key named '${wanted}' (see 'gatehouse keys list' and 'gatehouse gateway-keys list').`);
-    const servers = values.servers === undefined ? undefined : values.servers.split(',').map((name) => name.trim()).filter(Boolean);
-    const changed = values.all || servers !== undefined ? await store.setKeyMcpServers(key.id, values.all ? null : servers!) : key;
-    const says = changed.mcpServers ? `may use the MCP servers ${changed.mcpServers.join(', ') || '(none)'}` : 'may use every MCP server';
-    if (values.json) io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, mcpServers: changed.mcpServers ?? null }, null, 2)}\n`);
-    else if (changed === key) io.stdout.write(`${key.id} '${key.name}' ${says}\n`);
+    const changed = Object.keys(change).length > 0 ? await store.setKeyMcpAccess(key.id, change) : key;
+    const says = describeMcpAccess(changed);
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ id: changed.id, name: changed.name, mcpServers: changed.mcpServers ?? null, mcpTools: changed.mcpTools ?? null, mcpDefault: changed.mcpDefault ?? null }, null, 2)}\n`);
+    } else if (changed === key) io.stdout.write(`${key.id} '${key.name}' ${says}\n`);
     else io.stderr.write(`Key ${changed.id} '${changed.name}' ${says}. A running server applies it within a second.\n`);
     return 0;
   });
+}
+
+/** The change `keys mcp`'s flags ask for. --all means every server, whatever the global default. */
+function mcpAccessFlags(values: { servers?: string; all?: boolean; tools?: string; 'all-tools'?: boolean; default?: string }): McpAccessChange {
+  const list = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);
+  const change: McpAccessChange = {};
+  if (values.all) Object.assign(change, { mcpServers: null, mcpDefault: 'allow' });
+  if (values.servers !== undefined) change.mcpServers = list(values.servers);
+  if (values['all-tools']) change.mcpTools = null;
+  if (values.tools !== undefined) {
+    const grant: Record<string, string[]> = {};
+    for (const item of list(values.tools)) {
+      const colon = item.indexOf(':');
+      if (colon <= 0 || colon === item.length - 1) throw new UsageError(`keys mcp --tools takes server:tool pairs separated by commas (got '${item}'), e.g. --tools github:create_issue,github:get_issue`);
+      (grant[item.slice(0, colon)] ??= []).push(item.slice(colon + 1));
+    }
+    change.mcpTools = grant;
+  }
+  if (values.default !== undefined) {
+    if (!['allow', 'deny', 'global'].includes(values.default)) throw new UsageError("keys mcp --default takes allow, deny or global (follow the Settings' default).");
+    change.mcpDefault = values.default === 'global' ? null : (values.default as McpDefault);
+  }
+  return change;
+}
+
+/** What a key's MCP fields let it use, in a sentence. */
+function describeMcpAccess(key: Partial<McpAccessSummary>): string {
+  const fallback = key.mcpDefault === 'deny' ? 'no MCP server until one is allowed' : key.mcpDefault === 'allow' ? 'every MCP server' : "the MCP servers the global default allows (Settings: every server, or none)";
+  const servers = key.mcpServers ? `the MCP servers ${key.mcpServers.join(', ') || '(none)'}` : fallback;
+  const tools = key.mcpTools ? Object.entries(key.mcpTools).map(([server, names]) => `${server}: ${names.join(', ') || '(no tool)'}`) : [];
+  return `may use ${servers}${tools.length ? `; of their tools only ${tools.join('; ')}` : ''}`;
 }
 
 async function findGatewayKey(store: KeyRepository, nameOrId: string): Promise<GatewayKeySummary | undefined> {

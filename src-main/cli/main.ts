@@ -26,7 +26,7 @@ const USAGE = `Usage:
   gatehouse discover [--port N]... [--json]   (local model servers on this machine)
   gatehouse mcp add NAME (--command CMD [--arg A]... [--env K=V]... [--secret-env K]... | --url URL [--transport http|sse] [--header 'K: V']... [--secret-header K]...)
   gatehouse mcp list [--json] | mcp tools NAME | mcp remove NAME   (MCP servers served at /mcp; secrets on stdin)
-  gatehouse keys mcp NAME --servers a,b | --all   (which MCP servers a key may use)
+  gatehouse keys mcp NAME --servers a,b | --all | --tools server:tool,… | --default allow|deny|global   (which MCP servers and tools a key may use)
   gatehouse keys --help | routes --help   (every option of those commands)
 Environment: GATEHOUSE_HOST, GATEHOUSE_PORT, GATEHOUSE_DATA_DIR, GATEHOUSE_MASTER_KEY, GATEHOUSE_ADMIN_TOKEN, GATEWAY_API_KEY,
   GATEHOUSE_DATABASE_URL, GATEHOUSE_REDIS_URL (team mode)`;

@@ -2,13 +2,15 @@
 // read and write, and the contract of the store that keeps them (SQLite in store/keys/; a second backend
 // implements KeyRepository and reuses the input rules of key-input.ts and credential-values.ts).
 import type { Caller, KeyDirectory } from './keys.js';
+import type { McpAccessChange, McpAccessSummary } from './mcp-access.js';
 
 export const GATEWAY_KEY_PREFIX = 'gh-gk-';
 
 /** Credential fields by the names providers declare (`token`, `azure.resourceName` ...) → value. */
 export type CredentialValues = Record<string, string>;
 
-export interface VirtualKeySummary {
+/** Every summary carries the key's MCP access (mcpServers, mcpTools, mcpDefault; null = not set), always set by the store. */
+export interface VirtualKeySummary extends Partial<McpAccessSummary> {
   id: string;
   name: string;
   provider: string;
@@ -33,11 +35,9 @@ export interface VirtualKeySummary {
    * server answers 404 to a passed-through `/v1/responses`.
    */
   chatOnly: boolean;
-  /** The MCP servers the key may see and call; null = every server (always set by the store). */
-  mcpServers?: string[] | null;
 }
 
-export interface GatewayKeySummary {
+export interface GatewayKeySummary extends Partial<McpAccessSummary> {
   id: string;
   name: string;
   keyPrefix: string;
@@ -45,8 +45,6 @@ export interface GatewayKeySummary {
   updatedAt: string;
   revokedAt: string | null;
   lastUsedAt: string | null;
-  /** The MCP servers the key may see and call; null = every server (always set by the store). */
-  mcpServers?: string[] | null;
 }
 
 export interface NewVirtualKey {
@@ -112,8 +110,8 @@ export interface KeyRepository extends KeyDirectory {
   renameGatewayKey(id: string, newName: string): Promise<GatewayKeySummary>;
   revokeGatewayKey(id: string): Promise<GatewayKeySummary>;
 
-  /** Which MCP servers a key (virtual or gateway, by id) may see and call; null = every server. */
-  setKeyMcpServers(id: string, servers: string[] | null): Promise<VirtualKeySummary | GatewayKeySummary>;
+  /** Which MCP servers and tools a key (virtual or gateway, by id) may see and call (core/mcp-access.ts); absent fields stay. */
+  setKeyMcpAccess(id: string, change: McpAccessChange): Promise<VirtualKeySummary | GatewayKeySummary>;
 }
 
 /** How the stored secrets are protected, as Settings shows it (a store's KeyProtector says). */

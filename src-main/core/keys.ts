@@ -3,15 +3,15 @@
 import { hash } from 'node:crypto';
 import { boundedMemo } from './bounded-memo.js';
 import type { ProviderCredentials } from './credentials.js';
+import type { McpAccess } from './mcp-access.js';
 
 export const VIRTUAL_KEY_PREFIX = 'gh-vk-';
 
-export type Caller =
+/** A key as a request presents it; its MCP fields (which servers and tools it may use) are McpAccess's. */
+export type Caller = McpAccess & (
   | {
       kind: 'gateway-key';
       keyId: string | null;
-      /** The MCP servers the key may use; absent = every server. */
-      mcpServers?: readonly string[];
     }
   | {
       kind: 'virtual-key';
@@ -31,11 +31,10 @@ export type Caller =
       chatOnly?: boolean;
       /** Records that the key's server has no Responses API (it answered 404 there); absent where nothing can be stored. */
       learnChatOnly?(): void;
-      /** The MCP servers the key may use; absent = every server. */
-      mcpServers?: readonly string[];
       /** Decrypts the stored secret for this one request. */
       loadCredentials(): Promise<ProviderCredentials>;
-    };
+    }
+);
 
 /** Resolves presented keys from memory (no disk read per request); implemented by the key store. */
 export interface KeyDirectory {

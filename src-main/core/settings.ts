@@ -16,6 +16,8 @@ export const settingsSchema = z.object({
    * "closed" refuses it with a 503 naming Redis, "open" serves it uncounted. Keys without limits are served either way.
    */
   teamLimitsWhenRedisDown: z.enum(['closed', 'open']),
+  /** What a key whose MCP servers were never set may use: every server ("allow") or none until allowed ("deny"); a key's own mcpDefault wins. */
+  mcpKeyDefault: z.enum(['allow', 'deny']),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -28,6 +30,7 @@ export const DEFAULT_SETTINGS: Settings = {
   host: '127.0.0.1',
   discoveryPorts: [],
   teamLimitsWhenRedisDown: 'closed',
+  mcpKeyDefault: 'allow',
 };
 
 /** The settings from what a store holds (name → value): what is valid of it over the defaults. */

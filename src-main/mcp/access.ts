@@ -8,6 +8,7 @@
 //   is asked with the key as it is now;
 // - McpGateway.recheckSessions(): open sessions whose key was revoked are closed, and those whose visible
 //   servers or tools changed are told so (notifications/tools/list_changed), within a second.
+// Which servers and tools a key may use is decided by mayUseServer() and mayUseTool() below, and only there.
 import type { Caller, KeyDirectory } from '../core/keys.js';
 import { hashKey } from '../core/keys.js';
 import { GatewayError } from '../core/errors.js';
@@ -15,6 +16,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from '../gateway/limits/limiter.js';
 import { RefusedMcpCall } from './call-log.js';
 import { splitPrefixed } from './names.js';
+import type { McpDefault } from '../core/mcp-access.js';
 import type { McpSession } from './session.js';
 
 /** How often open sessions are held against their key and the servers (a change reaches them within a second). */
@@ -54,6 +56,32 @@ export class SessionKey {
   isKeyOf(caller: Caller): boolean {
     return caller.kind === this.seenAs.kind && caller.keyId === this.seenAs.keyId;
   }
+}
+
+/**
+ * Whether a key may use a server: the servers it names; else, where it names none, every server or none as
+ * its own default (mcpDefault) says, else as the global one (the setting mcpKeyDefault).
+ */
+export function mayUseServer(caller: Caller, server: string, globalDefault: McpDefault): boolean {
+  if (caller.mcpServers !== undefined) return caller.mcpServers.includes(server);
+  return (caller.mcpDefault ?? globalDefault) === 'allow';
+}
+
+/** Whether a key may list and call a tool of a server it may use: the tools its mcpTools names there, else all of them. */
+export function mayUseTool(caller: Caller, server: string, tool: string): boolean {
+  // hasOwn: a server may be named like an Object member ('constructor'), which a plain lookup would find.
+  if (!caller.mcpTools || !Object.hasOwn(caller.mcpTools, server)) return true;
+  return caller.mcpTools[server].includes(tool);
+}
+
+/** What of a server's tools a key may see, as a string compared between two rechecks ('*' = all). */
+export function toolGrantText(caller: Caller, server: string): string {
+  return caller.mcpTools && Object.hasOwn(caller.mcpTools, server) ? caller.mcpTools[server].join('\t') : '*';
+}
+
+/** The refusal of a tool the key may not use (it is not listed either). */
+export function toolNotAllowed(server: string, tool: string): RefusedMcpCall {
+  return new RefusedMcpCall(403, ErrorCode.InvalidParams, `This key may not use tool '${tool}' of MCP server '${server}'`);
 }
 
 /** The refusal a revoked key's session gets inside a handler (its HTTP requests are refused with 401 before). */

@@ -7,7 +7,8 @@ import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/typ
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
 import type { McpServerConnection } from '../core/mcp-servers.js';
-import { RECHECK_INTERVAL_MS } from './access.js';
+import type { McpDefault } from '../core/mcp-access.js';
+import { mayUseServer, mayUseTool, RECHECK_INTERVAL_MS, toolGrantText } from './access.js';
 import { RefusedMcpCall } from './call-log.js';
 import type { McpSession, SessionHub } from './session.js';
 import { McpUpstream, type UpstreamStatus } from './upstream.js';
@@ -27,6 +28,8 @@ export interface McpGatewayOptions {
   version: string;
   /** Where each call's record goes (the request log and metrics, as for model calls). */
   log: (record: CallRecord) => void;
+  /** The global default of keys that name no server (the setting mcpKeyDefault), read as it is now; absent = 'allow'. */
+  keyDefault?: () => McpDefault;
 }
 
 export class McpGateway implements SessionHub {
@@ -87,8 +90,9 @@ export class McpGateway implements SessionHub {
     const caller = session.key.now();
     // A key store replaces a key's Caller whenever it rereads its keys: the same object and the same servers
     // mean the same grant (about 3 µs a session, against some 15 µs for working the grant out again).
-    if (caller !== undefined && session.grantBasis.caller === caller && session.grantBasis.serversVersion === this.serversVersion) return;
-    session.grantBasis = { caller, serversVersion: this.serversVersion };
+    const keyDefault = this.keyDefault();
+    if (caller !== undefined && session.grantBasis.caller === caller && session.grantBasis.serversVersion === this.serversVersion && session.grantBasis.keyDefault === keyDefault) return;
+    session.grantBasis = { caller, serversVersion: this.serversVersion, keyDefault };
     let visible: McpUpstream[];
     try {
       if (caller === undefined) throw new Error('revoked');
@@ -99,7 +103,8 @@ export class McpGateway implements SessionHub {
     }
     session.noteGrant(
       visible.map((upstream) => upstream.name),
-      visible.map((upstream) => upstream.settings.disabledTools.join('\t')).join('\n'),
+      visible.map((upstream) => `${upstream.settings.disabledTools.join('\t')}|${toolGrantText(caller!, upstream.name)}`).join('\n'),
+      (server, tool) => !this.upstreams.get(server)?.settings.disabledTools.includes(tool) && mayUseTool(caller!, server, tool),
     );
   }
 
@@ -133,7 +138,7 @@ export class McpGateway implements SessionHub {
   upstreamFor(caller: Caller, server: string): McpUpstream {
     const upstream = this.upstreams.get(server);
     if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${server}'`);
-    if (caller.mcpServers !== undefined && !caller.mcpServers.includes(server)) {
+    if (!this.mayUse(caller, server)) {
       throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `This key may not use MCP server '${server}'`);
     }
     if (!upstream.settings.enabled) throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${server}' is switched off in Gatehouse`);
@@ -141,7 +146,16 @@ export class McpGateway implements SessionHub {
   }
 
   visibleUpstreams(caller: Caller): McpUpstream[] {
-    return [...this.upstreams.values()].filter((upstream) => upstream.settings.enabled && (caller.mcpServers === undefined || caller.mcpServers.includes(upstream.name)));
+    return [...this.upstreams.values()].filter((upstream) => upstream.settings.enabled && this.mayUse(caller, upstream.name));
+  }
+
+  /** Whether the key may use a server (whatever the server's own state): access.ts's rule with the global default as it is now. */
+  mayUse(caller: Caller, server: string): boolean {
+    return mayUseServer(caller, server, this.keyDefault());
+  }
+
+  private keyDefault(): McpDefault {
+    return this.options.keyDefault?.() ?? 'allow';
   }
 
   /** Whether a server exists; used by the endpoint before a session is made. */

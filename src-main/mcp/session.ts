@@ -31,7 +31,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/keys.js';
 import type { CallRecord } from '../core/call-record.js';
-import { revokedKey, type SessionKey } from './access.js';
+import { mayUseTool, revokedKey, toolNotAllowed, type SessionKey } from './access.js';
+import type { McpDefault } from '../core/mcp-access.js';
 import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
 import { prefixed, splitPrefixed } from './names.js';
 import type { McpUpstream } from './upstream.js';
@@ -44,6 +45,8 @@ export interface SessionHub {
   upstreamFor(caller: Caller, server: string): McpUpstream;
   /** Every upstream this caller may use. */
   visibleUpstreams(caller: Caller): McpUpstream[];
+  /** Whether the caller may use a server (its key's grant, whatever the server's state). */
+  mayUse(caller: Caller, server: string): boolean;
   log(record: CallRecord): void;
   version: string;
 }
@@ -51,6 +54,8 @@ export interface SessionHub {
 /** A request of this session in flight on one server: where the server's own requests and logs go meanwhile. */
 export interface ActiveCall {
   server: string;
+  /** The tool of a tools/call (a key narrowed to other tools loses the call). */
+  tool?: string;
   extra: Extra;
   /** Aborted when the session's key may no longer use the server (noteGrant): the call is cancelled upstream. */
   lost: AbortController;
@@ -83,7 +88,7 @@ export class McpSession {
   /** What this endpoint offers the client (which list_changed notifications it may be sent). */
   private readonly offered: ServerCapabilities;
   /** What the grant below was worked out from (McpGateway.recheckSessions). */
-  grantBasis: { caller: Caller | undefined; serversVersion: number } = { caller: undefined, serversVersion: -1 };
+  grantBasis: { caller: Caller | undefined; serversVersion: number; keyDefault: McpDefault | undefined } = { caller: undefined, serversVersion: -1, keyDefault: undefined };
   /** What the session's key may see, as compared between two checks: the servers, then each server's switched-off tools. */
   private grant: { servers: string; tools: string } | undefined;
 
@@ -132,7 +137,7 @@ export class McpSession {
    * last told, the client is told to list again: tools when a tool or server came or went, prompts and
    * resources too when a server did (each only where this endpoint offers it).
    */
-  noteGrant(visible: readonly string[], tools: string): void {
+  noteGrant(visible: readonly string[], tools: string, mayCallTool: (server: string, tool: string) => boolean): void {
     const before = this.grant;
     const grant = { servers: visible.join('\n'), tools };
     this.grant = grant;
@@ -140,6 +145,8 @@ export class McpSession {
     for (const call of this.activeCalls) {
       if (!visible.includes(call.server)) {
         call.lost.abort(new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the server switched off or removed): the call was cancelled`));
+      } else if (call.tool !== undefined && !mayCallTool(call.server, call.tool)) {
+        call.lost.abort(new RefusedMcpCall(403, ErrorCode.InvalidParams, `Tool '${call.tool}' of MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the tool switched off): the call was cancelled`));
       }
     }
     if (before === undefined || (before.servers === grant.servers && before.tools === grant.tools)) return;
@@ -161,7 +168,7 @@ export class McpSession {
   sees(server: string): boolean {
     if (this.scope !== null && this.scope !== server) return false;
     const caller = this.key.now();
-    return caller !== undefined && (caller.mcpServers === undefined || caller.mcpServers.includes(server));
+    return caller !== undefined && this.hub.mayUse(caller, server);
   }
 
   async close(): Promise<void> {
@@ -238,18 +245,18 @@ export class McpSession {
   }
 
   private async listServerTools(request: { params?: unknown }): Promise<Result> {
-    const upstream = this.hub.upstreamFor(this.caller, this.scope!);
+    const caller = this.caller;
+    const upstream = this.hub.upstreamFor(caller, this.scope!);
     const result = (await upstream.request({ method: 'tools/list', params: (request.params ?? {}) as Request['params'] })) as { tools?: Tool[] };
-    const off = new Set(upstream.settings.disabledTools);
-    return { ...result, tools: (result.tools ?? []).filter((tool) => !off.has(tool.name)) };
+    return { ...result, tools: usableTools(caller, upstream, result.tools ?? []) };
   }
 
   private async listAllTools(): Promise<Result> {
+    const caller = this.caller;
     const lists = await Promise.all(
       this.visible().map(async (upstream) => {
         try {
-          const off = new Set(upstream.settings.disabledTools);
-          return (await upstream.tools()).filter((tool) => !off.has(tool.name)).map((tool) => ({ ...tool, name: prefixed(upstream.name, tool.name) }));
+          return usableTools(caller, upstream, await upstream.tools()).map((tool) => ({ ...tool, name: prefixed(upstream.name, tool.name) }));
         } catch {
           // A server that cannot be reached lists nothing here; calling one of its tools names the reason.
           return [];
@@ -321,10 +328,12 @@ export class McpSession {
       throw error;
     }
     return this.recorded(target.server, target.name, { ...request, params: { ...params, name: target.name } } as Request, extra, () => {
-      const upstream = this.hub.upstreamFor(this.caller, target.server);
+      const caller = this.caller;
+      const upstream = this.hub.upstreamFor(caller, target.server);
       if (upstream.settings.disabledTools.includes(target.name)) {
         throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `Tool '${target.name}' of MCP server '${target.server}' is switched off in Gatehouse`);
       }
+      if (!mayUseTool(caller, target.server, target.name)) throw toolNotAllowed(target.server, target.name);
     });
   }
 
@@ -379,7 +388,8 @@ export class McpSession {
       if (Object.keys(rest).length) params._meta = rest;
       else delete params._meta;
     }
-    const active: ActiveCall | undefined = extra ? { server, extra, lost: new AbortController() } : undefined;
+    const tool = request.method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
+    const active: ActiveCall | undefined = extra ? { server, tool, extra, lost: new AbortController() } : undefined;
     if (active) this.activeCalls.push(active);
     try {
       return await upstream.request(
@@ -399,6 +409,12 @@ export class McpSession {
       if (active) this.activeCalls.splice(this.activeCalls.indexOf(active), 1);
     }
   }
+}
+
+/** The tools of a server a key may list: those switched on in Gatehouse that the key may use. */
+function usableTools(caller: Caller, upstream: McpUpstream, tools: Tool[]): Tool[] {
+  const off = new Set(upstream.settings.disabledTools);
+  return tools.filter((tool) => !off.has(tool.name) && mayUseTool(caller, upstream.name, tool.name));
 }
 
 /** The capabilities of a server this relay carries (its experimental ones and tasks are not relayed). */

@@ -13,7 +13,7 @@ import { describeProtectorMode, type KeyProtector } from '../store/key-protectio
 import { KeyStoreLockedError } from '../store/keys/data-key.js';
 import { generateDataKeyPair, loadDataPrivateKey, openSecret, publicKeyOf, sealSecret } from '../store/secret-box.js';
 import type { ValueSealer } from '../store/keys/key-store.js';
-import { validMcpServerList } from '../core/mcp-servers.js';
+import { mcpAccessOfRow, storedMcpAccess, validMcpAccessChange, type McpAccessChange } from '../core/mcp-access.js';
 import { gatewayKeySummary, virtualKeySummary, type GatewayKeyRow, type VirtualKeyRow } from '../store/keys/key-rows.js';
 import { MemoryKeyDirectory } from '../store/keys/memory-directory.js';
 import { newId, newKey } from '../store/keys/new-key.js';
@@ -30,9 +30,6 @@ const storedModelMap = (map: Record<string, string> | undefined): string | null 
   return clean === null ? null : JSON.stringify(clean);
 };
 
-/** A key's MCP servers as stored: NULL = every server, else a JSON array (as on SQLite). */
-const storedMcpServers = (servers: string[] | null): string | null => (servers === null ? null : JSON.stringify(servers));
-const mcpServersOf = (stored: unknown): string[] | undefined => (typeof stored === 'string' && stored ? (JSON.parse(stored) as string[]) : undefined);
 
 function notFound(kind: string, id: string): GatewayError {
   return new GatewayError(404, 'not_found_error', `No ${kind} with id '${id}'`, 'id');
@@ -269,19 +266,20 @@ export class PgKeyStore implements KeyRepository {
 
   // ---- the MCP servers a key may use ----
 
-  /** Sets which MCP servers a key (virtual `vk_` or gateway `gk_` id) may see and call; null = every server. */
-  async setKeyMcpServers(id: string, servers: string[] | null): Promise<VirtualKeySummary | GatewayKeySummary> {
-    const clean = validMcpServerList(servers);
+  /** Sets which MCP servers and tools a key (virtual `vk_` or gateway `gk_` id) may see and call; absent fields stay (as on SQLite). */
+  async setKeyMcpAccess(id: string, change: McpAccessChange): Promise<VirtualKeySummary | GatewayKeySummary> {
+    const columns = Object.entries(storedMcpAccess(validMcpAccessChange(change)));
     const isGateway = id.startsWith('gk_');
     const row = isGateway ? await this.gatewayKeyRow(id) : await this.virtualKeyRow(id);
     const revoked = () => new GatewayError(409, 'invalid_request_error', `Key '${id}' is revoked`, 'id');
     if (row.revoked_at !== null) throw revoked();
     // Only while still active: a revoke on another instance in between wins.
-    const changed = await this.bridge.queryForAdmin(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET mcp_servers = $1, updated_at = $2 WHERE id = $3 AND revoked_at IS NULL RETURNING id`, [
-      storedMcpServers(clean),
-      Date.now(),
-      id,
-    ]);
+    // Column names come from storedMcpAccess's fixed set, never from the request.
+    const sets = columns.map(([column], index) => `${column} = $${index + 1}, `).join('');
+    const changed = await this.bridge.queryForAdmin(
+      `UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET ${sets}updated_at = $${columns.length + 1} WHERE id = $${columns.length + 2} AND revoked_at IS NULL RETURNING id`,
+      [...columns.map(([, value]) => value), Date.now(), id],
+    );
     if (changed.length === 0) throw revoked();
     await this.reloadNow();
     return isGateway ? this.getGatewayKey(id) : this.getVirtualKey(id);
@@ -361,10 +359,7 @@ export class PgKeyStore implements KeyRepository {
     const gateway = gatewayRows.map(gatewayRow);
     this.directory.replace(
       virtual.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: this.virtualKeyCaller(row) })),
-      gateway.map((row) => {
-        const mcpServers = mcpServersOf(row.mcp_servers);
-        return { id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id, ...(mcpServers ? { mcpServers } : {}) } };
-      }),
+      gateway.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id, ...mcpAccessOfRow(row) } })),
     );
     this.allNames = new Map(names.map((row) => [String(row.id), String(row.name)]));
   }
@@ -381,7 +376,7 @@ export class PgKeyStore implements KeyRepository {
       ...(row.allow_routing ? { allowRouting: true } : {}),
       ...(row.chat_only ? { chatOnly: true } : {}),
       learnChatOnly: () => this.learnChatOnly(row.id),
-      ...(row.mcp_servers ? { mcpServers: mcpServersOf(row.mcp_servers) } : {}),
+      ...mcpAccessOfRow(row),
       loadCredentials: credentialsLoader(() => this.privateKey, this.publicKey, row.id, row.credentials),
     };
   }

@@ -135,8 +135,8 @@ export async function migrateSqliteToPostgres(db: SqliteDatabase, url: string, p
       await client.query('SET CONSTRAINTS virtual_keys_active_name, gateway_keys_active_name DEFERRED');
       if (hasKeys) await copyTable(db, client, 'key_store', ['id', 'format', 'protector_mode', 'wrapped_private_key', 'public_key', 'created_at']);
       const counts: MigrationCounts = {
-        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing', 'chat_only', 'mcp_servers']),
-        gatewayKeys: await copyTable(db, client, 'gateway_keys', ['id', 'name', 'key_hash', 'key_prefix', 'created_at', 'updated_at', 'revoked_at', 'mcp_servers']),
+        virtualKeys: await copyTable(db, client, 'virtual_keys', ['id', 'name', 'provider', 'custom_host', 'key_hash', 'key_prefix', 'settings', 'credentials', 'created_at', 'updated_at', 'revoked_at', 'default_model', 'model_map', 'allow_routing', 'chat_only', 'mcp_servers', 'mcp_tools', 'mcp_default']),
+        gatewayKeys: await copyTable(db, client, 'gateway_keys', ['id', 'name', 'key_hash', 'key_prefix', 'created_at', 'updated_at', 'revoked_at', 'mcp_servers', 'mcp_tools', 'mcp_default']),
         renamedKeys: Number((await client.query(`SELECT ${RENAME_TWIN_KEYS}() AS renamed`)).rows[0].renamed),
         settings: await copyTable(db, client, 'settings', ['key', 'value']),
         routes: await copyTable(db, client, 'routes', ['id', 'position', 'name', 'match', 'strategy', 'targets', 'created_at', 'updated_at']),

@@ -377,6 +377,16 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       CREATE TABLE spend_writes (writer text PRIMARY KEY, seq bigint NOT NULL, written_at bigint NOT NULL);
     `,
   },
+  {
+    version: 12,
+    description: 'the MCP tools each key may use, and whether a key with no server list sees every MCP server or none',
+    sql: `
+      -- As SQLite's migration 21. mcp_tools: JSON {server: [tool names]}, NULL = every tool; mcp_default:
+      -- 'allow', 'deny', or NULL = the global setting mcpKeyDefault. (The keys' trigger tells every instance.)
+      ALTER TABLE virtual_keys ADD COLUMN mcp_tools text, ADD COLUMN mcp_default text;
+      ALTER TABLE gateway_keys ADD COLUMN mcp_tools text, ADD COLUMN mcp_default text;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

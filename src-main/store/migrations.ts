@@ -579,4 +579,17 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
       CREATE TABLE log_spills (chunk TEXT PRIMARY KEY, rows INTEGER NOT NULL, written_at INTEGER NOT NULL);
     `,
   },
+  {
+    version: 21,
+    description: 'the MCP tools each key may use, and whether a key with no server list sees every MCP server or none',
+    sql: `
+      -- mcp_tools: JSON {server: [tool names]}; a server not named keeps all its tools; NULL = every tool.
+      -- mcp_default: 'allow' or 'deny', what a key whose mcp_servers is NULL may use; NULL = the global
+      -- setting mcpKeyDefault (core/mcp-access.ts).
+      ALTER TABLE virtual_keys ADD COLUMN mcp_tools TEXT;
+      ALTER TABLE virtual_keys ADD COLUMN mcp_default TEXT;
+      ALTER TABLE gateway_keys ADD COLUMN mcp_tools TEXT;
+      ALTER TABLE gateway_keys ADD COLUMN mcp_default TEXT;
+    `,
+  },
 ];

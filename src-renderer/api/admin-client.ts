@@ -16,7 +16,7 @@ import type {
   LogQuery,
   McpServer,
   KeyAllowedModels,
-  McpServerAccess,
+  McpAccessPatch,
   McpServerPatch,
   McpTool,
   McpToolCall,
@@ -182,13 +182,13 @@ export class AdminClient {
     return this.request('DELETE', `/gateway-keys/${encodeURIComponent(id)}`);
   }
 
-  /** The MCP servers a key may list and call: a set of names, or null for every server. */
-  setVirtualKeyMcpServers(id: string, mcpServers: McpServerAccess): Promise<VirtualKey> {
-    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, { mcpServers });
+  /** The MCP servers a key may list and call (a set of names, or null for every server) and their tools: only the fields given change. */
+  setVirtualKeyMcpAccess(id: string, patch: McpAccessPatch): Promise<VirtualKey> {
+    return this.request('PATCH', `/virtual-keys/${encodeURIComponent(id)}`, patch);
   }
 
-  setGatewayKeyMcpServers(id: string, mcpServers: McpServerAccess): Promise<GatewayKey> {
-    return this.request('PATCH', `/gateway-keys/${encodeURIComponent(id)}`, { mcpServers });
+  setGatewayKeyMcpAccess(id: string, patch: McpAccessPatch): Promise<GatewayKey> {
+    return this.request('PATCH', `/gateway-keys/${encodeURIComponent(id)}`, patch);
   }
 
   /** The keys that may call only some models, with their lists (a key not listed may call every model). */

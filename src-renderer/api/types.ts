@@ -234,6 +234,13 @@ export interface McpToolCall {
 /** A key's MCP servers: null = every server. */
 export type McpServerAccess = string[] | null;
 
+/** A change of what MCP a key may use (PATCH of a key): only the fields given change. */
+export interface McpAccessPatch {
+  mcpServers?: McpServerAccess;
+  /** Server → the tools the key may use there (a server not named keeps all); null = every tool. */
+  mcpTools?: Record<string, string[]> | null;
+}
+
 /** Which models a key may call (GET/PUT /admin/api/keys/:id/allowed-models): names, globs or route:NAME; null for every model. */
 export interface KeyAllowedModels {
   keyId: string;

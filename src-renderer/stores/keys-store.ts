@@ -2,7 +2,7 @@
 // dismisses it: the server never returns it again.
 import { create } from 'zustand';
 import { describeError } from '../api/api-error';
-import type { GatewayKey, McpServerAccess, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyModelsPatch, VirtualKeyRotation } from '../api/types';
+import type { GatewayKey, McpAccessPatch, NewVirtualKey, ProviderInfo, VirtualKey, VirtualKeyModelsPatch, VirtualKeyRotation } from '../api/types';
 import { requireAdminClient } from './session-store';
 
 export type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -34,8 +34,8 @@ interface KeysState {
   updateVirtualKeyModels(id: string, models: VirtualKeyModelsPatch): Promise<void>;
   setVirtualKeyRouting(id: string, allowRouting: boolean): Promise<void>;
   renameGatewayKey(id: string, name: string): Promise<void>;
-  /** Which MCP servers a key may use: a set of names, or null for all. */
-  setKeyMcpServers(kind: 'virtual' | 'gateway', id: string, mcpServers: McpServerAccess): Promise<void>;
+  /** Which MCP servers (a set of names, or null for all) and which of their tools a key may use; only the fields given change. */
+  setKeyMcpAccess(kind: 'virtual' | 'gateway', id: string, patch: McpAccessPatch): Promise<void>;
   /** Which models a key may call: names, globs or route:NAME, or null for every model. */
   setAllowedModels(id: string, allowedModels: string[] | null): Promise<void>;
   revokeVirtualKey(id: string): Promise<void>;
@@ -114,14 +114,15 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
     else delete next[id];
     set({ allowedModels: next });
   },
-  async setKeyMcpServers(kind, id, mcpServers) {
+  async setKeyMcpAccess(kind, id, patch) {
     const client = requireAdminClient();
+    const access = (updated: VirtualKey | GatewayKey) => ({ mcpServers: updated.mcpServers ?? null, mcpTools: updated.mcpTools ?? null, mcpDefault: updated.mcpDefault ?? null });
     if (kind === 'virtual') {
-      const updated = await client.setVirtualKeyMcpServers(id, mcpServers);
-      set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, mcpServers: updated.mcpServers ?? null } : key)) });
+      const updated = await client.setVirtualKeyMcpAccess(id, patch);
+      set({ virtualKeys: get().virtualKeys.map((key) => (key.id === id ? { ...key, ...access(updated) } : key)) });
     } else {
-      const updated = await client.setGatewayKeyMcpServers(id, mcpServers);
-      set({ gatewayKeys: get().gatewayKeys.map((key) => (key.id === id ? { ...key, mcpServers: updated.mcpServers ?? null } : key)) });
+      const updated = await client.setGatewayKeyMcpAccess(id, patch);
+      set({ gatewayKeys: get().gatewayKeys.map((key) => (key.id === id ? { ...key, ...access(updated) } : key)) });
     }
   },
   async renameGatewayKey(id, name) {

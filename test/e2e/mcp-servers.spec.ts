@@ -354,6 +354,44 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   expect(problems).toEqual([]);
 });
 
+test("a key's MCP tools: only two tools of a server, ticked from its list, then every tool again", async ({ page }) => {
+  const problems = collectProblems(page);
+  const writes = recordAdminWrites(page);
+  await addServer({ name: 'github', command: FIXTURE_COMMAND, args: FIXTURE_ARGS });
+  const gateway = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'mcp-two-tools' }) });
+  const { id } = (await gateway.json()) as { id: string };
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: 'Keys' }).click();
+
+  const row = await openKeyPanel(page, 'mcp-two-tools');
+  await row.getByRole('button', { name: 'Change MCP servers' }).click();
+  const dialog = page.getByRole('dialog', { name: 'MCP servers of “mcp-two-tools”' });
+  const github = dialog.getByRole('group', { name: 'github: tools' });
+  await github.getByRole('checkbox', { name: 'Only some tools' }).check();
+  const tools = github.getByRole('group', { name: 'Tools this key may use' });
+  await expect(tools.getByRole('checkbox', { name: 'read_secret_file' })).toBeVisible();
+  await tools.getByRole('checkbox', { name: 'echo' }).check();
+  await tools.getByRole('checkbox', { name: 'add' }).check();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(row).toContainText('All MCP servers (some tools of github)');
+  expect(writes.at(-1)).toEqual({ method: 'PATCH', path: `/gateway-keys/${id}`, body: { mcpServers: null, mcpTools: { github: ['add', 'echo'] } } });
+  expect((await storedKey('gateway-keys', id)).mcpTools).toEqual({ github: ['add', 'echo'] });
+
+  // Read back after a reload, then every tool again.
+  await page.reload();
+  const again = await openKeyPanel(page, 'mcp-two-tools');
+  await again.getByRole('button', { name: 'Change MCP servers' }).click();
+  await expect(tools.getByRole('checkbox', { name: 'echo' })).toBeChecked();
+  await expect(tools.getByRole('checkbox', { name: 'read_secret_file' })).not.toBeChecked();
+  await github.getByRole('checkbox', { name: 'Only some tools' }).uncheck();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(again).toContainText('All MCP servers');
+  expect(writes.at(-1)?.body).toEqual({ mcpServers: null, mcpTools: null });
+  expect((await storedKey('gateway-keys', id)).mcpTools).toBeNull();
+  expect(problems).toEqual([]);
+});
+
 test('Connect a tool gives each agent its MCP set-up with the address and the key written in', async ({ page }) => {
   const problems = collectProblems(page);
   await addServer({ name: 'github', command: FIXTURE_COMMAND, args: FIXTURE_ARGS });

@@ -1,5 +1,6 @@
 // Who may use which MCP server, and secrets at rest: a key limited to one server sees and calls only
-// that one (through /mcp and /mcp/{server}); a server switched off is gone for everyone; the secret env
+// that one (through /mcp and /mcp/{server}), one limited to two tools of a server only those, one set to
+// deny by default none until allowed; a server switched off is gone for everyone; the secret env
 // values and headers of servers are sealed in the data dir and blanked in the log.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +81,68 @@ describe('a key limited to one server', () => {
       const response = await fetch(`${gateway.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
       expect(response.status).toBe(401);
       expect(((await response.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0');
+    }
+  });
+});
+
+describe('a key limited to two tools of a server', () => {
+  it('lists and calls only those two there, through /mcp and /mcp/{server}, and keeps every tool of its other servers', { timeout: 60_000 }, async () => {
+    const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'two remote tools' }) })).json()) as { key: string; id: string };
+    const patched = await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpTools: { remote: ['echo', 'fail'] } }) });
+    expect(await patched.json()).toMatchObject({ mcpServers: null, mcpTools: { remote: ['echo', 'fail'] }, mcpDefault: null });
+
+    const combined = await connectMcp(gateway, '/mcp', created.key);
+    const names = (await combined.listTools()).tools.map((tool) => tool.name);
+    expect(names.filter((name) => name.startsWith('remote__')).sort()).toEqual(['remote__echo', 'remote__fail']);
+    expect(names).toContain('local__env');
+    expect(textOf(await combined.callTool({ name: 'remote__echo', arguments: { text: 'ok' } }))).toBe('remote says ok');
+    await expect(combined.callTool({ name: 'remote__log', arguments: {} })).rejects.toThrow(/This key may not use tool 'log' of MCP server 'remote'/);
+    await combined.close();
+
+    const own = await connectMcp(gateway, '/mcp/remote', created.key);
+    expect((await own.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fail']);
+    expect((await own.callTool({ name: 'fail', arguments: {} })).isError).toBe(true);
+    await expect(own.callTool({ name: 'slow', arguments: { ms: 1 } })).rejects.toThrow(/This key may not use tool 'slow' of MCP server 'remote'/);
+    await own.close();
+
+    gateway.flushLog();
+    const refused = ((await (await gateway.admin('/logs?kind=mcp&server=remote&tool=slow')).json()) as { items: { status: number }[] }).items;
+    expect(refused[0]).toMatchObject({ status: 403 });
+    // A server named like an Object member is a server like any other, not a lookup into the grant's prototype.
+    const odd = await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpTools: { constructor: ['x'] } }) });
+    expect(odd.status).toBe(200);
+    const after = await connectMcp(gateway, '/mcp', created.key);
+    expect((await after.listTools()).tools.map((tool) => tool.name)).toContain('remote__env');
+    await after.close();
+    const bad = await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpTools: { remote: [''] } }) });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('a key set to deny by default', () => {
+  it('sees no server until one is allowed, and the global default applies to keys without their own', { timeout: 60_000 }, async () => {
+    const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'denied at first' }) })).json()) as { key: string; id: string };
+    const toolsOf = async () => {
+      const client = await connectMcp(gateway, '/mcp', created.key);
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      await client.close();
+      return names;
+    };
+    expect(await toolsOf()).toContain('local__echo');
+    await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpDefault: 'deny' }) });
+    expect(await toolsOf()).toEqual([]);
+    await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpServers: ['local'] }) });
+    expect((await toolsOf()).every((name) => name.startsWith('local__'))).toBe(true);
+
+    // The global default: a key that says nothing follows it; one that says 'allow' keeps every server.
+    await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpServers: null, mcpDefault: null }) });
+    expect((await gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ mcpKeyDefault: 'deny' }) })).status).toBe(200);
+    try {
+      expect(await toolsOf()).toEqual([]);
+      await gateway.admin(`/gateway-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ mcpDefault: 'allow' }) });
+      expect(await toolsOf()).toContain('remote__echo');
+    } finally {
+      await gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ mcpKeyDefault: 'allow' }) });
     }
   });
 });

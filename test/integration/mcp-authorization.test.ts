@@ -106,6 +106,8 @@ interface Change {
   refusal: RegExp;
   /** The session stays open and is told its lists changed; false: the session is closed. */
   notifies: boolean;
+  /** It takes the other server ('beta') away too (a deny-by-default switch): beta is not probed after it. */
+  concernsEveryServer?: true;
 }
 
 let remoteUrls: Record<string, string>;
@@ -141,6 +143,30 @@ const CHANGES: Change[] = [
     concerns: (row) => row.aboutTool === true,
     refusal: /Tool 'echo' of MCP server 'alpha' is switched off/,
     notifies: true,
+  },
+  {
+    change: "the key's tools narrowed to another tool of the server",
+    apply: async ({ gateway, key }) => void expect((await gateway.admin(`/gateway-keys/${key.id}`, { method: 'PATCH', body: JSON.stringify({ mcpTools: { alpha: ['slow'] } }) })).status).toBe(200),
+    concerns: (row) => row.aboutTool === true,
+    refusal: /This key may not use tool 'echo' of MCP server 'alpha'/,
+    notifies: true,
+  },
+  {
+    change: 'the key switched to deny by default',
+    apply: async ({ gateway, key }) => void expect((await gateway.admin(`/gateway-keys/${key.id}`, { method: 'PATCH', body: JSON.stringify({ mcpDefault: 'deny' }) })).status).toBe(200),
+    concerns: () => true,
+    refusal: /This key may not use MCP server 'alpha'/,
+    notifies: true,
+    concernsEveryServer: true,
+  },
+  {
+    change: 'the global default switched to deny',
+    apply: async ({ gateway }) => void expect((await gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ mcpKeyDefault: 'deny' }) })).status).toBe(200),
+    restore: async ({ gateway }) => void expect((await gateway.admin('/settings', { method: 'PATCH', body: JSON.stringify({ mcpKeyDefault: 'allow' }) })).status).toBe(200),
+    concerns: () => true,
+    refusal: /This key may not use MCP server 'alpha'/,
+    notifies: true,
+    concernsEveryServer: true,
   },
   {
     change: 'the key revoked',
@@ -253,7 +279,7 @@ describe('every message is checked against the key and the servers as they are n
           if (!change.concerns(row)) expect(after, `${row.message} after`).toBe('reached');
           else if (after !== 'hidden' || !change.notifies) expect(after, `${row.message} after`).toMatch(change.refusal);
         }
-        if (change.notifies) {
+        if (change.notifies && !change.concernsEveryServer) {
           for (const row of MESSAGES) expect(await outcome(row, client, 'beta'), `${row.message} on the other server`).toBe('reached');
         }
       } finally {

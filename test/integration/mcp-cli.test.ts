@@ -104,7 +104,7 @@ describe('gatehouse mcp', () => {
     expect(both.code).toBe(2);
   });
 
-  it('limits a key to some servers with keys mcp, and removes a server, each within a second', { timeout: 60_000 }, async () => {
+  it('limits a key to some servers and tools with keys mcp, and removes a server, each within a second', { timeout: 90_000 }, async () => {
     const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'cli-limited' }) })).json()) as { key: string };
     // A session opened before the change loses the server too, and its client is told.
     const open = await connectMcp(gateway, '/mcp', created.key);
@@ -128,6 +128,13 @@ describe('gatehouse mcp', () => {
     await cli(['keys', 'mcp', 'cli-limited', '--all']);
     await millisecondsUntil(async () => caller()?.mcpServers === undefined, 5_000);
     expect(await toolNames(created.key)).toContain('local__echo');
+
+    // Two tools of one server, nothing else: --servers with --tools, and --default deny for what it does not name.
+    const two = await cli(['keys', 'mcp', 'cli-limited', '--servers', 'remote', '--tools', 'remote:echo,remote:fail', '--default', 'deny', '--json']);
+    expect(two.code, two.stderr).toBe(0);
+    expect(JSON.parse(two.stdout)).toMatchObject({ mcpServers: ['remote'], mcpTools: { remote: ['echo', 'fail'] }, mcpDefault: 'deny' });
+    expect(await millisecondsUntil(async () => caller()?.mcpTools?.remote?.join() === 'echo,fail', 5_000)).toBeLessThan(1_500);
+    expect((await toolNames(created.key)).sort()).toEqual(['remote__echo', 'remote__fail']);
 
     const removed = await cli(['mcp', 'remove', 'remote']);
     expect(removed.code).toBe(0);

@@ -1,7 +1,7 @@
 // The MCP gateway in team mode: two gateways on one PostgreSQL. A server added on one instance is served
 // by the other within a second, its secret env value sealed in PostgreSQL (never there in plain text) and
 // opened by the other instance with the team's data key; a key limited on one instance is limited on
-// both; the calls are MCP rows of the shared log (kind, server, tool filters) and Usage counts them.
+// both, its tools too; the calls are MCP rows of the shared log (kind, server, tool filters) and Usage counts them.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
@@ -97,6 +97,30 @@ describe('MCP servers in team mode', () => {
 
       expect((await b.admin(`/gateway-keys/${key.id}`, { method: 'DELETE' })).status).toBe(200);
       await within(1_000, async () => (await client.listTools().then(() => false, (error: Error) => /revoked keys stop working/.test(error.message))));
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  it("a key's tools narrowed on one instance are narrowed in a session open on the other within 1 s, stored in PostgreSQL", { timeout: 60_000 }, async () => {
+    const [a, b] = gateways;
+    const key = await gatewayKey(b, 'team-two-tools');
+    await within(2_000, async () => (await fetch(`${a.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, body: '{}' })).status !== 401);
+    const client = await connectMcp(a, '/mcp', key.key);
+    let listChangedAt: number | undefined;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChangedAt ??= Date.now()));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('shared__env');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const change = { mcpServers: ['shared'], mcpTools: { shared: ['echo', 'fail'] }, mcpDefault: 'deny' };
+      expect((await b.admin(`/gateway-keys/${key.id}`, { method: 'PATCH', body: JSON.stringify(change) })).status).toBe(200);
+      const changedAt = Date.now();
+      await vi.waitFor(() => expect(listChangedAt).toBeDefined(), { timeout: 1_000, interval: 20 });
+      expect(listChangedAt! - changedAt).toBeLessThan(1_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['shared__echo', 'shared__fail']);
+      await expect(client.callTool({ name: 'shared__env', arguments: { name: 'HOME' } })).rejects.toThrow(/This key may not use tool 'env' of MCP server 'shared'/);
+      expect(textOf(await client.callTool({ name: 'shared__echo', arguments: { text: 'still' } }))).toBe('shared says still');
+      expect(await (await a.admin(`/gateway-keys/${key.id}`)).json()).toMatchObject(change);
     } finally {
       await client.close().catch(() => undefined);
     }

@@ -1,7 +1,9 @@
 // The key tables' rows as SQLite holds them, and the summaries the admin API and the CLI show of them.
+import { mcpAccessSummary, type McpAccessColumns } from '../../core/mcp-access.js';
 import type { CredentialValues, GatewayKeySummary, VirtualKeySummary } from '../../core/key-repository.js';
 
-export interface VirtualKeyRow {
+/** Both kinds carry the MCP access columns (mcp_servers, migration 14; mcp_tools and mcp_default, 19). */
+export interface VirtualKeyRow extends McpAccessColumns {
   id: string;
   name: string;
   provider: string;
@@ -18,11 +20,9 @@ export interface VirtualKeyRow {
   model_map: string | null;
   allow_routing: number;
   chat_only: number;
-  /** JSON array of MCP server names; NULL = every server (migration 14). */
-  mcp_servers?: string | null;
 }
 
-export interface GatewayKeyRow {
+export interface GatewayKeyRow extends McpAccessColumns {
   id: string;
   name: string;
   key_hash: Buffer;
@@ -30,7 +30,6 @@ export interface GatewayKeyRow {
   created_at: number;
   updated_at: number;
   revoked_at: number | null;
-  mcp_servers?: string | null;
 }
 
 const isoTime = (ms: number) => new Date(ms).toISOString();
@@ -52,7 +51,7 @@ export function virtualKeySummary(row: VirtualKeyRow, lastUsedAt: number | null)
     modelMap: row.model_map ? (JSON.parse(row.model_map) as Record<string, string>) : {},
     allowRouting: row.allow_routing === 1,
     chatOnly: row.chat_only === 1,
-    mcpServers: row.mcp_servers ? (JSON.parse(row.mcp_servers) as string[]) : null,
+    ...mcpAccessSummary(row),
   };
 }
 
@@ -65,6 +64,6 @@ export function gatewayKeySummary(row: GatewayKeyRow, lastUsedAt: number | null)
     updatedAt: isoTime(row.updated_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
     lastUsedAt: isoTimeOrNull(lastUsedAt),
-    mcpServers: row.mcp_servers ? (JSON.parse(row.mcp_servers) as string[]) : null,
+    ...mcpAccessSummary(row),
   };
 }

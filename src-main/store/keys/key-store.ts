@@ -16,7 +16,7 @@ import { MemoryKeyDirectory } from './memory-directory.js';
 import { newId, newKey } from './new-key.js';
 import { credentialsLoader, openCredentials, sealCredentials } from './sealed-credentials.js';
 import { openSecret, sealSecret, type SecretContext } from '../secret-box.js';
-import { validMcpServerList } from '../../core/mcp-servers.js';
+import { mcpAccessOfRow, storedMcpAccess, validMcpAccessChange, type McpAccessChange } from '../../core/mcp-access.js';
 
 /** Seals and opens other tables' secrets (MCP servers') with the same data key as the keys' own. */
 export interface ValueSealer {
@@ -25,9 +25,6 @@ export interface ValueSealer {
   open(context: SecretContext, sealed: Buffer): string;
 }
 
-/** A key's MCP servers as stored: NULL = every server, else a JSON array. */
-const storedMcpServers = (servers: string[] | null): string | null => (servers === null ? null : JSON.stringify(servers));
-const mcpServersOf = (stored: string | null | undefined): string[] | undefined => (stored ? (JSON.parse(stored) as string[]) : undefined);
 
 /** The model map as stored: NULL when empty, else JSON. */
 const storedModelMap = (map: Record<string, string> | undefined): string | null => {
@@ -258,13 +255,15 @@ export class KeyStore implements KeyRepository {
 
   // ---- the MCP servers a key may use ----
 
-  /** Sets which MCP servers a key (virtual `vk_` or gateway `gk_` id) may see and call; null = every server. */
-  async setKeyMcpServers(id: string, servers: string[] | null): Promise<VirtualKeySummary | GatewayKeySummary> {
-    const clean = validMcpServerList(servers);
+  /** Sets which MCP servers and tools a key (virtual `vk_` or gateway `gk_` id) may see and call; absent fields stay. */
+  async setKeyMcpAccess(id: string, change: McpAccessChange): Promise<VirtualKeySummary | GatewayKeySummary> {
+    const columns = Object.entries(storedMcpAccess(validMcpAccessChange(change)));
     const isGateway = id.startsWith('gk_');
     const row = isGateway ? this.gatewayKeyRow(id) : this.virtualKeyRow(id);
     if (row.revoked_at !== null) throw new GatewayError(409, 'invalid_request_error', `Key '${id}' is revoked`, 'id');
-    this.db.prepare(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET mcp_servers = ?, updated_at = ? WHERE id = ?`).run(storedMcpServers(clean), Date.now(), id);
+    // Column names come from storedMcpAccess's fixed set, never from the request.
+    const sets = columns.map(([column]) => `${column} = ?, `).join('');
+    this.db.prepare(`UPDATE ${isGateway ? 'gateway_keys' : 'virtual_keys'} SET ${sets}updated_at = ? WHERE id = ?`).run(...columns.map(([, value]) => value), Date.now(), id);
     this.reload();
     return isGateway ? this.getGatewayKey(id) : this.getVirtualKey(id);
   }
@@ -372,10 +371,7 @@ export class KeyStore implements KeyRepository {
     virtual.sort((a, b) => a.created_at - b.created_at);
     this.directory.replace(
       virtual.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: this.virtualKeyCaller(row) })),
-      gateway.map((row) => {
-        const mcpServers = mcpServersOf(row.mcp_servers);
-        return { id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id, ...(mcpServers ? { mcpServers } : {}) } };
-      }),
+      gateway.map((row) => ({ id: row.id, name: row.name, keyHash: row.key_hash, caller: { kind: 'gateway-key', keyId: row.id, ...mcpAccessOfRow(row) } })),
     );
     this.generation = generation;
   }
@@ -392,7 +388,7 @@ export class KeyStore implements KeyRepository {
       ...(row.allow_routing ? { allowRouting: true } : {}),
       ...(row.chat_only ? { chatOnly: true } : {}),
       learnChatOnly: () => this.learnChatOnly(row.id),
-      ...(row.mcp_servers ? { mcpServers: mcpServersOf(row.mcp_servers) } : {}),
+      ...mcpAccessOfRow(row),
       loadCredentials: credentialsLoader(() => this.privateKey, this.publicKey, row.id, row.credentials),
     };
   }

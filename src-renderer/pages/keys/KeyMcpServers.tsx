@@ -1,6 +1,6 @@
-// A key's MCP servers on the Keys page: every server (the default) or a chosen set. A server a key may
-// not use is neither listed nor callable through /mcp with that key. Summed up in the key's
-// panel, edited in a small dialog like the key's limits.
+// A key's MCP servers on the Keys page: every server (the default) or a chosen set, and for any of them
+// only some of its tools. A server or tool a key may not use is neither listed nor callable through /mcp
+// with that key. Summed up in the key's panel, edited in a small dialog like the key's limits.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { McpServerAccess } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
@@ -17,12 +17,18 @@ export interface McpKeyRef {
   name: string;
   /** Absent from a server that does not know MCP: the same as every server. */
   mcpServers?: McpServerAccess;
+  /** Server → the tools the key may use there; null or absent = every tool. */
+  mcpTools?: Record<string, string[]> | null;
+  /** The key's own default where it names no server ('deny': none); null or absent = the Settings' default. */
+  mcpDefault?: 'allow' | 'deny' | null;
 }
 
-export function describeMcpAccess(access: McpServerAccess | undefined): string {
-  if (access === null || access === undefined) return 'All MCP servers';
+export function describeMcpAccess(access: McpServerAccess | undefined, tools?: Record<string, string[]> | null, keyDefault?: 'allow' | 'deny' | null): string {
+  const limited = Object.keys(tools ?? {});
+  const toolsNote = limited.length ? ` (some tools of ${limited.join(', ')})` : '';
+  if (access === null || access === undefined) return keyDefault === 'deny' ? 'No MCP servers until allowed' : `All MCP servers${toolsNote}`;
   if (!access.length) return 'No MCP servers';
-  return `MCP: ${access.join(', ')}`;
+  return `MCP: ${access.join(', ')}${toolsNote}`;
 }
 
 type Mode = 'all' | 'chosen';
@@ -32,7 +38,12 @@ export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; on
   const status = useMcpServersStore((state) => state.status);
   const loadError = useMcpServersStore((state) => state.loadError);
   const load = useMcpServersStore((state) => state.load);
-  const setKeyMcpServers = useKeysStore((state) => state.setKeyMcpServers);
+  const setKeyMcpAccess = useKeysStore((state) => state.setKeyMcpAccess);
+  const serverTools = useMcpServersStore((state) => state.tools);
+  const loadTools = useMcpServersStore((state) => state.loadTools);
+  const currentTools = keyRef.mcpTools ?? {};
+  // Per server whose tools are limited: the tools ticked. A server not in it keeps every tool.
+  const [toolChoice, setToolChoice] = useState<Record<string, Set<string>>>(() => Object.fromEntries(Object.entries(currentTools).map(([server, tools]) => [server, new Set(tools)])));
   const showToast = useToastStore((state) => state.show);
   const current = keyRef.mcpServers ?? null;
   const [mode, setMode] = useState<Mode>(current === null ? 'all' : 'chosen');
@@ -43,15 +54,27 @@ export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; on
     void load();
   }, [load]);
 
+  // The tools of each server the key is already limited on, so its ticks can be shown.
+  const limitedServers = Object.keys(toolChoice).join('\n');
+  useEffect(() => {
+    for (const server of limitedServers.split('\n')) if (server && !useMcpServersStore.getState().tools[server]) void loadTools(server);
+  }, [limitedServers, loadTools]);
+
   // Names the key keeps that no server has any more are still shown, so saving does not drop them unseen.
   const names = [...new Set([...servers.map((server) => server.name), ...(current ?? [])])].sort();
+  // The servers whose tools can be limited here: those the key may use as the form stands.
+  const inScope = mode === 'all' ? names : names.filter((name) => chosen.has(name));
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const access: McpServerAccess = mode === 'all' ? null : names.filter((name) => chosen.has(name));
+    const entries = Object.entries(toolChoice).map(([server, tools]) => [server, [...tools].sort()] as const);
+    const tools = entries.length ? Object.fromEntries(entries) : null;
+    // Only what changed is sent: the tools stay as they are unless a server's tools were limited or freed here.
+    const toolsChanged = JSON.stringify(tools ?? {}) !== JSON.stringify(Object.fromEntries(Object.entries(currentTools).map(([server, list]) => [server, [...list].sort()])));
     await submit(async () => {
-      await setKeyMcpServers(keyRef.kind, keyRef.id, access);
-      showToast(`${keyRef.name}: ${describeMcpAccess(access).replace(/^MCP: /, 'MCP servers ')}`);
+      await setKeyMcpAccess(keyRef.kind, keyRef.id, { mcpServers: access, ...(toolsChanged ? { mcpTools: tools } : {}) });
+      showToast(`${keyRef.name}: ${describeMcpAccess(access, tools, keyRef.mcpDefault).replace(/^MCP: /, 'MCP servers ')}`);
       onClose();
     });
   };
@@ -96,6 +119,61 @@ export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; on
           </fieldset>
         ) : (
           <p className="muted small">No MCP servers yet: add them on the MCP servers page.</p>
+        )}
+        {inScope.length > 0 && (
+          <fieldset className="key-mcp-choices">
+            <legend>Tools</legend>
+            {inScope.map((server) => {
+              const limitedTo = toolChoice[server];
+              const listed = serverTools[server];
+              return (
+                <div key={server} className="stack" role="group" aria-label={`${server}: tools`}>
+                  <label className="checkbox">
+                    <input
+                      type="checkbox"
+                      checked={limitedTo !== undefined}
+                      onChange={(event) => {
+                        const { [server]: _dropped, ...rest } = toolChoice;
+                        if (event.target.checked) {
+                          setToolChoice({ ...rest, [server]: new Set() });
+                          if (!listed) void loadTools(server);
+                        } else setToolChoice(rest);
+                      }}
+                    />
+                    {/* Named without the server's name, which the server's own checkbox above is named by. */}
+                    <span aria-label="Only some tools">
+                      Only some tools of <span className="mono">{server}</span>
+                    </span>
+                  </label>
+                  {limitedTo !== undefined &&
+                    (listed?.status === 'error' ? (
+                      <ErrorNotice message={listed.error ?? `The tools of ${server} could not be listed`} onRetry={() => void loadTools(server)} />
+                    ) : !listed || (listed.status === 'loading' && !listed.items.length) ? (
+                      <LoadingState label={`Loading the tools of ${server}`} />
+                    ) : (
+                      <div role="group" aria-label="Tools this key may use" className="key-mcp-tools">
+                        {[...new Set([...listed.items.map((tool) => tool.name), ...limitedTo])].sort().map((tool) => (
+                          <label key={tool} className="checkbox">
+                            <input
+                              type="checkbox"
+                              checked={limitedTo.has(tool)}
+                              onChange={(event) => {
+                                const next = new Set(limitedTo);
+                                if (event.target.checked) next.add(tool);
+                                else next.delete(tool);
+                                setToolChoice({ ...toolChoice, [server]: next });
+                              }}
+                            />
+                            <span className="mono">{tool}</span>
+                          </label>
+                        ))}
+                        {limitedTo.size === 0 && <p className="field-hint">None ticked: the key sees no tool of {server}.</p>}
+                      </div>
+                    ))}
+                </div>
+              );
+            })}
+          </fieldset>
         )}
         {error && <ErrorNotice message={error.message} />}
         <div className="dialog-actions">

@@ -176,7 +176,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
             </Setting>
           )}
           <Setting label="MCP servers" action="MCP servers" onChange={() => setAction('mcp')}>
-            <span className="key-setting-text">{describeMcpAccess(key.mcpServers)}</span>
+            <span className="key-setting-text">{describeMcpAccess(key.mcpServers, key.mcpTools, key.mcpDefault)}</span>
           </Setting>
           <Setting label="Spend">
             <KeySpend keyId={key.id} keyName={key.name} />
@@ -215,7 +215,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
       {action === 'rotate' && kind === 'virtual' && <RotateKeyDialog virtualKey={key} onClose={closeAction} onRotated={() => done('Credential rotated')} />}
       {action === 'allowed' && <KeyModelAccessDialog keyRef={{ id: key.id, name: key.name }} current={allowed ?? null} onClose={closeAction} />}
       {action === 'limits' && <KeyLimitsDialog keyId={key.id} keyName={key.name} view={limitsView} onClose={closeAction} />}
-      {action === 'mcp' && <KeyMcpServersDialog keyRef={{ kind, id: key.id, name: key.name, mcpServers: key.mcpServers }} onClose={closeAction} />}
+      {action === 'mcp' && <KeyMcpServersDialog keyRef={{ kind, id: key.id, name: key.name, mcpServers: key.mcpServers, mcpTools: key.mcpTools, mcpDefault: key.mcpDefault }} onClose={closeAction} />}
       {action === 'revoke' && <ConfirmRevokeDialog kind={kind} name={key.name} onClose={closeAction} onConfirm={revoke} />}
       {action === 'use' && (
         <Dialog title={`Use “${key.name}”`} description={kind === 'virtual' ? 'Set-ups for coding tools, SDKs and curl, with this gateway’s address.' : 'The full key was shown once when it was created; these examples read it from an environment variable.'} onClose={closeAction} size="large">

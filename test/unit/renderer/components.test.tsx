@@ -93,6 +93,7 @@ describe('key protection on the Settings page', () => {
     storeBodies: true,
     discoveryPorts: [],
     teamLimitsWhenRedisDown: 'closed',
+    mcpKeyDefault: 'allow',
     keyProtection: { mode: 'key-file', protected: false, warning: 'Secrets are only as safe as /data/master.key' },
   };
 
