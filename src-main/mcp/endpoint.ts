@@ -2,7 +2,7 @@
 // (a foreign Origin or Host refused, a gateway key or virtual key required), then every request — whatever
 // message it carries — authorized against the key as it is now (access.ts), the body read within its cap
 // and parsed once, its calls admitted against the key's limits as model calls are, then the session of its
-// Mcp-Session-Id — or a new one for an `initialize`. Anything else without a session (Claude Code's
+// Mcp-Session-Id — or a new one for an `initialize` — served by the SDK's web-standard transport (web-http.ts). Anything else without a session (Claude Code's
 // `server/discover`, a stray call) gets a 400 and a JSON-RPC error, so clients that probe fall back to
 // `initialize`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,6 +17,7 @@ import { admitCalls, authorizeMessage, SESSION_NOT_FOUND, SessionKey } from './a
 import { mcpCallRecord } from './call-log.js';
 import type { McpGateway } from './gateway.js';
 import { McpSession } from './session.js';
+import { sendWebResponse, toWebRequest } from './web-http.js';
 
 export interface McpEndpointOptions {
   gateway: McpGateway;
@@ -79,9 +80,10 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       return sendRpcError(res, 405, -32000, `Use POST, GET or DELETE for ${path}`, { allow: 'POST, GET, DELETE' });
     }
     let body: unknown;
+    let raw: Buffer | undefined;
     if (req.method === 'POST') {
       try {
-        const raw = await readBody(req, options.maxBodyBytes);
+        raw = await readBody(req, options.maxBodyBytes);
         refuseUnsafeJson(raw);
         body = JSON.parse(raw.toString('utf8'));
       } catch (error) {
@@ -119,7 +121,7 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       // Closed while its body was read or its calls admitted (its key revoked, say): as unknown as one that never was.
       if (gateway.sessions.get(sessionId!) !== session) return sendRpcError(res, SESSION_NOT_FOUND.status, SESSION_NOT_FOUND.code, SESSION_NOT_FOUND.message);
       session.lastActive = Date.now();
-      return session.transport.handleRequest(req, res, body);
+      return sendWebResponse(await session.transport.handleRequest(toWebRequest(req, res, url, raw), { parsedBody: body }), res);
     }
     if (req.method !== 'POST' || !isInitialize(body)) {
       const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
@@ -150,8 +152,9 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       },
     );
     await created.server.connect(created.transport);
-    await created.transport.handleRequest(req, res, body);
+    const answer = await created.transport.handleRequest(toWebRequest(req, res, url, raw), { parsedBody: body });
     // An initialize the transport refused made no session: nothing is kept for it.
     if (id === undefined) void created.close();
+    await sendWebResponse(answer, res);
   };
 }

@@ -2,8 +2,7 @@
 // client sessions of /mcp and /mcp/{server}, and the hub between them — who may use which server, where
 // a server's own requests and notifications go, and the log row of every call. The HTTP side is in
 // endpoint.ts; the admin API asks this class for status, tools and test calls.
-import type { Notification, Request, Result, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type Notification, type Request, type Result, type Tool } from '@modelcontextprotocol/server';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
 import type { McpServerConnection } from '../core/mcp-servers.js';
@@ -11,6 +10,7 @@ import { RECHECK_INTERVAL_MS } from './access.js';
 import { RefusedMcpCall } from './call-log.js';
 import type { McpSession, SessionHub } from './session.js';
 import { McpUpstream, type UpstreamStatus } from './upstream.js';
+import { PASS_THROUGH } from './wire.js';
 
 /** Sessions idle this long are closed (a client that went away without DELETE). */
 const SESSION_IDLE_MS = 60 * 60_000;
@@ -132,11 +132,11 @@ export class McpGateway implements SessionHub {
 
   upstreamFor(caller: Caller, server: string): McpUpstream {
     const upstream = this.upstreams.get(server);
-    if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${server}'`);
+    if (!upstream) throw new RefusedMcpCall(404, ProtocolErrorCode.InvalidParams, `No MCP server named '${server}'`);
     if (caller.mcpServers !== undefined && !caller.mcpServers.includes(server)) {
-      throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `This key may not use MCP server '${server}'`);
+      throw new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `This key may not use MCP server '${server}'`);
     }
-    if (!upstream.settings.enabled) throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${server}' is switched off in Gatehouse`);
+    if (!upstream.settings.enabled) throw new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `MCP server '${server}' is switched off in Gatehouse`);
     return upstream;
   }
 
@@ -161,10 +161,10 @@ export class McpGateway implements SessionHub {
     const calling = sessions
       .flatMap((session) => session.activeCalls.filter((call) => call.server === server).map((call) => ({ session, call })))
       .at(-1);
-    if (calling) return calling.call.extra.sendRequest(request as never, ResultSchema, { signal });
+    if (calling) return calling.call.ctx.mcpReq.send(request, PASS_THROUGH, { signal });
     const recent = sessions.sort((a, b) => b.lastActive - a.lastActive)[0];
-    if (!recent) throw new McpError(ErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);
-    return recent.server.request(request as never, ResultSchema, { signal });
+    if (!recent) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);
+    return recent.server.request(request, PASS_THROUGH, { signal });
   }
 
   onServerNotification(server: string, notification: Notification): void {
@@ -209,7 +209,7 @@ export class McpGateway implements SessionHub {
 
   private known(name: string): McpUpstream {
     const upstream = this.upstreams.get(name);
-    if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${name}'`);
+    if (!upstream) throw new RefusedMcpCall(404, ProtocolErrorCode.InvalidParams, `No MCP server named '${name}'`);
     return upstream;
   }
 
