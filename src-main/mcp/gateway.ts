@@ -11,6 +11,7 @@ import { RefusedMcpCall } from './call-log.js';
 import type { McpSession, SessionHub } from './session.js';
 import { McpUpstream, type UpstreamStatus } from './upstream.js';
 import { PASS_THROUGH } from './wire.js';
+import { ModernEndpoints } from './modern.js';
 
 /** Sessions idle this long are closed (a client that went away without DELETE). */
 const SESSION_IDLE_MS = 60 * 60_000;
@@ -32,6 +33,8 @@ export interface McpGatewayOptions {
 export class McpGateway implements SessionHub {
   private readonly upstreams = new Map<string, McpUpstream>();
   readonly sessions = new Map<string, McpSession>();
+  /** The 2026-07-28 side: no sessions, each request served on its own; its listeners told of changes here. */
+  readonly modern = new ModernEndpoints();
   readonly version: string;
   private readonly sweep: NodeJS.Timeout;
   private readonly recheck: NodeJS.Timeout;
@@ -69,8 +72,10 @@ export class McpGateway implements SessionHub {
       else this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
     }
     this.serversVersion++;
-    // Sessions that see a server come or go, or a tool switched on or off, are told at once.
+    // Sessions that see a server come or go, or a tool switched on or off, are told at once; 2026-07-28
+    // listeners (which may each see other servers) are told to list again.
     this.recheckSessions();
+    this.modern.listChanged(null, { prompts: true, resources: true });
   }
 
   /**
@@ -168,6 +173,13 @@ export class McpGateway implements SessionHub {
   }
 
   onServerNotification(server: string, notification: Notification): void {
+    if (notification.method === 'notifications/tools/list_changed') this.modern.listChanged(server);
+    else if (notification.method === 'notifications/prompts/list_changed') this.modern.listChanged(server, { prompts: true });
+    else if (notification.method === 'notifications/resources/list_changed') this.modern.listChanged(server, { resources: true });
+    else if (notification.method === 'notifications/resources/updated') {
+      const uri = (notification.params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri === 'string') this.modern.resourceUpdated(server, uri);
+    }
     for (const session of this.sessions.values()) {
       if (!session.sees(server)) continue;
       if (notification.method === 'notifications/resources/updated') {
@@ -203,6 +215,7 @@ export class McpGateway implements SessionHub {
     clearInterval(this.recheck);
     const sessions = [...this.sessions.keys()];
     for (const id of sessions) this.dropSession(id);
+    await this.modern.close();
     await Promise.allSettled([...this.upstreams.values()].map((upstream) => upstream.stop()));
     this.upstreams.clear();
   }

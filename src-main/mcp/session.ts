@@ -1,4 +1,5 @@
-// One client session on /mcp or /mcp/{server}: the SDK's Server on a Streamable HTTP transport, its
+// One client session on /mcp or /mcp/{server} — a 2025-era session on the SDK's Streamable HTTP transport, or
+// one stateless 2026-07-28 request on the SDK's per-request transport — the SDK's Server, its
 // handlers relaying each request to the upstream server(s) the key may use. On /mcp/{server} names pass
 // as the server has them; on /mcp every server's tools and prompts are listed under prefixed names and
 // resources are found by their URI. Each tools/call, resources/read and prompts/get becomes a log row.
@@ -56,7 +57,8 @@ const UNREACHED_CAPABILITIES: ServerCapabilities = { tools: { listChanged: true 
 
 export class McpSession {
   readonly server: Server;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** The session's transport (a 2025-era session); undefined for one 2026-07-28 request, which the SDK's per-request transport serves. */
+  readonly transport: WebStandardStreamableHTTPServerTransport | undefined;
   lastActive = Date.now();
   readonly activeCalls: ActiveCall[] = [];
   /** Resource URIs this session subscribed to, with their server. */
@@ -82,8 +84,8 @@ export class McpSession {
     readonly path: string,
     capabilities: ServerCapabilities | undefined,
     upstreamInfo: { instructions?: string; serverInfo?: { name: string; version: string } },
-    onSessionId: (id: string) => void,
-    onClosed: () => void,
+    /** A 2025-era session's hooks: told its id once initialize made it, and when it ends. Absent for a stateless 2026-07-28 request. */
+    stateful?: { onSessionId: (id: string) => void; onClosed: () => void },
   ) {
     const offered = scope === null ? COMBINED_CAPABILITIES : relayedCapabilities(capabilities);
     this.offered = offered;
@@ -91,14 +93,21 @@ export class McpSession {
       capabilities: offered,
       ...(upstreamInfo.instructions ? { instructions: upstreamInfo.instructions } : {}),
     });
-    this.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: onSessionId,
-    });
-    this.transport.onclose = () => {
-      this.ended.abort(new ProtocolError(UNAVAILABLE, 'The client session ended'));
-      onClosed();
-    };
+    const end = () => this.ended.abort(new ProtocolError(UNAVAILABLE, 'The client session ended'));
+    if (stateful) {
+      this.transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: stateful.onSessionId,
+      });
+      this.transport.onclose = () => {
+        end();
+        stateful.onClosed();
+      };
+    } else {
+      this.transport = undefined;
+      // One request's instance is closed when its answer is over (or its client went): its upstream calls end with it.
+      this.server.onclose = end;
+    }
     this.registerHandlers(offered);
   }
 

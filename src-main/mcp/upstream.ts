@@ -139,6 +139,11 @@ export class McpUpstream {
     return this.start();
   }
 
+  /** The protocol revision this server was reached in (e.g. 2025-11-25, 2026-07-28); null until connected. */
+  get protocolVersion(): string | null {
+    return this.client?.getNegotiatedProtocolVersion() ?? null;
+  }
+
   /** The server's capabilities once connected. */
   async capabilities(): Promise<{ capabilities: ServerCapabilities; instructions?: string; serverInfo?: { name: string; version: string } }> {
     const client = await this.connected();
@@ -213,7 +218,13 @@ export class McpUpstream {
     const identity = connectionIdentity(config);
     const client = new Client(
       { name: 'gatehouse', version: this.version },
-      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+      {
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+        // A Streamable HTTP server is asked `server/discover` first: one that speaks 2026-07-28 is called in that
+        // era, any other falls back to initialize. A stdio server is started in the 2025 era (probing would
+        // start a second process of it for every connection).
+        versionNegotiation: { mode: config.transport === 'http' ? 'auto' : 'legacy' },
+      },
     );
     for (const method of ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const) {
       client.setRequestHandler(method, (request, ctx) => this.events.onServerRequest(this.name, request as Request, ctx.mcpReq.signal) as never);
