@@ -1,10 +1,10 @@
 // In-process MCP servers of each protocol era for the era matrix: one built with the 2025 SDK that speaks
 // only up to 2025-11-25 (sessions, initialize), and one built with the v2 SDK that speaks only 2026-07-28
-// (no sessions; `_meta` on every request). Both have the same tools: echo, slow (progress, cancellable)
-// and flip (adds a tool, so the server says its tool list changed).
+// (no sessions; `_meta` on every request). Both have the same tools: echo and slow (progress, cancellable);
+// the 2026-07-28 one also asks the user the 2026 way (ask: an input_required result, then a retry).
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler, McpServer as ModernServer } from '@modelcontextprotocol/server';
+import { acceptedContent, createMcpHandler, inputRequired, McpServer as ModernServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { startMcpHttpServer } from './mcp-tools.js';
 
@@ -30,7 +30,6 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
 /** A v2 server that refuses every 2025-era request: only the 2026-07-28 per-request protocol reaches it. */
 export async function startNewEraServer(name: string): Promise<EraServer> {
   const state: EraServer = { url: '', cancelled: 0, close: async () => undefined };
-  let flipped = false;
   const handler = createMcpHandler(
     () => {
       const server = new ModernServer({ name, version: '2.0.0' });
@@ -51,12 +50,16 @@ export async function startNewEraServer(name: string): Promise<EraServer> {
         }
         return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
       });
-      server.registerTool('flip', { description: 'Adds the tool extra' }, async () => {
-        flipped = true;
-        setTimeout(() => handler.notify.toolsChanged(), 20);
-        return { content: [{ type: 'text', text: 'flipped' }] };
+      // The 2026-07-28 way to ask the user: answer input_required, and be called again with the answer.
+      server.registerTool('ask', { description: 'Asks the user for a name' }, async (ctx) => {
+        const answer = acceptedContent(ctx.mcpReq.inputResponses, 'who', z.object({ name: z.string() }));
+        if (!answer) {
+          return inputRequired({
+            inputRequests: { who: inputRequired.elicit({ message: 'Who are you?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }) },
+          });
+        }
+        return { content: [{ type: 'text', text: `hello ${answer.name}` }] };
       });
-      if (flipped) server.registerTool('extra', { description: 'There once flip was called' }, async () => ({ content: [{ type: 'text', text: 'extra' }] }));
       return server;
     },
     { legacy: 'reject' },

@@ -59,6 +59,25 @@ describe.each(CLIENT_ERAS)('a $era client', ({ era, options }) => {
       }
     });
 
+    it.runIf(server === 'new' && era !== '2026-07-28')(
+      "is asked for the 2026-07-28 server's input_required as a 2025 elicitation, and its answer reaches the server",
+      { timeout: 30_000 },
+      async () => {
+        const client = await connect(path, { ...options, capabilities: { elicitation: { form: {} } } } as never);
+        try {
+          const asked: string[] = [];
+          client.setRequestHandler('elicitation/create', async (request) => {
+            asked.push(String(request.params.message));
+            return { action: 'accept', content: { name: 'Ada' } };
+          });
+          expect(textOf(await client.callTool({ name: name('ask'), arguments: {} }))).toBe('hello Ada');
+          expect(asked).toEqual(['Who are you?']);
+        } finally {
+          await client.close();
+        }
+      },
+    );
+
     it('cancels a call upstream when it gives up', { timeout: 30_000 }, async () => {
       const client = await connect(path, options);
       try {
