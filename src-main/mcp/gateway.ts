@@ -35,6 +35,8 @@ export class McpGateway implements SessionHub {
   readonly sessions = new Map<string, McpSession>();
   /** The 2026-07-28 side: no sessions, each request served on its own; its listeners told of changes here. */
   readonly modern = new ModernEndpoints();
+  /** The 2026-07-28 requests with a call in flight upstream: a server's own request during one is not sent to another client. */
+  readonly statelessCalls = new Set<McpSession>();
   readonly version: string;
   private readonly sweep: NodeJS.Timeout;
   private readonly recheck: NodeJS.Timeout;
@@ -159,13 +161,22 @@ export class McpGateway implements SessionHub {
   /**
    * A server's request to the client (sampling, elicitation, roots) goes to the session whose call to that
    * server is in flight (the newest), else to the session that used the server last. A shared stdio
-   * server does not say which call it asks for; the call in flight is the one it is working on.
+   * server does not say which call it asks for; the call in flight is the one it is working on. When that
+   * call is a 2026-07-28 request's, whose client cannot be asked mid-call, the server gets an error — it is
+   * never asked of another client.
    */
   async onServerRequest(server: string, request: Request, signal: AbortSignal): Promise<Result> {
     const sessions = [...this.sessions.values()].filter((session) => session.sees(server));
-    const calling = sessions
+    const calling = [...sessions, ...[...this.statelessCalls].filter((one) => one.sees(server))]
       .flatMap((session) => session.activeCalls.filter((call) => call.server === server).map((call) => ({ session, call })))
+      .sort((a, b) => a.call.startedAt - b.call.startedAt)
       .at(-1);
+    if (calling && calling.session.transport === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `MCP server '${server}' asked ${request.method} during a call of a 2026-07-28 client, which Gatehouse cannot ask mid-call (that server speaks the 2025 protocol)`,
+      );
+    }
     if (calling) return calling.call.ctx.mcpReq.send(request, PASS_THROUGH, { signal });
     const recent = sessions.sort((a, b) => b.lastActive - a.lastActive)[0];
     if (!recent) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);

@@ -33,6 +33,8 @@ export interface SessionHub {
   visibleUpstreams(caller: Caller): McpUpstream[];
   log(record: CallRecord): void;
   version: string;
+  /** The 2026-07-28 requests (sessions without a transport) with a call in flight. */
+  readonly statelessCalls: Set<McpSession>;
 }
 
 /** A request of this session in flight on one server: where the server's own requests and logs go meanwhile. */
@@ -41,6 +43,8 @@ export interface ActiveCall {
   ctx: ServerContext;
   /** Aborted when the session's key may no longer use the server (noteGrant): the call is cancelled upstream. */
   lost: AbortController;
+  /** When it began: a server's own request goes to the newest call to it. */
+  startedAt: number;
 }
 
 /** Capabilities of the combined endpoint: everything the relay carries. */
@@ -374,8 +378,9 @@ export class McpSession {
       if (Object.keys(rest).length) params._meta = rest;
       else delete params._meta;
     }
-    const active: ActiveCall | undefined = ctx ? { server, ctx, lost: new AbortController() } : undefined;
+    const active: ActiveCall | undefined = ctx ? { server, ctx, lost: new AbortController(), startedAt: performance.now() } : undefined;
     if (active) this.activeCalls.push(active);
+    if (active && !this.transport) this.hub.statelessCalls.add(this);
     try {
       return await upstream.request(
         { method: request.method, params } as Request,
@@ -392,6 +397,7 @@ export class McpSession {
       throw new ProtocolError(ProtocolErrorCode.InternalError, `MCP server '${server}': ${(error as Error).message}`);
     } finally {
       if (active) this.activeCalls.splice(this.activeCalls.indexOf(active), 1);
+      if (!this.activeCalls.length) this.hub.statelessCalls.delete(this);
     }
   }
 }

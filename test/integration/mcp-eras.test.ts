@@ -103,3 +103,28 @@ describe.each(CLIENT_ERAS)('a $era client', ({ era, options }) => {
     });
   });
 });
+
+describe("a 2025 server's own request during a 2026-07-28 client's call", () => {
+  it('is answered with an error naming why, and never asked of another key’s 2025 session', { timeout: 30_000 }, async () => {
+    const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'bystander' }) })).json()) as { key: string };
+    const bystander = new Client({ name: 'bystander', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    await bystander.connect(new StreamableHTTPClientTransport(new URL('/mcp/old', gateway.baseUrl), { requestInit: { headers: { authorization: `Bearer ${created.key}` } } }));
+    const askedBystander: unknown[] = [];
+    bystander.setRequestHandler('sampling/createMessage', async (request) => {
+      askedBystander.push(request.params);
+      return { role: 'assistant', model: 'm', content: { type: 'text', text: 'leaked' } };
+    });
+    await bystander.listTools();
+    const client = await connect('/mcp/old', CLIENT_ERAS[2].options);
+    try {
+      // The 2025 server turns the error into its tool's error answer.
+      const answer = await client.callTool({ name: 'ask', arguments: {} });
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer)).toMatch(/during a call of a 2026-07-28 client/);
+      expect(askedBystander).toEqual([]);
+    } finally {
+      await client.close();
+      await bystander.close();
+    }
+  });
+});
