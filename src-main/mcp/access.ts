@@ -12,7 +12,7 @@
 import type { Caller, KeyDirectory } from '../core/keys.js';
 import { hashKey } from '../core/keys.js';
 import { GatewayError } from '../core/errors.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from '../gateway/limits/limiter.js';
 import { RefusedMcpCall } from './call-log.js';
 import { splitPrefixed } from './names.js';
@@ -81,12 +81,12 @@ export function toolGrantText(caller: Caller, server: string): string {
 
 /** The refusal of a tool the key may not use (it is not listed either). */
 export function toolNotAllowed(server: string, tool: string): RefusedMcpCall {
-  return new RefusedMcpCall(403, ErrorCode.InvalidParams, `This key may not use tool '${tool}' of MCP server '${server}'`);
+  return new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `This key may not use tool '${tool}' of MCP server '${server}'`);
 }
 
 /** The refusal a revoked key's session gets inside a handler (its HTTP requests are refused with 401 before). */
 export function revokedKey(): RefusedMcpCall {
-  return new RefusedMcpCall(401, ErrorCode.InvalidRequest, 'The key of this session was revoked: the session is closed');
+  return new RefusedMcpCall(401, ProtocolErrorCode.InvalidRequest, 'The key of this session was revoked: the session is closed');
 }
 
 /** What the endpoint answers instead of handing the message to the session. */
@@ -195,7 +195,7 @@ export async function admitCalls(limits: KeyLimiter | undefined, caller: Caller,
           rpcCode: -32000,
           message: error.message,
           headers: error instanceof LimitExceeded ? error.headers() : {},
-          error: new RefusedMcpCall(error.status, ErrorCode.InternalError, error.message),
+          error: new RefusedMcpCall(error.status, ProtocolErrorCode.InternalError, error.message),
         },
       };
     }

@@ -4,12 +4,13 @@
 // as model calls' by the log's one redaction step (core/redacted-record.ts), the server's own secret values
 // (`secrets`) blanked wherever they appear: its error text, its tool output.
 import { newTraceId } from '../gateway/gateway-headers.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
+import { TIMED_OUT } from './wire.js';
 
-/** An McpError that also says which HTTP-like status its log row gets. */
-export class RefusedMcpCall extends McpError {
+/** A ProtocolError that also says which HTTP-like status its log row gets. */
+export class RefusedMcpCall extends ProtocolError {
   constructor(
     readonly status: number,
     code: number,
@@ -28,9 +29,9 @@ export function statusOf(outcome: { result?: unknown; error?: unknown; cancelled
   if (outcome.cancelled) return 499;
   if (outcome.error === undefined) return (outcome.result as { isError?: unknown } | undefined)?.isError === true ? 422 : 200;
   if (outcome.error instanceof RefusedMcpCall) return outcome.error.status;
-  if (outcome.error instanceof McpError) {
-    if (outcome.error.code === ErrorCode.RequestTimeout) return 504;
-    if (outcome.error.code === ErrorCode.InvalidParams || outcome.error.code === ErrorCode.MethodNotFound) return 400;
+  if (outcome.error instanceof ProtocolError) {
+    if (outcome.error.code === TIMED_OUT) return 504;
+    if (outcome.error.code === ProtocolErrorCode.InvalidParams || outcome.error.code === ProtocolErrorCode.MethodNotFound) return 400;
   }
   return 502;
 }
@@ -86,7 +87,7 @@ export function mcpCallRecord(facts: McpCallFacts): CallRecord {
     requestBody: JSON.stringify({ method: facts.method, params: facts.params }),
     responseBody:
       error !== undefined
-        ? JSON.stringify({ error: { code: error instanceof McpError ? error.code : ErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) } })
+        ? JSON.stringify({ error: { code: error instanceof ProtocolError ? error.code : ProtocolErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) } })
         : facts.result === undefined
           ? null
           : JSON.stringify(facts.result),

@@ -2,9 +2,9 @@
 // (a foreign Origin or Host refused, a gateway key or virtual key required), then every request — whatever
 // message it carries — authorized against the key as it is now (access.ts), the body read within its cap
 // and parsed once, its calls admitted against the key's limits as model calls are, then the session of its
-// Mcp-Session-Id — or a new one for an `initialize`. Anything else without a session (Claude Code's
-// `server/discover`, a stray call) gets a 400 and a JSON-RPC error, so clients that probe fall back to
-// `initialize`.
+// Mcp-Session-Id — or a new one for an `initialize` — served by the SDK's web-standard transport (web-http.ts).
+// A 2026-07-28 request (its version in `_meta`, no session) is served on its own (modern.ts). Anything else
+// without a session (a stray call with no `_meta`) gets a 400 and a JSON-RPC error.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyDirectory } from '../core/keys.js';
 import type { Caller } from '../core/keys.js';
@@ -18,6 +18,7 @@ import { admitCalls, authorizeMessage, SESSION_NOT_FOUND, SessionKey } from './a
 import { mcpCallRecord } from './call-log.js';
 import type { McpGateway } from './gateway.js';
 import { McpSession } from './session.js';
+import { sendWebResponse, toWebRequest } from './web-http.js';
 
 export interface McpEndpointOptions {
   gateway: McpGateway;
@@ -47,6 +48,20 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
   const { gateway } = options;
   // The front /v1 uses (gateway/front.ts), its refusals answered as JSON-RPC errors.
   const guard = guardBrowser(options);
+
+  /** What one server's endpoint offers is what its server offers: it is started now (within its start bound). */
+  const serverInfo = async (caller: Caller, scope: string | null) =>
+    scope === null ? undefined : await gateway.upstreamFor(caller, scope).capabilities().catch(() => undefined);
+
+  /** One 2026-07-28 request, served by a Server of its own for the key it presented (read as it is now by every handler). */
+  const serveModern = async (web: Request, body: unknown, caller: Caller, presented: string, scope: string | null, path: string): Promise<Response> => {
+    const upstreamInfo = await serverInfo(caller, scope);
+    const key = new SessionKey(options.keys, presented, caller);
+    return gateway.modern.serve(scope, web, body, () =>
+      new McpSession(gateway, key, scope, path, upstreamInfo?.capabilities, { instructions: upstreamInfo?.instructions, serverInfo: upstreamInfo?.serverInfo }).server,
+    );
+  };
+
   return async (req, res, url) => {
     try {
       guard({ req });
@@ -80,9 +95,10 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       return sendRpcError(res, 405, -32000, `Use POST, GET or DELETE for ${path}`, { allow: 'POST, GET, DELETE' });
     }
     let body: unknown;
+    let raw: Buffer | undefined;
     if (req.method === 'POST') {
       try {
-        const raw = await readBody(req, options.maxBodyBytes);
+        raw = await readBody(req, options.maxBodyBytes);
         // A large message is scanned and measured off the serving thread before it is parsed here.
         body = await parseLargeJson(raw, (bytes) => {
           refuseUnsafeJson(bytes);
@@ -95,8 +111,11 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
     }
 
     const session = authorized.session;
-    if (session) {
-      // Only a session serves calls: each is admitted against the key's limits before its session sees it.
+    const web = toWebRequest(req, res, url, raw);
+    // A 2026-07-28 request (no session, its version in `_meta`) is served on its own; the rest is a 2025-era session's.
+    const modern = !session && sessionId === undefined && req.method === 'POST' && (await gateway.modern.speaksModern(web, body));
+    if (session || modern) {
+      // Only a session or a 2026-07-28 request serves calls: each is admitted against the key's limits first.
       const admitted = await admitCalls(options.limits, caller, body);
       if ('refused' in admitted) {
         const { refused, call } = admitted;
@@ -108,7 +127,7 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
             caller,
             server: call.server ?? scope ?? '',
             tool: call.tool,
-            client: session.clientName,
+            client: session?.clientName ?? null,
             method: call.method,
             params: call.params,
             headers: req.headers,
@@ -120,10 +139,11 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       }
       // Each admitted call's ticket is given back when its answer is over (an MCP call spends no tokens or money).
       if (admitted.tickets.length) res.once('close', () => admitted.tickets.forEach((ticket) => ticket.release({ tokens: 0, costUsd: null })));
+      if (!session) return sendWebResponse(await serveModern(web, body, caller, presented, scope, path), res);
       // Closed while its body was read or its calls admitted (its key revoked, say): as unknown as one that never was.
       if (gateway.sessions.get(sessionId!) !== session) return sendRpcError(res, SESSION_NOT_FOUND.status, SESSION_NOT_FOUND.code, SESSION_NOT_FOUND.message);
       session.lastActive = Date.now();
-      return session.transport.handleRequest(req, res, body);
+      return sendWebResponse(await session.transport!.handleRequest(web, { parsedBody: body }), res);
     }
     if (req.method !== 'POST' || !isInitialize(body)) {
       const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
@@ -135,8 +155,7 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       );
     }
     // One server's endpoint offers what its server offers: it is started now (within its start bound).
-    let upstreamInfo: Awaited<ReturnType<ReturnType<McpGateway['upstreamFor']>['capabilities']>> | undefined;
-    if (scope !== null) upstreamInfo = await gateway.upstreamFor(caller, scope).capabilities().catch(() => undefined);
+    const upstreamInfo = await serverInfo(caller, scope);
     let id: string | undefined;
     const created: McpSession = new McpSession(
       gateway,
@@ -145,17 +164,20 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       path,
       upstreamInfo?.capabilities,
       { instructions: upstreamInfo?.instructions, serverInfo: upstreamInfo?.serverInfo },
-      (newId) => {
-        id = newId;
-        gateway.addSession(newId, created);
-      },
-      () => {
-        if (id !== undefined && gateway.sessions.get(id) === created) gateway.sessions.delete(id);
+      {
+        onSessionId: (newId) => {
+          id = newId;
+          gateway.addSession(newId, created);
+        },
+        onClosed: () => {
+          if (id !== undefined && gateway.sessions.get(id) === created) gateway.sessions.delete(id);
+        },
       },
     );
-    await created.server.connect(created.transport);
-    await created.transport.handleRequest(req, res, body);
+    await created.server.connect(created.transport!);
+    const answer = await created.transport!.handleRequest(web, { parsedBody: body });
     // An initialize the transport refused made no session: nothing is kept for it.
     if (id === undefined) void created.close();
+    await sendWebResponse(answer, res);
   };
 }

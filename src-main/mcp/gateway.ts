@@ -2,8 +2,7 @@
 // client sessions of /mcp and /mcp/{server}, and the hub between them — who may use which server, where
 // a server's own requests and notifications go, and the log row of every call. The HTTP side is in
 // endpoint.ts; the admin API asks this class for status, tools and test calls.
-import type { Notification, Request, Result, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type Notification, type Request, type Result, type Tool } from '@modelcontextprotocol/server';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
 import type { McpServerConnection } from '../core/mcp-servers.js';
@@ -12,6 +11,8 @@ import { mayUseServer, mayUseTool, RECHECK_INTERVAL_MS, toolGrantText } from './
 import { RefusedMcpCall } from './call-log.js';
 import type { McpSession, SessionHub } from './session.js';
 import { McpUpstream, type UpstreamStatus } from './upstream.js';
+import { PASS_THROUGH } from './wire.js';
+import { ModernEndpoints } from './modern.js';
 
 /** Sessions idle this long are closed (a client that went away without DELETE). */
 const SESSION_IDLE_MS = 60 * 60_000;
@@ -35,6 +36,10 @@ export interface McpGatewayOptions {
 export class McpGateway implements SessionHub {
   private readonly upstreams = new Map<string, McpUpstream>();
   readonly sessions = new Map<string, McpSession>();
+  /** The 2026-07-28 side: no sessions, each request served on its own; its listeners told of changes here. */
+  readonly modern = new ModernEndpoints();
+  /** The 2026-07-28 requests with a call in flight upstream: a server's own request during one is not sent to another client. */
+  readonly statelessCalls = new Set<McpSession>();
   readonly version: string;
   private readonly sweep: NodeJS.Timeout;
   private readonly recheck: NodeJS.Timeout;
@@ -72,8 +77,10 @@ export class McpGateway implements SessionHub {
       else this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
     }
     this.serversVersion++;
-    // Sessions that see a server come or go, or a tool switched on or off, are told at once.
+    // Sessions that see a server come or go, or a tool switched on or off, are told at once; 2026-07-28
+    // listeners (which may each see other servers) are told to list again.
     this.recheckSessions();
+    this.modern.listChanged(null, { prompts: true, resources: true });
   }
 
   /**
@@ -137,11 +144,11 @@ export class McpGateway implements SessionHub {
 
   upstreamFor(caller: Caller, server: string): McpUpstream {
     const upstream = this.upstreams.get(server);
-    if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${server}'`);
+    if (!upstream) throw new RefusedMcpCall(404, ProtocolErrorCode.InvalidParams, `No MCP server named '${server}'`);
     if (!this.mayUse(caller, server)) {
-      throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `This key may not use MCP server '${server}'`);
+      throw new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `This key may not use MCP server '${server}'`);
     }
-    if (!upstream.settings.enabled) throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${server}' is switched off in Gatehouse`);
+    if (!upstream.settings.enabled) throw new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `MCP server '${server}' is switched off in Gatehouse`);
     return upstream;
   }
 
@@ -168,20 +175,36 @@ export class McpGateway implements SessionHub {
   /**
    * A server's request to the client (sampling, elicitation, roots) goes to the session whose call to that
    * server is in flight (the newest), else to the session that used the server last. A shared stdio
-   * server does not say which call it asks for; the call in flight is the one it is working on.
+   * server does not say which call it asks for; the call in flight is the one it is working on. When that
+   * call is a 2026-07-28 request's, whose client cannot be asked mid-call, the server gets an error — it is
+   * never asked of another client.
    */
   async onServerRequest(server: string, request: Request, signal: AbortSignal): Promise<Result> {
     const sessions = [...this.sessions.values()].filter((session) => session.sees(server));
-    const calling = sessions
+    const calling = [...sessions, ...[...this.statelessCalls].filter((one) => one.sees(server))]
       .flatMap((session) => session.activeCalls.filter((call) => call.server === server).map((call) => ({ session, call })))
+      .sort((a, b) => a.call.startedAt - b.call.startedAt)
       .at(-1);
-    if (calling) return calling.call.extra.sendRequest(request as never, ResultSchema, { signal });
+    if (calling && calling.session.transport === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `MCP server '${server}' asked ${request.method} during a call of a 2026-07-28 client, which Gatehouse cannot ask mid-call (that server speaks the 2025 protocol)`,
+      );
+    }
+    if (calling) return calling.call.ctx.mcpReq.send(request, PASS_THROUGH, { signal });
     const recent = sessions.sort((a, b) => b.lastActive - a.lastActive)[0];
-    if (!recent) throw new McpError(ErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);
-    return recent.server.request(request as never, ResultSchema, { signal });
+    if (!recent) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);
+    return recent.server.request(request, PASS_THROUGH, { signal });
   }
 
   onServerNotification(server: string, notification: Notification): void {
+    if (notification.method === 'notifications/tools/list_changed') this.modern.listChanged(server);
+    else if (notification.method === 'notifications/prompts/list_changed') this.modern.listChanged(server, { prompts: true });
+    else if (notification.method === 'notifications/resources/list_changed') this.modern.listChanged(server, { resources: true });
+    else if (notification.method === 'notifications/resources/updated') {
+      const uri = (notification.params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri === 'string') this.modern.resourceUpdated(server, uri);
+    }
     for (const session of this.sessions.values()) {
       if (!session.sees(server)) continue;
       if (notification.method === 'notifications/resources/updated') {
@@ -217,13 +240,14 @@ export class McpGateway implements SessionHub {
     clearInterval(this.recheck);
     const sessions = [...this.sessions.keys()];
     for (const id of sessions) this.dropSession(id);
+    await this.modern.close();
     await Promise.allSettled([...this.upstreams.values()].map((upstream) => upstream.stop()));
     this.upstreams.clear();
   }
 
   private known(name: string): McpUpstream {
     const upstream = this.upstreams.get(name);
-    if (!upstream) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server named '${name}'`);
+    if (!upstream) throw new RefusedMcpCall(404, ProtocolErrorCode.InvalidParams, `No MCP server named '${name}'`);
     return upstream;
   }
 

@@ -1,43 +1,30 @@
-// One client session on /mcp or /mcp/{server}: the SDK's Server on a Streamable HTTP transport, its
+// One client session on /mcp or /mcp/{server} — a 2025-era session on the SDK's Streamable HTTP transport, or
+// one stateless 2026-07-28 request on the SDK's per-request transport — the SDK's Server, its
 // handlers relaying each request to the upstream server(s) the key may use. On /mcp/{server} names pass
 // as the server has them; on /mcp every server's tools and prompts are listed under prefixed names and
 // resources are found by their URI. Each tools/call, resources/read and prompts/get becomes a log row.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  UriTemplate,
+  WebStandardStreamableHTTPServerTransport,
   type Notification,
   type Request,
   type Result,
   type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { Caller } from '../core/keys.js';
 import type { CallRecord } from '../core/call-record.js';
 import { mayUseTool, revokedKey, toolNotAllowed, type SessionKey } from './access.js';
 import type { McpDefault } from '../core/mcp-access.js';
 import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
 import { prefixed, splitPrefixed } from './names.js';
+import { UNAVAILABLE } from './wire.js';
 import type { McpUpstream } from './upstream.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What a session needs of the hub (gateway.ts). */
 export interface SessionHub {
@@ -49,6 +36,8 @@ export interface SessionHub {
   mayUse(caller: Caller, server: string): boolean;
   log(record: CallRecord): void;
   version: string;
+  /** The 2026-07-28 requests (sessions without a transport) with a call in flight. */
+  readonly statelessCalls: Set<McpSession>;
 }
 
 /** A request of this session in flight on one server: where the server's own requests and logs go meanwhile. */
@@ -56,9 +45,11 @@ export interface ActiveCall {
   server: string;
   /** The tool of a tools/call (a key narrowed to other tools loses the call). */
   tool?: string;
-  extra: Extra;
+  ctx: ServerContext;
   /** Aborted when the session's key may no longer use the server (noteGrant): the call is cancelled upstream. */
   lost: AbortController;
+  /** When it began: a server's own request goes to the newest call to it. */
+  startedAt: number;
 }
 
 /** Capabilities of the combined endpoint: everything the relay carries. */
@@ -75,7 +66,8 @@ const UNREACHED_CAPABILITIES: ServerCapabilities = { tools: { listChanged: true 
 
 export class McpSession {
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  /** The session's transport (a 2025-era session); undefined for one 2026-07-28 request, which the SDK's per-request transport serves. */
+  readonly transport: WebStandardStreamableHTTPServerTransport | undefined;
   lastActive = Date.now();
   readonly activeCalls: ActiveCall[] = [];
   /** Resource URIs this session subscribed to, with their server. */
@@ -101,8 +93,8 @@ export class McpSession {
     readonly path: string,
     capabilities: ServerCapabilities | undefined,
     upstreamInfo: { instructions?: string; serverInfo?: { name: string; version: string } },
-    onSessionId: (id: string) => void,
-    onClosed: () => void,
+    /** A 2025-era session's hooks: told its id once initialize made it, and when it ends. Absent for a stateless 2026-07-28 request. */
+    stateful?: { onSessionId: (id: string) => void; onClosed: () => void },
   ) {
     const offered = scope === null ? COMBINED_CAPABILITIES : relayedCapabilities(capabilities);
     this.offered = offered;
@@ -110,14 +102,21 @@ export class McpSession {
       capabilities: offered,
       ...(upstreamInfo.instructions ? { instructions: upstreamInfo.instructions } : {}),
     });
-    this.transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: onSessionId,
-    });
-    this.transport.onclose = () => {
-      this.ended.abort(new McpError(ErrorCode.ConnectionClosed, 'The client session ended'));
-      onClosed();
-    };
+    const end = () => this.ended.abort(new ProtocolError(UNAVAILABLE, 'The client session ended'));
+    if (stateful) {
+      this.transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: stateful.onSessionId,
+      });
+      this.transport.onclose = () => {
+        end();
+        stateful.onClosed();
+      };
+    } else {
+      this.transport = undefined;
+      // One request's instance is closed when its answer is over (or its client went): its upstream calls end with it.
+      this.server.onclose = end;
+    }
     this.registerHandlers(offered);
   }
 
@@ -144,9 +143,9 @@ export class McpSession {
     // A call in flight to a server the key lost is cancelled, not left to finish with the old grant.
     for (const call of this.activeCalls) {
       if (!visible.includes(call.server)) {
-        call.lost.abort(new RefusedMcpCall(403, ErrorCode.InvalidParams, `MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the server switched off or removed): the call was cancelled`));
+        call.lost.abort(new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the server switched off or removed): the call was cancelled`));
       } else if (call.tool !== undefined && !mayCallTool(call.server, call.tool)) {
-        call.lost.abort(new RefusedMcpCall(403, ErrorCode.InvalidParams, `Tool '${call.tool}' of MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the tool switched off): the call was cancelled`));
+        call.lost.abort(new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `Tool '${call.tool}' of MCP server '${call.server}' is no longer this key's to use (the key was narrowed, or the tool switched off): the call was cancelled`));
       }
     }
     if (before === undefined || (before.servers === grant.servers && before.tools === grant.tools)) return;
@@ -157,7 +156,7 @@ export class McpSession {
       if (offered.prompts) changed.push('notifications/prompts/list_changed');
       if (offered.resources) changed.push('notifications/resources/list_changed');
     }
-    for (const method of changed) void this.server.notification({ method } as ServerNotification).catch(() => undefined);
+    for (const method of changed) void this.server.notification({ method }).catch(() => undefined);
   }
 
   get clientName(): string | null {
@@ -172,14 +171,14 @@ export class McpSession {
   }
 
   async close(): Promise<void> {
-    this.ended.abort(new McpError(ErrorCode.ConnectionClosed, 'The client session ended'));
+    this.ended.abort(new ProtocolError(UNAVAILABLE, 'The client session ended'));
     await this.server.close().catch(() => undefined);
   }
 
   /** Sends a notification of a server on to this session's client (on the call's stream while a call runs). */
   relayNotification(server: string, notification: Notification): void {
     const call = this.activeCalls.findLast((active) => active.server === server);
-    const send = call ? call.extra.sendNotification(notification as ServerNotification) : this.server.notification(notification as ServerNotification);
+    const send = call ? call.ctx.mcpReq.notify(notification) : this.server.notification(notification);
     send.catch(() => undefined);
   }
 
@@ -188,54 +187,54 @@ export class McpSession {
   private registerHandlers(offered: ServerCapabilities): void {
     const s = this.server;
     if (offered.tools) {
-      s.setRequestHandler(ListToolsRequestSchema, (request) => (this.scope === null ? this.listAllTools() : this.listServerTools(request)));
-      s.setRequestHandler(CallToolRequestSchema, (request, extra) => this.callTool(request as Request, extra));
+      s.setRequestHandler('tools/list', (request) => (this.scope === null ? this.listAllTools() : this.listServerTools(request)) as never);
+      s.setRequestHandler('tools/call', (request, ctx) => this.callTool(request as Request, ctx) as never);
     }
     if (offered.prompts) {
-      s.setRequestHandler(ListPromptsRequestSchema, (request) => (this.scope === null ? this.listAll('prompts/list', 'prompts', 'name') : this.forward(this.scope, request as Request)));
-      s.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
+      s.setRequestHandler('prompts/list', (request) => (this.scope === null ? this.listAll('prompts/list', 'prompts', 'name') : this.forward(this.scope, request as Request)) as never);
+      s.setRequestHandler('prompts/get', (request, ctx) => {
         const { server, name } = this.target(request.params.name, 'prompt');
-        return this.recorded(server, name, { ...request, params: { ...request.params, name } } as Request, extra);
+        return this.recorded(server, name, { ...request, params: { ...request.params, name } } as Request, ctx) as never;
       });
     }
     if (offered.resources) {
-      s.setRequestHandler(ListResourcesRequestSchema, (request) => (this.scope === null ? this.listAll('resources/list', 'resources', 'name') : this.forward(this.scope, request as Request)));
-      s.setRequestHandler(ListResourceTemplatesRequestSchema, (request) =>
-        this.scope === null ? this.listAll('resources/templates/list', 'resourceTemplates', 'name') : this.forward(this.scope, request as Request),
+      s.setRequestHandler('resources/list', (request) => (this.scope === null ? this.listAll('resources/list', 'resources', 'name') : this.forward(this.scope, request as Request)) as never);
+      s.setRequestHandler('resources/templates/list', (request) =>
+        (this.scope === null ? this.listAll('resources/templates/list', 'resourceTemplates', 'name') : this.forward(this.scope, request as Request)) as never,
       );
-      s.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.recorded(this.resourceServer(request.params.uri), request.params.uri, request as Request, extra));
+      s.setRequestHandler('resources/read', (request, ctx) => this.recorded(this.resourceServer(request.params.uri), request.params.uri, request as Request, ctx) as never);
       if (offered.resources.subscribe) {
-        s.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+        s.setRequestHandler('resources/subscribe', async (request, ctx) => {
           const server = this.resourceServer(request.params.uri);
-          const result = await this.forward(server, request as Request, extra);
+          const result = await this.forward(server, request as Request, ctx);
           this.subscriptions.set(request.params.uri, server);
           return result;
         });
-        s.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+        s.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
           const server = this.resourceServer(request.params.uri);
           this.subscriptions.delete(request.params.uri);
-          return this.forward(server, request as Request, extra);
+          return this.forward(server, request as Request, ctx);
         });
       }
     }
     if (offered.completions) {
-      s.setRequestHandler(CompleteRequestSchema, (request, extra) => {
+      s.setRequestHandler('completion/complete', (request, ctx) => {
         const ref = request.params.ref;
         if (ref.type === 'ref/prompt') {
           const { server, name } = this.target(ref.name, 'prompt');
-          return this.forward(server, { ...request, params: { ...request.params, ref: { ...ref, name } } } as Request, extra);
+          return this.forward(server, { ...request, params: { ...request.params, ref: { ...ref, name } } } as Request, ctx) as never;
         }
-        return this.forward(this.resourceServer(ref.uri), request as Request, extra);
+        return this.forward(this.resourceServer(ref.uri), request as Request, ctx) as never;
       });
     }
     if (offered.logging) {
-      s.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
-        if (this.scope !== null) return this.forward(this.scope, request as Request, extra);
+      s.setRequestHandler('logging/setLevel', async (request, ctx) => {
+        if (this.scope !== null) return this.forward(this.scope, request as Request, ctx);
         await Promise.allSettled(this.visible().map(async (upstream) => ((await upstream.capabilities()).capabilities.logging ? upstream.request(request as Request) : undefined)));
         return {};
       });
     }
-    s.setNotificationHandler(RootsListChangedNotificationSchema, async (notification) => {
+    s.setNotificationHandler('notifications/roots/list_changed', async (notification) => {
       for (const upstream of this.visible()) if (upstream.status === 'running') void upstream.notify(notification).catch(() => undefined);
     });
   }
@@ -306,7 +305,7 @@ export class McpSession {
   private resourceServer(uri: string): string {
     if (this.scope !== null) return this.scope;
     const known = this.resourceServers.get(uri) ?? this.templates.find((entry) => entry.text === uri || entry.template.match(uri) !== null)?.server;
-    if (!known) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `No MCP server behind /mcp lists the resource '${uri}': list resources (or templates) first`);
+    if (!known) throw new RefusedMcpCall(404, ProtocolErrorCode.InvalidParams, `No MCP server behind /mcp lists the resource '${uri}': list resources (or templates) first`);
     return known;
   }
 
@@ -314,48 +313,48 @@ export class McpSession {
   private target(shownName: string, what: 'tool' | 'prompt'): { server: string; name: string } {
     if (this.scope !== null) return { server: this.scope, name: shownName };
     const split = splitPrefixed(shownName);
-    if (!split) throw new RefusedMcpCall(404, ErrorCode.InvalidParams, `Unknown ${what} '${shownName}': names on /mcp are <server>__<name>`);
+    if (!split) throw new RefusedMcpCall(404, ProtocolErrorCode.InvalidParams, `Unknown ${what} '${shownName}': names on /mcp are <server>__<name>`);
     return split;
   }
 
-  private async callTool(request: Request, extra: Extra): Promise<Result> {
+  private async callTool(request: Request, ctx: ServerContext): Promise<Result> {
     const params = request.params as { name: string };
     let target: { server: string; name: string };
     try {
       target = this.target(params.name, 'tool');
     } catch (error) {
-      this.logRefusal(params.name.split('__')[0] ?? '', params.name, request, extra, error);
+      this.logRefusal(params.name.split('__')[0] ?? '', params.name, request, ctx, error);
       throw error;
     }
-    return this.recorded(target.server, target.name, { ...request, params: { ...params, name: target.name } } as Request, extra, () => {
+    return this.recorded(target.server, target.name, { ...request, params: { ...params, name: target.name } } as Request, ctx, () => {
       const caller = this.caller;
       const upstream = this.hub.upstreamFor(caller, target.server);
       if (upstream.settings.disabledTools.includes(target.name)) {
-        throw new RefusedMcpCall(403, ErrorCode.InvalidParams, `Tool '${target.name}' of MCP server '${target.server}' is switched off in Gatehouse`);
+        throw new RefusedMcpCall(403, ProtocolErrorCode.InvalidParams, `Tool '${target.name}' of MCP server '${target.server}' is switched off in Gatehouse`);
       }
       if (!mayUseTool(caller, target.server, target.name)) throw toolNotAllowed(target.server, target.name);
     });
   }
 
   /** A call that is logged: forwarded, its outcome (answer, error, cancellation) written as one row. */
-  private async recorded(server: string, tool: string, request: Request, extra: Extra, check?: () => void): Promise<Result> {
+  private async recorded(server: string, tool: string, request: Request, ctx: ServerContext, check?: () => void): Promise<Result> {
     const createdAt = Date.now();
     const startedAt = performance.now();
-    const facts = { createdAt, startedAt, path: this.path, caller: this.key.seen, server, tool, client: this.clientName, method: request.method, params: request.params, headers: extra.requestInfo?.headers ?? {} };
+    const facts = { createdAt, startedAt, path: this.path, caller: this.key.seen, server, tool, client: this.clientName, method: request.method, params: request.params, headers: headersOf(ctx) };
     let secrets: readonly string[] = [];
     try {
       check?.();
       secrets = this.hub.upstreamFor(this.caller, server).secrets;
-      const result = await this.forward(server, request, extra);
+      const result = await this.forward(server, request, ctx);
       this.hub.log(mcpCallRecord({ ...facts, result, secrets }));
       return result;
     } catch (error) {
-      this.hub.log(mcpCallRecord({ ...facts, error, cancelled: extra.signal.aborted || this.ended.signal.aborted, secrets }));
+      this.hub.log(mcpCallRecord({ ...facts, error, cancelled: ctx.mcpReq.signal.aborted || this.ended.signal.aborted, secrets }));
       throw error;
     }
   }
 
-  private logRefusal(server: string, tool: string, request: Request, extra: Extra, error: unknown): void {
+  private logRefusal(server: string, tool: string, request: Request, ctx: ServerContext, error: unknown): void {
     this.hub.log(
       mcpCallRecord({
         createdAt: Date.now(),
@@ -367,7 +366,7 @@ export class McpSession {
         client: this.clientName,
         method: request.method,
         params: request.params,
-        headers: extra.requestInfo?.headers ?? {},
+        headers: headersOf(ctx),
         error,
         secrets: [],
       }),
@@ -378,7 +377,7 @@ export class McpSession {
    * A request sent on to a server as it came (its own names), with the client's cancellation and the
    * server's progress carried across; the server's requests and logs go to this call's stream meanwhile.
    */
-  private async forward(server: string, request: Request, extra?: Extra): Promise<Result> {
+  private async forward(server: string, request: Request, ctx?: ServerContext): Promise<Result> {
     const upstream = this.hub.upstreamFor(this.caller, server);
     const params = { ...(request.params ?? {}) } as Record<string, unknown>;
     const meta = params._meta as { progressToken?: string | number } | undefined;
@@ -389,24 +388,26 @@ export class McpSession {
       else delete params._meta;
     }
     const tool = request.method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
-    const active: ActiveCall | undefined = extra ? { server, tool, extra, lost: new AbortController() } : undefined;
+    const active: ActiveCall | undefined = ctx ? { server, tool, ctx, lost: new AbortController(), startedAt: performance.now() } : undefined;
     if (active) this.activeCalls.push(active);
+    if (active && !this.transport) this.hub.statelessCalls.add(this);
     try {
       return await upstream.request(
         { method: request.method, params } as Request,
         {
-          signal: active ? AbortSignal.any([active.extra.signal, this.ended.signal, active.lost.signal]) : this.ended.signal,
+          signal: active ? AbortSignal.any([active.ctx.mcpReq.signal, this.ended.signal, active.lost.signal]) : this.ended.signal,
           onprogress:
-            progressToken !== undefined && extra
-              ? (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined)
+            progressToken !== undefined && ctx
+              ? (progress) => void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined)
               : undefined,
         },
       );
     } catch (error) {
-      if (error instanceof McpError) throw error;
-      throw new McpError(ErrorCode.InternalError, `MCP server '${server}': ${(error as Error).message}`);
+      if (error instanceof ProtocolError) throw error;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `MCP server '${server}': ${(error as Error).message}`);
     } finally {
       if (active) this.activeCalls.splice(this.activeCalls.indexOf(active), 1);
+      if (!this.activeCalls.length) this.hub.statelessCalls.delete(this);
     }
   }
 }
@@ -415,6 +416,12 @@ export class McpSession {
 function usableTools(caller: Caller, upstream: McpUpstream, tools: Tool[]): Tool[] {
   const off = new Set(upstream.settings.disabledTools);
   return tools.filter((tool) => !off.has(tool.name) && mayUseTool(caller, upstream.name, tool.name));
+}
+
+/** The client's HTTP request headers of a call, for its log row (redacted there). */
+function headersOf(ctx: ServerContext): Record<string, string> {
+  const headers = ctx.http?.req?.headers;
+  return headers ? Object.fromEntries(headers) : {};
 }
 
 /** The capabilities of a server this relay carries (its experimental ones and tasks are not relayed). */

@@ -3,25 +3,24 @@
 // again with a growing pause, one that cannot start answers at once with its error (never a hang), and
 // its stderr is kept in a bounded buffer. Requests the server sends back (sampling, elicitation, roots)
 // and its notifications go to the hub (gateway.ts), which knows the sessions.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-  ResultSchema,
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
   type Notification,
   type Request,
+  type RequestOptions,
   type Result,
   type ServerCapabilities,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { PASS_THROUGH, TIMED_OUT, UNAVAILABLE } from './wire.js';
 import { redactSecrets } from '../core/redact.js';
 import type { McpServerConnection } from '../core/mcp-servers.js';
 
@@ -128,16 +127,21 @@ export class McpUpstream {
     else if (this.status === 'disabled') this.status = 'stopped';
   }
 
-  /** The connected client, started if need be; rejects with an McpError when the server cannot be reached. */
+  /** The connected client, started if need be; rejects with an SDK error when the server cannot be reached. */
   async connected(): Promise<Client> {
-    if (this.stopped) throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' is shutting down`);
-    if (!this.config.enabled) throw new McpError(ErrorCode.InvalidRequest, `MCP server '${this.name}' is switched off`);
+    if (this.stopped) throw new ProtocolError(UNAVAILABLE, `MCP server '${this.name}' is shutting down`);
+    if (!this.config.enabled) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server '${this.name}' is switched off`);
     if (this.client) return this.client;
     if (this.connecting) return this.connecting;
     if (this.status === 'failed' && Date.now() - this.failedAt < START_COOLDOWN_MS) {
-      throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' could not be started: ${this.lastError ?? 'unknown error'}`);
+      throw new ProtocolError(UNAVAILABLE, `MCP server '${this.name}' could not be started: ${this.lastError ?? 'unknown error'}`);
     }
     return this.start();
+  }
+
+  /** The protocol revision this server was reached in (e.g. 2025-11-25, 2026-07-28); null until connected. */
+  get protocolVersion(): string | null {
+    return this.client?.getNegotiatedProtocolVersion() ?? null;
   }
 
   /** The server's capabilities once connected. */
@@ -150,10 +154,12 @@ export class McpUpstream {
   async request(request: Request, options: Pick<RequestOptions, 'signal' | 'onprogress'> = {}): Promise<Result> {
     const client = await abortable(this.connected(), options.signal);
     try {
-      return await client.request(request, ResultSchema, { ...options, timeout: this.config.timeoutMs });
+      return await client.request(request, PASS_THROUGH, { ...options, timeout: this.config.timeoutMs });
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new McpError(ErrorCode.RequestTimeout, `MCP server '${this.name}' did not answer ${request.method} within ${this.config.timeoutMs} ms`);
+      // The SDK reports every abort as a timeout: a call its caller gave up on fails with the caller's reason.
+      if (options.signal?.aborted && options.signal.reason instanceof Error) throw options.signal.reason;
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+        throw new ProtocolError(TIMED_OUT, `MCP server '${this.name}' did not answer ${request.method} within ${this.config.timeoutMs} ms`);
       }
       throw error;
     }
@@ -212,10 +218,16 @@ export class McpUpstream {
     const identity = connectionIdentity(config);
     const client = new Client(
       { name: 'gatehouse', version: this.version },
-      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+      {
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+        // A Streamable HTTP server is asked `server/discover` first: one that speaks 2026-07-28 is called in that
+        // era, any other falls back to initialize. A stdio server is started in the 2025 era (probing would
+        // start a second process of it for every connection).
+        versionNegotiation: { mode: config.transport === 'http' ? 'auto' : 'legacy' },
+      },
     );
-    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
-      client.setRequestHandler(schema, (request, extra) => this.events.onServerRequest(this.name, request as Request, extra.signal) as never);
+    for (const method of ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const) {
+      client.setRequestHandler(method, (request, ctx) => this.events.onServerRequest(this.name, request as Request, ctx.mcpReq.signal) as never);
     }
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') this.forgetTools();
@@ -233,12 +245,12 @@ export class McpUpstream {
       this.lastError = reason;
       this.status = 'failed';
       if (this.restartsInARow > 0 && this.restartsInARow < MAX_RESTARTS_IN_A_ROW && !this.stopped) this.scheduleRestart();
-      throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' could not be started: ${reason}`);
+      throw new ProtocolError(UNAVAILABLE, `MCP server '${this.name}' could not be started: ${reason}`);
     }
     // Reconfigured or stopped while it started: this connection is not wanted any more.
     if (this.stopped || identity !== connectionIdentity(this.config) || !this.config.enabled) {
       await client.close().catch(() => undefined);
-      throw new McpError(ErrorCode.ConnectionClosed, `MCP server '${this.name}' was changed while it started; try again`);
+      throw new ProtocolError(UNAVAILABLE, `MCP server '${this.name}' was changed while it started; try again`);
     }
     client.onclose = () => this.closed(client);
     this.client = client;
