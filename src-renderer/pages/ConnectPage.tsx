@@ -84,7 +84,7 @@ export function ConnectPage() {
           {knownKey ? (
             <KeyModelPicker keyId={knownKey.id} value={model} onChange={picked.setModel} />
           ) : (
-            <Field label="Model" hint="Any model the key’s provider serves; paste one of this gateway’s keys to pick among its models.">
+            <Field label="Model" hint="Any model the key’s provider serves.">
               <input className="input input-mono" value={typedModel} spellCheck={false} placeholder={MODEL_PLACEHOLDER} onChange={(event) => setTypedModel(event.target.value)} />
             </Field>
           )}
