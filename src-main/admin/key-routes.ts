@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { listProviders } from '../providers/registry.js';
 import type { McpAccessChange } from '../core/mcp-access.js';
 import type { AdminRoute } from './router.js';
-import { checkKeyHost, customHostWarnings } from './key-host-check.js';
+import { customHostWarnings } from './key-host-check.js';
+import { keyModels, testKeyConnection } from './key-models.js';
 
 // Worded as the rest of the API words a bound; the Keys forms check the same first (src-renderer/keys/key-name.ts).
 const name = z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' });
@@ -73,6 +74,7 @@ export const keyRoutes: AdminRoute[] = [
           slug: provider.slug,
           name: provider.name,
           defaultBaseUrl: provider.defaultBaseUrl,
+          hostRequired: provider.hostRequired === true,
           fields: provider.credentialFields.map((field) => ({ ...field })),
         })),
       },
@@ -131,14 +133,20 @@ export const keyRoutes: AdminRoute[] = [
     },
   },
   {
-    // Tries the key's host as a tool would first (a model list): the UI asks right after a key for a custom
-    // host is made or moved, so a wrong host or a server that is down shows now, not later in a tool.
+    // Test connection: the key's host asked as a tool would first (a model list), now. The UI asks right after
+    // a key is made or moved, so a wrong host or a server that is down shows now, not later in a tool.
     method: 'POST',
     path: '/virtual-keys/:id/host-check',
     handle: async ({ services, params }) => {
-      const key = await services.keys.getVirtualKey(params.id);
-      return { status: 200, body: { ...(await checkKeyHost(services, key.id)), warnings: customHostWarnings(key.provider, key.customHost) } };
+      const { key, ...check } = await testKeyConnection(services, params.id);
+      return { status: 200, body: { ...check, warnings: customHostWarnings(key.provider, key.customHost) } };
     },
+  },
+  {
+    // The models a set-up may name for this key (its host's list kept for a while; `refresh=true` asks again).
+    method: 'GET',
+    path: '/virtual-keys/:id/models',
+    handle: async ({ services, params, query }) => ({ status: 200, body: await keyModels(services, params.id, { refresh: query.get('refresh') === 'true' }) }),
   },
   {
     method: 'DELETE',

@@ -3,7 +3,8 @@
 // reported and the key is saved all the same.
 import { toProviderCredentials } from '../core/credential-values.js';
 import type { CredentialValues } from '../core/key-repository.js';
-import { toGatewayError } from '../core/http-io.js';
+import { GatewayError } from '../core/errors.js';
+import { modelListFailure, NOT_A_MODEL_LIST } from '../gateway/model-list-failure.js';
 import { RequestAbort } from '../core/request-abort.js';
 import { getProvider } from '../providers/registry.js';
 import { sendUpstream, UpstreamTimeout } from '../providers/upstream.js';
@@ -23,17 +24,24 @@ export async function describeHostCheck(providerSlug: string, values: Credential
     const text = await upstream.body.text();
     if (upstream.status >= 400) {
       const mapped = provider.mapError(upstream.status, text, upstream.headers);
-      return `Warning: ${host} did not list models (${upstream.status}): ${mapped.message}. The key is saved; check the host.`;
+      throw new GatewayError(upstream.status, mapped.type, mapped.message, mapped.param ?? null, mapped.code, provider.slug);
     }
-    const data = (JSON.parse(text) as { data?: unknown; models?: unknown }).data ?? (JSON.parse(text) as { models?: unknown }).models;
-    const count = Array.isArray(data) ? data.length : 0;
-    return `${host} answered: ${count} model${count === 1 ? '' : 's'} listed.`;
+    const json = parsedOrNull(text) as { data?: unknown; models?: unknown } | null;
+    const data = json?.data ?? json?.models;
+    if (!Array.isArray(data)) throw new GatewayError(502, 'gateway_error', 'not a model list', null, NOT_A_MODEL_LIST, provider.slug);
+    return `${host} answered: ${data.length} model${data.length === 1 ? '' : 's'} listed.`;
   } catch (error) {
-    const failure = toGatewayError(error);
-    const why = failure.status === 500 ? (error as Error).message : failure.message;
-    return `Warning: ${host} did not answer a model list (${why}). The key is saved; check that the server is running.`;
+    return `Warning: ${host} ${modelListFailure(error).explanation} The key is saved.`;
   } finally {
     clearTimeout(timer);
     if (!abort.aborted) abort.abort(new Error('done'));
+  }
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
 }

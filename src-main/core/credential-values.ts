@@ -7,6 +7,9 @@ import type { CredentialValues, VirtualKeyChange } from './key-repository.js';
 /** What the checks need of a provider (a ProviderAdapter is one). */
 export interface CredentialSchema {
   readonly slug: string;
+  readonly name?: string;
+  /** The provider has no host of its own: a key must name one. */
+  readonly hostRequired?: boolean;
   readonly credentialFields: readonly CredentialField[];
   /** Checks stored credential values when a virtual key is created or rotated; throws GatewayError (400). */
   checkCredentials?(values: Readonly<Record<string, string>>): void;
@@ -55,6 +58,9 @@ export function requireSecretsAgain(provider: CredentialSchema, id: string, curr
 
 /** Checks credential fields against what the provider declares; returns them by canonical name. */
 export function validCredentials(provider: CredentialSchema, secret: string | undefined, fields: Record<string, string | undefined>, base: CredentialValues, customHost: string | null): CredentialValues {
+  if (provider.hostRequired && customHost === null) {
+    throw invalidRequest(`${provider.name ?? provider.slug} has no address of its own: give its custom host (a URL like http://127.0.0.1:8000/v1)`, 'customHost');
+  }
   const values: CredentialValues = { ...base };
   const declared = new Map(provider.credentialFields.map((field) => [field.name, field]));
   for (const [rawName, value] of Object.entries(fields)) {

@@ -131,9 +131,9 @@ export function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** How a virtual key reaches it: Ollama by its own slug, the others as OpenAI with a custom host. */
+/** How a virtual key reaches it: Ollama by its own slug, the others as an OpenAI-compatible server (not OpenAI: no OpenAI prices). */
 export function connectionFor(kind: LocalServerKind, url: string): LocalConnection {
-  return { provider: kind === 'ollama' ? 'ollama' : 'openai', customHost: url };
+  return { provider: kind === 'ollama' ? 'ollama' : 'openai-compatible', customHost: url };
 }
 
 /**

@@ -135,7 +135,7 @@ async function probeHost(host: string, port: number, signal: AbortSignal, timeou
   for (const [path, outcome] of outcomes) if ('answer' in outcome) answers[path] = outcome.answer;
   const server = identify(host, port, answers);
   if (!server) return { none: true };
-  if (server.connection.provider === 'openai') {
+  if (server.connection.provider === 'openai-compatible') {
     const asking = deadline(timeoutMs, outer);
     try {
       const chatOnly = await hasNoResponsesApi(server.connection.customHost, asking.signal);

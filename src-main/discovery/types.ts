@@ -16,7 +16,7 @@ export interface LocalModel {
 
 /** How a virtual key reaches the server: a provider slug and the custom host that stands in for its base URL. */
 export interface LocalConnection {
-  provider: 'ollama' | 'openai';
+  provider: 'ollama' | 'openai-compatible';
   customHost: string;
 }
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { optional, optionalText } from './json-fields.js';
 import { boundedMemo } from '../core/bounded-memo.js';
-import { errorTypeForStatus } from '../core/errors.js';
+import { errorTypeForStatus, invalidRequest } from '../core/errors.js';
 import type { WireFormat } from '../codecs/canonical.js';
 import { bearerHeaders, tokenHeaders, type TokenAuth } from './provider-request.js';
 import type { CredentialField, MappedProviderError, ProviderAdapter, ProviderEndpoint } from './types.js';
@@ -18,6 +18,8 @@ export interface OpenAICompatibleOptions {
   supportsN?: boolean;
   /** Hosts that also serve the Responses API (`/responses`) take Responses requests as they are. */
   responses?: boolean;
+  /** A server someone runs, with no address of its own (`defaultBaseUrl` empty): every call names its host. */
+  hostRequired?: boolean;
 }
 
 /** The path of each OpenAI wire format under a provider's base URL. */
@@ -118,11 +120,15 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     slug: options.slug,
     name: options.name,
     defaultBaseUrl: options.defaultBaseUrl,
+    hostRequired: options.hostRequired === true,
     credentialFields: [tokenField(options.tokenRequired)],
     formats: () => formats,
     modelInBody: true,
     supportsN: options.supportsN ?? true,
     url(endpoint, target) {
+      if (!target.customHost && options.hostRequired) {
+        throw invalidRequest(`Provider '${options.slug}' has no address of its own: name the server in x-gateway-custom-host (e.g. http://127.0.0.1:8000/v1)`, 'x-gateway-custom-host');
+      }
       const url = joinUrl(target.customHost ?? options.defaultBaseUrl, pathOf(endpoint));
       if (endpoint.kind !== 'stored-response' || endpoint.search === '') return url;
       const withSearch = new URL(url);

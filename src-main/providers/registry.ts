@@ -11,6 +11,8 @@ import type { ProviderAdapter, ProviderCredentials } from './types.js';
 
 const providers: readonly ProviderAdapter[] = [
   createOpenAICompatibleProvider({ slug: 'openai', name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', tokenRequired: true, responses: true }),
+  // vLLM, LM Studio, llama.cpp, a proxy …: its own badge and no catalog prices (it is not OpenAI's models).
+  createOpenAICompatibleProvider({ slug: 'openai-compatible', name: 'OpenAI-compatible server', defaultBaseUrl: '', tokenRequired: false, responses: true, hostRequired: true }),
   createOpenAICompatibleProvider({ slug: 'ollama', name: 'Ollama', defaultBaseUrl: 'http://localhost:11434/v1', tokenRequired: false }),
   createOpenAICompatibleProvider({ slug: 'groq', name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai/v1', tokenRequired: true }),
   createOpenAICompatibleProvider({ slug: 'together-ai', name: 'Together AI', defaultBaseUrl: 'https://api.together.xyz/v1', tokenRequired: true }),

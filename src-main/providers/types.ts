@@ -104,8 +104,13 @@ export interface MappedProviderError {
 export interface ProviderAdapter {
   readonly slug: string;
   readonly name: string;
-  /** The provider's own base URL, shown in the UI; a custom host replaces it. */
+  /** The provider's own base URL, shown in the UI; a custom host replaces it. Empty when `hostRequired`. */
   readonly defaultBaseUrl: string;
+  /**
+   * No address of its own (a server someone runs: vLLM, LM Studio, llama.cpp …): every key and request
+   * names its custom host. Such a provider has no catalog prices, since nothing says whose model it serves.
+   */
+  readonly hostRequired?: boolean;
   readonly credentialFields: readonly CredentialField[];
   /**
    * The wire formats this provider takes for `model`, preferred first. A request in one of them goes up

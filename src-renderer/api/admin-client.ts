@@ -1,6 +1,8 @@
 // The typed client of the admin API (CONTRACT §5). Same origin as the page, so paths are relative.
 import { apiErrorFromResponse } from './api-error';
 import type {
+  HostCheck,
+  KeyModels,
   CreatedGatewayKey,
   CreatedVirtualKey,
   ExplainRequest,
@@ -153,8 +155,13 @@ export class AdminClient {
   }
 
   /** Tries the key's host with a model list (advice only: a server that is down is reported, not refused). */
-  checkVirtualKeyHost(id: string): Promise<{ ok: boolean; models: number; message: string; warnings: string[] }> {
+  checkVirtualKeyHost(id: string): Promise<HostCheck> {
     return this.request('POST', `/virtual-keys/${encodeURIComponent(id)}/host-check`);
+  }
+
+  /** The models a set-up may name for this key; `refresh` asks its host again instead of the kept answer. */
+  virtualKeyModels(id: string, refresh = false): Promise<KeyModels> {
+    return this.request('GET', `/virtual-keys/${encodeURIComponent(id)}/models${refresh ? '?refresh=true' : ''}`);
   }
 
   /** Whether routes may serve other virtual keys' calls with this key's credentials. */

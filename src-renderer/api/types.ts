@@ -10,6 +10,13 @@ import type { Route as StoredRoute } from '../../src-main/core/route-repository'
 import type { Settings as StoredSettings } from '../../src-main/core/settings';
 import type { SavedPrompt as StoredSavedPrompt } from '../../src-main/core/saved-prompts';
 import type { ModelOffer as ServedModelOffer } from '../../src-main/admin/playground-routes';
+import type { KeyModels as ServedKeyModels } from '../../src-main/admin/key-models';
+import type { HostCheck as ServedHostCheck } from '../../src-main/admin/key-host-check';
+
+/** GET /admin/api/virtual-keys/:id/models: what a set-up may name for the key, and its host's answer. */
+export type KeyModels = ServedKeyModels;
+/** POST /admin/api/virtual-keys/:id/host-check (Test connection), with advice on the host's shape. */
+export type HostCheck = ServedHostCheck & { warnings: string[] };
 
 export interface ApiErrorBody {
   error: { message: string; type?: string; param?: string | null; code?: string | number | null; provider?: string };
@@ -43,6 +50,8 @@ export interface ProviderInfo {
   name: string;
   fields: ProviderField[];
   defaultBaseUrl: string;
+  /** A server someone runs (OpenAI-compatible): no address of its own, so a key must name its host. */
+  hostRequired?: boolean;
 }
 
 /** A key's default model and model map (routes-api.md), as the store summarises them. */

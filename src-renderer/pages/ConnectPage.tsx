@@ -1,6 +1,7 @@
 // Connect a tool: ready set-ups for Claude Code, Codex, OpenCode, the openai and anthropic SDKs and
-// curl, with this gateway's address and a key written in. The key typed here stays in memory.
-import { Fragment, useMemo, useState } from 'react';
+// curl, with this gateway's address and a key written in. The key typed here stays in memory; when it is
+// one of this gateway's virtual keys (its shown prefix matches), the Model is picked among its models.
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { Field } from '../components/Field';
 import { Icon } from '../components/Icon';
@@ -8,6 +9,8 @@ import { MODEL_PLACEHOLDER, TOOL_GROUPS, toolSetups } from '../connect/tool-setu
 import { usePlaygroundStore } from '../stores/playground-store';
 import { useRouteStore } from '../stores/route-store';
 import { useGatewayOrigin } from '../stores/session-store';
+import { useKeysStore } from '../stores/keys-store';
+import { KeyModelPicker, useKeyModel } from './keys/KeyModelPicker';
 import { McpSetups } from './connect/McpSetups';
 import { ToolSetupTabs } from './connect/ToolSetupView';
 
@@ -23,7 +26,20 @@ export function ConnectPage() {
   const playgroundModel = usePlaygroundStore((state) => state.model);
   const navigate = useRouteStore((state) => state.navigate);
   const [key, setKey] = useState(playgroundKey);
-  const [model, setModel] = useState(playgroundModel);
+  const [typedModel, setTypedModel] = useState(playgroundModel);
+  const virtualKeys = useKeysStore((state) => state.virtualKeys);
+  const loadKeys = useKeysStore((state) => state.load);
+  useEffect(() => {
+    void loadKeys();
+  }, [loadKeys]);
+  // The key's own record, found by the prefix the Keys page shows (the full key is never stored readable).
+  const knownKey = useMemo(() => {
+    const typed = key.trim();
+    const matches = typed.startsWith('gh-vk-') ? virtualKeys.filter((item) => typed.startsWith(item.keyPrefix)) : [];
+    return matches.length === 1 ? matches[0] : null;
+  }, [key, virtualKeys]);
+  const picked = useKeyModel(knownKey?.id ?? null);
+  const model = knownKey ? picked.model : typedModel;
   // While the app manages the team, tools are set up for the team's gateway, not this computer's.
   const origin = useGatewayOrigin();
   const setups = useMemo(() => toolSetups({ origin, key: key.trim() || null, model }), [origin, key, model]);
@@ -65,9 +81,13 @@ export function ConnectPage() {
           >
             <input className="input input-mono" value={key} spellCheck={false} autoComplete="off" placeholder="gh-vk-…" onChange={(event) => setKey(event.target.value)} />
           </Field>
-          <Field label="Model" hint="Any model the key’s provider serves.">
-            <input className="input input-mono" value={model} spellCheck={false} placeholder={MODEL_PLACEHOLDER} onChange={(event) => setModel(event.target.value)} />
-          </Field>
+          {knownKey ? (
+            <KeyModelPicker keyId={knownKey.id} value={model} onChange={picked.setModel} />
+          ) : (
+            <Field label="Model" hint="Any model the key’s provider serves.">
+              <input className="input input-mono" value={typedModel} spellCheck={false} placeholder={MODEL_PLACEHOLDER} onChange={(event) => setTypedModel(event.target.value)} />
+            </Field>
+          )}
         </div>
         {!key.trim() && (
           <p className="muted small">

@@ -9,6 +9,8 @@ export type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
 
 export interface RevealedKey {
   kind: 'virtual' | 'gateway';
+  /** The key's id: its set-ups offer the models it serves, and a new virtual key's connection is tested. */
+  id: string;
   name: string;
   key: string;
   provider: string | null;
@@ -78,12 +80,12 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   },
   async createVirtualKey(input) {
     const created = await requireAdminClient().createVirtualKey(input);
-    set({ revealed: { kind: 'virtual', name: created.name, key: created.key, provider: created.provider } });
+    set({ revealed: { kind: 'virtual', id: created.id, name: created.name, key: created.key, provider: created.provider } });
     await get().load();
   },
   async createGatewayKey(name) {
     const created = await requireAdminClient().createGatewayKey(name);
-    set({ revealed: { kind: 'gateway', name: created.name, key: created.key, provider: null } });
+    set({ revealed: { kind: 'gateway', id: created.id, name: created.name, key: created.key, provider: null } });
     await get().load();
   },
   async renameVirtualKey(id, name) {
@@ -96,7 +98,7 @@ export const useKeysStore = create<KeysState>()((set, get) => ({
   },
   async regenerateVirtualKey(id) {
     const regenerated = await requireAdminClient().regenerateVirtualKey(id);
-    set({ revealed: { kind: 'virtual', name: regenerated.name, key: regenerated.key, provider: regenerated.provider } });
+    set({ revealed: { kind: 'virtual', id: regenerated.id, name: regenerated.name, key: regenerated.key, provider: regenerated.provider } });
     await get().load();
   },
   async updateVirtualKeyModels(id, models) {

@@ -91,9 +91,9 @@ export interface LocalServerPreset {
 
 export const LOCAL_SERVER_PRESETS: LocalServerPreset[] = [
   { label: 'Ollama', provider: 'ollama', baseUrl: 'http://localhost:11434/v1' },
-  { label: 'llama.cpp', provider: 'openai', baseUrl: 'http://localhost:8080/v1' },
-  { label: 'vLLM', provider: 'openai', baseUrl: 'http://localhost:8000/v1' },
-  { label: 'LM Studio', provider: 'openai', baseUrl: 'http://localhost:1234/v1' },
+  { label: 'llama.cpp', provider: 'openai-compatible', baseUrl: 'http://localhost:8080/v1' },
+  { label: 'vLLM', provider: 'openai-compatible', baseUrl: 'http://localhost:8000/v1' },
+  { label: 'LM Studio', provider: 'openai-compatible', baseUrl: 'http://localhost:1234/v1' },
 ];
 
 interface PlaygroundState {

@@ -72,7 +72,7 @@ describe('the probe', () => {
       { id: 'meta-llama-3.1-8b-instruct', contextLength: 131_072, loaded: true },
       { id: 'qwen2-vl-7b-instruct', contextLength: 32_768, loaded: false },
     ]);
-    expect(byKind.lmstudio.connection).toEqual({ provider: 'openai', customHost: `http://127.0.0.1:${fakes.lmstudio.port}/v1` });
+    expect(byKind.lmstudio.connection).toEqual({ provider: 'openai-compatible', customHost: `http://127.0.0.1:${fakes.lmstudio.port}/v1` });
     expect(byKind.llamacpp).toMatchObject({ version: FAKE_VERSIONS.llamacpp, models: [{ id: 'gemma-3-4b-it-Q4_K_M.gguf', size: 2_489_757_856, contextLength: 8192 }] });
     expect(byKind.vllm).toMatchObject({ version: FAKE_VERSIONS.vllm, models: [{ id: 'Qwen/Qwen2.5-1.5B-Instruct', contextLength: 32_768 }] });
   });
@@ -94,7 +94,7 @@ describe('the probe', () => {
     const v6 = await startLocalServerFake('vllm', { host: '::1' });
     try {
       const [found] = await discoverLocalServers({ ports: [v6.port], timeoutMs: TIMEOUT_MS });
-      expect(found).toMatchObject({ kind: 'vllm', url: `http://[::1]:${v6.port}/v1`, connection: { provider: 'openai', customHost: `http://[::1]:${v6.port}/v1` } });
+      expect(found).toMatchObject({ kind: 'vllm', url: `http://[::1]:${v6.port}/v1`, connection: { provider: 'openai-compatible', customHost: `http://[::1]:${v6.port}/v1` } });
     } finally {
       await v6.close();
     }

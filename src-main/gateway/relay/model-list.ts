@@ -10,6 +10,7 @@ import { routeModelEntry, shapedModelList, type ModelListRequest } from '../mode
 import { MAX_ERROR_BODY_BYTES, readHeldJson, readUpTo, relayedHeaders, relayProviderError } from './provider-answer.js';
 import { relayPassthrough } from './passthrough.js';
 import type { RelayOptions, RelayOutcome } from './types.js';
+import { NOT_A_MODEL_LIST } from '../model-list-failure.js';
 
 /** `GET /v1/models`: OpenAI-format lists pass through; other providers' lists are mapped to OpenAI's shape. */
 export async function relayModelList(
@@ -45,6 +46,10 @@ export async function readModelList(upstream: UpstreamResponse, listing: ModelLi
     throw new GatewayError(upstream.status, mapped.type, redactSecrets(mapped.message, options.secrets), mapped.param ?? null, mapped.code, options.adapter.slug);
   }
   const json = await readHeldJson(upstream, options, 'answered its model list');
+  // Read (not relayed), a list must be one: a web server's `{"status":"ok"}` is not "no models".
+  if (!listing.map && !Array.isArray((json as { data?: unknown } | null)?.data)) {
+    throw new GatewayError(502, 'gateway_error', `Provider '${options.adapter.slug}' answered its model list with JSON that has no 'data' list`, null, NOT_A_MODEL_LIST, options.adapter.slug);
+  }
   return listedModels(json, listing);
 }
 

@@ -13,6 +13,7 @@ import { buildNewVirtualKey, buildRotation, credentialFields, exampleModelFor, i
 import { useKeysStore, type RevealedKey } from '../../stores/keys-store';
 import { keyNameProblem } from '../../keys/key-name';
 import { KeyUsage } from './KeyUsage';
+import { ConnectionTest } from './ConnectionTest';
 
 /** Cancel and the form's submit button, which says what it is doing while the request runs. */
 function FormActions({ onCancel, submitting, label, busyLabel }: { onCancel(): void; submitting: boolean; label: string; busyLabel: string }) {
@@ -139,6 +140,10 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
       setError({ message: nameProblem, param: 'name' });
       return;
     }
+    if (provider?.hostRequired && !customHost.trim()) {
+      setError({ message: `${provider.name} has no address of its own: give the server’s address, e.g. http://127.0.0.1:8000/v1`, param: 'customHost' });
+      return;
+    }
     const missing = missingRequiredFields(provider, values, customHost);
     if (missing.length) {
       setError({ message: `${missing[0].label} is required for ${provider?.name ?? providerSlug}`, param: missing[0].name });
@@ -185,8 +190,24 @@ export function NewVirtualKeyDialog({ onClose }: { onClose(): void }) {
           </select>
         </Field>
         <CredentialFields provider={provider} values={values} onChange={setValues} error={error} customHost={customHost} />
-        <Field label="Custom host" error={fieldError('customHost')} hint={`Optional. The key only ever goes to this address${provider?.defaultBaseUrl ? ` (default ${provider.defaultBaseUrl})` : ''}.`}>
-          <input className="input input-mono" type="url" spellCheck={false} placeholder={provider?.defaultBaseUrl ?? 'https://…'} value={customHost} onChange={(event) => setCustomHost(event.target.value)} />
+        <Field
+          label="Custom host"
+          error={fieldError('customHost')}
+          hint={
+            provider?.hostRequired
+              ? 'Required: the server’s address, usually ending in /v1. The key only ever goes there.'
+              : `Optional. The key only ever goes to this address${provider?.defaultBaseUrl ? ` (default ${provider.defaultBaseUrl})` : ''}.`
+          }
+        >
+          <input
+            className="input input-mono"
+            type="url"
+            spellCheck={false}
+            required={provider?.hostRequired === true}
+            placeholder={provider?.hostRequired ? 'http://127.0.0.1:8000/v1' : provider?.defaultBaseUrl || 'https://…'}
+            value={customHost}
+            onChange={(event) => setCustomHost(event.target.value)}
+          />
         </Field>
         <div className="field">
           <RoutingSwitch checked={allowRouting} onChange={setAllowRouting} />
@@ -250,8 +271,9 @@ export function RevealedKeyDialog({ revealed, onClose }: { revealed: RevealedKey
           </code>
           <CopyButton text={revealed.key} what="key" variant="primary" />
         </div>
+        {revealed.kind === 'virtual' && <ConnectionTest keyId={revealed.id} />}
         <h3 className="subheading">Use it</h3>
-        <KeyUsage kind={revealed.kind} provider={revealed.provider} keyValue={revealed.key} />
+        <KeyUsage kind={revealed.kind} keyId={revealed.id} provider={revealed.provider} keyValue={revealed.key} />
         <div className="dialog-actions">
           <button type="button" className="button button-primary" onClick={onClose}>
             Done

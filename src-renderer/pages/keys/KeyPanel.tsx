@@ -219,7 +219,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
       {action === 'revoke' && <ConfirmRevokeDialog kind={kind} name={key.name} onClose={closeAction} onConfirm={revoke} />}
       {action === 'use' && (
         <Dialog title={`Use “${key.name}”`} description={kind === 'virtual' ? 'Set-ups for coding tools, SDKs and curl, with this gateway’s address.' : 'The full key was shown once when it was created; these examples read it from an environment variable.'} onClose={closeAction} size="large">
-          <KeyUsage kind={kind} provider={kind === 'virtual' ? key.provider : null} />
+          <KeyUsage kind={kind} keyId={key.id} provider={kind === 'virtual' ? key.provider : null} />
         </Dialog>
       )}
     </Dialog>

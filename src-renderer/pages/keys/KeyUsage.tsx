@@ -1,6 +1,7 @@
 // How to use a key: for a virtual key, the same ready set-ups as the Connect a tool page (Claude Code,
-// Codex, OpenCode, the SDKs, curl) with the key written in when it is known; for a gateway API key,
-// code that sends it with the provider's own headers.
+// Codex, OpenCode, the SDKs, curl) with the key written in when it is known and a model the key serves
+// (picked among them when there are several); for a gateway API key, code that sends it with the
+// provider's own headers.
 import { useState } from 'react';
 import { CodeBlock } from '../../components/CodeBlock';
 import { CopyButton } from '../../components/CopyButton';
@@ -10,11 +11,14 @@ import { exampleModelFor } from '../../keys/provider-form';
 import { codeSnippet, ENV_GATEWAY_KEY, ENV_VIRTUAL_KEY, type SnippetAuth } from '../../playground/code-snippets';
 import { ToolSetupTabs } from '../connect/ToolSetupView';
 import { useGatewayOrigin } from '../../stores/session-store';
+import { KeyModelPicker, useKeyModel } from './KeyModelPicker';
 
 type UsageTab = 'python' | 'javascript' | 'curl' | 'tools';
 
 interface KeyUsageProps {
   kind: 'virtual' | 'gateway';
+  /** The key's id: a virtual key's set-ups name one of the models it serves. */
+  keyId: string;
   provider: string | null;
   /** The full key, only right after creation; otherwise the set-ups say where it goes. */
   keyValue?: string;
@@ -82,12 +86,18 @@ function GatewayKeyUsage({ provider }: { provider: string | null }) {
   );
 }
 
-export function KeyUsage({ kind, provider, keyValue }: KeyUsageProps) {
-  const origin = useGatewayOrigin();
+export function KeyUsage({ kind, keyId, provider, keyValue }: KeyUsageProps) {
   if (kind === 'gateway') return <GatewayKeyUsage provider={provider} />;
-  const setups = toolSetups({ origin, key: keyValue ?? null, model: exampleModelFor(provider) });
+  return <VirtualKeyUsage keyId={keyId} keyValue={keyValue} />;
+}
+
+function VirtualKeyUsage({ keyId, keyValue }: { keyId: string; keyValue?: string }) {
+  const origin = useGatewayOrigin();
+  const { model, setModel } = useKeyModel(keyId);
+  const setups = toolSetups({ origin, key: keyValue ?? null, model });
   return (
     <div className="stack-small">
+      <KeyModelPicker keyId={keyId} value={model} onChange={setModel} />
       {!keyValue && (
         <p className="muted small">
           The key was shown once, when it was created: put it where the set-ups say <code>YOUR_GATEHOUSE_KEY</code>.

@@ -10,12 +10,17 @@ function sameHost(a: string, b: string): boolean {
   return plain(a) === plain(b);
 }
 
+/** Keys made before the OpenAI-compatible provider existed reach such a server as `openai` with its host. */
+function speaksTo(keyProvider: string, serverProvider: LocalServer['connection']['provider']): boolean {
+  return keyProvider === serverProvider || (serverProvider === 'openai-compatible' && keyProvider === 'openai');
+}
+
 /**
  * The active virtual key that already reaches this server, if any: same provider, same custom host.
  * One named as the page names it ("Ollama on 127.0.0.1:11434") is preferred when there are several.
  */
 export function findServerKey(keys: readonly VirtualKey[], server: LocalServer, preferredName: string): VirtualKey | null {
-  const reaching = keys.filter((key) => !key.revokedAt && key.provider === server.connection.provider && key.customHost !== null && sameHost(key.customHost, server.connection.customHost));
+  const reaching = keys.filter((key) => !key.revokedAt && speaksTo(key.provider, server.connection.provider) && key.customHost !== null && sameHost(key.customHost, server.connection.customHost));
   return reaching.find((key) => key.name === preferredName) ?? reaching[0] ?? null;
 }
 

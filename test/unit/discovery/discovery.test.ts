@@ -23,7 +23,7 @@ describe('identify', () => {
 
   it('calls anything else that lists models the OpenAI way openai-compatible, reached as openai with a custom host', () => {
     const found = identify('::1', 5000, { '/v1/models': list([{ id: 'mistral-7b', object: 'model', owned_by: 'me' }]) });
-    expect(found).toMatchObject({ kind: 'openai-compatible', url: 'http://[::1]:5000/v1', connection: { provider: 'openai', customHost: 'http://[::1]:5000/v1' } });
+    expect(found).toMatchObject({ kind: 'openai-compatible', url: 'http://[::1]:5000/v1', connection: { provider: 'openai-compatible', customHost: 'http://[::1]:5000/v1' } });
   });
 
   it("names a llama.cpp server by /props even though it also answers Ollama's /api/tags", () => {
@@ -61,7 +61,7 @@ describe('the discovery service', () => {
     port,
     version: null,
     models: models.map((id) => ({ id })),
-    connection: { provider: 'openai', customHost: `http://127.0.0.1:${port}/v1` },
+    connection: { provider: 'openai-compatible', customHost: `http://127.0.0.1:${port}/v1` },
   });
 
   it('keeps a server that stopped answering as offline with its last models, online ones first', async () => {

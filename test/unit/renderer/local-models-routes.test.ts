@@ -133,7 +133,7 @@ describe("the local servers store: the key a route uses", () => {
 
   it('makes a key with no secret the first time, hands it over once (not to the page dialog), and reuses it the next time', async () => {
     const first = await useLocalServersStore.getState().keyForServer(server, 'llama3.2:latest');
-    expect(first).toEqual({ name: 'Ollama on 127.0.0.1:11434', made: { kind: 'virtual', name: 'Ollama on 127.0.0.1:11434', key: 'gh-vk-secret-once', provider: 'ollama' } });
+    expect(first).toEqual({ name: 'Ollama on 127.0.0.1:11434', made: { kind: 'virtual', id: 'vk_Ollama on 127.0.0.1:11434', name: 'Ollama on 127.0.0.1:11434', key: 'gh-vk-secret-once', provider: 'ollama' } });
     expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ name: 'Ollama on 127.0.0.1:11434', provider: 'ollama', customHost: 'http://127.0.0.1:11434' });
     // The route dialog shows it; the page's own key dialog must not open on top.
     expect(useKeysStore.getState().revealed).toBeNull();

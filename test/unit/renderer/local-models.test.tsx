@@ -14,7 +14,7 @@ const server: LocalServer = {
   port: 8080,
   version: 'b5092-d3bd7193',
   models: [{ id: 'gemma-3-4b-it-Q4_K_M.gguf', size: 2_489_757_856, contextLength: 8192 }],
-  connection: { provider: 'openai', customHost: 'http://127.0.0.1:8080/v1' },
+  connection: { provider: 'openai-compatible', customHost: 'http://127.0.0.1:8080/v1' },
   online: false,
   lastSeen: '2026-01-01T10:00:00.000Z',
 };

@@ -1,0 +1,79 @@
+// Models that fit the key (issue 38), against the real `gatehouse serve` and a llama.cpp-style double
+// listing qwen3-coder:30b and llama3.2: a new OpenAI-compatible key is tested as it is created (what
+// answered, or why a closed port did not) and its set-ups name the server's models, picked in a list;
+// Keys → Use and Connect a tool do the same. Never gpt-4o-mini for a server that lacks it.
+import { expect, test } from '@playwright/test';
+import { closedPort, startLocalServerFake, type LocalServerFake } from '../fakes/local-servers';
+import { serveGatehouse, type ServedGatehouse } from './gatehouse-server';
+import { openKeyPanel } from './keys-page';
+
+let local: LocalServerFake;
+let gatehouse: ServedGatehouse;
+
+test.beforeAll(async () => {
+  local = await startLocalServerFake('llamacpp', { models: [{ id: 'qwen3-coder:30b' }, { id: 'llama3.2' }] });
+  gatehouse = await serveGatehouse();
+});
+test.afterAll(async () => {
+  await gatehouse?.stop();
+  await local?.close();
+});
+
+async function createKey(page: import('@playwright/test').Page, name: string, host: string) {
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('button', { name: 'New virtual key' }).click();
+  const form = page.getByRole('dialog', { name: 'New virtual key' });
+  await form.getByLabel('Name').fill(name);
+  await form.getByLabel('Provider').selectOption('openai-compatible');
+  await form.getByLabel('Custom host').fill(host);
+  await form.getByRole('button', { name: 'Create' }).click();
+  return page.getByRole('dialog', { name: `Virtual key “${name}” created` });
+}
+
+test("a new key for a local server is tested, and its set-ups name the server's models", async ({ page }) => {
+  const created = await createKey(page, 'box', `${local.origin}/v1`);
+  const testSection = created.getByRole('region', { name: 'Test connection' });
+  await expect(testSection).toContainText('2 models listed');
+  await expect(testSection.getByRole('list', { name: 'Models the host listed' })).toContainText('qwen3-coder:30b');
+
+  const picker = created.getByLabel('Model', { exact: true });
+  await expect(picker).toHaveValue('llama3.2');
+  const code = created.locator('.tool-setup').first();
+  await expect(code).toContainText('llama3.2');
+  await picker.selectOption('qwen3-coder:30b');
+  await expect(code).toContainText('qwen3-coder:30b');
+  await expect(created).not.toContainText('gpt-4o-mini');
+  await created.getByRole('button', { name: 'Done' }).click();
+
+  // Keys → Use offers the same models.
+  const panel = await openKeyPanel(page, 'box');
+  await panel.getByRole('button', { name: 'Use' }).click();
+  const use = page.getByRole('dialog', { name: 'Use “box”' });
+  await expect(use.getByLabel('Model', { exact: true })).toHaveValue('llama3.2');
+  await expect(use.locator('.tool-setup').first()).toContainText('llama3.2');
+  await expect(use).not.toContainText('gpt-4o-mini');
+});
+
+test('a key to a closed port is saved, and the test says nothing listens there', async ({ page }) => {
+  const port = await closedPort();
+  const created = await createKey(page, 'closed', `http://127.0.0.1:${port}/v1`);
+  const testSection = created.getByRole('region', { name: 'Test connection' });
+  await expect(testSection).toContainText('nothing listens on that port');
+  await expect(created.getByLabel('New key')).toContainText('gh-vk-');
+  // No model to pick: the field asks for one instead of naming a model the server may lack.
+  await expect(created.getByLabel('Model', { exact: true })).toHaveValue('');
+  await expect(created).not.toContainText('gpt-4o-mini');
+});
+
+test("Connect a tool picks among a pasted key's models", async ({ page }) => {
+  const made = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'connect-box', provider: 'openai-compatible', customHost: `${local.origin}/v1` }) });
+  const { key } = (await made.json()) as { key: string };
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: /Connect/ }).click();
+  await page.getByLabel('Virtual key').fill(key);
+  const model = page.getByLabel('Model', { exact: true });
+  await expect(model).toHaveValue('llama3.2');
+  await model.selectOption('qwen3-coder:30b');
+  await expect(page.locator('.tool-setup').first()).toContainText('qwen3-coder:30b');
+});
