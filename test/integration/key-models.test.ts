@@ -2,12 +2,12 @@
 // GET /virtual-keys/:id/models and POST /virtual-keys/:id/host-check against a running gateway and the
 // strict doubles: a llama.cpp-style server listing qwen3-coder:30b and llama3.2, a closed port, a server
 // that never answers, a web server that is not a model server, an OpenAI double that refuses the key.
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { openAIError, startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { closedPort, startHangingServerFake, startLocalServerFake, startWebServerFake, type LocalServerFake } from '../fakes/local-servers.js';
 import { runKeysCommand } from '../../src-main/cli/keys.js';
+import { runInProcess, type CliResult } from '../helpers/cli-in-process.js';
 
 const LOCAL_MODELS = [{ id: 'qwen3-coder:30b' }, { id: 'llama3.2' }];
 
@@ -215,15 +215,6 @@ describe('the OpenAI-compatible server provider', () => {
 });
 
 /** Runs `gatehouse keys …` in-process on the gateway's data dir; stdin is what a pipe would hold. */
-async function runCli(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const input = new PassThrough();
-  input.end(stdin);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runKeysCommand([...args, '--data-dir', gateway.dataDir], { stdin: input, stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
+function runCli(args: string[], stdin: string): Promise<CliResult> {
+  return runInProcess(runKeysCommand, [...args, '--data-dir', gateway.dataDir], { stdin });
 }
