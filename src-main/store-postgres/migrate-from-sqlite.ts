@@ -13,6 +13,11 @@ import { checkDatabaseUrl } from './open.js';
 import { migrate, RENAME_TWIN_KEYS } from './schema.js';
 
 /** Tables a team database holds data in: any row in one means it is not empty. */
+/**
+ * Gatehouse's own bookkeeping, which an instance that only started (or stopped cleanly) leaves behind: the
+ * schema version, change counters, live instances and their names, spend writers' marks. Not data to lose.
+ */
+const BOOKKEEPING_TABLES = ['gatehouse_schema', 'generations', 'instances', 'instance_names', 'spend_writes'];
 const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'mcp_servers', 'request_log', 'usage_daily', 'usage_monthly', 'log_spills'];
 const ROWS_PER_INSERT = 500;
 
@@ -45,7 +50,7 @@ export interface MigrationCounts {
 /** Why a database is not empty, or null when it is (no tables but possibly Gatehouse's own, all empty). */
 async function notEmpty(client: pg.Client): Promise<string | null> {
   const tables = (await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()")).rows.map((row) => row.name);
-  const foreign = tables.filter((name) => name !== 'gatehouse_schema' && name !== 'generations' && name !== 'instances' && !TEAM_TABLES.includes(name));
+  const foreign = tables.filter((name) => !BOOKKEEPING_TABLES.includes(name) && !TEAM_TABLES.includes(name));
   if (foreign.length) return `it holds other tables (${foreign.slice(0, 5).join(', ')})`;
   for (const table of TEAM_TABLES.filter((name) => tables.includes(name))) {
     const { rows } = await client.query(`SELECT 1 FROM ${table} LIMIT 1`);
