@@ -141,3 +141,10 @@ export interface KeyLimitsRepository {
   /** Whether the store can still be written (false once closed). */
   readonly isOpen: boolean;
 }
+
+/** Amounts given a number: sent as one write, as often as needed, and applied once (store-postgres/key-limits.ts: a write whose COMMIT landed but whose answer was lost is not applied twice). */
+export interface SpendWrite {
+  writer: string;
+  seq: number;
+  spend: SpendDelta[];
+}

@@ -12,7 +12,7 @@
 // applied once however often it is sent again: retried, written by close(), or replayed from the spill.
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
-import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type LimitedKey, type LimitsSnapshot, type SpendDelta, type SpentDay } from '../core/limits.js';
+import { hasAnyLimit, type KeyLimits, type KeyLimitsRepository, type LimitedKey, type LimitsSnapshot, type SpendDelta, type SpendWrite, type SpentDay } from '../core/limits.js';
 import type { PgBridge, Results, Statement } from './pg-bridge.js';
 
 const ACTIVE_KEYS = `SELECT id, name, 'virtual' AS kind, created_at FROM virtual_keys WHERE revoked_at IS NULL
@@ -27,13 +27,6 @@ const ADD_SPEND = `WITH mark AS (
   INSERT INTO key_spend (key_id, day, cost_usd, tokens, requests)
   SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::bigint[], $5::bigint[]) WHERE EXISTS (SELECT 1 FROM mark)
   ON CONFLICT (key_id, day) DO UPDATE SET cost_usd = key_spend.cost_usd + excluded.cost_usd, tokens = key_spend.tokens + excluded.tokens, requests = key_spend.requests + excluded.requests`;
-
-/** Amounts given a number: sent as one write, as often as needed, and applied once (see above). */
-export interface SpendWrite {
-  writer: string;
-  seq: number;
-  spend: SpendDelta[];
-}
 
 interface LimitsRow {
   key_id: string;

@@ -16,7 +16,8 @@ import { PgSavedPromptStore } from './saved-prompts.js';
 import { migrate } from './schema.js';
 import { PgModelOverrideStore, PgSettingsStore } from './settings.js';
 import { PgUsageStore } from './usage.js';
-import { replaySpills, spillRows, spillSpend } from './spill.js';
+import { replaySpills, spillSpend } from './spill.js';
+import { spillRows } from '../store/spill-file.js';
 
 export interface PostgresStoreOptions {
   url: string;

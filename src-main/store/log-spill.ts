@@ -7,7 +7,7 @@ import type { SqliteDatabase } from './database.js';
 import type { RowValues } from './log-row.js';
 import { SameThreadLogWriter } from './log-writer.js';
 import type { UnwrittenRows } from './request-log.js';
-import { replaySpillFiles, spillRows, SQLITE_SPILL_PREFIX, type SpillHeader } from '../store-postgres/spill.js';
+import { replaySpillFiles, spillRows, SQLITE_SPILL_PREFIX, type SpillHeader } from './spill-file.js';
 
 /** The instance a SQLite spill names: one process has the data dir at a time. */
 const SQLITE_INSTANCE = 'sqlite';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SQLITE_SPILL_PREFIX, spillFiles } from '../../src-main/store-postgres/spill.js';
+import { SQLITE_SPILL_PREFIX, spillFiles } from '../../src-main/store/spill-file.js';
 import type { RequestLog } from '../../src-main/store/request-log.js';
 import { DATABASE_FILE } from '../../src-main/store/database.js';
 import { startGateway, TEST_GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
