@@ -168,7 +168,10 @@ describe.each(backends())('on $name', (backend) => {
         const routes = await json<{ items: RouteBody[] }>(gateway.admin('/routes'));
         expect(routes.items.length).toBeGreaterThan(1);
         expect(routes.items.find((route) => route.name === 'background')?.lastServed).toMatchObject({ key: 'local-ollama' });
-        expect(queries).toHaveBeenCalledTimes(1);
+        // Only the statements that read routes: other admin reads (the limits and allow-list reloads a change
+        // starts, on their own timers) may go through the same bridge meanwhile.
+        const routeQueries = queries.mock.calls.filter(([statements]) => statements.some((statement) => /\broutes\b/.test(statement.sql)));
+        expect(routeQueries).toHaveLength(1);
       } finally {
         queries.mockRestore();
       }
