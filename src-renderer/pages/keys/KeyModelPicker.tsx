@@ -1,6 +1,6 @@
 // The model a set-up names, picked among the models the key serves (never a model its server may lack):
 // a list when it has several, the one it has, or a field to type one when its host listed none.
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Field } from '../../components/Field';
 import type { KeyModels } from '../../api/types';
 import { useKeyModelsStore } from '../../stores/key-models-store';
@@ -29,6 +29,7 @@ export function useKeyModel(keyId: string | null): { model: string; setModel(mod
 
 export function KeyModelPicker({ keyId, value, onChange }: { keyId: string; value: string; onChange(model: string): void }) {
   const entry = useKeyModelsStore((state) => state.byKey[keyId]);
+  const listId = useId();
   if (!entry || (entry.status === 'loading' && !entry.models.length)) {
     return <p className="muted small key-model-picker">Reading the models this key serves…</p>;
   }
@@ -41,24 +42,24 @@ export function KeyModelPicker({ keyId, value, onChange }: { keyId: string; valu
       </Field>
     );
   }
-  const groups = (Object.keys(SOURCE_LABELS) as (keyof typeof SOURCE_LABELS)[]).map((source) => [source, models.filter((model) => model.source === source)] as const).filter(([, list]) => list.length);
+  // Suggestions, not a closed list: a provider's list (or the catalog) can lag a model released today, and a
+  // model map may serve names no list has. The person can always type the model their tool should ask for.
   return (
     <Field
       label="Model"
       className="key-model-picker"
-      hint={models.length === 1 ? 'The one model this key serves.' : `${models.length} models this key serves; the set-ups below use the one picked.`}
+      hint={models.length === 1 ? 'The one model this key serves, or type another.' : `${models.length} models this key serves (type to pick, or another); the set-ups below use it.`}
     >
-      <select className="input input-mono" value={value} onChange={(event) => onChange(event.target.value)}>
-        {groups.map(([source, list]) => (
-          <optgroup key={source} label={SOURCE_LABELS[source]}>
-            {list.map((model) => (
-              <option key={model.id} value={model.id}>
-                {model.id}
-              </option>
+      {(control) => (
+        <>
+          <input {...control} className="input input-mono" list={listId} spellCheck={false} autoComplete="off" value={value} onChange={(event) => onChange(event.target.value)} />
+          <datalist id={listId}>
+            {models.map((model) => (
+              <option key={model.id} value={model.id} label={SOURCE_LABELS[model.source]} />
             ))}
-          </optgroup>
-        ))}
-      </select>
+          </datalist>
+        </>
+      )}
     </Field>
   );
 }
