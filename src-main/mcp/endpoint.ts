@@ -19,6 +19,7 @@ import { mcpCallRecord } from './call-log.js';
 import type { McpGateway } from './gateway.js';
 import { McpSession } from './session.js';
 import { sendWebResponse, toWebRequest } from './web-http.js';
+import type { CallerEra } from './upstream.js';
 
 export interface McpEndpointOptions {
   gateway: McpGateway;
@@ -49,13 +50,13 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
   // The front /v1 uses (gateway/front.ts), its refusals answered as JSON-RPC errors.
   const guard = guardBrowser(options);
 
-  /** What one server's endpoint offers is what its server offers: it is started now (within its start bound). */
-  const serverInfo = async (caller: Caller, scope: string | null) =>
-    scope === null ? undefined : await gateway.upstreamFor(caller, scope).capabilities().catch(() => undefined);
+  /** What one server's endpoint offers is what its server offers in the client's era: it is started now (within its start bound). */
+  const serverInfo = async (caller: Caller, scope: string | null, era: CallerEra) =>
+    scope === null ? undefined : await gateway.upstreamFor(caller, scope).capabilities(era).catch(() => undefined);
 
   /** One 2026-07-28 request, served by a Server of its own for the key it presented (read as it is now by every handler). */
   const serveModern = async (web: Request, body: unknown, caller: Caller, presented: string, scope: string | null, path: string): Promise<Response> => {
-    const upstreamInfo = await serverInfo(caller, scope);
+    const upstreamInfo = await serverInfo(caller, scope, 'modern');
     const key = new SessionKey(options.keys, presented, caller);
     return gateway.modern.serve(scope, web, body, () =>
       new McpSession(gateway, key, scope, path, upstreamInfo?.capabilities, { instructions: upstreamInfo?.instructions, serverInfo: upstreamInfo?.serverInfo }).server,
@@ -155,7 +156,7 @@ export function createMcpHandler(options: McpEndpointOptions): (req: IncomingMes
       );
     }
     // One server's endpoint offers what its server offers: it is started now (within its start bound).
-    const upstreamInfo = await serverInfo(caller, scope);
+    const upstreamInfo = await serverInfo(caller, scope, 'legacy');
     let id: string | undefined;
     const created: McpSession = new McpSession(
       gateway,

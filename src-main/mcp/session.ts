@@ -4,6 +4,8 @@
 // as the server has them; on /mcp every server's tools and prompts are listed under prefixed names and
 // resources are found by their URI. Each tools/call, resources/read and prompts/get becomes a log row.
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -23,7 +25,7 @@ import type { McpDefault } from '../core/mcp-access.js';
 import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
 import { prefixed, splitPrefixed } from './names.js';
 import { UNAVAILABLE } from './wire.js';
-import type { McpUpstream } from './upstream.js';
+import type { CallerEra, McpUpstream } from './upstream.js';
 
 
 /** What a session needs of the hub (gateway.ts). */
@@ -230,13 +232,18 @@ export class McpSession {
     if (offered.logging) {
       s.setRequestHandler('logging/setLevel', async (request, ctx) => {
         if (this.scope !== null) return this.forward(this.scope, request as Request, ctx);
-        await Promise.allSettled(this.visible().map(async (upstream) => ((await upstream.capabilities()).capabilities.logging ? upstream.request(request as Request) : undefined)));
+        await Promise.allSettled(this.visible().map(async (upstream) => ((await upstream.capabilities(this.era)).capabilities.logging ? upstream.request(request as Request, { era: this.era }) : undefined)));
         return {};
       });
     }
     s.setNotificationHandler('notifications/roots/list_changed', async (notification) => {
       for (const upstream of this.visible()) if (upstream.status === 'running') void upstream.notify(notification).catch(() => undefined);
     });
+  }
+
+  /** The era this session's client speaks: a 2025-era session has a transport, a 2026-07-28 request none. */
+  private get era(): CallerEra {
+    return this.transport ? 'legacy' : 'modern';
   }
 
   private visible(): McpUpstream[] {
@@ -246,7 +253,7 @@ export class McpSession {
   private async listServerTools(request: { params?: unknown }): Promise<Result> {
     const caller = this.caller;
     const upstream = this.hub.upstreamFor(caller, this.scope!);
-    const result = (await upstream.request({ method: 'tools/list', params: (request.params ?? {}) as Request['params'] })) as { tools?: Tool[] };
+    const result = (await upstream.request({ method: 'tools/list', params: (request.params ?? {}) as Request['params'] }, { era: this.era })) as { tools?: Tool[] };
     return { ...result, tools: usableTools(caller, upstream, result.tools ?? []) };
   }
 
@@ -270,12 +277,12 @@ export class McpSession {
     const lists = await Promise.all(
       this.visible().map(async (upstream) => {
         try {
-          const { capabilities } = await upstream.capabilities();
+          const { capabilities } = await upstream.capabilities(this.era);
           if (method.startsWith('prompts') ? !capabilities.prompts : !capabilities.resources) return [];
           const items: Record<string, unknown>[] = [];
           let cursor: string | undefined;
           do {
-            const page = (await upstream.request({ method, params: cursor ? { cursor } : {} })) as Record<string, unknown>;
+            const page = (await upstream.request({ method, params: cursor ? { cursor } : {} }, { era: this.era })) as Record<string, unknown>;
             items.push(...((page[field] as Record<string, unknown>[] | undefined) ?? []));
             cursor = page.nextCursor as string | undefined;
           } while (cursor && items.length < 10_000);
@@ -387,6 +394,7 @@ export class McpSession {
       if (Object.keys(rest).length) params._meta = rest;
       else delete params._meta;
     }
+    if (ctx && this.era === 'modern') putBackLifted(ctx, params);
     const tool = request.method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
     const active: ActiveCall | undefined = ctx ? { server, tool, ctx, lost: new AbortController(), startedAt: performance.now() } : undefined;
     if (active) this.activeCalls.push(active);
@@ -395,6 +403,7 @@ export class McpSession {
       return await upstream.request(
         { method: request.method, params } as Request,
         {
+          era: this.era,
           signal: active ? AbortSignal.any([active.ctx.mcpReq.signal, this.ended.signal, active.lost.signal]) : this.ended.signal,
           onprogress:
             progressToken !== undefined && ctx
@@ -410,6 +419,22 @@ export class McpSession {
       if (!this.activeCalls.length) this.hub.statelessCalls.delete(this);
     }
   }
+}
+
+/**
+ * What the SDK lifted off a 2026-07-28 request before its handler saw it, put back for the server: the client's
+ * own capabilities and log level (the server decides what it may ask of this client, not of Gatehouse, whose
+ * connection declares everything), and a retry's input responses and request state, byte for byte (the state is
+ * the server's to verify; the key is authorized again on every round).
+ */
+function putBackLifted(ctx: ServerContext, params: Record<string, unknown>): void {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const carried: Record<string, unknown> = {};
+  for (const key of [CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY]) if (envelope[key] !== undefined) carried[key] = envelope[key];
+  if (Object.keys(carried).length) params._meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), ...carried };
+  if (ctx.mcpReq.inputResponses) params.inputResponses = ctx.mcpReq.inputResponses;
+  const state = ctx.mcpReq.requestState();
+  if (typeof state === 'string') params.requestState = state;
 }
 
 /** The tools of a server a key may list: those switched on in Gatehouse that the key may use. */

@@ -26,6 +26,17 @@ import type { McpServerConnection } from '../core/mcp-servers.js';
 
 export type UpstreamStatus = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed' | 'disabled';
 
+/**
+ * The protocol era a call comes from: a 2025-era session ('legacy') or a 2026-07-28 request ('modern'). A server
+ * that speaks both is called in the caller's own era, as a direct connection would be; only a server that lacks
+ * it is called in the other, and the relay translates (an `input_required` answer fulfilled through the
+ * session's client).
+ */
+export type CallerEra = 'legacy' | 'modern';
+
+/** How a request is sent on: the caller's era and, for a 2026-07-28 caller, its `input_required` answers handed back. */
+export type UpstreamRequestOptions = Pick<RequestOptions, 'signal' | 'onprogress'> & { era?: CallerEra };
+
 /** What the hub does with what a server sends on its own. */
 export interface UpstreamEvents {
   /** A request of the server to the client (sampling, elicitation, roots): answered by a session's client. */
@@ -43,6 +54,11 @@ const MAX_RESTART_DELAY_MS = 30_000;
 const STABLE_AFTER_MS = 10_000;
 /** Crashes in a row (each restart that failed to start counted) before supervision gives up until the next need. */
 const MAX_RESTARTS_IN_A_ROW = 6;
+
+/** A server that cannot start must answer its callers, never keep them waiting. */
+function startTimeout(config: McpServerConnection): number {
+  return Math.min(Math.max(config.timeoutMs, 5_000), 120_000);
+}
 
 /** A wait its caller may give up on (a client that cancels while its server is still starting). */
 function abortable<T>(waiting: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -76,6 +92,14 @@ export class McpUpstream {
   private readonly stderrLines: string[] = [];
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
+  /**
+   * A second connection in the 2025 era, for 2025-era sessions, when the first one (asked `server/discover`)
+   * reached the server in 2026-07-28: such a session's `logging/setLevel`, `resources/subscribe` and
+   * mid-call elicitation or sampling only exist in its own era. Made when first needed; `false` once the
+   * server refused the 2025 handshake (a 2026-only server: those sessions are translated instead).
+   */
+  private legacyTwin: Client | false | undefined;
+  private legacyTwinConnecting: Promise<Client | undefined> | undefined;
   private failedAt = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private restartsInARow = 0;
@@ -144,17 +168,23 @@ export class McpUpstream {
     return this.client?.getNegotiatedProtocolVersion() ?? null;
   }
 
-  /** The server's capabilities once connected. */
-  async capabilities(): Promise<{ capabilities: ServerCapabilities; instructions?: string; serverInfo?: { name: string; version: string } }> {
-    const client = await this.connected();
+  /** The server's capabilities once connected, as it states them to a caller of that era. */
+  async capabilities(era?: CallerEra): Promise<{ capabilities: ServerCapabilities; instructions?: string; serverInfo?: { name: string; version: string } }> {
+    const client = await this.clientFor(era);
     return { capabilities: client.getServerCapabilities() ?? {}, instructions: client.getInstructions(), serverInfo: client.getServerVersion() };
   }
 
-  /** A request forwarded as it is, its answer returned as the server sent it; the server's call timeout applies. */
-  async request(request: Request, options: Pick<RequestOptions, 'signal' | 'onprogress'> = {}): Promise<Result> {
-    const client = await abortable(this.connected(), options.signal);
+  /**
+   * A request forwarded as it is, its answer returned as the server sent it; the server's call timeout applies.
+   * Sent in the caller's era where the server speaks it; a 2026-07-28 caller reached in that era gets the
+   * server's `input_required` answers as they are (its client fulfils them and asks again).
+   */
+  async request(request: Request, options: UpstreamRequestOptions = {}): Promise<Result> {
+    const { era, ...sendOptions } = options;
+    const client = await abortable(this.clientFor(era), options.signal);
+    const handBack = era === 'modern' && client.getProtocolEra() === 'modern';
     try {
-      return await client.request(request, PASS_THROUGH, { ...options, timeout: this.config.timeoutMs });
+      return await client.request(request, PASS_THROUGH, { ...sendOptions, timeout: this.config.timeoutMs, ...(handBack ? { allowInputRequired: true } : {}) });
     } catch (error) {
       // The SDK reports every abort as a timeout: a call its caller gave up on fails with the caller's reason.
       if (options.signal?.aborted && options.signal.reason instanceof Error) throw options.signal.reason;
@@ -165,9 +195,51 @@ export class McpUpstream {
     }
   }
 
+  /** A client's notification, on every open connection to the server (both eras' sessions may depend on it). */
   async notify(notification: Notification): Promise<void> {
     const client = await this.connected();
-    await client.notification(notification);
+    const twin = this.legacyTwin;
+    await Promise.all([client.notification(notification), twin ? twin.notification(notification) : undefined]);
+  }
+
+  /** The connection a caller of an era is served on: the 2025-era twin for a 2025 session when the first one is 2026-07-28. */
+  private async clientFor(era: CallerEra | undefined): Promise<Client> {
+    const client = await this.connected();
+    if (era !== 'legacy' || client.getProtocolEra() !== 'modern' || this.config.transport !== 'http') return client;
+    return (await this.legacyConnection()) ?? client;
+  }
+
+  private legacyConnection(): Promise<Client | undefined> {
+    if (this.legacyTwin !== undefined) return Promise.resolve(this.legacyTwin || undefined);
+    if (this.legacyTwinConnecting) return this.legacyTwinConnecting;
+    const config = this.config;
+    const identity = connectionIdentity(config);
+    const attempt = (async () => {
+      const client = this.newClient(config, 'legacy');
+      try {
+        await client.connect(this.transportFor(config), { timeout: startTimeout(config) });
+      } catch {
+        // It answers 2026-07-28 and not the 2025 handshake: its 2025 callers are translated on the first connection.
+        await client.close().catch(() => undefined);
+        if (identity === connectionIdentity(this.config)) this.legacyTwin = false;
+        return undefined;
+      }
+      if (this.stopped || identity !== connectionIdentity(this.config) || !this.config.enabled) {
+        await client.close().catch(() => undefined);
+        throw new ProtocolError(UNAVAILABLE, `MCP server '${this.name}' was changed while it started; try again`);
+      }
+      client.onclose = () => {
+        if (this.legacyTwin === client) this.legacyTwin = undefined;
+      };
+      this.legacyTwin = client;
+      return client;
+    })();
+    this.legacyTwinConnecting = attempt;
+    const done = () => {
+      if (this.legacyTwinConnecting === attempt) this.legacyTwinConnecting = undefined;
+    };
+    attempt.then(done, done);
+    return attempt;
   }
 
   /** Every tool of the server (all pages), remembered until it says its list changed. */
@@ -213,17 +285,18 @@ export class McpUpstream {
     return attempt;
   }
 
-  private async connect(): Promise<Client> {
-    const config = this.config;
-    const identity = connectionIdentity(config);
+  /**
+   * A client of the server with Gatehouse's handlers. `auto`: a Streamable HTTP server is asked `server/discover`
+   * first — one that speaks 2026-07-28 is called in that era, any other falls back to initialize; `legacy`: the
+   * 2025 handshake only. A stdio server is started in the 2025 era (probing would start a second process of it
+   * for every connection).
+   */
+  private newClient(config: McpServerConnection, mode: 'auto' | 'legacy'): Client {
     const client = new Client(
       { name: 'gatehouse', version: this.version },
       {
         capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
-        // A Streamable HTTP server is asked `server/discover` first: one that speaks 2026-07-28 is called in that
-        // era, any other falls back to initialize. A stdio server is started in the 2025 era (probing would
-        // start a second process of it for every connection).
-        versionNegotiation: { mode: config.transport === 'http' ? 'auto' : 'legacy' },
+        versionNegotiation: { mode },
       },
     );
     for (const method of ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const) {
@@ -233,11 +306,16 @@ export class McpUpstream {
       if (notification.method === 'notifications/tools/list_changed') this.forgetTools();
       this.events.onServerNotification(this.name, notification);
     };
+    return client;
+  }
+
+  private async connect(): Promise<Client> {
+    const config = this.config;
+    const identity = connectionIdentity(config);
+    const client = this.newClient(config, config.transport === 'http' ? 'auto' : 'legacy');
     const transport = this.transportFor(config);
-    // A server that cannot start must answer its callers, never keep them waiting.
-    const startTimeoutMs = Math.min(Math.max(config.timeoutMs, 5_000), 120_000);
     try {
-      await client.connect(transport, { timeout: startTimeoutMs });
+      await client.connect(transport, { timeout: startTimeout(config) });
     } catch (error) {
       await client.close().catch(() => undefined);
       const reason = this.describe(error);
@@ -328,9 +406,13 @@ export class McpUpstream {
     this.restartTimer = undefined;
     this.restartsInARow = 0;
     const client = this.client;
+    const twin = this.legacyTwin;
     this.client = undefined;
     this.connecting = undefined;
+    this.legacyTwin = undefined;
+    this.legacyTwinConnecting = undefined;
     this.forgetTools();
+    if (twin) await twin.close().catch(() => undefined);
     if (this.status === 'running' || this.status === 'restarting' || this.status === 'starting') this.status = 'stopped';
     // The SDK's stdio transport ends the child: stdin closed, then SIGTERM, then SIGKILL.
     if (client) await client.close().catch(() => undefined);

@@ -1,10 +1,11 @@
 // In-process MCP servers of each protocol era for the era matrix: one built with the 2025 SDK that speaks
 // only up to 2025-11-25 (sessions, initialize), and one built with the v2 SDK that speaks only 2026-07-28
 // (no sessions; `_meta` on every request). Both have the same tools: echo and slow (progress, cancellable);
-// the 2026-07-28 one also asks the user the 2026 way (ask: an input_required result, then a retry).
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+// the 2026-07-28 one also asks the user the 2026 way (ask: an input_required result, then a retry). And one
+// that speaks both, as most servers will until 2027: each request answered by the half of its era.
+import { createServer, request as httpRequest, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { acceptedContent, createMcpHandler, inputRequired, McpServer as ModernServer } from '@modelcontextprotocol/server';
+import { acceptedContent, createMcpHandler, inputRequired, isLegacyRequest, McpServer as ModernServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { startMcpHttpServer } from './mcp-tools.js';
 
@@ -95,6 +96,48 @@ export async function startNewEraServer(name: string): Promise<EraServer> {
     await handler.close();
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));
+  };
+  return state;
+}
+
+/**
+ * A server that speaks both eras on one address: a 2026-07-28 request (its version in `_meta`) reaches a
+ * 2026-only half named `<name>-2026`, anything else the 2025 half `<name>-2025` (sessions, initialize, its own
+ * mid-call sampling, logging and subscriptions). Which half answered shows in what `echo` says.
+ */
+export async function startBothErasServer(name: string): Promise<EraServer> {
+  const [old, fresh] = await Promise.all([startOldEraServer(`${name}-2025`), startNewEraServer(`${name}-2026`)]);
+  const front: HttpServer = createServer(async (req, res) => {
+    const body = await bodyOf(req);
+    let parsed: unknown;
+    try {
+      parsed = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const headers = new Headers();
+    for (const [key, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(key, value);
+    const modern = req.method === 'POST' && !(await isLegacyRequest(new Request('http://127.0.0.1/mcp', { method: 'POST', headers }), parsed));
+    const target = new URL(modern ? fresh.url : old.url);
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: target.pathname, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    res.once('close', () => upstream.destroy());
+    upstream.end(body);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const state: EraServer = {
+    url: `http://127.0.0.1:${(front.address() as AddressInfo).port}/mcp`,
+    get cancelled() {
+      return fresh.cancelled;
+    },
+    close: async () => {
+      front.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await Promise.all([old.close(), fresh.close()]);
+    },
   };
   return state;
 }

@@ -4,7 +4,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CreateMessageResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { registerLeakyTools } from './mcp-leaky-tools.js';
 
@@ -50,6 +50,12 @@ export function buildMcpTestServer(name: string): McpServer {
   server.registerResource('readme', `memo://${name}/readme`, { description: 'A note' }, async (uri) => ({
     contents: [{ uri: uri.href, text: `the readme of ${name}` }],
   }));
+  // A subscription is told at once that its resource changed (the 2025 way: a notification on the session).
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    setTimeout(() => void server.server.sendResourceUpdated({ uri: request.params.uri }).catch(() => undefined), 20);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
   return server;
 }
 

@@ -1,27 +1,31 @@
 // Both protocol eras at both ends: v2 SDK clients speaking 2025-06-18, 2025-11-25 and 2026-07-28 call
 // through /mcp and /mcp/{server} to an upstream that speaks only 2025-11-25 and one that speaks only
-// 2026-07-28 — tools listed and called, progress, cancellation, a tool list that changed.
+// 2026-07-28 — tools listed and called, progress, cancellation, a tool list that changed; and to one that
+// speaks both, which each client reaches in its own era, as it would directly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startGateway, TEST_GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
-import { startNewEraServer, startOldEraServer, type EraServer } from '../fakes/mcp-era-servers.js';
+import { startBothErasServer, startNewEraServer, startOldEraServer, type EraServer } from '../fakes/mcp-era-servers.js';
 import { addMcpServer, textOf } from '../helpers/mcp.js';
 
 let gateway: TestGateway;
 let old: EraServer;
 let fresh: EraServer;
+let both: EraServer;
 
 beforeAll(async () => {
   gateway = await startGateway();
-  [old, fresh] = await Promise.all([startOldEraServer('old'), startNewEraServer('new')]);
+  [old, fresh, both] = await Promise.all([startOldEraServer('old'), startNewEraServer('new'), startBothErasServer('both')]);
   await addMcpServer(gateway, { name: 'old', transport: 'http', url: old.url });
   await addMcpServer(gateway, { name: 'new', transport: 'http', url: fresh.url });
+  await addMcpServer(gateway, { name: 'both', transport: 'http', url: both.url });
 }, 60_000);
 
 afterAll(async () => {
   await gateway?.close();
   await old?.close();
   await fresh?.close();
+  await both?.close();
 });
 
 const CLIENT_ERAS = [
@@ -125,6 +129,53 @@ describe("a 2025 server's own request during a 2026-07-28 client's call", () => 
     } finally {
       await client.close();
       await bystander.close();
+    }
+  });
+});
+
+describe('a server that speaks both eras', () => {
+  it.each([
+    { path: '/mcp/both', tool: 'echo' },
+    { path: '/mcp', tool: 'both__echo' },
+  ])('is reached through $path in each client\'s own era', { timeout: 30_000 }, async ({ path, tool }) => {
+    for (const { era, options } of CLIENT_ERAS) {
+      const client = await connect(path, options);
+      try {
+        const half = era === '2026-07-28' ? 'both-2026' : 'both-2025';
+        expect(textOf(await client.callTool({ name: tool, arguments: { text: era } }))).toBe(`${half} says ${era}`);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it("gives a 2025 client what only its era has: the server's own mid-call request, logging/setLevel, resource subscriptions", { timeout: 30_000 }, async () => {
+    const client = await connect('/mcp/both', { ...CLIENT_ERAS[1].options, capabilities: { sampling: {} } } as never);
+    try {
+      client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'hi there' } }));
+      expect(textOf(await client.callTool({ name: 'ask', arguments: {} }))).toBe('the client said hi there');
+      await expect(client.setLoggingLevel('debug')).resolves.toBeDefined();
+      const updated: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', async (notification) => void updated.push(notification.params.uri));
+      await client.subscribeResource({ uri: 'memo://both-2025/readme' });
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(['memo://both-2025/readme']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("hands a 2026-07-28 client the server's input_required as it is, and its retry reaches the server", { timeout: 30_000 }, async () => {
+    const client = await connect('/mcp/both', { ...CLIENT_ERAS[2].options, capabilities: { elicitation: { form: {} } } } as never);
+    try {
+      const asked: string[] = [];
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(String(request.params.message));
+        return { action: 'accept', content: { name: 'Grace' } };
+      });
+      expect(textOf(await client.callTool({ name: 'ask', arguments: {} }))).toBe('hello Grace');
+      expect(asked).toEqual(['Who are you?']);
+    } finally {
+      await client.close();
     }
   });
 });
