@@ -13,6 +13,7 @@ import type { McpSession, SessionHub } from './session.js';
 import { McpUpstream, type UpstreamStatus } from './upstream.js';
 import { PASS_THROUGH } from './wire.js';
 import { ModernEndpoints } from './modern.js';
+import { HeldCalls } from './held-calls.js';
 
 /** Sessions idle this long are closed (a client that went away without DELETE). */
 const SESSION_IDLE_MS = 60 * 60_000;
@@ -40,6 +41,7 @@ export class McpGateway implements SessionHub {
   readonly modern = new ModernEndpoints();
   /** The 2026-07-28 requests with a call in flight upstream: a server's own request during one is not sent to another client. */
   readonly statelessCalls = new Set<McpSession>();
+  readonly held = new HeldCalls();
   readonly version: string;
   private readonly sweep: NodeJS.Timeout;
   private readonly recheck: NodeJS.Timeout;
@@ -176,8 +178,8 @@ export class McpGateway implements SessionHub {
    * A server's request to the client (sampling, elicitation, roots) goes to the session whose call to that
    * server is in flight (the newest), else to the session that used the server last. A shared stdio
    * server does not say which call it asks for; the call in flight is the one it is working on. When that
-   * call is a 2026-07-28 request's, whose client cannot be asked mid-call, the server gets an error — it is
-   * never asked of another client.
+   * call is a 2026-07-28 request's, whose client cannot be asked mid-call, it becomes that client's
+   * input_required round (held-calls.ts) — it is never asked of another client.
    */
   async onServerRequest(server: string, request: Request, signal: AbortSignal): Promise<Result> {
     const sessions = [...this.sessions.values()].filter((session) => session.sees(server));
@@ -186,6 +188,8 @@ export class McpGateway implements SessionHub {
       .sort((a, b) => a.call.startedAt - b.call.startedAt)
       .at(-1);
     if (calling && calling.session.transport === undefined) {
+      // Turned into the 2026-07-28 client's input_required round (held-calls.ts).
+      if (calling.call.hold) return calling.call.hold(request, signal);
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
         `MCP server '${server}' asked ${request.method} during a call of a 2026-07-28 client, which Gatehouse cannot ask mid-call (that server speaks the 2025 protocol)`,
@@ -240,6 +244,7 @@ export class McpGateway implements SessionHub {
     clearInterval(this.recheck);
     const sessions = [...this.sessions.keys()];
     for (const id of sessions) this.dropSession(id);
+    this.held.clear();
     await this.modern.close();
     await Promise.allSettled([...this.upstreams.values()].map((upstream) => upstream.stop()));
     this.upstreams.clear();

@@ -3,9 +3,11 @@
 // handlers relaying each request to the upstream server(s) the key may use. On /mcp/{server} names pass
 // as the server has them; on /mcp every server's tools and prompts are listed under prefixed names and
 // resources are found by their URI. Each tools/call, resources/read and prompts/get becomes a log row.
+import { randomUUID } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -26,6 +28,7 @@ import { mcpCallRecord, RefusedMcpCall } from './call-log.js';
 import { prefixed, splitPrefixed } from './names.js';
 import { UNAVAILABLE } from './wire.js';
 import type { CallerEra, McpUpstream } from './upstream.js';
+import { HeldCalls, type HeldCall, type HeldIdentity, type PendingAsk } from './held-calls.js';
 
 
 /** What a session needs of the hub (gateway.ts). */
@@ -40,6 +43,8 @@ export interface SessionHub {
   version: string;
   /** The 2026-07-28 requests (sessions without a transport) with a call in flight. */
   readonly statelessCalls: Set<McpSession>;
+  /** 2026-07-28 clients' calls waiting for their answer to a 2025-era server's own request. */
+  readonly held: HeldCalls;
 }
 
 /** A request of this session in flight on one server: where the server's own requests and logs go meanwhile. */
@@ -52,6 +57,8 @@ export interface ActiveCall {
   lost: AbortController;
   /** When it began: a server's own request goes to the newest call to it. */
   startedAt: number;
+  /** A 2026-07-28 client's call: takes a server's own request, answered when the client retries (held-calls.ts). */
+  hold?: (request: Request, signal: AbortSignal) => Promise<Result>;
 }
 
 /** Capabilities of the combined endpoint: everything the relay carries. */
@@ -394,7 +401,12 @@ export class McpSession {
       if (Object.keys(rest).length) params._meta = rest;
       else delete params._meta;
     }
-    if (ctx && this.era === 'modern') putBackLifted(ctx, params);
+    if (ctx && this.era === 'modern') {
+      const state = ctx.mcpReq.requestState();
+      if (HeldCalls.owns(state)) return this.resume(server, request.method, params, ctx, state, progressToken);
+      putBackLifted(ctx, params);
+      return this.modernCall(server, upstream, request.method, params, ctx, progressToken);
+    }
     const tool = request.method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
     const active: ActiveCall | undefined = ctx ? { server, tool, ctx, lost: new AbortController(), startedAt: performance.now() } : undefined;
     if (active) this.activeCalls.push(active);
@@ -419,6 +431,119 @@ export class McpSession {
       if (!this.activeCalls.length) this.hub.statelessCalls.delete(this);
     }
   }
+
+  // ---- a 2026-07-28 client's call: rounds ----
+
+  /**
+   * A 2026-07-28 client's call: sent on, and answered with the server's result — or, when a 2025-era server
+   * asks its own request meanwhile (which this client cannot be asked mid-call), with `input_required`
+   * carrying that request while the call is held (held-calls.ts) for the client's retry.
+   */
+  private modernCall(server: string, upstream: McpUpstream, method: string, params: Record<string, unknown>, ctx: ServerContext, progressToken: string | number | undefined): Promise<Result> {
+    const controller = new AbortController();
+    const progressSink: HeldCall['progressSink'] = {};
+    const call = upstream.request({ method, params } as Request, {
+      era: 'modern',
+      signal: controller.signal,
+      onprogress: progressToken === undefined ? undefined : (progress) => progressSink.current?.(progress as Record<string, unknown>),
+    });
+    // Awaited by this round or, once held, by the round that resumes it: never left unobserved meanwhile.
+    call.catch(() => undefined);
+    return this.round(server, heldIdentity(this.caller, server, method, params), { call, controller, progressSink }, ctx, progressToken);
+  }
+
+  /** A retry naming a held call: the client's answer goes to the server's waiting request, and the call goes on. */
+  private resume(server: string, method: string, params: Record<string, unknown>, ctx: ServerContext, state: string, progressToken: string | number | undefined): Promise<Result> {
+    const identity = heldIdentity(this.caller, server, method, params);
+    const held = this.hub.held.take(state, identity);
+    if (!held) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The requestState names no call Gatehouse holds for this key and request (it expired, was used already, or is not this key’s)');
+    }
+    const answer = ctx.mcpReq.inputResponses?.[held.ask.id];
+    // No answer to what was asked: asked again, the call still held.
+    if (answer === undefined) return Promise.resolve(this.askClient(held, held.ask));
+    const round = this.round(server, identity, held, ctx, progressToken);
+    held.ask.answer(answer as Result);
+    return round;
+  }
+
+  /** One round: until the server answers (the result) or asks (input_required, the call held). */
+  private async round(
+    server: string,
+    identity: HeldIdentity,
+    parts: Pick<HeldCall, 'call' | 'controller' | 'progressSink'>,
+    ctx: ServerContext,
+    progressToken: string | number | undefined,
+  ): Promise<Result> {
+    let asked!: (outcome: PendingAsk | Error) => void;
+    const askedNow = new Promise<PendingAsk | Error>((resolve) => (asked = resolve));
+    const active: ActiveCall = {
+      server,
+      tool: identity.method === 'tools/call' ? identity.target : undefined,
+      ctx,
+      lost: new AbortController(),
+      startedAt: performance.now(),
+      hold: (request, signal) =>
+        new Promise<Result>((answer, refuse) => {
+          const missing = missingCapability(ctx, request.method);
+          if (missing) {
+            const refusal = new MissingRequiredClientCapabilityError({ requiredCapabilities: { [missing]: {} } });
+            refuse(refusal);
+            asked(refusal);
+            return;
+          }
+          signal.addEventListener('abort', () => refuse(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))), { once: true });
+          asked({ id: `gatehouse-${randomUUID()}`, request, answer, refuse });
+        }),
+    };
+    parts.progressSink.current =
+      progressToken === undefined ? undefined : (progress) => void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
+    // While this round runs, its client's cancellation (or the key losing the server) cancels the call upstream.
+    const stop = AbortSignal.any([ctx.mcpReq.signal, this.ended.signal, active.lost.signal]);
+    const cancel = () => parts.controller.abort(stop.reason);
+    stop.addEventListener('abort', cancel, { once: true });
+    if (stop.aborted) cancel();
+    this.activeCalls.push(active);
+    this.hub.statelessCalls.add(this);
+    try {
+      const outcome = await Promise.race([parts.call.then((result) => ({ result })), askedNow.then((ask) => ({ ask }))]);
+      if ('result' in outcome) return outcome.result;
+      if (outcome.ask instanceof Error) {
+        parts.controller.abort(outcome.ask);
+        throw outcome.ask;
+      }
+      return this.askClient({ ...identity, ...parts, ask: outcome.ask }, outcome.ask);
+    } catch (error) {
+      if (ctx.mcpReq.signal.aborted && ctx.mcpReq.signal.reason instanceof Error) throw ctx.mcpReq.signal.reason;
+      if (error instanceof ProtocolError) throw error;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `MCP server '${server}': ${(error as Error).message}`);
+    } finally {
+      stop.removeEventListener('abort', cancel);
+      parts.progressSink.current = undefined;
+      this.activeCalls.splice(this.activeCalls.indexOf(active), 1);
+      if (!this.activeCalls.length) this.hub.statelessCalls.delete(this);
+    }
+  }
+
+  /** The call held and the client answered input_required with the server's request. */
+  private askClient(held: HeldCall, ask: PendingAsk): Result {
+    const requestState = this.hub.held.hold(held);
+    return { resultType: 'input_required', inputRequests: { [ask.id]: { method: ask.request.method, params: ask.request.params ?? {} } }, requestState } as Result;
+  }
+}
+
+/** What a retry must match to resume a held call: the key, the server, the method and what it names. */
+function heldIdentity(caller: Caller, server: string, method: string, params: Record<string, unknown>): HeldIdentity {
+  const target = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : '';
+  return { owner: `${caller.kind}:${caller.keyId ?? ''}`, server, method, target };
+}
+
+/** The capability a server's own request needs of the client, when the 2026-07-28 client did not declare it. */
+function missingCapability(ctx: ServerContext, method: string): string | undefined {
+  const needed = method === 'elicitation/create' ? 'elicitation' : method === 'sampling/createMessage' ? 'sampling' : method === 'roots/list' ? 'roots' : undefined;
+  if (!needed) return undefined;
+  const declared = ((ctx.mcpReq.envelope ?? {}) as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
+  return declared?.[needed] === undefined ? needed : undefined;
 }
 
 /**

@@ -8,6 +8,9 @@ import { startGateway, TEST_GATEWAY_KEY, type TestGateway } from '../helpers/gat
 import { startBothErasServer, startNewEraServer, startOldEraServer, type EraServer } from '../fakes/mcp-era-servers.js';
 import { addMcpServer, textOf } from '../helpers/mcp.js';
 
+/** Takes any result object as it came (the manual multi-round-trip path reads input_required itself). */
+const PASS_ANY = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } as never;
+
 let gateway: TestGateway;
 let old: EraServer;
 let fresh: EraServer;
@@ -109,26 +112,76 @@ describe.each(CLIENT_ERAS)('a $era client', ({ era, options }) => {
 });
 
 describe("a 2025 server's own request during a 2026-07-28 client's call", () => {
-  it('is answered with an error naming why, and never asked of another key’s 2025 session', { timeout: 30_000 }, async () => {
-    const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'bystander' }) })).json()) as { key: string };
-    const bystander = new Client({ name: 'bystander', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    await bystander.connect(new StreamableHTTPClientTransport(new URL('/mcp/old', gateway.baseUrl), { requestInit: { headers: { authorization: `Bearer ${created.key}` } } }));
-    const askedBystander: unknown[] = [];
-    bystander.setRequestHandler('sampling/createMessage', async (request) => {
-      askedBystander.push(request.params);
+  /** A second key's 2025 session on the same server, which must never be asked for another key's call. */
+  async function bystanderSession(): Promise<{ client: Client; asked: unknown[] }> {
+    const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: `bystander-${Math.random()}` }) })).json()) as { key: string };
+    const client = new Client({ name: 'bystander', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp/old', gateway.baseUrl), { requestInit: { headers: { authorization: `Bearer ${created.key}` } } }));
+    const asked: unknown[] = [];
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      asked.push(request.params);
       return { role: 'assistant', model: 'm', content: { type: 'text', text: 'leaked' } };
     });
-    await bystander.listTools();
-    const client = await connect('/mcp/old', CLIENT_ERAS[2].options);
+    await client.listTools();
+    return { client, asked };
+  }
+
+  it('becomes an input_required round: the client answers on its retry and the held call finishes, never asking another key’s session', { timeout: 30_000 }, async () => {
+    const bystander = await bystanderSession();
+    const client = await connect('/mcp/old', { ...CLIENT_ERAS[2].options, capabilities: { sampling: {} } } as never);
     try {
-      // The 2025 server turns the error into its tool's error answer.
-      const answer = await client.callTool({ name: 'ask', arguments: {} });
-      expect(answer.isError).toBe(true);
-      expect(textOf(answer)).toMatch(/during a call of a 2026-07-28 client/);
-      expect(askedBystander).toEqual([]);
+      const asked: string[] = [];
+      client.setRequestHandler('sampling/createMessage', async (request) => {
+        asked.push(JSON.stringify(request.params.messages));
+        return { role: 'assistant', model: 'm', content: { type: 'text', text: 'hi from 2026' } };
+      });
+      expect(textOf(await client.callTool({ name: 'ask', arguments: {} }))).toBe('the client said hi from 2026');
+      expect(asked).toEqual([JSON.stringify([{ role: 'user', content: { type: 'text', text: 'say hi' } }])]);
+      expect(bystander.asked).toEqual([]);
     } finally {
       await client.close();
-      await bystander.close();
+      await bystander.client.close();
+    }
+  });
+
+  it('is refused as a missing client capability when the client did not declare it (and the server is not left waiting)', { timeout: 30_000 }, async () => {
+    const bystander = await bystanderSession();
+    const client = await connect('/mcp/old', CLIENT_ERAS[2].options);
+    try {
+      await expect(client.callTool({ name: 'ask', arguments: {} })).rejects.toMatchObject({ code: -32021 });
+      expect(bystander.asked).toEqual([]);
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('old says still here');
+    } finally {
+      await client.close();
+      await bystander.client.close();
+    }
+  });
+
+  it("holds the call for the key that was asked only: another key's retry with its state finds nothing", { timeout: 30_000 }, async () => {
+    const options = { ...CLIENT_ERAS[2].options, capabilities: { sampling: {} } } as never;
+    const owner = await connect('/mcp/old', options);
+    const created = (await (await gateway.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'thief' }) })).json()) as { key: string };
+    const thief = new Client({ name: 'thief', version: '1.0.0' }, options);
+    await thief.connect(new StreamableHTTPClientTransport(new URL('/mcp/old', gateway.baseUrl), { requestInit: { headers: { authorization: `Bearer ${created.key}` } } }));
+    try {
+      const first = (await owner.request({ method: 'tools/call', params: { name: 'ask', arguments: {} } }, PASS_ANY, { allowInputRequired: true })) as {
+        resultType?: string;
+        inputRequests?: Record<string, { method: string }>;
+        requestState?: string;
+      };
+      expect(first.resultType).toBe('input_required');
+      const [id, asked] = Object.entries(first.inputRequests ?? {})[0]!;
+      expect(asked.method).toBe('sampling/createMessage');
+      const answer = { role: 'assistant', model: 'm', content: { type: 'text', text: 'stolen' } };
+      const retry = (client: Client) =>
+        client.request({ method: 'tools/call', params: { name: 'ask', arguments: {}, inputResponses: { [id]: answer }, requestState: first.requestState } } as never, PASS_ANY);
+      await expect(retry(thief)).rejects.toThrow(/names no call Gatehouse holds/);
+      // The owner's retry still resumes it: the thief's try did not use it up.
+      expect(textOf((await retry(owner)) as never)).toBe('the client said stolen');
+      await expect(retry(owner)).rejects.toThrow(/names no call Gatehouse holds/);
+    } finally {
+      await owner.close();
+      await thief.close();
     }
   });
 });
