@@ -28,6 +28,20 @@ describe('redactSecrets', () => {
     expect(redactSecrets('(see /v1?key=abc123)', [])).toBe(`(see /v1?key=${REDACTED}`);
   });
 
+  // A text is scanned for shapes only when it holds one of their marks (the quick check before the
+  // scans): each shape alone in its text, so a mark missing from that check lets its shape through.
+  it.each([
+    ['an OpenAI key', 'sk-abcdefghijklmnop', REDACTED],
+    ['a virtual key', 'gh-vk-abcdefgh1234', REDACTED],
+    ['an AWS access key id', 'AKIAABCDEFGHIJKLMNOP', REDACTED],
+    ['a Google API key', 'AIzaSyA-abcdefghijklmnopqrstu', REDACTED],
+    ['a Google access token', 'ya29.a0AfB_byC-minted.token_value', REDACTED],
+    ['a URL with a password', 'https://bob:hunter2pass@db.example', `https://${REDACTED}@db.example`],
+    ['a credential parameter', 'see /v1?key=abc123', `see /v1?key=${REDACTED}`],
+  ])('blanks %s alone in its text', (_shape, text, expected) => {
+    expect(redactSecrets(`seen: ${text}`, [])).toBe(`seen: ${expected}`);
+  });
+
   it('leaves ordinary words that merely start alike', () => {
     expect(redactSecrets('ya29 is a word; sk-short; ya29.ab', [])).toBe('ya29 is a word; sk-short; ya29.ab');
   });
