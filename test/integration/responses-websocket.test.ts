@@ -328,4 +328,33 @@ describe('Responses WebSocket: the socket and its rules', () => {
       ws.close();
     }
   });
+
+  it('makes each turn a log row of /v1/responses with the socket session id, admitted against the key limits', async () => {
+    const { key, id } = await createVirtualKey({ name: 'ws-limited', provider: 'openai', secret: 'sk-openai-ws-limited', customHost: responses.baseUrl });
+    const limited = await gateway.admin(`/keys/${id}/limits`, { method: 'PUT', body: JSON.stringify({ rpm: 2 }) });
+    expect(limited.status, await limited.text()).toBeLessThan(300);
+    const traceId = `ws-rows-${Date.now()}`;
+    const { ws, next } = await rawSocket(key, { 'session-id': 'codex-session-ws-1', 'x-gateway-trace-id': traceId });
+    try {
+      const create = JSON.stringify({ type: 'response.create', model: 'gpt-5-codex', store: false, input: 'hi' });
+      const finals: Record<string, unknown>[] = [];
+      for (let turn = 0; turn < 3; turn++) {
+        ws.send(create);
+        finals.push((await untilFinal(next)).at(-1)!);
+      }
+      expect(finals.map((event) => event.type)).toEqual(['response.completed', 'response.completed', 'error']);
+      expect(finals[2]).toMatchObject({ status: 429, error: { type: 'rate_limit_error' } });
+    } finally {
+      ws.close();
+    }
+    gateway.flushLog();
+    const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
+    const rows = await Promise.all(list.items.map(async (item) => (await (await gateway.admin(`/logs/${item.id}`)).json()) as { path: string; status: number; requestHeaders: Record<string, string> }));
+    expect(rows.map((row) => row.status).sort()).toEqual([200, 200, 429]);
+    for (const row of rows) {
+      expect(row.path).toBe('/v1/responses');
+      expect(row.requestHeaders['session-id']).toBe('codex-session-ws-1');
+      expect(row.requestHeaders['sec-websocket-key']).toBeUndefined();
+    }
+  });
 });
