@@ -142,6 +142,7 @@ export class ResponsesSocket {
 
   private onClose(): void {
     this.disarmIdle();
+    this.history.clear();
     // A turn still running loses its client: the pipeline aborts the provider call and logs a 499.
     if (this.running instanceof TurnResponse && !this.running.writableFinished) this.running.destroy();
   }

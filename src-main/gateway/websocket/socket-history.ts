@@ -15,6 +15,8 @@ export interface HistoryBounds {
   maxResponses: number;
   /** Characters of JSON kept per socket, counted per response (items shared between responses counted in each). */
   maxChars: number;
+  /** What all sockets keep together: many sockets must not add up to more than one gateway can hold. */
+  shared: { used: number; readonly max: number };
 }
 
 export class SocketHistory {
@@ -31,15 +33,23 @@ export class SocketHistory {
   /** Keeps a response made on this socket: the whole input it was sent with and its output items. */
   remember(id: string, input: readonly unknown[], output: readonly unknown[], chars: number): void {
     this.forget(id);
-    if (chars > this.bounds.maxChars) return;
+    const { maxResponses, maxChars, shared } = this.bounds;
+    if (chars > maxChars) return;
+    // A Map iterates in insertion order: the first key is the oldest, let go first.
+    for (const oldest of this.responses.keys()) {
+      if (this.responses.size < maxResponses && this.chars + chars <= maxChars && shared.used + chars <= shared.max) break;
+      this.forget(oldest);
+    }
+    // Other sockets hold the rest of the shared bound: this response is not kept.
+    if (shared.used + chars > shared.max) return;
     this.responses.set(id, { items: [...input, ...output], chars });
     this.chars += chars;
-    // A Map iterates in insertion order: the first key is the oldest.
-    for (const [oldest, kept] of this.responses) {
-      if (this.responses.size <= this.bounds.maxResponses && this.chars <= this.bounds.maxChars) break;
-      this.responses.delete(oldest);
-      this.chars -= kept.chars;
-    }
+    shared.used += chars;
+  }
+
+  /** The socket closed: what it kept is let go. */
+  clear(): void {
+    for (const id of [...this.responses.keys()]) this.forget(id);
   }
 
   private forget(id: string): void {
@@ -47,6 +57,7 @@ export class SocketHistory {
     if (!kept) return;
     this.responses.delete(id);
     this.chars -= kept.chars;
+    this.bounds.shared.used -= kept.chars;
   }
 
   get size(): number {

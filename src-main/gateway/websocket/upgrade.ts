@@ -21,6 +21,8 @@ export interface ResponsesUpgradeOptions extends ProxyDependencies, BrowserGuard
 export const DEFAULT_SOCKET_IDLE_MS = 5 * 60_000;
 /** Responses a socket keeps for `previous_response_id`: a chain of turns needs only its latest; a few forks fit. */
 const DEFAULT_HISTORY_RESPONSES = 16;
+/** What all sockets keep together (a warm-up keeps its input without a provider call, so each key holder could fill it). */
+const DEFAULT_HISTORY_SHARED_CHARS = 256 * 1024 * 1024;
 
 export interface ResponsesUpgrades {
   /** The server's `upgrade` listener. */
@@ -40,8 +42,8 @@ export function responsesUpgrades(options: ResponsesUpgradeOptions): ResponsesUp
   const socketOptions = {
     deps: options,
     idleMs: options.idleMs ?? DEFAULT_SOCKET_IDLE_MS,
-    // Counted per response; the body cap bounds what one turn can be sent with.
-    history: { maxResponses: DEFAULT_HISTORY_RESPONSES, maxChars: 4 * options.maxBodyBytes, ...options.history },
+    // Per socket: a chain is sent whole within the body cap, and its last output comes on top.
+    history: { maxResponses: DEFAULT_HISTORY_RESPONSES, maxChars: 2 * options.maxBodyBytes, shared: { used: 0, max: DEFAULT_HISTORY_SHARED_CHARS }, ...options.history },
     trackRequest: options.trackRequest,
   };
   return {
