@@ -357,4 +357,20 @@ describe('Responses WebSocket: the socket and its rules', () => {
       expect(row.requestHeaders['sec-websocket-key']).toBeUndefined();
     }
   });
+
+  it('stopping the gateway closes its open sockets (going away) instead of waiting on them', async () => {
+    const own = await startGateway();
+    try {
+      const key = (await (await own.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'ws-stop', provider: 'openai', secret: 'sk-openai-ws-stop', customHost: responses.baseUrl }) })).json()) as { key: string };
+      const ws = new WebSocket(`${own.baseUrl.replace('http:', 'ws:')}/v1/responses`, { headers: { authorization: `Bearer ${key.key}` } });
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await new Promise<void>((resolve, reject) => ws.once('open', () => resolve()).once('error', reject));
+      const started = Date.now();
+      await own.close();
+      expect(await closed).toBe(1001);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await own.close().catch(() => {});
+    }
+  });
 });
