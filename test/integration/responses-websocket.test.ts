@@ -18,6 +18,8 @@ import { startResponsesDouble, type ResponsesDouble } from '../helpers/responses
 import { holdStreamTail, sse } from '../helpers/held-stream.js';
 
 const IDLE_MS = 1_500;
+/** The gateway's body cap, lowered so an oversize message is quick to send (a client masks every byte). */
+const MAX_BODY_BYTES = 256 * 1024;
 
 let gateway: TestGateway;
 let responses: ResponsesDouble;
@@ -33,7 +35,7 @@ async function createVirtualKey(body: Record<string, unknown>): Promise<{ key: s
 }
 
 beforeAll(async () => {
-  [gateway, responses, chatOnly, anthropic] = await Promise.all([startGateway({ clientTimeouts: { webSocketIdleMs: IDLE_MS } }), startResponsesDouble(), startOpenAIFake(), startAnthropicFake()]);
+  [gateway, responses, chatOnly, anthropic] = await Promise.all([startGateway({ maxBodyBytes: MAX_BODY_BYTES, clientTimeouts: { webSocketIdleMs: IDLE_MS } }), startResponsesDouble(), startOpenAIFake(), startAnthropicFake()]);
   keys.openai = (await createVirtualKey({ name: 'ws-openai', provider: 'openai', secret: 'sk-openai-ws-turns', customHost: responses.baseUrl })).key;
   keys.chat = (await createVirtualKey({ name: 'ws-ollama', provider: 'ollama', customHost: chatOnly.baseUrl })).key;
   keys.anthropic = (await createVirtualKey({ name: 'ws-anthropic', provider: 'anthropic', secret: 'sk-ant-ws-turns', customHost: anthropic.baseUrl })).key;
@@ -282,6 +284,12 @@ describe('Responses WebSocket: the socket and its rules', () => {
     } finally {
       ws.close();
     }
+  });
+
+  it('caps a message at the POST body cap: a larger one closes the socket with 1009', async () => {
+    const { ws, closed } = await rawSocket(keys.openai);
+    ws.send(JSON.stringify({ type: 'response.create', model: 'gpt-5-codex', input: 'x'.repeat(MAX_BODY_BYTES) }));
+    expect((await closed).code).toBe(1009);
   });
 
   it('closes a socket idle for its bound', async () => {
