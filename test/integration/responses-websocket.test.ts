@@ -318,6 +318,31 @@ describe('Responses WebSocket: the socket and its rules', () => {
     }
   });
 
+  it("serves Codex 0.171's own sequence: a warm-up with its instructions, a turn continuing from it, then a tool result alone", async () => {
+    // The recorded first request of Codex 0.171 (HTTP), as its WebSocket transport splits it: what it knows
+    // before the user's prompt as a warm-up, then the prompt, then the tool's output, each continuing the last.
+    const recorded = (await import('../fixtures/codex-0.171-responses-request.json', { with: { type: 'json' } })).default.body as Record<string, unknown> & { input: unknown[] };
+    const { stream: _stream, input, ...fields } = recorded;
+    const { ws, next } = await rawSocket(keys.openai, { 'openai-beta': 'responses_websockets=2026-02-06' });
+    try {
+      ws.send(JSON.stringify({ type: 'response.create', ...fields, generate: false, input: input.slice(0, 1) }));
+      const warmed = (await untilFinal(next)).at(-1)!.response as { id: string };
+      ws.send(JSON.stringify({ type: 'response.create', ...fields, previous_response_id: warmed.id, input: input.slice(1) }));
+      const first = (await untilFinal(next)).at(-1)!;
+      const call = (first.response as { id: string; output: { type: string; call_id: string }[] }).output.find((item) => item.type === 'function_call');
+      expect(call, JSON.stringify(first)).toBeDefined();
+      ws.send(JSON.stringify({ type: 'response.create', ...fields, previous_response_id: (first.response as { id: string }).id, input: [{ type: 'function_call_output', call_id: call!.call_id, output: 'hello' }] }));
+      const last = await untilFinal(next);
+      expect(last.at(-1)!.type).toBe('response.completed');
+      const sent = responses.requests.at(-1)!.json;
+      expect(sent.previous_response_id).toBeUndefined();
+      expect((sent.input as { type: string }[]).map((item) => item.type)).toEqual([...input.map(() => 'message'), 'function_call', 'function_call_output']);
+      expect(sent.generate).toBeUndefined();
+    } finally {
+      ws.close();
+    }
+  });
+
   it('checks the key at every turn: a key revoked while its socket is open gets its next turn refused', async () => {
     const { key, id } = await createVirtualKey({ name: 'ws-revoked', provider: 'openai', secret: 'sk-openai-ws-revoked', customHost: responses.baseUrl });
     const { ws, next } = await rawSocket(key);
