@@ -13,6 +13,7 @@ import { routeGeminiPath, isGeminiKeyed, mayBeGeminiPath } from './gemini-routes
 import { isLoopbackHostHeader } from '../core/loopback.js';
 import { BrowserRefused, guardBrowser, type BrowserRefusal } from './front.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connection-guard.js';
+import { DEFAULT_SOCKET_IDLE_MS, responsesUpgrades } from './websocket/upgrade.js';
 
 export interface GatewayServerOptions extends ProxyDependencies {
   handleAdmin: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -45,9 +46,11 @@ export interface ClientTimeouts {
    * (undici 4 s, httpx 5 s), so they close first and never send on a connection being closed.
    */
   keepAliveTimeoutMs: number;
+  /** How long a Responses WebSocket may idle (no turn running, no message) before it is closed. */
+  webSocketIdleMs: number;
 }
 
-export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { headersTimeoutMs: 30_000, requestTimeoutMs: 120_000, checkIntervalMs: 5_000, keepAliveTimeoutMs: 10_000 };
+export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { headersTimeoutMs: 30_000, requestTimeoutMs: 120_000, checkIntervalMs: 5_000, keepAliveTimeoutMs: 10_000, webSocketIdleMs: DEFAULT_SOCKET_IDLE_MS };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -293,6 +296,22 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     },
   );
   const connections = guardConnections(server, { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits });
+  // OpenAI's Responses WebSocket mode at /v1/responses (websocket/upgrade.ts).
+  const upgrades = responsesUpgrades({ ...options, idleMs: timeouts.webSocketIdleMs });
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
+    if (!connections.refused(req.socket)) upgrades.handle(req, socket, head);
+  });
+  // An upgraded socket is no longer one of http's connections: stopping closes the open ones itself.
+  const close = server.close.bind(server);
+  server.close = (callback) => {
+    upgrades.closeWhenIdle();
+    return close(callback);
+  };
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    upgrades.terminateAll();
+    closeAll();
+  };
   // A malformed request line or oversize headers: answer in the contract's shape, never crash.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
