@@ -89,7 +89,7 @@ parentPort.on('message', (message) => {
 /** How long closing may wait for the thread to close its connection. */
 const CLOSE_WAIT_MS = 2_000;
 
-/** How long a synchronous wait (admin read, shutdown) may take before the thread counts as stuck. */
+/** How long a wait for the thread (a flush, a stop) may take before the thread counts as stuck. */
 const WAIT_LIMIT_MS = 15_000;
 
 export interface ThreadLogWriterOptions {
@@ -106,6 +106,8 @@ export class ThreadLogWriter implements LogBatchWriter {
   private readonly waiting = new Map<number, { done: (outcome: BatchOutcome) => void; rows: number }>();
   private rowsWaiting = 0;
   private lastSeq = 0;
+  /** whenWritten()'s callers, each waiting for every batch up to its sequence number to be answered. */
+  private drainWaiters: { upTo: number; resolve: () => void }[] = [];
   /** Set once the thread is gone: from then on batches are written on this thread. */
   private fallback: SameThreadLogWriter | null = null;
 
@@ -174,6 +176,33 @@ export class ThreadLogWriter implements LogBatchWriter {
     }
   }
 
+  whenWritten(): Promise<void> {
+    if (this.fallback || this.waiting.size === 0) return Promise.resolve();
+    const upTo = this.lastSeq;
+    return new Promise<void>((resolve) => {
+      // A thread that answers nothing for this long counts as stuck, as a synchronous wait does.
+      const stuck = setTimeout(() => this.giveUp(new Error(`the log writer thread did not answer within ${WAIT_LIMIT_MS / 1000} s`)), WAIT_LIMIT_MS);
+      stuck.unref();
+      this.drainWaiters.push({
+        upTo,
+        resolve: () => {
+          clearTimeout(stuck);
+          resolve();
+        },
+      });
+    });
+  }
+
+  /** Tells whenWritten()'s callers whose batches are all answered (the thread answers in order). */
+  private tellDrained(): void {
+    if (this.drainWaiters.length === 0) return;
+    const oldestWaiting = this.fallback ? Infinity : (this.waiting.keys().next().value ?? Infinity);
+    const ready = this.drainWaiters.filter((waiter) => waiter.upTo < oldestWaiting);
+    if (ready.length === 0) return;
+    this.drainWaiters = this.drainWaiters.filter((waiter) => waiter.upTo >= oldestWaiting);
+    for (const waiter of ready) waiter.resolve();
+  }
+
   /**
    * Waits (briefly) for the thread to close its connection, so the gateway's connection closes last and
    * SQLite folds the WAL back into the database file as it would with one connection.
@@ -196,6 +225,7 @@ export class ThreadLogWriter implements LogBatchWriter {
     const { done } = batch;
     if (reply.ids) done({ ids: reply.ids });
     else done({ error: Object.assign(new Error(reply.error ?? 'unknown error'), { code: reply.code }) });
+    this.tellDrained();
   }
 
   /** The thread failed: its unanswered batches go back for another try, and writing moves to this thread. */
@@ -208,5 +238,6 @@ export class ThreadLogWriter implements LogBatchWriter {
     this.waiting.clear();
     this.rowsWaiting = 0;
     for (const { done } of unanswered) done({ error });
+    this.tellDrained();
   }
 }

@@ -27,10 +27,10 @@ export interface LogBatchWriter {
   write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
   /** Rows handed over whose batch is not answered yet. */
   readonly rowsInFlight: number;
-  /** Returns once every batch handed over so far is written and its `done` has run. */
+  /** Returns once every batch handed over so far is written and its `done` has run, holding this thread: for close() only. */
   waitUntilWritten(): void;
-  /** waitUntilWritten() without holding this thread, for a writer whose wait may be long (another server). */
-  whenWritten?(): Promise<void>;
+  /** Resolves once every batch handed over so far is written and its `done` has run; never holds this thread. */
+  whenWritten(): Promise<void>;
   close(): void;
 }
 
@@ -64,6 +64,8 @@ export class SameThreadLogWriter implements LogBatchWriter {
   }
 
   waitUntilWritten(): void {}
+
+  async whenWritten(): Promise<void> {}
 
   close(): void {}
 }

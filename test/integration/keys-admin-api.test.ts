@@ -70,7 +70,7 @@ describe.each(backends())('on $name', (backend) => {
       expect(fake.requests.map((request) => request.headers.authorization)).toEqual(['Bearer sk-stored-0002', 'Bearer sk-stored-0002']);
 
       // The list says when each key was last used, from the request log.
-      gateway.flushLog();
+      await gateway.flushLog();
       const listed = (await (await gateway.admin('/virtual-keys')).json()) as { items: { id: string; lastUsedAt: string | null }[] };
       const entry = listed.items.find((item) => item.id === created.id);
       expect(Date.parse(entry?.lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);

@@ -116,7 +116,7 @@ async function outageAtStop(url: string, dataDir: string, written: number, spill
   try {
     key = await keyWithBudget(gateway, `spill-${written}-${spilled}`);
     await answer(gateway, key.key, written, 'before');
-    gateway.flushLog();
+    await gateway.flushLog();
     // The spend of those calls is written on the limiter's next tick (twice a second).
     await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(written);
     stopServer();
@@ -242,7 +242,7 @@ describe('team mode: a graceful stop while PostgreSQL hangs (answers nothing)', 
     try {
       key = await keyWithBudget(gateway, 'hang');
       await answer(gateway, key.key, 4, 'before');
-      gateway.flushLog();
+      await gateway.flushLog();
       await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(4);
       postgres.pauseServer();
       try {
@@ -276,12 +276,12 @@ describe('team mode: a COMMIT that lands while its answer is lost', () => {
       try {
         key = await keyWithBudget(gateway, 'lost-answers');
         await answer(gateway, key.key, 3, 'before');
-        gateway.flushLog();
+        await gateway.flushLog();
         await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(3);
         // From here PostgreSQL commits every write, and the gateway hears no answer to a COMMIT.
         await proxy.loseAnswersAfterCommit();
         await answer(gateway, key.key, 7, 'unanswered');
-        gateway.flushLog();
+        await gateway.flushLog();
         // A write of the spend (on the limiter's next tick) is committed: the gateway cannot know.
         await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 10_000, interval: 100 }).toBeGreaterThan(3);
       } finally {

@@ -70,13 +70,13 @@ describe('request log writes that fail', () => {
     expect(rowCount()).toBe(0);
   });
 
-  it('hold at most 50,000 waiting rows, dropping the oldest', () => {
+  it('hold at most 50,000 waiting rows, dropping the oldest', async () => {
     locker.exec('BEGIN EXCLUSIVE');
     for (let i = 0; i < 50_010; i++) log.append(entry(`row-${i}`));
-    log.flush();
+    await log.flush();
     expect(log.pendingCount).toBe(50_000);
     locker.exec('COMMIT');
-    log.flush();
+    await log.flush();
     expect(rowCount()).toBe(50_000);
     const oldest = db.prepare('SELECT trace_id FROM request_log ORDER BY id LIMIT 1').get() as { trace_id: string };
     expect(oldest.trace_id).toBe('row-10');
