@@ -80,7 +80,7 @@ export async function measureLogWrites(rows: number, batchSize = 64): Promise<Lo
     const total = batchTimes.reduce((sum, ms) => sum + ms, 0);
     return { rowsPerSecond: (batchTimes.length * batchSize) / (total / 1000), msPerBatch: median(batchTimes), batchSize };
   } finally {
-    log.close();
+    await log.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -177,7 +177,7 @@ export async function timeListCalls(dataDir: string, queries: NamedLogQuery[], r
     }
     return timed;
   } finally {
-    log.close();
+    await log.close();
     db.close();
   }
 }

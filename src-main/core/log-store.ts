@@ -107,6 +107,6 @@ export interface RequestLogStore {
   subscribe(listener: LogListener): () => void;
   /** Deletes entries older than `maxAgeMs`, then all beyond the newest `maxRows`, without holding requests up; resolves to how many went. */
   prune(maxAgeMs: number, maxRows: number): Promise<number>;
-  /** Writes what is queued and stops taking rows. */
-  close(): void;
+  /** Writes what is queued (or keeps it for the next start) and stops taking rows; never holds the serving thread. */
+  close(): Promise<void>;
 }

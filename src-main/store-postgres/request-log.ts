@@ -36,15 +36,11 @@ export class PgLogWriter implements LogBatchWriter {
     });
   }
 
-  waitUntilWritten(): void {
-    this.bridge.waitForOrdered(FLUSH_WAIT_MS);
-  }
-
   async whenWritten(): Promise<void> {
     await this.bridge.whenOrderedDone(FLUSH_WAIT_MS);
   }
 
-  close(): void {}
+  async close(): Promise<void> {}
 }
 
 export type PgRow = Row & { instance_id: string | null; instance_name?: string | null };

@@ -80,6 +80,8 @@ export class RequestLog implements RequestLogStore {
   private readonly maxStoredBodyChars: number;
   private readonly storeBodies: () => boolean;
   private closed = false;
+  /** The last flush of a close under way: a second close waits for the same one. */
+  private closing: Promise<void> | null = null;
   /** When writes started failing, while they still do. */
   private failingSince: number | null = null;
   /** Rows dropped since the last message about it, and when that message was printed. */
@@ -263,15 +265,19 @@ export class RequestLog implements RequestLogStore {
     return this.queries.prune(maxAgeMs, maxRows, sliceRows);
   }
 
-  close(): void {
+  /** Writes what is queued (waiting within the writer's bound), keeps what it could not in the spill, and stops taking rows. */
+  async close(): Promise<void> {
     if (this.closed) return;
     this.handOver(true);
-    this.writer.waitUntilWritten();
+    // Rows appended while the last batches are written are kept with the unwritten ones (the spill).
+    this.closing ??= this.writer.whenWritten();
+    await this.closing;
+    if (this.closed) return;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.keepUnwritten();
-    this.writer.close();
     this.listeners.clear();
+    await this.writer.close();
   }
 
   /**

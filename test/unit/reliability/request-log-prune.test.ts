@@ -19,8 +19,8 @@ beforeEach(() => {
   db = openDatabase(dir);
   log = new RequestLog(db, { batchSize: 100_000 });
 });
-afterEach(() => {
-  log.close();
+afterEach(async () => {
+  await log.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });

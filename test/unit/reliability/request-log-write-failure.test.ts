@@ -24,11 +24,11 @@ beforeEach(() => {
   reported = [];
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
 });
-afterEach(() => {
+afterEach(async () => {
   vi.restoreAllMocks();
   if (locker.inTransaction) locker.exec('ROLLBACK');
   locker.close();
-  log.close();
+  await log.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -58,10 +58,10 @@ describe('request log writes that fail', () => {
     expect(reported.some((line) => line.includes('work again'))).toBe(true);
   });
 
-  it('still refused when the log closes: the rows are counted as dropped and said to be lost, as are rows after the close', () => {
+  it('still refused when the log closes: the rows are counted as dropped and said to be lost, as are rows after the close', async () => {
     locker.exec('BEGIN EXCLUSIVE');
     for (let i = 0; i < 5; i++) log.append(entry(`at-stop-${i}`));
-    log.close();
+    await log.close();
     expect(log.droppedCount).toBe(5);
     expect(reported.join('\n')).toMatch(/5 request log rows could not be written or kept, and are lost/);
     log.append(entry('after-stop'));

@@ -40,8 +40,8 @@ beforeAll(async () => {
   await log.flush();
   all = (await log.list({ limit: 500 })).items;
 });
-afterAll(() => {
-  log.close();
+afterAll(async () => {
+  await log.close();
   db.close();
   rmSync(dataDir, { recursive: true, force: true });
 });

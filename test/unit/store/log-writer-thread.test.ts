@@ -35,9 +35,9 @@ beforeEach(() => {
   reported = [];
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
 });
-afterEach(() => {
+afterEach(async () => {
   vi.restoreAllMocks();
-  log?.close();
+  await log?.close();
   log = undefined;
   db.close();
   rmSync(dir, { recursive: true, force: true });
@@ -86,7 +86,7 @@ describe('the request log on a writer thread', () => {
       expect(totals(db).daily.length).toBeGreaterThan(10);
       expect(totals(db)).toEqual(totals(other));
     } finally {
-      sameThread.close();
+      await sameThread.close();
       other.close();
       rmSync(otherDir, { recursive: true, force: true });
     }
@@ -172,13 +172,10 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
         batch.done({ ids: batch.rows.map((_, index) => index + 1) });
       }
     }
-    waitUntilWritten(): void {
-      this.answerAll();
-    }
     async whenWritten(): Promise<void> {
       this.answerAll();
     }
-    close(): void {}
+    async close(): Promise<void> {}
   }
 
   it('stops handing rows over past 20,000 in flight, and keeps at most 50,000 waiting, dropping the oldest', async () => {

@@ -35,7 +35,7 @@ describe('bodies in the request log', () => {
     expect(detail.requestBody).toMatch(/^\{"prompt":"\[redact/);
     expect(detail.requestBody).not.toContain('provider-');
     expect(detail.responseBody).not.toContain(SECRET);
-    log.close();
+    await log.close();
   });
 
   it('of many megabytes are redacted only as far as they are kept, and still no piece of a secret or key survives at the cut', async () => {
@@ -53,7 +53,7 @@ describe('bodies in the request log', () => {
     expect(second).not.toContain('sk-k');
     // The count of what was left out still covers the whole body.
     expect(Number(/\[(\d+) more characters not stored\]/.exec(first)![1])).toBeGreaterThan(tail.length);
-    log.close();
+    await log.close();
   });
 
   it('are not stored at all when bodies are switched off', async () => {
@@ -62,6 +62,6 @@ describe('bodies in the request log', () => {
     await log.flush();
     const detail = (await log.get((await log.list()).items[0].id))!;
     expect(detail).toMatchObject({ requestBody: null, responseBody: null });
-    log.close();
+    await log.close();
   });
 });

@@ -25,8 +25,8 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-dialects-'));
   db = openDatabase(dir);
 });
-afterEach(() => {
-  log?.close();
+afterEach(async () => {
+  await log?.close();
   log = undefined;
   db.close();
   rmSync(dir, { recursive: true, force: true });
