@@ -64,7 +64,7 @@ export interface LogWriteCost {
  * Queues rows the way the gateway does and times each batch: the queueing (where each row is redacted)
  * and the flush (one transaction per batch).
  */
-export function measureLogWrites(rows: number, batchSize = 64): LogWriteCost {
+export async function measureLogWrites(rows: number, batchSize = 64): Promise<LogWriteCost> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-log-'));
   const db = openDatabase(dir);
   const log = new RequestLog(db, { batchSize: Number.MAX_SAFE_INTEGER, flushIntervalMs: 60_000 });
@@ -74,13 +74,13 @@ export function measureLogWrites(rows: number, batchSize = 64): LogWriteCost {
       const entries = Array.from({ length: batchSize }, (_, i) => sampleEntry(written + i));
       const started = performance.now();
       for (const entry of entries) log.append(entry);
-      log.flush();
+      await log.flush();
       batchTimes.push(performance.now() - started);
     }
     const total = batchTimes.reduce((sum, ms) => sum + ms, 0);
     return { rowsPerSecond: (batchTimes.length * batchSize) / (total / 1000), msPerBatch: median(batchTimes), batchSize };
   } finally {
-    log.close();
+    await log.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -158,24 +158,26 @@ export function toSearchParams(query: LogQuery): string {
 }
 
 /** Times each query through RequestLog.list directly: the first (cold) run and the median of the next ones. */
-export function timeListCalls(dataDir: string, queries: NamedLogQuery[], repeats: number): { label: string; coldMs: number; medianMs: number; rows: number }[] {
+export async function timeListCalls(dataDir: string, queries: NamedLogQuery[], repeats: number): Promise<{ label: string; coldMs: number; medianMs: number; rows: number }[]> {
   const db = openDatabase(dataDir);
   const log = new RequestLog(db);
   try {
-    return queries.map(({ label, query }) => {
+    const timed: { label: string; coldMs: number; medianMs: number; rows: number }[] = [];
+    for (const { label, query } of queries) {
       let started = performance.now();
-      const first = log.list(query);
+      const first = await log.list(query);
       const coldMs = performance.now() - started;
       const times: number[] = [];
       for (let i = 0; i < repeats; i++) {
         started = performance.now();
-        log.list(query);
+        await log.list(query);
         times.push(performance.now() - started);
       }
-      return { label, coldMs, medianMs: median(times), rows: first.items.length };
-    });
+      timed.push({ label, coldMs, medianMs: median(times), rows: first.items.length });
+    }
+    return timed;
   } finally {
-    log.close();
+    await log.close();
     db.close();
   }
 }

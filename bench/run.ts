@@ -488,14 +488,14 @@ async function main(): Promise<void> {
     });
 
     say('Log write cost…');
-    const logWrites = measureLogWrites(quick ? 10_000 : 50_000);
+    const logWrites = await measureLogWrites(quick ? 10_000 : 50_000);
     say(`  ${logWrites.rowsPerSecond.toFixed(0)} rows/s; a batch of ${logWrites.batchSize} holds the event loop ${logWrites.msPerBatch.toFixed(1)} ms`);
 
     say(`Log at scale: inserting ${plan.logRows.toLocaleString('en')} rows…`);
     const large = createLargeLog(plan.logRows);
     say(`  inserted in ${large.insertSeconds.toFixed(1)} s; ${large.bytesPerRow.toFixed(0)} bytes per row on disk`);
     const queries = logQueries(large.rareTraceId, plan.logRows);
-    const listCalls = timeListCalls(large.dataDir, queries, plan.queryRepeats);
+    const listCalls = await timeListCalls(large.dataDir, queries, plan.queryRepeats);
     const scaled = await startGatehouse(bundles.gatehouseCli, large.dataDir);
     servers.push(scaled);
     const adminCalls = await timeAdminQueries(`http://127.0.0.1:${scaled.port}`, queries, plan.queryRepeats);

@@ -10,6 +10,7 @@ import { ThreadLogWriter } from './store/log-writer-thread.js';
 import { replaySqliteSpills, spillSqliteRows } from './store/log-spill.js';
 import { RequestLog } from './store/request-log.js';
 import { SettingsStore } from './store/settings.js';
+import { closeAll, type Closer } from './core/close-all.js';
 import { DEFAULT_SETTINGS } from './core/settings.js';
 import { KeyStore } from './store/keys/key-store.js';
 import { headlessProtectionUpgrade } from './store/keys/data-key.js';
@@ -132,7 +133,7 @@ interface Storage {
   /** Work started once the server is up (SQLite: pricing rows of older versions). */
   background(stopped: AbortSignal): void;
   /** The closers, in the order they run. */
-  closers: (() => void)[];
+  closers: Closer[];
 }
 
 /** A port is a whole number from 0 to 65535; the message says which setting held the bad value, as written ("abc", not NaN). */
@@ -154,7 +155,7 @@ export function checkRedisUrl(url: string): string {
 
 async function openSqliteStorage(dataDir: string, options: StartOptions, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Storage> {
   const db = openDatabase(dataDir, { nativeBinding: options.sqliteNativeBinding });
-  const closers: (() => void)[] = [() => db.close()];
+  const closers: Closer[] = [() => { db.close(); }];
   try {
     const settings = new SettingsStore(db);
     // The user's model prices and context windows reach the catalog before the first call is priced.
@@ -200,13 +201,8 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
       closers,
     };
   } catch (error) {
-    for (const close of closers) {
-      try {
-        close();
-      } catch {
-        // Already failing; the first error is the one to report.
-      }
-    }
+    // Already failing; the first error is the one to report.
+    await closeAll(closers, () => undefined);
     throw error;
   }
 }
@@ -533,24 +529,13 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         // Stdio servers are ended (stdin closed, then signals) before the database closes.
         await mcp.close();
         // Each closer runs whatever an earlier one threw: the log's close (its flush, its spill) must run.
-        for (const close of closers) {
-          try {
-            close();
-          } catch (error) {
-            log(`Stopping: ${(error as Error).message}`);
-          }
-        }
+        await closeAll(closers, (error) => log(`Stopping: ${error.message}`));
       })());
 
     return { url, host, port: bound, adminToken, adminTokenSource, dataDir, storage: storage.description, instanceId: storage.instanceId, services, stop };
   } catch (error) {
-    for (const close of closers) {
-      try {
-        close();
-      } catch {
-        // Already failing; the first error is the one to report.
-      }
-    }
+    // Already failing; the first error is the one to report.
+    await closeAll(closers, () => undefined);
     // Damage found past the first reads (in the key tables, say) gets the same clear words as at open.
     if (isSqliteDamage(error)) {
       throw new DatabaseOpenError(`${join(dataDir, DATABASE_FILE)} is damaged (${(error as Error).message}). It was left untouched; move it away, or restore a backup, to start afresh.`);

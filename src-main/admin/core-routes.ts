@@ -77,8 +77,8 @@ export const coreRoutes: AdminRoute[] = [
     path: '/logs',
     handle: async ({ services, query }) => {
       // Rows still in the write queue belong in the answer too.
-      await services.requestLog.flushLater();
-      return { status: 200, body: await services.requestLog.listLater(parseLogQuery(query)) };
+      await services.requestLog.flush();
+      return { status: 200, body: await services.requestLog.list(parseLogQuery(query)) };
     },
   },
   logExportRoute(parseLogQuery),
@@ -86,8 +86,8 @@ export const coreRoutes: AdminRoute[] = [
     method: 'GET',
     path: '/logs/:id',
     handle: async ({ services, params }) => {
-      await services.requestLog.flushLater();
-      const entry = await services.requestLog.getLater(params.id);
+      await services.requestLog.flush();
+      const entry = await services.requestLog.get(params.id);
       if (!entry) throw new GatewayError(404, 'not_found_error', `No log entry ${params.id}`);
       return { status: 200, body: entry };
     },

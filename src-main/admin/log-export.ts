@@ -101,7 +101,7 @@ async function streamExport(services: Pick<AdminServices, 'requestLog' | 'keys' 
   const line = format === 'csv' ? csvLine : jsonLine;
   if (format === 'csv' && !(await write(res, `${COLUMNS.map(([name]) => name).join(',')}\r\n`))) return;
   // Rows still queued for the writer are part of the log the person is looking at.
-  await services.requestLog.flushLater();
+  await services.requestLog.flush();
   const names = new Map<string, string | null>();
   const nameOf = (keyId: string | null) => {
     if (keyId === null) return null;
@@ -110,7 +110,7 @@ async function streamExport(services: Pick<AdminServices, 'requestLog' | 'keys' 
   };
   let before = query.before;
   for (;;) {
-    const page = await services.requestLog.exportPageLater({ ...query, limit: PAGE_ROWS, before });
+    const page = await services.requestLog.exportPage({ ...query, limit: PAGE_ROWS, before });
     const text = page.items.map((item) => line({ ...item, keyName: nameOf(item.keyId) })).join('');
     if (text && !(await write(res, text))) return;
     if (!page.next || services.shutdown.aborted) break;

@@ -22,7 +22,7 @@ export const routeRoutes: AdminRoute[] = [
     path: '/routes',
     handle: async ({ services }) => {
       // Each route's last served target is read from the log: rows still queued count too.
-      await services.requestLog.flushLater();
+      await services.requestLog.flush();
       return { status: 200, body: { items: await services.routes.list() } };
     },
   },

@@ -44,7 +44,7 @@ export async function postgresStorage(place: StoragePlace & { backend: 'postgres
     storage,
     close: () => {
       keyStore?.close();
-      bridge.close();
+      return bridge.close();
     },
   };
 }

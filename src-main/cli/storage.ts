@@ -70,7 +70,7 @@ export async function withStorage<T>(place: StoragePlace, env: NodeJS.ProcessEnv
   try {
     return await use(opened.storage);
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 
@@ -83,7 +83,7 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
 /** A backend's storage for one command, and how to close what it opened. */
 export interface OpenedStorage {
   storage: CliStorage;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 function sqliteStorage(place: StoragePlace & { backend: 'sqlite' }, env: NodeJS.ProcessEnv): OpenedStorage {

@@ -90,28 +90,23 @@ export interface RequestLogStore {
    * database; rows are written in batches off the request's path.
    */
   append(record: CallRecord): void;
-  /** Writes every queued row and returns once they are stored (and the listeners told): reads after it see them. */
-  flush(): void;
+  /**
+   * Resolves once every queued row is stored (and the listeners told): reads after it see them. A store
+   * that waits for another server (PostgreSQL) waits off the serving thread, so calls go on meanwhile.
+   */
+  flush(): Promise<void>;
   /** A page of entries, newest first; `next` is the cursor for the page after it (null at the end). */
-  list(query?: LogQuery): { items: LogEntry[]; next: string | null };
-  get(id: string): LogEntryDetail | undefined;
+  list(query?: LogQuery): Promise<{ items: LogEntry[]; next: string | null }>;
+  get(id: string): Promise<LogEntryDetail | undefined>;
   /**
    * A page of an export: list()'s page (same filters, same `before` cursor, at most 500 rows) with each
    * row's key id. An export reads page after page, so it never holds more than one in memory.
    */
-  exportPage(query: LogQuery): { items: ExportedLogEntry[]; next: string | null };
-  /**
-   * flush(), list(), get() and exportPage() for the admin API: the same answers, but a store that waits for
-   * its database (PostgreSQL) waits off the serving thread, so calls go on meanwhile.
-   */
-  flushLater(): Promise<void>;
-  listLater(query?: LogQuery): Promise<{ items: LogEntry[]; next: string | null }>;
-  getLater(id: string): Promise<LogEntryDetail | undefined>;
-  exportPageLater(query: LogQuery): Promise<{ items: ExportedLogEntry[]; next: string | null }>;
+  exportPage(query: LogQuery): Promise<{ items: ExportedLogEntry[]; next: string | null }>;
   /** Hears of each entry once it is stored; returns a function that stops. */
   subscribe(listener: LogListener): () => void;
   /** Deletes entries older than `maxAgeMs`, then all beyond the newest `maxRows`, without holding requests up; resolves to how many went. */
   prune(maxAgeMs: number, maxRows: number): Promise<number>;
-  /** Writes what is queued and stops taking rows. */
-  close(): void;
+  /** Writes what is queued (or keeps it for the next start) and stops taking rows; never holds the serving thread. */
+  close(): Promise<void>;
 }

@@ -90,11 +90,11 @@ export class InstanceRegistration {
   }
 
   /** Removes this instance's row (on a clean stop); a killed instance's row goes stale instead. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     try {
-      this.bridge.runSync([{ sql: 'DELETE FROM instances WHERE id = $1', params: [this.id] }], { timeoutMs: 2_000 });
+      await this.bridge.runForAdmin([{ sql: 'DELETE FROM instances WHERE id = $1', params: [this.id] }]);
     } catch {
       // PostgreSQL away: the row goes stale and the next start clears it.
     }

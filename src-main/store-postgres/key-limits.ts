@@ -176,15 +176,15 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     return true;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.writeKeptNow();
+    await this.writeKeptNow();
     this.closed = true;
     // A write never answered may or may not be committed: it keeps its number in the spill.
     const left = this.numbered();
     this.sent = [];
     if (left.length === 0) {
-      this.forgetMark();
+      await this.forgetMark();
       return;
     }
     try {
@@ -196,13 +196,14 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
   }
 
   /** On stop: every write not known to be applied is sent before this returns, when PostgreSQL answers; else it stays numbered (close() spills it). */
-  private writeKeptNow(): void {
+  private async writeKeptNow(): Promise<void> {
     const writes = this.numbered();
     if (writes.length === 0) return;
     this.waiting = true;
     try {
-      // Also those on their way: sent again, each is still applied once.
-      this.bridge.runSync(writes.map(spendStatement), { transaction: true });
+      // Also those on their way: sent again, each is still applied once. Within the admin bound: a
+      // PostgreSQL that hangs costs the stop that long, and the writes are spilled.
+      await this.bridge.runForAdmin(writes.map(spendStatement), { transaction: true });
       this.applied(writes);
     } catch (error) {
       console.error(`Gatehouse: could not write key spend to PostgreSQL: ${(error as Error).message}`);
@@ -232,11 +233,11 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
    * Every write applied and none to come: no spill names this writer, so its mark is no longer needed (a
    * PostgreSQL away keeps it, one short row).
    */
-  private forgetMark(): void {
+  private async forgetMark(): Promise<void> {
     // A write still on its way could come after the delete and find no mark: then the mark stays.
     if (this.seq === 0 || this.sending) return;
     try {
-      this.bridge.runSync([{ sql: 'DELETE FROM spend_writes WHERE writer = $1', params: [this.writer] }]);
+      await this.bridge.runForAdmin([{ sql: 'DELETE FROM spend_writes WHERE writer = $1', params: [this.writer] }]);
     } catch {
       // Kept: harmless.
     }
@@ -247,7 +248,7 @@ export class PgKeyLimitsStore implements KeyLimitsRepository {
     const writes = this.numbered(false);
     if (writes.length === 0) return;
     this.sending = true;
-    // Told as soon as the answer is taken (also inside close's wait), so close knows what was applied. In a
+    // Told as soon as the answer is taken (also while close waits), so close knows what was applied. In a
     // transaction: a server that hangs and goes on after the stop has at most its BEGIN, or the whole write.
     this.bridge.runThen(writes.map(spendStatement), { transaction: true }, (outcome) => {
       this.sending = false;

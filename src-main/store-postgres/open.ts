@@ -2,6 +2,7 @@
 // schema is migrated (under a lock), the instance registered, and a LISTEN connection keeps this
 // instance's in-memory keys, routes, limits, settings and MCP servers in step with every other instance's changes.
 import type { KeyProtector } from '../store/key-protection.js';
+import { closeAll } from '../core/close-all.js';
 import { RequestLog } from '../store/request-log.js';
 import { ChangeFeed } from './change-feed.js';
 import { InstanceRegistration, instanceNameOf, newInstanceId } from './instances.js';
@@ -50,8 +51,12 @@ export interface PostgresStore {
   requestLog: RequestLog;
   instances: InstanceRegistration;
   changes: ChangeFeed;
-  /** Stops listening, flushes the log, leaves the instances table and closes the pool (the limiter is closed first by the caller). */
-  close(): void;
+  /**
+   * Stops listening, flushes the log, leaves the instances table and closes the pool (the limiter is
+   * closed first by the caller). Each step waits off the serving thread, within the admin bound; what a
+   * PostgreSQL that hangs did not take is spilled.
+   */
+  close(): Promise<void>;
 }
 
 /** A URL is a PostgreSQL one (postgres:// or postgresql://); the message names what is wrong. */
@@ -77,7 +82,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   checkDatabaseUrl(options.url);
   await migrate(options.url);
   const bridge = new PgBridge({ url: options.url });
-  const closers: (() => void)[] = [() => bridge.close()];
+  const closers: (() => void | Promise<void>)[] = [() => bridge.close()];
   try {
     const instanceId = options.instanceId ?? newInstanceId();
     const instanceName = instanceNameOf(options.instanceName);
@@ -116,7 +121,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     });
     closers.unshift(() => {
       logClosed = true;
-      requestLog.close();
+      return requestLog.close();
     });
     const refresh = (work: Promise<void>) => work.catch((error: unknown) => console.error(`Gatehouse: reloading from PostgreSQL failed: ${(error as Error).message}`));
     changes.on((topic) => {
@@ -148,24 +153,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       requestLog,
       instances,
       changes,
-      close: () => {
-        for (const close of closers) {
-          try {
-            close();
-          } catch (error) {
-            console.error(`Gatehouse: closing the PostgreSQL store: ${(error as Error).message}`);
-          }
-        }
-      },
+      close: () => closeAll(closers, (error) => console.error(`Gatehouse: closing the PostgreSQL store: ${error.message}`)),
     };
   } catch (error) {
-    for (const close of closers) {
-      try {
-        close();
-      } catch {
-        // Already failing; the first error is the one to report.
-      }
-    }
+    // Already failing; the first error is the one to report.
+    await closeAll(closers, () => undefined);
     throw error;
   }
 }
+

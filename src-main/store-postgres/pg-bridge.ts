@@ -1,10 +1,8 @@
-// PostgreSQL from the gateway's thread. The storage contracts of core/ are synchronous (SQLite answers at
-// once), and `pg` is asynchronous: a worker thread holds the connection pool, and the gateway's thread
-// either waits for an answer (admin reads and writes: Atomics.wait on a shared cell, the reply taken with
-// receiveMessageOnPort) or hands work over and hears back later (log batches, refreshes, spend). The hot
-// path never waits here: what it reads is kept in memory by the stores.
+// PostgreSQL from the gateway's thread. A worker thread holds the connection pool; the gateway's thread
+// hands work over and hears back later (admin reads and writes within a bound, log batches, refreshes,
+// spend, the stop), and never waits on it: what the hot path reads is kept in memory by the stores.
 import { createRequire } from 'node:module';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { GatewayError } from '../core/errors.js';
 import { copyText } from './copy-in.js';
 import { LOG_BATCH_PLAN, LOG_BATCH_WORKER_SOURCE } from './log-batch.js';
@@ -74,7 +72,6 @@ function replacePool() {
   pool = newPool();
   old.end().catch(() => {});
 }
-const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 // After a failed connection, work fails at once for a moment instead of each piece waiting out a timeout.
 let downUntil = 0;
@@ -164,8 +161,6 @@ async function run(job) {
 let chain = Promise.resolve();
 function answer(reply) {
   replies.postMessage(reply);
-  Atomics.add(signal, 0, 1);
-  Atomics.notify(signal, 0);
 }
 parentPort.on('message', (message) => {
   if (message.close) {
@@ -185,17 +180,19 @@ parentPort.on('message', (message) => {
 
 export interface PgBridgeOptions {
   url: string;
-  /** How long an admin read or write may wait for PostgreSQL before it is answered with a 503. */
+  /** How long an admin read or write (and each step of a stop) may wait for PostgreSQL before it is answered with a 503. */
   syncTimeoutMs?: number;
   poolSize?: number;
   /** PostgreSQL cancels a statement that runs longer; one not answered 5 s after it counts the connection dead. */
   statementTimeoutMs?: number;
 }
 
+/** How long a close waits for the pool to end its connections. */
+const CLOSE_WAIT_MS = 2_000;
+
 export class PgBridge {
   private readonly worker: Worker;
   private readonly replies: MessagePort;
-  private readonly signal: Int32Array;
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (results: Results) => void; reject: (error: Error) => void }>();
   private readonly syncTimeoutMs: number;
@@ -211,8 +208,6 @@ export class PgBridge {
 
   constructor(options: PgBridgeOptions) {
     this.syncTimeoutMs = options.syncTimeoutMs ?? 5_000;
-    const shared = new SharedArrayBuffer(4);
-    this.signal = new Int32Array(shared);
     const channel = new MessageChannel();
     this.replies = channel.port1;
     this.worker = new Worker(WORKER_SOURCE, {
@@ -225,7 +220,6 @@ export class PgBridge {
         statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
         answerMarginMs: 5_000,
         retryAfterFailureMs: 500,
-        signal: shared,
         replies: channel.port2,
         logBatchPlan: LOG_BATCH_PLAN,
       },
@@ -235,35 +229,6 @@ export class PgBridge {
     this.replies.unref();
     this.replies.on('message', (reply: Reply) => this.settle(reply));
     this.worker.on('error', (error) => this.failAll(error));
-  }
-
-  /** Runs statements (in one transaction when more than one) and waits for their rows: for the admin API and the CLI. */
-  runSync(statements: Statement[], options: { transaction?: boolean; timeoutMs?: number } = {}): Results {
-    if (this.closed) throw new DatabaseUnavailableError('the store is closed');
-    if (this.isSilent()) throw new DatabaseUnavailableError(`it has not answered for ${Math.ceil((Date.now() - this.silentSince!) / 1000)} s`);
-    const id = ++this.nextId;
-    const asked = Date.now();
-    // The error as settle() made it: a DatabaseUnavailableError stays one (a 503, not a 500).
-    let outcome: { results: Results } | { error: Error } | undefined;
-    this.pending.set(id, { resolve: (results) => (outcome = { results }), reject: (error) => (outcome = { error }) });
-    this.worker.postMessage({ id, job: { statements, transaction: options.transaction ?? statements.length > 1 } });
-    this.waitFor(id, options.timeoutMs ?? this.syncTimeoutMs);
-    if (!outcome) {
-      this.pending.delete(id);
-      this.silentSince ??= asked;
-      throw new DatabaseUnavailableError(`no answer within ${(options.timeoutMs ?? this.syncTimeoutMs) / 1000} s`);
-    }
-    if ('error' in outcome) {
-      // Unreachable (refused, or a connection attempt that timed out): the next wait would be as long.
-      if (outcome.error instanceof DatabaseUnavailableError) this.silentSince ??= asked;
-      throw outcome.error;
-    }
-    return outcome.results!;
-  }
-
-  /** One statement's rows, waited for. */
-  querySync<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Row[] {
-    return this.runSync([{ sql, params }])[0] as Row[];
   }
 
   /** Runs statements off this thread; `ordered` work (log batches) is done one after another, in order. */
@@ -279,8 +244,7 @@ export class PgBridge {
   /**
    * Writes a batch of log rows (log-batch.ts) in one transaction, after the ordered work before it; the
    * statements are built on the bridge's thread. The first result holds the rows' ids, in order. `done`
-   * is told as soon as the answer is taken, also inside a wait (a flush on stop), not a turn later: what
-   * was written is known when the wait returns.
+   * is told as soon as the answer is taken, before any promise waiting for the same answer goes on.
    */
   writeLogBatch(rows: unknown[][], instanceId: string | null, done: (outcome: { results: Results } | { error: Error }) => void): void {
     if (this.closed) {
@@ -292,7 +256,7 @@ export class PgBridge {
     this.worker.postMessage({ id, ordered: true, logBatch: { rows, instanceId } });
   }
 
-  /** run(), its outcome told to `done` as soon as the answer is taken (also inside a wait), not a turn later. */
+  /** run(), its outcome told to `done` as soon as the answer is taken, before any promise waiting for the same answer goes on. */
   runThen(statements: Statement[], options: { transaction?: boolean }, done: (outcome: { results: Results } | { error: Error }) => void): void {
     if (this.closed) {
       done({ error: new DatabaseUnavailableError('the store is closed') });
@@ -361,23 +325,6 @@ export class PgBridge {
     ]).finally(() => clearTimeout(timer));
   }
 
-  /** Waits until every ordered piece of work handed over so far is answered; false when it took longer than `timeoutMs`. */
-  waitForOrdered(timeoutMs: number): boolean {
-    if (this.closed) return true;
-    if (this.isSilent()) return false;
-    const asked = Date.now();
-    const id = ++this.nextId;
-    let answered = false;
-    this.pending.set(id, { resolve: () => (answered = true), reject: () => (answered = true) });
-    this.worker.postMessage({ id, barrier: true });
-    this.waitFor(id, timeoutMs);
-    if (!answered) {
-      this.pending.delete(id);
-      this.silentSince ??= asked;
-    }
-    return answered;
-  }
-
   /** Whether PostgreSQL has not answered a wait since; if so, a probe is on its way (one at a time). */
   private isSilent(): boolean {
     if (this.silentSince === null) return false;
@@ -390,32 +337,19 @@ export class PgBridge {
     return true;
   }
 
-  close(): void {
+  /**
+   * Ends the pool and the thread, waiting at most CLOSE_WAIT_MS for the pool to end (a PostgreSQL that
+   * hangs answers nothing); work still waiting is refused with a 503.
+   */
+  async close(): Promise<void> {
     if (this.closed) return;
     const id = ++this.nextId;
-    this.pending.set(id, { resolve: () => undefined, reject: () => undefined });
+    const ended = new Promise<void>((resolve) => this.pending.set(id, { resolve: () => resolve(), reject: () => resolve() }));
     this.worker.postMessage({ id, close: true });
-    this.waitFor(id, 2_000);
     this.closed = true;
+    await this.bounded(ended, CLOSE_WAIT_MS);
     this.failAll(new DatabaseUnavailableError('the store is closed'));
-    void this.worker.terminate();
-  }
-
-  /** Takes replies as they come, settling each (so earlier work is answered too), until `id` is answered or time is up. */
-  private waitFor(id: number, timeoutMs: number): void {
-    const deadline = Date.now() + timeoutMs;
-    while (this.pending.has(id)) {
-      const seen = Atomics.load(this.signal, 0);
-      let took = false;
-      for (let message = receiveMessageOnPort(this.replies); message; message = receiveMessageOnPort(this.replies)) {
-        this.settle(message.message as Reply);
-        took = true;
-      }
-      if (!this.pending.has(id)) return;
-      const left = deadline - Date.now();
-      if (left <= 0) return;
-      if (!took) Atomics.wait(this.signal, 0, seen, Math.min(left, 200));
-    }
+    await this.worker.terminate();
   }
 
   private settle(reply: Reply): void {

@@ -9,7 +9,6 @@ import { LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-ro
 import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
 import type { LogReader } from '../store/request-log.js';
 import type { PgBridge } from './pg-bridge.js';
-import { readLater, readNow, type QuerySteps } from './query-steps.js';
 import { searchQuery, searchWords } from './search-vector.js';
 
 /** How long a flush (an admin read after writes, a stop) waits for PostgreSQL before it gives up waiting. */
@@ -37,15 +36,11 @@ export class PgLogWriter implements LogBatchWriter {
     });
   }
 
-  waitUntilWritten(): void {
-    this.bridge.waitForOrdered(FLUSH_WAIT_MS);
-  }
-
   async whenWritten(): Promise<void> {
     await this.bridge.whenOrderedDone(FLUSH_WAIT_MS);
   }
 
-  close(): void {}
+  async close(): Promise<void> {}
 }
 
 export type PgRow = Row & { instance_id: string | null; instance_name?: string | null };
@@ -58,36 +53,43 @@ export function pgEntry(row: PgRow): LogEntry {
 const WITH_INSTANCE_NAME = 'LEFT JOIN instance_names USING (instance_id)';
 
 type Page = { items: LogEntry[]; next: string | null };
+type Read = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
 
 export class PgLogQueries implements LogReader {
+  /** Reads wait off the serving thread, within the admin bound (a 503 naming PostgreSQL after it). */
+  private readonly read: Read;
+
   constructor(
     private readonly bridge: PgBridge,
     private readonly isClosed: () => boolean,
-  ) {}
+  ) {
+    this.read = (sql, params) => bridge.queryForAdmin(sql, params);
+  }
 
   /** The key id of each row of a page (by entry id): one lookup per page of an export. */
-  keyIds(ids: readonly string[]): Map<string, string | null> {
-    return readNow(this.bridge, keyIdSteps(ids));
+  async keyIds(ids: readonly string[]): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.read<{ id: string; key_id: string | null }>('SELECT id::text AS id, key_id FROM request_log WHERE id = ANY($1::bigint[])', [ids.map(Number)]);
+    return new Map(rows.map((row) => [row.id, row.key_id]));
   }
 
-  keyIdsLater(ids: readonly string[]): Promise<Map<string, string | null>> {
-    return readLater(this.bridge, keyIdSteps(ids));
+  list(query: LogQuery = {}): Promise<Page> {
+    return listPage(this.read, query);
   }
 
-  list(query: LogQuery = {}): Page {
-    return readNow(this.bridge, listSteps(query));
-  }
-
-  listLater(query: LogQuery = {}): Promise<Page> {
-    return readLater(this.bridge, listSteps(query));
-  }
-
-  get(id: string): LogEntryDetail | undefined {
-    return readNow(this.bridge, entrySteps(id));
-  }
-
-  getLater(id: string): Promise<LogEntryDetail | undefined> {
-    return readLater(this.bridge, entrySteps(id));
+  async get(id: string): Promise<LogEntryDetail | undefined> {
+    if (!/^\d{1,15}$/.test(id)) return undefined;
+    const row = (await this.read<PgRow>(`SELECT * FROM request_log ${WITH_INSTANCE_NAME} WHERE id = $1`, [Number(id)]))[0];
+    if (!row) return undefined;
+    return {
+      ...pgEntry(row),
+      keyId: row.key_id,
+      targetKeyId: row.target_key_id ?? null,
+      attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
+      requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
+      requestBody: row.request_body,
+      responseBody: row.response_body,
+    };
   }
 
   /** Deletes in slices off this thread (the usage totals give back what the deleted rows counted, by trigger). */
@@ -113,13 +115,7 @@ export class PgLogQueries implements LogReader {
   }
 }
 
-function* keyIdSteps(ids: readonly string[]): QuerySteps<Map<string, string | null>> {
-  if (ids.length === 0) return new Map();
-  const rows = (yield { sql: 'SELECT id::text AS id, key_id FROM request_log WHERE id = ANY($1::bigint[])', params: [ids.map(Number)] }) as { id: string; key_id: string | null }[];
-  return new Map(rows.map((row) => [row.id, row.key_id]));
-}
-
-function* listSteps(query: LogQuery): QuerySteps<Page> {
+async function listPage(read: Read, query: LogQuery): Promise<Page> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
   const where: string[] = [];
   const params: unknown[] = [];
@@ -162,14 +158,14 @@ function* listSteps(query: LogQuery): QuerySteps<Page> {
       text = `(strpos(coalesce(model, ''), ${q}) > 0 OR strpos(trace_id, ${q}) > 0 OR strpos(coalesce(error, ''), ${q}) > 0 OR strpos(metadata, ${q}) > 0 OR strpos(path, ${q}) > 0)`;
     }
   }
-  const rows = text && filtered ? yield* filteredSearch(where, text, params, limit + 1) : yield* select(text ? [...where, text] : where, params, limit + 1);
+  const rows = text && filtered ? await filteredSearch(read, where, text, params, limit + 1) : await select(read, text ? [...where, text] : where, params, limit + 1);
   const items = rows.slice(0, limit).map(pgEntry);
   return { items, next: rows.length > limit ? items[items.length - 1].id : null };
 }
 
-function* select(where: string[], params: unknown[], limit: number, from = 'request_log'): QuerySteps<PgRow[]> {
+function select(read: Read, where: string[], params: unknown[], limit: number, from = 'request_log'): Promise<PgRow[]> {
   const sql = `SELECT ${LIST_COLUMNS}, instance_id, instance_name FROM ${from} ${WITH_INSTANCE_NAME} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
-  return (yield { sql, params }) as PgRow[];
+  return read<PgRow>(sql, params);
 }
 
 /**
@@ -179,28 +175,13 @@ function* select(where: string[], params: unknown[], limit: number, from = 'requ
  * first) are searched one by one, which finds a common text at once; only when that leaves the page short
  * is the rest searched with the text index, below the last row looked at.
  */
-function* filteredSearch(filters: string[], text: string, params: unknown[], limit: number): QuerySteps<PgRow[]> {
+async function filteredSearch(read: Read, filters: string[], text: string, params: unknown[], limit: number): Promise<PgRow[]> {
   const filterParams = params.slice(0, -1);
   const newest = `(SELECT * FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC LIMIT ${FILTERED_SCAN}) AS request_log`;
-  const rows = yield* select([text], params, limit, newest);
+  const rows = await select(read, [text], params, limit, newest);
   if (rows.length === limit) return rows;
-  const edge = ((yield { sql: `SELECT id FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC OFFSET ${FILTERED_SCAN - 1} LIMIT 1`, params: filterParams }) as { id: string }[])[0];
+  const edge = (await read<{ id: string }>(`SELECT id FROM request_log WHERE ${filters.join(' AND ')} ORDER BY id DESC OFFSET ${FILTERED_SCAN - 1} LIMIT 1`, filterParams))[0];
   if (!edge) return rows;
   params.push(Number(edge.id));
-  return [...rows, ...(yield* select([...filters, text, `id < $${params.length}`], params, limit - rows.length))];
-}
-
-function* entrySteps(id: string): QuerySteps<LogEntryDetail | undefined> {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  const row = ((yield { sql: `SELECT * FROM request_log ${WITH_INSTANCE_NAME} WHERE id = $1`, params: [Number(id)] }) as PgRow[])[0];
-  if (!row) return undefined;
-  return {
-    ...pgEntry(row),
-    keyId: row.key_id,
-    targetKeyId: row.target_key_id ?? null,
-    attemptLog: row.attempt_log ? (JSON.parse(row.attempt_log) as AttemptRecord[]) : [],
-    requestHeaders: row.request_headers ? (JSON.parse(row.request_headers) as Record<string, string>) : {},
-    requestBody: row.request_body,
-    responseBody: row.response_body,
-  };
+  return [...rows, ...(await select(read, [...filters, text, `id < $${params.length}`], params, limit - rows.length))];
 }

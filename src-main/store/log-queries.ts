@@ -4,6 +4,7 @@ import type { SqliteDatabase } from './database.js';
 import type { AttemptRecord } from '../core/call-record.js';
 import { EMBEDDINGS_DIALECT, type LogEntry, type LogEntryDetail, type LogQuery } from '../core/log-store.js';
 import { LIST_COLUMNS, toEntry, type Row } from './log-row.js';
+import type { LogReader } from './request-log.js';
 
 /** Text with a letter or digit has words for the index (migration 5); text of punctuation only is scanned for. */
 function hasWords(text: string): boolean {
@@ -18,14 +19,15 @@ function searchPhrase(text: string): string {
   return `"${text.replaceAll('"', '""')}"*`;
 }
 
-export class LogQueries {
+/** SQLite answers at once: each read is a resolved promise, to the one asynchronous contract of LogReader. */
+export class LogQueries implements LogReader {
   constructor(
     private readonly db: SqliteDatabase,
     /** A purge stops between slices once the log is closed. */
     private readonly isClosed: () => boolean,
   ) {}
 
-  list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
+  async list(query: LogQuery = {}): Promise<{ items: LogEntry[]; next: string | null }> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     // A search walks the index's matches newest first and stops at a full page; the other filters are
     // checked on each match's row.
@@ -117,13 +119,13 @@ export class LogQueries {
   }
 
   /** The key id of each row of a page (by entry id): one indexed lookup per page of an export. */
-  keyIds(ids: readonly string[]): Map<string, string | null> {
+  async keyIds(ids: readonly string[]): Promise<Map<string, string | null>> {
     if (ids.length === 0) return new Map();
     const rows = this.db.prepare('SELECT id, key_id FROM request_log WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids.map(Number))) as { id: number; key_id: string | null }[];
     return new Map(rows.map((row) => [String(row.id), row.key_id]));
   }
 
-  get(id: string): LogEntryDetail | undefined {
+  async get(id: string): Promise<LogEntryDetail | undefined> {
     if (!/^\d+$/.test(id)) return undefined;
     const row = this.db.prepare('SELECT * FROM request_log WHERE id = ?').get(Number(id)) as Row | undefined;
     if (!row) return undefined;
@@ -164,5 +166,4 @@ export class LogQueries {
     }
     return removed;
   }
-
 }

@@ -3,7 +3,7 @@
 // server only queues rows and hands each batch here (a structured clone, under 1 µs a row). The worker
 // has its own connection to the same WAL database: readers on the gateway's connection never wait for it.
 import { createRequire } from 'node:module';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { INSERT_ROW, type RowValues } from './log-row.js';
 import { INDEX_FOR_SEARCH, SameThreadLogWriter, type BatchOutcome, type LogBatchWriter } from './log-writer.js';
 import { sumBatchUsage, USAGE_COLUMNS, USAGE_UPSERT, type UsageColumns } from './log-usage-rollup.js';
@@ -19,8 +19,6 @@ interface WorkerInput {
   usageSql: { daily: string; monthly: string };
   /** Where a row's usage figures are, for summing each batch there (sumBatchUsage). */
   usageColumns: UsageColumns;
-  /** Int32 [0]: the sequence number of the last batch answered, for a synchronous wait. */
-  progress: SharedArrayBuffer;
   replies: MessagePort;
 }
 
@@ -30,9 +28,6 @@ interface BatchReply {
   error?: string;
   code?: string;
 }
-
-/** The value of the progress cell once the thread has closed its connection. */
-const CLOSED = -1;
 
 // Kept as source text so the same worker runs from the TypeScript sources (tests), the esbuild bundle
 // of the benchmark and electron-vite's bundle, none of which then needs a second entry file.
@@ -62,16 +57,13 @@ const writeBatch = db.transaction((rows) => {
   for (const values of usage.monthly) addMonthly.run(values);
   return ids;
 });
-const progress = new Int32Array(workerData.progress);
-const CLOSED = ${CLOSED};
 const replies = workerData.replies;
 parentPort.on('message', (message) => {
   if (message === 'close') {
+    // Closing the ports ends the thread once its connection is closed (the 'exit' close() waits for).
     db.close();
     parentPort.close();
     replies.close();
-    Atomics.store(progress, 0, CLOSED);
-    Atomics.notify(progress, 0);
     return;
   }
   let reply;
@@ -81,15 +73,13 @@ parentPort.on('message', (message) => {
     reply = { seq: message.seq, error: String(error && error.message), code: error && error.code };
   }
   replies.postMessage(reply);
-  Atomics.store(progress, 0, message.seq);
-  Atomics.notify(progress, 0);
 });
 `;
 
 /** How long closing may wait for the thread to close its connection. */
 const CLOSE_WAIT_MS = 2_000;
 
-/** How long a synchronous wait (admin read, shutdown) may take before the thread counts as stuck. */
+/** How long a wait for the thread (a flush, a stop) may take before the thread counts as stuck. */
 const WAIT_LIMIT_MS = 15_000;
 
 export interface ThreadLogWriterOptions {
@@ -102,16 +92,15 @@ export interface ThreadLogWriterOptions {
 export class ThreadLogWriter implements LogBatchWriter {
   private readonly worker: Worker;
   private readonly replies: MessagePort;
-  private readonly progress: Int32Array;
   private readonly waiting = new Map<number, { done: (outcome: BatchOutcome) => void; rows: number }>();
   private rowsWaiting = 0;
   private lastSeq = 0;
+  /** whenWritten()'s callers, each waiting for every batch up to its sequence number to be answered. */
+  private drainWaiters: { upTo: number; resolve: () => void }[] = [];
   /** Set once the thread is gone: from then on batches are written on this thread. */
   private fallback: SameThreadLogWriter | null = null;
 
   constructor(private readonly db: SqliteDatabase, options: ThreadLogWriterOptions) {
-    const progress = new SharedArrayBuffer(4);
-    this.progress = new Int32Array(progress);
     const channel = new MessageChannel();
     this.replies = channel.port1;
     const workerData: WorkerInput = {
@@ -122,7 +111,6 @@ export class ThreadLogWriter implements LogBatchWriter {
       indexSql: INDEX_FOR_SEARCH,
       usageSql: USAGE_UPSERT,
       usageColumns: USAGE_COLUMNS,
-      progress,
       replies: channel.port2,
     };
     this.worker = new Worker(WORKER_SOURCE, {
@@ -154,38 +142,48 @@ export class ThreadLogWriter implements LogBatchWriter {
     return this.rowsWaiting;
   }
 
-  waitUntilWritten(): void {
-    const started = Date.now();
-    while (this.waiting.size > 0 && !this.fallback) {
-      const answered = Atomics.load(this.progress, 0);
-      if (answered < this.lastSeq) {
-        const left = WAIT_LIMIT_MS - (Date.now() - started);
-        if (left <= 0) return this.giveUp(new Error(`the log writer thread did not answer within ${WAIT_LIMIT_MS / 1000} s`));
-        Atomics.wait(this.progress, 0, answered, Math.min(left, 1_000));
-      }
-      // The replies are taken here rather than on a later turn of the event loop, so the caller sees them settled.
-      let settled = 0;
-      for (let message = receiveMessageOnPort(this.replies); message; message = receiveMessageOnPort(this.replies)) {
-        this.settle(message.message as BatchReply);
-        settled++;
-      }
-      // Every batch answered and no reply left to take: nothing more will come (never spin on a lost reply).
-      if (settled === 0 && answered >= this.lastSeq) break;
-    }
+  whenWritten(): Promise<void> {
+    if (this.fallback || this.waiting.size === 0) return Promise.resolve();
+    const upTo = this.lastSeq;
+    return new Promise<void>((resolve) => {
+      // A thread that answers nothing for this long counts as stuck, as a synchronous wait does.
+      const stuck = setTimeout(() => this.giveUp(new Error(`the log writer thread did not answer within ${WAIT_LIMIT_MS / 1000} s`)), WAIT_LIMIT_MS);
+      stuck.unref();
+      this.drainWaiters.push({
+        upTo,
+        resolve: () => {
+          clearTimeout(stuck);
+          resolve();
+        },
+      });
+    });
+  }
+
+  /** Tells whenWritten()'s callers whose batches are all answered (the thread answers in order). */
+  private tellDrained(): void {
+    if (this.drainWaiters.length === 0) return;
+    const oldestWaiting = this.fallback ? Infinity : (this.waiting.keys().next().value ?? Infinity);
+    const ready = this.drainWaiters.filter((waiter) => waiter.upTo < oldestWaiting);
+    if (ready.length === 0) return;
+    this.drainWaiters = this.drainWaiters.filter((waiter) => waiter.upTo >= oldestWaiting);
+    for (const waiter of ready) waiter.resolve();
   }
 
   /**
    * Waits (briefly) for the thread to close its connection, so the gateway's connection closes last and
    * SQLite folds the WAL back into the database file as it would with one connection.
    */
-  close(): void {
+  async close(): Promise<void> {
     if (this.fallback) return;
     this.fallback = new SameThreadLogWriter(this.db);
+    let timer: NodeJS.Timeout | undefined;
+    const exited = new Promise<void>((resolve) => {
+      this.worker.once('exit', () => resolve());
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    });
     this.worker.postMessage('close');
-    const deadline = Date.now() + CLOSE_WAIT_MS;
-    for (let seen = Atomics.load(this.progress, 0); seen !== CLOSED && Date.now() < deadline; seen = Atomics.load(this.progress, 0)) {
-      Atomics.wait(this.progress, 0, seen, 100);
-    }
+    await exited;
+    clearTimeout(timer);
   }
 
   private settle(reply: BatchReply): void {
@@ -196,6 +194,7 @@ export class ThreadLogWriter implements LogBatchWriter {
     const { done } = batch;
     if (reply.ids) done({ ids: reply.ids });
     else done({ error: Object.assign(new Error(reply.error ?? 'unknown error'), { code: reply.code }) });
+    this.tellDrained();
   }
 
   /** The thread failed: its unanswered batches go back for another try, and writing moves to this thread. */
@@ -208,5 +207,6 @@ export class ThreadLogWriter implements LogBatchWriter {
     this.waiting.clear();
     this.rowsWaiting = 0;
     for (const { done } of unanswered) done({ error });
+    this.tellDrained();
   }
 }

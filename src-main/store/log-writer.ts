@@ -27,11 +27,12 @@ export interface LogBatchWriter {
   write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
   /** Rows handed over whose batch is not answered yet. */
   readonly rowsInFlight: number;
-  /** Returns once every batch handed over so far is written and its `done` has run. */
-  waitUntilWritten(): void;
-  /** waitUntilWritten() without holding this thread, for a writer whose wait may be long (another server). */
-  whenWritten?(): Promise<void>;
-  close(): void;
+  /**
+   * Resolves once every batch handed over so far is written and its `done` has run, or once the writer
+   * gave up waiting (its bound); never holds this thread.
+   */
+  whenWritten(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Writes on the caller's thread, at once: for tests, tools, and when no writer thread can be had. */
@@ -63,7 +64,7 @@ export class SameThreadLogWriter implements LogBatchWriter {
     done(outcome);
   }
 
-  waitUntilWritten(): void {}
+  async whenWritten(): Promise<void> {}
 
-  close(): void {}
+  async close(): Promise<void> {}
 }

@@ -42,12 +42,17 @@ export interface UnwrittenRows {
   lastWrittenId: number;
 }
 
-/** The reading half of the log: a page, one entry, the purge; a store that waits for another server also reads off the serving thread. */
-export type LogReader = Pick<LogQueries, 'list' | 'get' | 'prune' | 'keyIds'> & {
-  listLater?(query: LogQuery): Promise<{ items: LogEntry[]; next: string | null }>;
-  getLater?(id: string): Promise<LogEntryDetail | undefined>;
-  keyIdsLater?(ids: readonly string[]): Promise<Map<string, string | null>>;
-};
+/**
+ * The reading half of the log, one contract for every backend: a page, one entry, the key ids of a page,
+ * the purge. Every read is a promise, so a store that waits for another server waits off the serving thread.
+ */
+export interface LogReader {
+  list(query: LogQuery): Promise<{ items: LogEntry[]; next: string | null }>;
+  get(id: string): Promise<LogEntryDetail | undefined>;
+  /** The key id of each row of a page (by entry id): one lookup per page of an export. */
+  keyIds(ids: readonly string[]): Promise<Map<string, string | null>>;
+  prune(maxAgeMs: number, maxRows: number, sliceRows?: number): Promise<number>;
+}
 
 /** Rows held in memory while the database refuses writes or the writer falls behind; past this the oldest are dropped. */
 const MAX_PENDING_ROWS = 50_000;
@@ -75,6 +80,8 @@ export class RequestLog implements RequestLogStore {
   private readonly maxStoredBodyChars: number;
   private readonly storeBodies: () => boolean;
   private closed = false;
+  /** The last flush of a close under way: a second close waits for the same one. */
+  private closing: Promise<void> | null = null;
   /** When writes started failing, while they still do. */
   private failingSince: number | null = null;
   /** Rows dropped since the last message about it, and when that message was printed. */
@@ -141,16 +148,10 @@ export class RequestLog implements RequestLogStore {
     return this.droppedTotal;
   }
 
-  /** Writes every queued row and returns once they are stored (and the listeners told). */
-  flush(): void {
+  /** Resolves once every queued row is stored (and the listeners told). */
+  async flush(): Promise<void> {
     this.handOver(true);
-    this.writer.waitUntilWritten();
-  }
-
-  async flushLater(): Promise<void> {
-    this.handOver(true);
-    if (this.writer.whenWritten) await this.writer.whenWritten();
-    else this.writer.waitUntilWritten();
+    await this.writer.whenWritten();
   }
 
   /**
@@ -242,31 +243,18 @@ export class RequestLog implements RequestLogStore {
     return () => this.listeners.delete(listener);
   }
 
-  list(query: LogQuery = {}): { items: LogEntry[]; next: string | null } {
+  list(query: LogQuery = {}): Promise<{ items: LogEntry[]; next: string | null }> {
     return this.queries.list(query);
   }
 
-  get(id: string): LogEntryDetail | undefined {
+  get(id: string): Promise<LogEntryDetail | undefined> {
     return this.queries.get(id);
   }
 
-  exportPage(query: LogQuery): { items: ExportedLogEntry[]; next: string | null } {
-    const page = this.queries.list(query);
-    return withKeyIds(page, this.queries.keyIds(page.items.map((item) => item.id)));
-  }
-
-  async listLater(query: LogQuery = {}): Promise<{ items: LogEntry[]; next: string | null }> {
-    return this.queries.listLater ? this.queries.listLater(query) : this.queries.list(query);
-  }
-
-  async getLater(id: string): Promise<LogEntryDetail | undefined> {
-    return this.queries.getLater ? this.queries.getLater(id) : this.queries.get(id);
-  }
-
-  async exportPageLater(query: LogQuery): Promise<{ items: ExportedLogEntry[]; next: string | null }> {
-    if (!this.queries.listLater || !this.queries.keyIdsLater) return this.exportPage(query);
-    const page = await this.queries.listLater(query);
-    return withKeyIds(page, await this.queries.keyIdsLater(page.items.map((item) => item.id)));
+  async exportPage(query: LogQuery): Promise<{ items: ExportedLogEntry[]; next: string | null }> {
+    const page = await this.queries.list(query);
+    const keyIds = await this.queries.keyIds(page.items.map((item) => item.id));
+    return { items: page.items.map((item) => ({ ...item, keyId: keyIds.get(item.id) ?? null })), next: page.next };
   }
 
   /**
@@ -277,14 +265,19 @@ export class RequestLog implements RequestLogStore {
     return this.queries.prune(maxAgeMs, maxRows, sliceRows);
   }
 
-  close(): void {
+  /** Writes what is queued (waiting within the writer's bound), keeps what it could not in the spill, and stops taking rows. */
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
+    this.handOver(true);
+    // Rows appended while the last batches are written are kept with the unwritten ones (the spill).
+    this.closing ??= this.writer.whenWritten();
+    await this.closing;
+    if (this.closed) return;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.keepUnwritten();
-    this.writer.close();
     this.listeners.clear();
+    await this.writer.close();
   }
 
   /**
@@ -312,8 +305,4 @@ export class RequestLog implements RequestLogStore {
       console.error(`Gatehouse: ${count} request log rows could not be written or kept, and are lost (${(error as Error).message}).`);
     }
   }
-}
-
-function withKeyIds(page: { items: LogEntry[]; next: string | null }, keyIds: Map<string, string | null>): { items: ExportedLogEntry[]; next: string | null } {
-  return { items: page.items.map((item) => ({ ...item, keyId: keyIds.get(item.id) ?? null })), next: page.next };
 }

@@ -108,7 +108,7 @@ function sqliteBackend(): Backend {
           return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as never;
         },
         close: async () => {
-          requestLog.close();
+          await requestLog.close();
           db.close();
           rmSync(dir, { recursive: true, force: true });
         },

@@ -19,7 +19,7 @@ export interface TestGateway {
   /** Admin API call with the admin token. */
   admin(path: string, init?: RequestInit): Promise<Response>;
   /** Writes queued log rows now instead of waiting for the batch timer. */
-  flushLog(): void;
+  flushLog(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -38,7 +38,7 @@ async function createVirtualKey(body: Record<string, unknown>): Promise<{ id: st
 
 /** The stored row of the newest request whose trace id is given. */
 async function storedRow(traceId: string): Promise<{ requestHeaders: Record<string, string>; requestBody: string | null; status: number }> {
-  gateway.flushLog();
+  await gateway.flushLog();
   const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
   expect(list.items.length).toBeGreaterThan(0);
   return (await (await gateway.admin(`/logs/${list.items[0].id}`)).json()) as { requestHeaders: Record<string, string>; requestBody: string | null; status: number };

@@ -27,7 +27,7 @@ function send(gateway: TestGateway, path: string, options: { method?: string; he
 }
 
 async function logRows(gateway: TestGateway, query = ''): Promise<{ path: string; status: number; count: number; error: string | null; model: string | null }[]> {
-  gateway.flushLog();
+  await gateway.flushLog();
   return ((await (await gateway.admin(`/logs?limit=500${query}`)).json()) as { items: { path: string; status: number; count: number; error: string | null; model: string | null }[] }).items;
 }
 

@@ -89,7 +89,7 @@ async function functionsRunSinceLastTake(): Promise<Map<string, Set<number>>> {
 it(`a streamed /v1/messages call to an OpenAI-format provider runs code in at most ${FILE_BUDGET} src-main files`, async () => {
   expect(await streamedMessagesCall()).toContain('message_stop');
   // The warm-up call's log row written now, so the idle window below holds only what runs without a call.
-  gateway.flushLog();
+  await gateway.flushLog();
   await new Promise((done) => setTimeout(done, 50));
   await functionsRunSinceLastTake();
   // What runs with no call at all (the change feeds' 500 ms polls of routes, MCP servers, limits; the log's

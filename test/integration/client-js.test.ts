@@ -42,7 +42,7 @@ interface LogEntry {
 }
 
 async function logEntriesFor(traceId: string): Promise<LogEntry[]> {
-  gateway.flushLog();
+  await gateway.flushLog();
   const response = await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`);
   expect(response.status).toBe(200);
   const { items } = (await response.json()) as { items: LogEntry[] };

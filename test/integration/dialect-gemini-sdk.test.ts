@@ -254,7 +254,7 @@ describe('settings a target takes within its own rules', () => {
     expect(sent.temperature).toBe(0.5);
     expect(sent.top_p).toBeUndefined();
     expect(sent.top_k).toBe(40);
-    gateway.flushLog();
+    await gateway.flushLog();
     const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
     const row = (await (await gateway.admin(`/logs/${list.items[0].id}`)).json()) as { dropped: string[] };
     expect(row.dropped).toEqual(['generationConfig.topP']);
@@ -324,7 +324,7 @@ describe('keys, model lists and what the log keeps', () => {
     const upstream = openai.requests.at(-1)!;
     expect(upstream.url).not.toContain('key=');
     expect(JSON.stringify(upstream.headers)).not.toContain(keys.openai);
-    gateway.flushLog();
+    await gateway.flushLog();
     const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
     expect(list.items).toHaveLength(1);
     const row = (await (await gateway.admin(`/logs/${list.items[0].id}`)).json()) as Record<string, unknown>;

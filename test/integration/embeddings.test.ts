@@ -83,7 +83,7 @@ interface LogDetail extends LogItem {
 }
 
 async function lastLogRow(): Promise<LogDetail> {
-  gateway.flushLog();
+  await gateway.flushLog();
   const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: LogItem[] };
   return (await (await gateway.admin(`/logs/${items[0].id}`)).json()) as LogDetail;
 }

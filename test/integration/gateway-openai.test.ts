@@ -178,7 +178,7 @@ describe('POST /v1/completions through an OpenAI-format provider', () => {
     const response = await post('/v1/completions', { model: 'm', prompt: 'x' }, { 'x-gateway-retry-count': '2', 'x-gateway-trace-id': 'retry-trace' });
     expect(response.status).toBe(200);
     expect(fake.requests).toHaveLength(2);
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = await (await gateway.admin('/logs?q=retry-trace')).json();
     expect(logs.items[0].attempts).toBe(2);
   });
@@ -208,7 +208,7 @@ describe('trace id, metadata and the request log', () => {
     const generated = without.headers.get('x-gateway-trace-id')!;
     expect(generated).toMatch(/^[0-9a-f]{32}$/);
 
-    gateway.flushLog();
+    await gateway.flushLog();
     for (const q of [generated, generated.slice(0, 10)]) {
       const found = (await (await gateway.admin(`/logs?q=${q}`)).json()) as { items: { traceId: string }[] };
       expect(found.items.map((item) => item.traceId)).toEqual([generated]);
@@ -253,7 +253,7 @@ describe('trace id, metadata and the request log', () => {
       await response.text();
       clientTimes[traceId] = performance.now() - started;
     }
-    gateway.flushLog();
+    await gateway.flushLog();
     const entry = async (traceId: string) => (await (await gateway.admin(`/logs?q=${traceId}`)).json()).items[0] as { ttfbMs: number; latencyMs: number };
 
     const streamed = await entry('timed-stream');
@@ -282,7 +282,7 @@ describe('trace id, metadata and the request log', () => {
     const response = await post('/v1/completions', { model: 'm', prompt: 'x', stream: true }, { 'x-gateway-trace-id': 'split-utf8' });
     expect(await response.text()).toContain('Grüße 😀');
 
-    gateway.flushLog();
+    await gateway.flushLog();
     const [entry] = (await (await gateway.admin('/logs?q=split-utf8')).json()).items;
     const detail = await (await gateway.admin(`/logs/${entry.id}`)).json();
     expect(detail.responseBody).toContain('Grüße 😀');

@@ -187,14 +187,14 @@ describe('the OpenAI-compatible server provider', () => {
           body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
         });
       expect((await chat()).status).toBe(200);
-      gateway.flushLog();
+      await gateway.flushLog();
       const logged = await call(`/logs?limit=1`);
       expect(logged.body.items[0]).toMatchObject({ provider: 'openai-compatible', model: 'gpt-4o-mini', costUsd: null });
 
       const priced = await call('/model-overrides', 'POST', { provider: 'openai-compatible', model: 'gpt-4o-mini', input: 1, output: 2 });
       expect(priced.status).toBeLessThan(300);
       expect((await chat()).status).toBe(200);
-      gateway.flushLog();
+      await gateway.flushLog();
       // 9 prompt and 6 completion tokens at $1 and $2 per million.
       expect((await call(`/logs?limit=1`)).body.items[0].costUsd).toBeCloseTo(0.000021, 9);
       await call('/model-overrides', 'DELETE', { provider: 'openai-compatible', model: 'gpt-4o-mini' });

@@ -66,7 +66,7 @@ async function exercise(gateway: TestGateway): Promise<string[]> {
   expect(await send({ 'x-gateway-api-key': gatewayKey.key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.baseUrl })).toBe(200);
   // Failed attempts are logged too, and must not record the key that was tried.
   expect(await send({ 'x-gateway-api-key': `${openai.key}x` })).toBe(401);
-  gateway.flushLog();
+  await gateway.flushLog();
   // What the upstream saw proves the secrets really were in use.
   expect(fake.requests.map((request) => request.headers.authorization)).toContain(`Bearer ${secrets[1]}`);
   return needles;

@@ -71,7 +71,7 @@ describe.each(backends())('Logs filters on $name', (backend) => {
     const client = await connectMcp(gateway, '/mcp', TEST_GATEWAY_KEY);
     await client.callTool({ name: 'tools__echo', arguments: { text: 'x' } });
     await client.close();
-    gateway.flushLog();
+    await gateway.flushLog();
   }, 60_000);
   afterAll(async () => {
     await gateway?.close();
@@ -158,7 +158,7 @@ describe.skipIf(!backends().some((backend) => backend.name === 'PostgreSQL'))('L
       const gateway = await startGateway({ databaseUrl: url, env: { GATEHOUSE_INSTANCE_NAME: name } });
       if (!key) key = (await createKey(gateway, 'team')).key;
       await call(gateway, key, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, `call-${index}-${name}`);
-      gateway.flushLog();
+      await gateway.flushLog();
       const health = (await (await gateway.admin('/health')).json()) as { instanceName?: string };
       expect(health.instanceName).toBe(name);
       if (index < names.length - 1) await gateway.close();

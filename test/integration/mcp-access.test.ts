@@ -43,7 +43,7 @@ describe('a key limited to one server', () => {
     expect(textOf(await client.callTool({ name: 'remote__echo', arguments: { text: 'ok' } }))).toBe('remote says ok');
     await expect(client.callTool({ name: 'local__echo', arguments: { text: 'no' } })).rejects.toThrow(/This key may not use MCP server 'local'/);
     await client.close();
-    gateway.flushLog();
+    await gateway.flushLog();
     const rows = ((await (await gateway.admin('/logs?kind=mcp&server=local')).json()) as { items: { status: number; error: string }[] }).items;
     expect(rows[0]).toMatchObject({ status: 403 });
   });
@@ -105,7 +105,7 @@ describe('a key limited to two tools of a server', () => {
     await expect(own.callTool({ name: 'slow', arguments: { ms: 1 } })).rejects.toThrow(/This key may not use tool 'slow' of MCP server 'remote'/);
     await own.close();
 
-    gateway.flushLog();
+    await gateway.flushLog();
     const refused = ((await (await gateway.admin('/logs?kind=mcp&server=remote&tool=slow')).json()) as { items: { status: number }[] }).items;
     expect(refused[0]).toMatchObject({ status: 403 });
     // A server named like an Object member is a server like any other, not a lookup into the grant's prototype.
@@ -180,7 +180,7 @@ describe('secrets of servers', () => {
     expect(listed).not.toContain(HEADER_SECRET);
 
     // The log row of the call that echoed the secret has it blanked.
-    gateway.flushLog();
+    await gateway.flushLog();
     const rows = ((await (await gateway.admin('/logs?kind=mcp&tool=env')).json()) as { items: { id: string }[] }).items;
     expect(rows.length).toBe(2);
     for (const row of rows) {
@@ -190,7 +190,7 @@ describe('secrets of servers', () => {
     expect(await (await gateway.admin('/mcp-servers/local/stderr')).text()).not.toContain(ENV_SECRET);
 
     // Nothing in the data dir holds either secret in plain text (database, WAL, key files).
-    gateway.running.services.requestLog.flush();
+    await gateway.running.services.requestLog.flush();
     for (const file of readdirSync(gateway.dataDir)) {
       const path = join(gateway.dataDir, file);
       let bytes: Buffer;

@@ -23,7 +23,7 @@ async function newGatewayKey(gateway: TestGateway, name: string): Promise<{ id: 
 }
 
 async function mcpRows(gateway: TestGateway, query: string): Promise<{ status: number; error: string | null }[]> {
-  gateway.flushLog();
+  await gateway.flushLog();
   return ((await (await gateway.admin(`/logs?kind=mcp${query}`)).json()) as { items: { status: number; error: string | null }[] }).items;
 }
 

@@ -89,7 +89,7 @@ describe.each(CLIENT_ERAS)('a $era client', ({ era, options }) => {
       const client = await connect(path, options);
       try {
         const cancelledRows = async () => {
-          gateway.flushLog();
+          await gateway.flushLog();
           const rows = ((await (await gateway.admin(`/logs?kind=mcp&server=${server}&tool=slow`)).json()) as { items: { status: number }[] }).items;
           return rows.filter((row) => row.status === 499).length;
         };

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 async function mcpRows(query = ''): Promise<Record<string, unknown>[]> {
-  gateway.flushLog();
+  await gateway.flushLog();
   const response = await gateway.admin(`/logs?kind=mcp${query}`);
   return ((await response.json()) as { items: Record<string, unknown>[] }).items;
 }
@@ -139,7 +139,7 @@ describe('metrics and admin', () => {
   });
 
   it('counts tool calls per server and tool in the usage report', async () => {
-    gateway.flushLog();
+    await gateway.flushLog();
     const report = (await (await gateway.admin('/usage?range=day')).json()) as { mcpCalls: { server: string; tool: string; calls: number; errors: number }[] };
     expect(report.mcpCalls).toEqual(expect.arrayContaining([{ server: 'local', tool: 'fail', calls: 1, errors: 1 }]));
     const echo = report.mcpCalls.find((row) => row.server === 'local' && row.tool === 'echo');

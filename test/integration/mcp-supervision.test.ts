@@ -50,7 +50,7 @@ describe('a slow tool', () => {
     // The session stays open (a hang-up alone is no cancellation in MCP): the client's notifications/cancelled is what stops it.
     await expect
       .poll(async () => {
-        gateway.flushLog();
+        await gateway.flushLog();
         const rows = ((await (await gateway.admin('/logs?kind=mcp&tool=slow')).json()) as { items: { status: number }[] }).items;
         return rows[0]?.status;
       }, { timeout: 5_000 })
@@ -68,7 +68,7 @@ describe('a slow tool', () => {
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('worker says still here');
     await client.close();
     await patchMcpServer(gateway, 'worker', { timeoutMs: 60_000 });
-    gateway.flushLog();
+    await gateway.flushLog();
     const rows = ((await (await gateway.admin('/logs?kind=mcp&server=worker&tool=slow')).json()) as { items: { status: number; error: string }[] }).items;
     expect(rows[0]).toMatchObject({ status: 504 });
   });

@@ -143,7 +143,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts the spend the request log priced, call by call', async () => {
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = (await (await gateway.admin('/logs?limit=50')).json()) as { items: { costUsd: number | null }[] };
     const logged = logs.items.reduce((sum, item) => sum + (item.costUsd ?? 0), 0);
     expect(logged).toBeGreaterThan(0);
@@ -160,7 +160,7 @@ describe('GET /metrics', () => {
   });
 
   it('stores the same token counts in the request log as it counted', async () => {
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = (await (await gateway.admin('/logs?limit=50')).json()) as { items: { promptTokens: number | null; status: number }[] };
     const logged = logs.items.filter((item) => item.status === 200).reduce((sum, item) => sum + (item.promptTokens ?? 0), 0);
     expect(logged).toBe(total(samples, 'gatehouse_tokens_total', { kind: 'input' }));

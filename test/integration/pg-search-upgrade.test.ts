@@ -32,12 +32,12 @@ describe('the search words of a team log upgraded from schema version 7', () => 
         createdAt: Date.now(), traceId: 'after-upgrade-91bc', metadata: { team: 'payments' }, keyId: null, provider: 'openai', model: 'gpt-4o-mini',
         path: '/v1/completions', status: 200, latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: null, responseBody: null,
       });
-      store.requestLog.flush();
-      const traces = (q: string) => store.requestLog.list({ q }).items.map((item) => item.traceId);
-      expect(traces('payments')).toEqual(['after-upgrade-91bc', 'before-upgrade-7f3a']);
-      expect(traces('gpt-4o-m')).toEqual(['after-upgrade-91bc', 'before-upgrade-7f3a']);
-      expect(traces('7f3a')).toEqual(['before-upgrade-7f3a']);
-      expect(traces('upgrade 91')).toEqual(['after-upgrade-91bc']);
+      await store.requestLog.flush();
+      const traces = async (q: string) => (await store.requestLog.list({ q })).items.map((item) => item.traceId);
+      expect(await traces('payments')).toEqual(['after-upgrade-91bc', 'before-upgrade-7f3a']);
+      expect(await traces('gpt-4o-m')).toEqual(['after-upgrade-91bc', 'before-upgrade-7f3a']);
+      expect(await traces('7f3a')).toEqual(['before-upgrade-7f3a']);
+      expect(await traces('upgrade 91')).toEqual(['after-upgrade-91bc']);
       const column = await withClient(url, (client) => client.query("SELECT is_generated FROM information_schema.columns WHERE table_name = 'request_log' AND column_name = 'search'"));
       expect(column.rows[0].is_generated).toBe('NEVER');
     } finally {

@@ -56,7 +56,7 @@ describe('running a prompt as a virtual key picked by name', () => {
     expect(fake.requests[0].headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(JSON.stringify(fake.requests[0].headers)).not.toContain(gateway.adminToken);
 
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = (await (await gateway.admin('/logs?q=playground-trace-1')).json()) as { items: { id: string; path: string; status: number; model: string; promptTokens: number }[] };
     expect(logs.items).toHaveLength(1);
     expect(logs.items[0]).toMatchObject({ path: '/v1/chat/completions', status: 200, model: 'gpt-4o-mini', promptTokens: 5 });
@@ -147,7 +147,7 @@ describe('running a prompt as a virtual key picked by name', () => {
     await (await gateway.admin('/playground/models', { method: 'POST', body: JSON.stringify({ virtualKey: key.key }) })).text();
     expect(fake.requests).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = (await (await gateway.admin('/logs?limit=500')).json()) as { items: { path: string }[] };
     expect(logs.items.length).toBeGreaterThan(0);
     expect(logs.items.filter((item) => item.path === '/v1/models')).toEqual([]);

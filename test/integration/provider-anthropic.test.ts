@@ -115,7 +115,7 @@ describe('anthropic: /v1/completions through Messages', () => {
   it('records the streamed usage in the request log even when the client asked for no usage chunk', async () => {
     const streamed = await post('completions', { model: MODEL, prompt: 'Count me', stream: true }, { 'x-gateway-trace-id': 'anthropic-stream-usage' });
     expect(readDataLines(await streamed.text()).chunks.every((chunk) => !('usage' in chunk))).toBe(true);
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = (await (await gateway.admin('/logs?q=anthropic-stream-usage')).json()) as { items: { promptTokens: number; completionTokens: number; stream: boolean }[] };
     expect(logs.items[0]).toMatchObject({ stream: true, promptTokens: 18, completionTokens: 4 });
   });

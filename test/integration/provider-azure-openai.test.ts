@@ -238,7 +238,7 @@ describe('azure-openai: what a call costs', () => {
   // The fake reports 6 prompt and 4 completion tokens.
   type Row = { model: string; costUsd: number | null };
   async function lastRow(): Promise<Row> {
-    gateway.flushLog();
+    await gateway.flushLog();
     const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: Row[] };
     return items[0];
   }

@@ -174,7 +174,7 @@ describe('bedrock: the request log', () => {
   it('records tokens of a streamed answer and keeps no AWS secret', async () => {
     const response = await post('/v1/completions', { model: CLAUDE, prompt: 'logged', stream: true, stream_options: { include_usage: true } }, { ...cloudHeaders(SESSION), 'x-gateway-trace-id': 'bedrock-log-trace' });
     await response.text();
-    gateway.flushLog();
+    await gateway.flushLog();
     const list = (await (await gateway.admin('/logs?q=bedrock-log-trace')).json()) as { items: { id: string; provider: string; status: number; promptTokens: number; completionTokens: number }[] };
     expect(list.items[0]).toMatchObject({ provider: 'bedrock', status: 200, promptTokens: 10, completionTokens: 5 });
     const detail = JSON.stringify(await (await gateway.admin(`/logs/${list.items[0].id}`)).json());

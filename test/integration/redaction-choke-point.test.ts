@@ -294,7 +294,7 @@ describe.each(backends())('on $name', (backend) => {
     }
     // The refusal windows close, their rows are queued; then everything is written.
     await new Promise((resolve) => setTimeout(resolve, 400));
-    gateway.flushLog();
+    await gateway.flushLog();
     rows = await backend.sql(gateway, 'SELECT * FROM request_log ORDER BY id');
   }, 120_000);
 

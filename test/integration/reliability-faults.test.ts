@@ -46,9 +46,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ABORT_REACHES_PROVIDER_MS = 300;
 
 /** Polls until `check` holds, or fails naming what it waited for. */
-async function waitFor(what: string, check: () => boolean, withinMs: number): Promise<number> {
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<number> {
   const started = performance.now();
-  while (!check()) {
+  while (!(await check())) {
     if (performance.now() - started > withinMs) throw new Error(`Still waiting after ${withinMs} ms for: ${what}`);
     await sleep(10);
   }
@@ -69,7 +69,7 @@ function sseEvents(text: string): string[] {
 }
 
 async function logEntry(traceId: string) {
-  gateway.flushLog();
+  await gateway.flushLog();
   const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
   expect(list.items).toHaveLength(1);
   return (await gateway.admin(`/logs/${list.items[0].id}`)).json() as Promise<{
@@ -327,11 +327,11 @@ describe('fault 3b: a client that stops reading a stream', () => {
     socket.pause();
     try {
       await waitFor('the provider call to be aborted', () => providerSawClose, 3_000);
-      await waitFor('the request to be logged', () => {
-        gateway.flushLog();
-        return gateway.running.services.requestLog.list({ q: 'stops-reading' }).items.length === 1;
+      await waitFor('the request to be logged', async () => {
+        await gateway.flushLog();
+        return (await gateway.running.services.requestLog.list({ q: 'stops-reading' })).items.length === 1;
       }, 3_000);
-      expect(gateway.running.services.requestLog.list({ q: 'stops-reading' }).items[0].status).toBe(504);
+      expect((await gateway.running.services.requestLog.list({ q: 'stops-reading' })).items[0].status).toBe(504);
     } finally {
       socket.destroy();
     }
@@ -590,7 +590,7 @@ describe('fault 5: many streams at once', () => {
       const words = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)).choices[0].text).join('');
       expect(words).toBe(`stream ${i} of many `);
     });
-    gateway.flushLog();
+    await gateway.flushLog();
     const logged = (await (await gateway.admin('/logs?model=concurrent-model&limit=500')).json()) as { items: { status: number }[] };
     expect(logged.items).toHaveLength(total);
     expect(logged.items.every((item) => item.status === 200)).toBe(true);

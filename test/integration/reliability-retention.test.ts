@@ -36,7 +36,7 @@ describe.each(backends())('on $name', (backend) => {
       const now = Date.now();
       for (let i = 0; i < 20; i++) log.append(entry(now - 8 * DAY, `too-old-${i}`));
       for (let i = 0; i < 1_500; i++) log.append(entry(now - DAY, `kept-or-capped-${i}`));
-      log.flush();
+      await log.flush();
 
       // The first purge runs 5 s after start; meanwhile (and during it) requests are answered.
       const served: number[] = [];
@@ -51,7 +51,7 @@ describe.each(backends())('on $name', (backend) => {
         served.push(response.status);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      gateway.flushLog();
+      await gateway.flushLog();
       expect(served.length).toBeGreaterThan(10);
       expect(served.every((status) => status === 200)).toBe(true);
       expect(await count("SELECT count(*) AS n FROM request_log WHERE trace_id LIKE 'too-old-%'")).toBe(0);

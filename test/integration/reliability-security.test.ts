@@ -123,7 +123,7 @@ describe('the data directory', () => {
         body: '{"model":"m","prompt":"x"}',
       });
       expect(response.status).toBe(200);
-      gateway.flushLog();
+      await gateway.flushLog();
 
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
       const files = ['gatehouse.db', 'gatehouse.db-wal', 'gatehouse.db-shm', 'admin-token', 'master.key'];
@@ -246,7 +246,7 @@ describe('no secret anywhere it could be read', () => {
     // Failed authentication: the key that was tried must not be kept either.
     await call({ 'content-type': 'application/json', 'x-gateway-api-key': `${gatewayKey}-typo` }, { model: 'm', prompt: 'x' });
     await call({ 'content-type': 'application/json', authorization: `Bearer ${virtualKey}x` }, { model: 'm', prompt: 'x' });
-    gateway.flushLog();
+    await gateway.flushLog();
     await new Promise((resolve) => setTimeout(resolve, 100));
     await reader.cancel();
   });

@@ -125,7 +125,7 @@ describe.each(backends())('on $name', (backend) => {
         body: JSON.stringify({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(response.status).toBe(200);
-      gateway.flushLog();
+      await gateway.flushLog();
       const logs = await json<{ items: { route: string; routeTarget: string }[] }>(gateway.admin('/logs?route=background'));
       expect(logs.items).toHaveLength(1);
       expect(logs.items[0]).toMatchObject({ route: 'background', routeTarget: 'local-ollama → qwen3-coder:30b' });

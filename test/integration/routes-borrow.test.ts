@@ -75,7 +75,7 @@ interface LogDetail {
   attemptLog: { status: number | null; target?: string; reason?: string }[];
 }
 async function lastLogRow(): Promise<LogDetail> {
-  gateway.flushLog();
+  await gateway.flushLog();
   const list = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { id: string }[] };
   return (await (await gateway.admin(`/logs/${list.items[0].id}`)).json()) as LogDetail;
 }

@@ -157,7 +157,7 @@ describe('what a routed call costs', () => {
     const { priceCall } = await import('../../src-main/catalog/pricing.js');
     const client = new OpenAI({ baseURL: `${gateway.baseUrl}/v1`, apiKey: gateway.apiKey });
     await client.chat.completions.create({ model: 'pro', messages: [{ role: 'user', content: 'hi' }] });
-    gateway.flushLog();
+    await gateway.flushLog();
     const list = (await (await gateway.admin('/logs?route=pro&limit=1')).json()) as {
       items: { model: string; routeTarget: string; promptTokens: number; completionTokens: number; cacheReadTokens: number | null; reasoningTokens: number | null; costUsd: number | null }[];
     };

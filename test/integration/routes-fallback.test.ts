@@ -67,7 +67,7 @@ interface LoggedDetail extends LoggedRow {
 }
 
 async function lastLogRow(): Promise<LoggedDetail> {
-  gateway.flushLog();
+  await gateway.flushLog();
   const list = (await (await gateway.admin('/logs?limit=1')).json()) as { items: LoggedRow[] };
   return (await (await gateway.admin(`/logs/${list.items[0].id}`)).json()) as LoggedDetail;
 }

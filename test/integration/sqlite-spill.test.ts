@@ -32,8 +32,8 @@ function complete(gateway: TestGateway, prompt: string) {
   });
 }
 
-const traces = (gateway: TestGateway) => {
-  gateway.flushLog();
+const traces = async (gateway: TestGateway) => {
+  await gateway.flushLog();
   const db = new Database(join(gateway.dataDir, DATABASE_FILE), { readonly: true });
   try {
     return (db.prepare("SELECT error, status FROM request_log WHERE path = '/v1/completions'").all() as { status: number }[]).length;
@@ -47,7 +47,7 @@ it('rows the database refused at close are kept in the data dir and written once
   let dropped = -1;
   try {
     for (let i = 0; i < 3; i++) expect((await complete(gateway, `before ${i}`)).status).toBe(200);
-    expect(traces(gateway)).toBe(3);
+    expect(await traces(gateway)).toBe(3);
     // Another program takes the database's write lock and keeps it past the stop (reads go on: WAL).
     const holder = new Database(join(dataDir, DATABASE_FILE));
     holder.exec('BEGIN IMMEDIATE');
@@ -69,7 +69,7 @@ it('rows the database refused at close are kept in the data dir and written once
 
   const again = await startGateway({ dataDir });
   try {
-    expect(traces(again)).toBe(9);
+    expect(await traces(again)).toBe(9);
     expect(readdirSync(dataDir).filter((name) => name.startsWith(SQLITE_SPILL_PREFIX))).toEqual([]);
   } finally {
     await again.close();
@@ -77,7 +77,7 @@ it('rows the database refused at close are kept in the data dir and written once
   // A third start finds nothing more to write.
   const third = await startGateway({ dataDir });
   try {
-    expect(traces(third)).toBe(9);
+    expect(await traces(third)).toBe(9);
   } finally {
     await third.close();
   }

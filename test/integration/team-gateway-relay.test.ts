@@ -76,7 +76,7 @@ describe('team gateway in the desktop app', () => {
     expect(JSON.parse(status)).toMatchObject({ address: team.baseUrl, tokenSet: true, connected: true });
     for (const path of ['/team-gateway', '/settings', '/health']) expect(await (await local.admin(path)).text(), path).not.toContain(TEAM_TOKEN);
     // Sealed at rest: no file of the local data dir holds the token's text.
-    local.flushLog();
+    await local.flushLog();
     const holding = filesUnder(local.dataDir).filter((file) => readFileSync(file).includes(TEAM_TOKEN));
     expect(holding).toEqual([]);
   });
@@ -125,7 +125,7 @@ describe('team gateway in the desktop app', () => {
     events.abort();
     expect(seen).toContain(traceId);
     // The call was the team's: this computer's log does not have it.
-    local.flushLog();
+    await local.flushLog();
     expect(await (await local.admin(`/logs?q=${traceId}`)).text()).not.toContain(traceId);
   });
 
@@ -143,8 +143,8 @@ describe('team gateway in the desktop app', () => {
     const text = await response.text();
     expect(text).toContain('data: [DONE]');
     // Served and logged by the team, not by this computer.
-    team.flushLog();
-    local.flushLog();
+    await team.flushLog();
+    await local.flushLog();
     const teamLog = (await (await team.admin('/logs?limit=50')).json()) as { items: { keyId: string | null }[] };
     expect(teamLog.items.some((entry) => entry.keyId === keyId)).toBe(true);
     const localLog = (await (await local.admin('/logs?limit=50')).json()) as { items: unknown[] };

@@ -65,7 +65,7 @@ describe('MCP servers in team mode', () => {
       await db.end();
     }
 
-    b.flushLog();
+    await b.flushLog();
     const rows = ((await (await a.admin('/logs?kind=mcp&server=shared&tool=echo')).json()) as { items: { kind: string; server: string; tool: string; status: number }[] }).items;
     expect(rows).toHaveLength(0);
     const calls = ((await (await a.admin('/logs?kind=mcp&server=shared')).json()) as { items: { kind: string; server: string; tool: string; status: number }[] }).items;

@@ -107,7 +107,7 @@ describe('gatehouse migrate', () => {
       expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-desk-secret');
       const models = await fetch(`${team.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${desktop.gatewayKey}` } });
       expect(models.status).not.toBe(401);
-      team.flushLog();
+      await team.flushLog();
 
       const usage = (await (await team.admin('/usage?range=month&by=key')).json()) as { totals: { requests: number; errors: number } };
       expect(usage.totals.requests).toBeGreaterThanOrEqual(GENERATED_ROWS + 1);

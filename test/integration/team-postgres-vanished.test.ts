@@ -89,7 +89,7 @@ describe('team mode: PostgreSQL vanished without closing its connections', () =>
       await vi.waitFor(() => copy(3), { timeout: 3_000, interval: 50 });
       expect(await bridge.query('SELECT n FROM copied ORDER BY n')).toEqual([{ n: 1 }, { n: 3 }]);
     } finally {
-      bridge.close();
+      await bridge.close();
     }
   }, 60_000);
 });

@@ -97,7 +97,7 @@ describe('team mode: three gateways on one PostgreSQL', () => {
         body: JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt, max_tokens: 5 }),
       });
       expect(response.status).toBe(200);
-      gateway.flushLog();
+      await gateway.flushLog();
       let id: string | undefined;
       await within(5_000, async () => {
         const listed = (await (await gateway.admin(`/logs?q=${trace}`)).json()) as { items: { id: string }[] };
@@ -132,7 +132,7 @@ describe('team mode: three gateways on one PostgreSQL', () => {
     const key = await createKey(gateways[0], 'one-log');
     for (const gateway of gateways) await within(1_000, async () => (await complete(gateway, key.key)).status === 200);
     for (const gateway of gateways) expect((await complete(gateway, key.key)).status).toBe(200);
-    for (const gateway of gateways) gateway.flushLog();
+    for (const gateway of gateways) await gateway.flushLog();
     const instances = new Set(gateways.map((gateway) => gateway.running.instanceId));
     expect(instances.size).toBe(3);
     for (const gateway of gateways) {
@@ -145,7 +145,7 @@ describe('team mode: three gateways on one PostgreSQL', () => {
   it('PostgreSQL stopped for 10 s: calls with known keys are served, rows wait in memory (counted in /metrics) and none is lost', async () => {
     const key = await createKey(gateways[0], 'outage');
     for (const gateway of gateways) await within(1_000, async () => (await complete(gateway, key.key)).status === 200);
-    for (const gateway of gateways) gateway.flushLog();
+    for (const gateway of gateways) await gateway.flushLog();
     const before = await requestsOf(gateways[0], key.id);
     postgres.stopServer();
     let served = 0;

@@ -116,7 +116,7 @@ async function outageAtStop(url: string, dataDir: string, written: number, spill
   try {
     key = await keyWithBudget(gateway, `spill-${written}-${spilled}`);
     await answer(gateway, key.key, written, 'before');
-    gateway.flushLog();
+    await gateway.flushLog();
     // The spend of those calls is written on the limiter's next tick (twice a second).
     await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(written);
     stopServer();
@@ -189,7 +189,7 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     try {
       expect(await replaySpills(refusing, dataDir)).toBe(0);
     } finally {
-      refusing.close();
+      await refusing.close();
     }
     expect(spillFiles(dataDir)).toEqual(files);
 
@@ -222,7 +222,7 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
       const written = await Promise.all(bridges.map((bridge) => replaySpills(bridge, dataDir)));
       expect(written[0] + written[1]).toBe(20);
     } finally {
-      for (const bridge of bridges) bridge.close();
+      await Promise.all(bridges.map((bridge) => bridge.close()));
     }
     const found = await stored(url, key.id);
     expect(found.rows).toBe(23);
@@ -242,7 +242,7 @@ describe('team mode: a graceful stop while PostgreSQL hangs (answers nothing)', 
     try {
       key = await keyWithBudget(gateway, 'hang');
       await answer(gateway, key.key, 4, 'before');
-      gateway.flushLog();
+      await gateway.flushLog();
       await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(4);
       postgres.pauseServer();
       try {
@@ -261,6 +261,48 @@ describe('team mode: a graceful stop while PostgreSQL hangs (answers nothing)', 
     expectExactly(await stored(url, key.id), 29);
     expect(spillFiles(dataDir)).toEqual([]);
   }, 90_000);
+
+  it('stops within its bound without holding the thread: timers in the process keep their pace, and the rows and spend are spilled', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const gateway = await startGateway({ databaseUrl: url, dataDir });
+    let key: { id: string; key: string };
+    let stopMs = 0;
+    let slowestTick = 0;
+    try {
+      key = await keyWithBudget(gateway, 'frozen-stop');
+      await answer(gateway, key.key, 2, 'before');
+      await gateway.flushLog();
+      await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(2);
+      postgres.pauseServer();
+      try {
+        await answer(gateway, key.key, 6, 'frozen');
+        // Whatever else runs in the process (an Electron window, a second gateway) is held by any wait on this thread.
+        let last = performance.now();
+        const ticker = setInterval(() => {
+          const now = performance.now();
+          slowestTick = Math.max(slowestTick, now - last);
+          last = now;
+        }, 20);
+        const started = performance.now();
+        await gateway.close();
+        stopMs = performance.now() - started;
+        clearInterval(ticker);
+      } finally {
+        postgres.resumeServer();
+      }
+    } finally {
+      await gateway.close().catch(() => undefined);
+    }
+    // The log's flush (5 s) and the pool's end (2 s) are each bounded; each later step fails at once once PostgreSQL is silent.
+    expect(stopMs).toBeLessThan(12_000);
+    expect(slowestTick).toBeLessThan(500);
+    expect(droppedOf(gateway)).toBe(0);
+    expect(spillFiles(dataDir).length).toBeGreaterThanOrEqual(1);
+    const again = await startGateway({ databaseUrl: url, dataDir });
+    await again.close();
+    expectExactly(await stored(url, key.id), 8);
+  }, 90_000);
 });
 
 describe('team mode: a COMMIT that lands while its answer is lost', () => {
@@ -276,12 +318,12 @@ describe('team mode: a COMMIT that lands while its answer is lost', () => {
       try {
         key = await keyWithBudget(gateway, 'lost-answers');
         await answer(gateway, key.key, 3, 'before');
-        gateway.flushLog();
+        await gateway.flushLog();
         await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(3);
         // From here PostgreSQL commits every write, and the gateway hears no answer to a COMMIT.
         await proxy.loseAnswersAfterCommit();
         await answer(gateway, key.key, 7, 'unanswered');
-        gateway.flushLog();
+        await gateway.flushLog();
         // A write of the spend (on the limiter's next tick) is committed: the gateway cannot know.
         await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 10_000, interval: 100 }).toBeGreaterThan(3);
       } finally {

@@ -74,7 +74,7 @@ describe.each(backends())('on $name', (backend) => {
     for (let i = 0; i < 2; i++) expect((await call('openai', chat('gpt-4o-mini'), { key: botKey, userAgent: 'curl/8.5.0' })).status).toBe(200);
     expect((await call('anthropic', { model: 'claude-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }, { key: botKey, userAgent: 'claude-cli/1.0.80 (external, cli)' })).status).toBe(200);
     expect((await call('openai', chat('my-finetune-xyz'))).status).toBe(200);
-    gateway.flushLog();
+    await gateway.flushLog();
   }, 60_000);
   afterAll(async () => {
     await gateway?.close();
@@ -163,7 +163,7 @@ describe.each(backends())('on $name', (backend) => {
       const set = await gateway.admin('/model-overrides', { method: 'POST', body: JSON.stringify({ provider: 'openai', model: 'my-finetune-xyz', input: 1, output: 2, contextWindow: 32768 }) });
       expect(set.status).toBe(200);
       expect((await call('openai', chat('my-finetune-xyz'))).status).toBe(200);
-      gateway.flushLog();
+      await gateway.flushLog();
       const { items } = (await (await gateway.admin('/logs?model=my-finetune-xyz')).json()) as { items: { costUsd: number | null }[] };
       expect(items[0].costUsd).toBeCloseTo((5 * 1 + 3 * 2) / 1e6, 12);
       expect(items[1].costUsd).toBeNull();

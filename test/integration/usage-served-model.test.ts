@@ -51,7 +51,7 @@ describe.each(backends())('on $name', (backend) => {
       expect(response.status).toBe(200);
       await response.text();
     }
-    gateway.flushLog();
+    await gateway.flushLog();
     // The double was sent the route target's model, not the route's name.
     expect(fake.requests.at(-1)?.json).toMatchObject({ model: 'gpt-4o-mini' });
 

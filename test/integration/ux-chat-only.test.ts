@@ -73,7 +73,7 @@ describe('Responses through a chat-only key', () => {
     expect(chatOnlyServer.requests.map((request) => request.url)).toEqual(['/v1/chat/completions']);
 
     // The log shows the call as served in Chat's format.
-    gateway.flushLog();
+    await gateway.flushLog();
     const logs = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { status: number; providerFormat: string; path: string }[] };
     expect(logs.items[0]).toMatchObject({ status: 200, providerFormat: 'openai-chat', path: '/v1/responses' });
   });

@@ -19,8 +19,8 @@ beforeEach(() => {
   db = openDatabase(dir);
   log = new RequestLog(db, { batchSize: 100_000 });
 });
-afterEach(() => {
-  log.close();
+afterEach(async () => {
+  await log.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -44,7 +44,7 @@ describe('RequestLog.prune', () => {
     log.append(entry(now - 29 * DAY, 'young-1'));
     log.append(entry(now - 60 * DAY, 'old-3'));
     log.append(entry(now, 'young-2'));
-    log.flush();
+    await log.flush();
     expect(await log.prune(30 * DAY, 1_000)).toBe(3);
     expect(traceIds()).toEqual(['young-1', 'young-2']);
   });
@@ -52,7 +52,7 @@ describe('RequestLog.prune', () => {
   it('keeps only the newest rows up to the cap', async () => {
     const now = Date.now();
     for (let i = 0; i < 25; i++) log.append(entry(now, `row-${i}`));
-    log.flush();
+    await log.flush();
     expect(await log.prune(30 * DAY, 10, 4)).toBe(15);
     expect(traceIds()).toEqual(Array.from({ length: 10 }, (_, i) => `row-${i + 15}`));
   });
@@ -60,7 +60,7 @@ describe('RequestLog.prune', () => {
   it('applies both rules together, and a second run finds nothing more', async () => {
     const now = Date.now();
     for (let i = 0; i < 10; i++) log.append(entry(now - (i % 2 === 0 ? 45 : 1) * DAY, `row-${i}`));
-    log.flush();
+    await log.flush();
     await log.prune(30 * DAY, 3);
     expect(traceIds()).toEqual(['row-5', 'row-7', 'row-9']);
     expect(await log.prune(30 * DAY, 3)).toBe(0);
@@ -99,12 +99,12 @@ describe('RequestLog.prune', () => {
   it('never removes rows written after the purge started', async () => {
     const now = Date.now();
     for (let i = 0; i < 30; i++) log.append(entry(now, `before-${i}`));
-    log.flush();
+    await log.flush();
     const purge = log.prune(30 * DAY, 20, 2);
     // Let a few slices run, then write a row while the purge is still under way.
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
     log.append(entry(now, 'during'));
-    log.flush();
+    await log.flush();
     await purge;
     const kept = traceIds();
     expect(kept).toContain('during');

@@ -24,11 +24,11 @@ beforeEach(() => {
   reported = [];
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
 });
-afterEach(() => {
+afterEach(async () => {
   vi.restoreAllMocks();
   if (locker.inTransaction) locker.exec('ROLLBACK');
   locker.close();
-  log.close();
+  await log.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -58,10 +58,10 @@ describe('request log writes that fail', () => {
     expect(reported.some((line) => line.includes('work again'))).toBe(true);
   });
 
-  it('still refused when the log closes: the rows are counted as dropped and said to be lost, as are rows after the close', () => {
+  it('still refused when the log closes: the rows are counted as dropped and said to be lost, as are rows after the close', async () => {
     locker.exec('BEGIN EXCLUSIVE');
     for (let i = 0; i < 5; i++) log.append(entry(`at-stop-${i}`));
-    log.close();
+    await log.close();
     expect(log.droppedCount).toBe(5);
     expect(reported.join('\n')).toMatch(/5 request log rows could not be written or kept, and are lost/);
     log.append(entry('after-stop'));
@@ -70,13 +70,13 @@ describe('request log writes that fail', () => {
     expect(rowCount()).toBe(0);
   });
 
-  it('hold at most 50,000 waiting rows, dropping the oldest', () => {
+  it('hold at most 50,000 waiting rows, dropping the oldest', async () => {
     locker.exec('BEGIN EXCLUSIVE');
     for (let i = 0; i < 50_010; i++) log.append(entry(`row-${i}`));
-    log.flush();
+    await log.flush();
     expect(log.pendingCount).toBe(50_000);
     locker.exec('COMMIT');
-    log.flush();
+    await log.flush();
     expect(rowCount()).toBe(50_000);
     const oldest = db.prepare('SELECT trace_id FROM request_log ORDER BY id LIMIT 1').get() as { trace_id: string };
     expect(oldest.trace_id).toBe('row-10');

@@ -27,7 +27,7 @@ let db: SqliteDatabase;
 let log: RequestLog;
 let all: LogEntry[];
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-search-agree-'));
   db = openDatabase(dataDir);
   log = new RequestLog(db);
@@ -37,16 +37,16 @@ beforeAll(() => {
       latencyMs: 1, ttfbMs: 1, stream: false, error: null, attempts: 1, requestHeaders: {}, requestBody: null, responseBody: null, ...row,
     });
   }
-  log.flush();
-  all = log.list({ limit: 500 }).items;
+  await log.flush();
+  all = (await log.list({ limit: 500 })).items;
 });
-afterAll(() => {
-  log.close();
+afterAll(async () => {
+  await log.close();
   db.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const server = (q: string) => log.list({ q, limit: 500 }).items.map((item) => item.traceId);
+const server = async (q: string) => (await log.list({ q, limit: 500 })).items.map((item) => item.traceId);
 const feed = (q: string) => all.filter((item) => matchesFilters(item, { ...EMPTY_FILTERS, q })).map((item) => item.traceId);
 
 describe('live feed search and server search agree', () => {
@@ -54,11 +54,11 @@ describe('live feed search and server search agree', () => {
     'checkout', 'checkout-7f', 'CHECKOUT 0D', '3-5-hai', 'limit reach', 'rate limit reached for', 'payments', 'say hi', 'say "hi', 'team',
     'v1 chat', '/v1/chat', 'chat/compl', 'heck', 'own', 'modele', 'occupé', 'cafe', 'zoe', 'prod-e', 'qwen2.5:7', '7b', 'ECONNRESET {', '{', '"', '/', '-', ':', '  ',
     'fc2280b8-d1', '12345678', 'gpt 4o', 'gpt-4o-mini please', 'run playground',
-  ])('for %j', (q) => {
-    expect(feed(q)).toEqual(server(q));
+  ])('for %j', async (q) => {
+    expect(feed(q)).toEqual(await server(q));
   });
 
-  it('for random pieces of the rows’ own fields, in any case', () => {
+  it('for random pieces of the rows’ own fields, in any case', async () => {
     const pieces = fc
       .tuple(fc.nat(ROWS.length - 1), fc.nat(4), fc.nat(60), fc.integer({ min: 1, max: 24 }), fc.boolean())
       .map(([row, field, start, length, upper]) => {
@@ -66,9 +66,9 @@ describe('live feed search and server search agree', () => {
         const piece = text.slice(start % Math.max(text.length, 1), (start % Math.max(text.length, 1)) + length);
         return upper ? piece.toUpperCase() : piece;
       });
-    fc.assert(
-      fc.property(pieces, (q) => {
-        expect(feed(q)).toEqual(server(q));
+    await fc.assert(
+      fc.asyncProperty(pieces, async (q) => {
+        expect(feed(q)).toEqual(await server(q));
       }),
       { numRuns: 400 },
     );

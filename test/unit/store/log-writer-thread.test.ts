@@ -35,29 +35,29 @@ beforeEach(() => {
   reported = [];
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void reported.push(args.map(String).join(' ')));
 });
-afterEach(() => {
+afterEach(async () => {
   vi.restoreAllMocks();
-  log?.close();
+  await log?.close();
   log = undefined;
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the request log on a writer thread', () => {
-  it('stores rows in order, searchable, and a flush returns once they can be read', () => {
+  it('stores rows in order, searchable, and a flush returns once they can be read', async () => {
     log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }) });
     for (let i = 0; i < 150; i++) log.append(entry(`trace-${i}`));
-    log.flush();
-    const { items } = log.list({ limit: 500 });
+    await log.flush();
+    const { items } = await log.list({ limit: 500 });
     expect(items).toHaveLength(150);
     expect(items[0]).toMatchObject({ traceId: 'trace-149', metadata: { team: 'core' }, promptTokens: 3, completionTokens: 4 });
     expect(items.at(-1)?.traceId).toBe('trace-0');
-    expect(log.list({ q: 'trace-42' }).items.map((item) => item.traceId)).toEqual(['trace-42']);
-    expect(log.get(items[0].id)?.requestBody).toBe('{"prompt":"hi"}');
+    expect((await log.list({ q: 'trace-42' })).items.map((item) => item.traceId)).toEqual(['trace-42']);
+    expect((await log.get(items[0].id))?.requestBody).toBe('{"prompt":"hi"}');
     expect(reported).toEqual([]);
   });
 
-  it('adds each batch to the daily and monthly usage totals exactly as a writer on the caller thread does', () => {
+  it('adds each batch to the daily and monthly usage totals exactly as a writer on the caller thread does', async () => {
     // The thread sums its batches itself (its twin of usageOfBatch): every figure must match, to the nano-dollar.
     const day = Date.UTC(2026, 0, 31, 12);
     const mixed = (i: number): CallRecord =>
@@ -76,28 +76,28 @@ describe('the request log on a writer thread', () => {
     });
     log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }), batchSize: 16 });
     for (let i = 0; i < 100; i++) log.append(mixed(i));
-    log.flush();
+    await log.flush();
     const otherDir = mkdtempSync(join(tmpdir(), 'gatehouse-log-same-'));
     const other = openDatabase(otherDir);
     const sameThread = new RequestLog(other, { batchSize: 16 });
     for (let i = 0; i < 100; i++) sameThread.append(mixed(i));
-    sameThread.flush();
+    await sameThread.flush();
     try {
       expect(totals(db).daily.length).toBeGreaterThan(10);
       expect(totals(db)).toEqual(totals(other));
     } finally {
-      sameThread.close();
+      await sameThread.close();
       other.close();
       rmSync(otherDir, { recursive: true, force: true });
     }
   });
 
-  it('keeps calls apart in the usage totals whatever characters their names hold', () => {
+  it('keeps calls apart in the usage totals whatever characters their names hold', async () => {
     // Joined naively, model 'x\u0000y' at provider 'p' and model 'x' at provider 'y\u0000p' read alike.
     log = new RequestLog(db, { writer: new ThreadLogWriter(db, { file: db.name }) });
     log.append(entry('odd-1', { model: 'x\u0000y', provider: 'p', promptTokens: 1, completionTokens: 1, costUsd: null }));
     log.append(entry('odd-2', { model: 'x', provider: 'y\u0000p', promptTokens: 2, completionTokens: 2, costUsd: null }));
-    log.flush();
+    await log.flush();
     const models = db.prepare("SELECT name, requests, prompt_tokens FROM usage_daily WHERE dim = 'model' ORDER BY name").all();
     const providers = db.prepare("SELECT name, requests, prompt_tokens FROM usage_daily WHERE dim = 'provider' ORDER BY name").all();
     expect(models).toEqual([
@@ -118,7 +118,7 @@ describe('the request log on a writer thread', () => {
     log.append(entry('heard-2'));
     await vi.waitFor(() => expect(heard).toHaveLength(2), { timeout: 5_000 });
     expect(heard.map((stored) => stored.traceId)).toEqual(['heard-1', 'heard-2']);
-    expect(log.get(heard[1].id)?.traceId).toBe('heard-2');
+    expect((await log.get(heard[1].id))?.traceId).toBe('heard-2');
     expect(reported).toEqual([]);
   });
 
@@ -132,11 +132,11 @@ describe('the request log on a writer thread', () => {
       const started = Date.now();
       log.append(entry('while-locked'));
       await sleep(200);
-      expect(log.list().items).toEqual([]);
+      expect((await log.list()).items).toEqual([]);
       expect(Date.now() - started).toBeLessThan(1_000);
       locker.exec('COMMIT');
-      log.flush();
-      expect(log.list().items.map((item) => item.traceId)).toEqual(['while-locked']);
+      await log.flush();
+      expect((await log.list()).items.map((item) => item.traceId)).toEqual(['while-locked']);
       expect(reported).toEqual([]);
     } finally {
       if (locker.inTransaction) locker.exec('ROLLBACK');
@@ -149,8 +149,8 @@ describe('the request log on a writer thread', () => {
     log.append(entry('first'));
     await vi.waitFor(() => expect(reported.join('\n')).toMatch(/written on the main thread/), { timeout: 5_000 });
     log.append(entry('second'));
-    log.flush();
-    expect(log.list().items.map((item) => item.traceId).sort()).toEqual(['first', 'second']);
+    await log.flush();
+    expect((await log.list()).items.map((item) => item.traceId).sort()).toEqual(['first', 'second']);
   });
 });
 
@@ -172,10 +172,10 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
         batch.done({ ids: batch.rows.map((_, index) => index + 1) });
       }
     }
-    waitUntilWritten(): void {
+    async whenWritten(): Promise<void> {
       this.answerAll();
     }
-    close(): void {}
+    async close(): Promise<void> {}
   }
 
   it('stops handing rows over past 20,000 in flight, and keeps at most 50,000 waiting, dropping the oldest', async () => {
@@ -203,7 +203,7 @@ describe('a log writer that falls behind (a disk slower than the traffic)', () =
     await vi.waitFor(() => expect(writer.rowsInFlight).toBe(20_000));
     const handedOver = () => writer.batches.flatMap((batch) => batch.rows.map((row) => row[1]));
     expect(handedOver()[0]).toBe('row-30000');
-    log.flush();
+    await log.flush();
     // Rows 0–19,999 went first; 20,000–29,999 were dropped; the rest all arrive, in order.
     expect(writer.written).toHaveLength(70_000);
     expect(writer.written.slice(19_999, 20_001)).toEqual(['row-19999', 'row-30000']);

@@ -26,42 +26,42 @@ afterEach(() => {
 });
 
 describe('bodies in the request log', () => {
-  it('are redacted before they are cut, so the cut cannot leave half a secret', () => {
+  it('are redacted before they are cut, so the cut cannot leave half a secret', async () => {
     const log = new RequestLog(db, { maxStoredBodyChars: 20 });
     // The cut at 20 characters falls inside the secret.
     log.append(entry(`{"prompt":"${SECRET} and more text after it"}`));
-    log.flush();
-    const detail = log.get(log.list().items[0].id)!;
+    await log.flush();
+    const detail = (await log.get((await log.list()).items[0].id))!;
     expect(detail.requestBody).toMatch(/^\{"prompt":"\[redact/);
     expect(detail.requestBody).not.toContain('provider-');
     expect(detail.responseBody).not.toContain(SECRET);
-    log.close();
+    await log.close();
   });
 
-  it('of many megabytes are redacted only as far as they are kept, and still no piece of a secret or key survives at the cut', () => {
+  it('of many megabytes are redacted only as far as they are kept, and still no piece of a secret or key survives at the cut', async () => {
     const log = new RequestLog(db, { maxStoredBodyChars: 20 });
     const key = `sk-${'k'.repeat(40)}`;
     const tail = 'x'.repeat(5 * 1024 * 1024);
     // A secret of the call across the first row's cut, a key shape (no secret of the call) across the second's.
     log.append(entry(`{"prompt":"${SECRET} ${tail}"}`));
     log.append(entry(`{"prompt":"..${key} ${tail}"}`));
-    log.flush();
-    const [second, first] = log.list().items.map((item) => log.get(item.id)!.requestBody!);
+    await log.flush();
+    const [second, first] = await Promise.all((await log.list()).items.map(async (item) => (await log.get(item.id))!.requestBody!));
     expect(first).toMatch(/^\{"prompt":"\[redact/);
     expect(first).not.toContain('provider-');
     expect(second).toMatch(/^\{"prompt":"\.\.\[redact/);
     expect(second).not.toContain('sk-k');
     // The count of what was left out still covers the whole body.
     expect(Number(/\[(\d+) more characters not stored\]/.exec(first)![1])).toBeGreaterThan(tail.length);
-    log.close();
+    await log.close();
   });
 
-  it('are not stored at all when bodies are switched off', () => {
+  it('are not stored at all when bodies are switched off', async () => {
     const log = new RequestLog(db, { storeBodies: () => false });
     log.append(entry('{"prompt":"hello"}'));
-    log.flush();
-    const detail = log.get(log.list().items[0].id)!;
+    await log.flush();
+    const detail = (await log.get((await log.list()).items[0].id))!;
     expect(detail).toMatchObject({ requestBody: null, responseBody: null });
-    log.close();
+    await log.close();
   });
 });

@@ -25,8 +25,8 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-dialects-'));
   db = openDatabase(dir);
 });
-afterEach(() => {
-  log?.close();
+afterEach(async () => {
+  await log?.close();
   log = undefined;
   db.close();
   rmSync(dir, { recursive: true, force: true });
@@ -38,7 +38,7 @@ describe.each([
   ['on this thread', () => new RequestLog(db)],
   ['on the writer thread', () => new RequestLog(db, { writer: new ThreadLogWriter(db, { file: join(dir, DATABASE_FILE) }) })],
 ])('the dialect columns, written %s', (_where, makeLog) => {
-  it('round-trip through list, detail and the live feed', () => {
+  it('round-trip through list, detail and the live feed', async () => {
     log = makeLog();
     const heard: LogEntry[] = [];
     log.subscribe((item) => heard.push(item));
@@ -48,14 +48,14 @@ describe.each([
     }));
     // Its usage as the gateway reads it from the answer (usage-from-body.test.ts reads this body).
     log.append(entry('old-caller', { path: '/v1/chat/completions', provider: 'openai', responseBody: '{"usage":{"prompt_tokens":3,"completion_tokens":4}}', promptTokens: 3, completionTokens: 4 }));
-    log.flush();
+    await log.flush();
     const expected = {
       dialect: 'anthropic-messages', providerFormat: 'openai-chat', dropped: ['thinking', 'context_management'],
       promptTokens: 120, completionTokens: 30, cacheReadTokens: 100, cacheWriteTokens: 0, reasoningTokens: 12,
     };
-    const { items } = log.list();
+    const { items } = await log.list();
     expect(byTrace(items, 'translated')).toMatchObject(expected);
-    expect(log.get(byTrace(items, 'translated').id)).toMatchObject(expected);
+    expect(await log.get(byTrace(items, 'translated').id)).toMatchObject(expected);
     expect(byTrace(heard, 'translated')).toMatchObject(expected);
     // A caller that says nothing of dialects: the dialect is known by the path, nothing was dropped.
     const old = { dialect: 'openai-chat', providerFormat: null, dropped: [], promptTokens: 3, completionTokens: 4, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
@@ -65,14 +65,14 @@ describe.each([
 });
 
 describe('usage handed over by the gateway', () => {
-  it('is not read when the gateway handed the counts over, nor for failures', () => {
+  it('is not read when the gateway handed the counts over, nor for failures', async () => {
     log = new RequestLog(db);
     const body = JSON.stringify({ type: 'message', usage: { input_tokens: 7, output_tokens: 3, cache_read_input_tokens: 1 } });
     log.append(entry('given', { dialect: 'anthropic-messages', responseBody: body, promptTokens: 50, completionTokens: 5 }));
     log.append(entry('failed', { dialect: 'anthropic-messages', responseBody: body, status: 500 }));
     log.append(entry('model-list', { path: '/v1/models', dialect: null, responseBody: '{"data":[]}' }));
-    log.flush();
-    const { items } = log.list();
+    await log.flush();
+    const { items } = await log.list();
     expect(byTrace(items, 'given')).toMatchObject({ promptTokens: 50, completionTokens: 5, cacheReadTokens: null });
     expect(byTrace(items, 'failed')).toMatchObject({ promptTokens: null, completionTokens: null, cacheReadTokens: null });
     expect(byTrace(items, 'model-list')).toMatchObject({ dialect: null, promptTokens: null });
@@ -80,25 +80,25 @@ describe('usage handed over by the gateway', () => {
 });
 
 describe('listing by dialect', () => {
-  it('returns only the rows of that dialect, newest first, with the other filters and the search', () => {
+  it('returns only the rows of that dialect, newest first, with the other filters and the search', async () => {
     log = new RequestLog(db);
     log.append(entry('m1', { dialect: 'anthropic-messages' }));
     log.append(entry('c1', { path: '/v1/chat/completions', provider: 'openai' }));
     log.append(entry('r1', { path: '/v1/responses', dialect: 'openai-responses', provider: 'openai' }));
     log.append(entry('m2', { dialect: 'anthropic-messages', status: 429, error: 'rate limited' }));
-    log.flush();
-    const traces = (query: Parameters<RequestLog['list']>[0]) => log!.list(query).items.map((item) => item.traceId);
-    expect(traces({ dialect: 'anthropic-messages' })).toEqual(['m2', 'm1']);
-    expect(traces({ dialect: 'openai-chat' })).toEqual(['c1']);
-    expect(traces({ dialect: 'openai-responses', provider: 'openai' })).toEqual(['r1']);
-    expect(traces({ dialect: 'anthropic-messages', status: 'error' })).toEqual(['m2']);
-    expect(traces({ dialect: 'anthropic-messages', q: 'rate' })).toEqual(['m2']);
-    expect(traces({ dialect: 'openai-completions' })).toEqual([]);
+    await log.flush();
+    const traces = async (query: Parameters<RequestLog['list']>[0]) => (await log!.list(query)).items.map((item) => item.traceId);
+    expect(await traces({ dialect: 'anthropic-messages' })).toEqual(['m2', 'm1']);
+    expect(await traces({ dialect: 'openai-chat' })).toEqual(['c1']);
+    expect(await traces({ dialect: 'openai-responses', provider: 'openai' })).toEqual(['r1']);
+    expect(await traces({ dialect: 'anthropic-messages', status: 'error' })).toEqual(['m2']);
+    expect(await traces({ dialect: 'anthropic-messages', q: 'rate' })).toEqual(['m2']);
+    expect(await traces({ dialect: 'openai-completions' })).toEqual([]);
   });
 });
 
 describe('the migration', () => {
-  it('adds the columns to a log of the previous schema and names the dialect of its OpenAI rows', () => {
+  it('adds the columns to a log of the previous schema and names the dialect of its OpenAI rows', async () => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-dialects-'));
@@ -110,10 +110,10 @@ describe('the migration', () => {
     previous.close();
     db = openDatabase(dir);
     log = new RequestLog(db);
-    const { items } = log.list();
+    const { items } = await log.list();
     expect(byTrace(items, 'old-chat')).toMatchObject({ dialect: 'openai-chat', providerFormat: null, dropped: [], cacheReadTokens: null });
     expect(byTrace(items, 'old-completion')).toMatchObject({ dialect: 'openai-completions' });
     expect(byTrace(items, 'old-models')).toMatchObject({ dialect: null });
-    expect(log.list({ dialect: 'openai-chat' }).items.map((item) => item.traceId)).toEqual(['old-chat']);
+    expect((await log.list({ dialect: 'openai-chat' })).items.map((item) => item.traceId)).toEqual(['old-chat']);
   });
 });

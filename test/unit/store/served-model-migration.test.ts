@@ -116,7 +116,7 @@ describe.runIf(wantPostgres)('PostgreSQL version 6', () => {
         await client.query("DELETE FROM request_log WHERE id = (SELECT min(id) FROM request_log WHERE route = 'fast')");
         expect((await usage.report({ range: 'day', by: 'model' })).breakdown.find((group) => group.name === 'gpt-4o-mini')?.requests).toBe(1);
       } finally {
-        bridge.close();
+        await bridge.close();
       }
     } finally {
       await client.end();

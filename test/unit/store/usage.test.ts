@@ -37,7 +37,7 @@ describe.each(backends())('usage totals on $name', (backend) => {
     await stores.sql('DELETE FROM request_log');
     // 400 calls, one every ~5.4 hours, over the 90 days up to NOW.
     for (let index = 0; index < 400; index++) log.append(entry(NOW.getTime() - index * 19_440_000, index));
-    log.flush();
+    await log.flush();
   });
 
   async function sqlTotals(from: string, to: string) {
