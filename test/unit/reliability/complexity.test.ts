@@ -16,8 +16,8 @@ import { scanJson } from '../../../src-main/core/json-scan.js';
 import { parseJsonBody, readGeneration, readRawBody } from '../../../src-main/gateway/request-body.js';
 import { readSseEvents } from '../../../src-main/gateway/sse.js';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
-import { LineLength } from '../../../src-main/gateway/stream-bounds.js';
-import { answeredModel, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
+import { LineLength, MAX_STREAM_FRAME_BYTES } from '../../../src-main/gateway/stream-bounds.js';
+import { answeredModel, StreamUsage, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
 import { estimatedUsage } from '../../../src-main/gateway/limits/usage-estimate.js';
 import { redactHeaders, redactSecrets, redactUrl } from '../../../src-main/core/redact.js';
 import { countTokens } from '../../../src-main/gateway/token-count.js';
@@ -291,6 +291,16 @@ row({ path: 'usageFromBody (Gemini, one JSON array)', n: 2_000, build: geminiArr
 row({ path: 'usageFromBody (Chat stream): "usage" on one long line many times', n: 20_000, build: (n) => `data: ${'"usage"'.repeat(n)}\n\n`, run: (body) => usageFromBody(body, true, 'openai-chat') });
 row({ path: 'answeredModel (Chat stream): "usage":null in every chunk', n: 10_000, repeat: 20, build: (n) => chatStream(n, true), run: (body) => answeredModel(body, true) });
 row({ path: 'usageFromBody (Chat stream): "usage":null in every chunk, lines ended by CR alone', n: 1_000, build: (n) => chatStream(n, true).replace(/"usage":\{[^}]*\}/, '"usage":null').replace(/\n/g, '\r'), run: (body) => usageFromBody(body, true, 'openai-chat') });
+/** Reads a stream's usage as the passthrough relay does, piece by piece as the chunks arrive. */
+const streamUsageOf = (dialect: string, pieces: string[]) => {
+  const reader = new StreamUsage(dialect, MAX_STREAM_FRAME_BYTES);
+  for (const piece of pieces) reader.feed(piece);
+  return reader.end();
+};
+const eventPieces = (text: string): string[] => text.split(/(?<=\n\n)/);
+row({ path: 'StreamUsage (Chat stream, as it passes): "usage":null in every chunk', n: 2_000, build: (n) => eventPieces(chatStream(n, true)), run: (pieces) => streamUsageOf('openai-chat', pieces) });
+row({ path: 'StreamUsage (Messages stream, as it passes): usage in every event', n: 2_000, build: (n) => eventPieces(messagesStream(n)), run: (pieces) => streamUsageOf('anthropic-messages', pieces) });
+row({ path: 'StreamUsage (Chat stream, as it passes): 8-byte pieces', n: 1_000, build: (n) => cut(Buffer.from(chatStream(n, true)), 8).map(String), run: (pieces) => streamUsageOf('openai-chat', pieces) });
 row({ path: 'estimatedUsage (Chat stream): text in every chunk', n: 2_000, build: (n) => chatStream(n, false), run: (body) => estimatedUsage(1000, body, true) });
 
 // Redaction.
