@@ -61,3 +61,58 @@ export async function measureChunkPath(targets: ChunkTarget[], rounds: number, s
   }
   return result;
 }
+
+/** The stream lengths of the scaling row: what a proxy spends per chunk must be the same at both. */
+export const SCALING_CHUNKS = [1_000, 64_000] as const;
+
+export interface ChunkScalingTarget {
+  name: ChunkTarget['name'];
+  process: ServerProcess;
+  /** The request that asks the upstream for a stream of `chunks` events, each its own write (`/chunks/N/`). */
+  request(chunks: number): { url: string; headers: Record<string, string> };
+}
+
+export interface ChunkScaling {
+  /** Per stream length, per target: the medians of the rounds (µs of CPU per chunk, all threads and the serving thread). */
+  sizes: { chunks: number; targets: Record<string, { cpuUsPerChunk: number; mainThreadUsPerChunk: number }> }[];
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * CPU per chunk of streams of 1,000 and 64,000 events (each event one write of the upstream, as a model's
+ * tokens come): a proxy whose end-of-stream work rescans what it relayed, or whose per-chunk work grows with
+ * what it holds, spends more per chunk on the long stream; one that prices a stream per byte spends the same.
+ */
+export async function measureChunkScaling(targets: ChunkScalingTarget[], rounds: number, say: (line: string) => void): Promise<ChunkScaling> {
+  const result: ChunkScaling = { sizes: [] };
+  for (const chunks of SCALING_CHUNKS) {
+    const figures: Record<string, { cpu: number[]; main: number[] }> = Object.fromEntries(targets.map((target) => [target.name, { cpu: [], main: [] }]));
+    for (let round = -1; round < rounds; round++) {
+      for (let i = 0; i < targets.length; i++) {
+        const target = targets[(i + Math.max(round, 0)) % targets.length];
+        const { url, headers } = target.request(chunks);
+        // As many streams as make 64,000 chunks: a process's CPU is read in 10 ms ticks, more than a short stream costs.
+        const streams = Math.ceil(SCALING_CHUNKS[SCALING_CHUNKS.length - 1] / chunks);
+        let cpuMs = 0;
+        let mainThreadMs = 0;
+        for (let i = 0; i < streams; i++) {
+          const once = await relayOnce({ name: target.name, url, headers, process: target.process });
+          cpuMs += once.cpuMs;
+          mainThreadMs += once.mainThreadMs;
+        }
+        // Round -1 warms each path at this length.
+        if (round < 0) continue;
+        figures[target.name].cpu.push((cpuMs * 1000) / (chunks * streams));
+        figures[target.name].main.push((mainThreadMs * 1000) / (chunks * streams));
+      }
+    }
+    const size = { chunks, targets: Object.fromEntries(targets.map((target) => [target.name, { cpuUsPerChunk: median(figures[target.name].cpu), mainThreadUsPerChunk: median(figures[target.name].main) }])) };
+    result.sizes.push(size);
+    for (const target of targets) {
+      const { cpuUsPerChunk, mainThreadUsPerChunk } = size.targets[target.name];
+      say(`  ${chunks.toLocaleString('en').padStart(6)} chunks  ${target.name.padEnd(11)} CPU ${cpuUsPerChunk.toFixed(2)} µs/chunk (serving thread ${mainThreadUsPerChunk.toFixed(2)})`);
+    }
+  }
+  return result;
+}

@@ -7,7 +7,7 @@ import type { LoadResult, Target } from './load.js';
 import type { LogWriteCost } from './log-cost.js';
 import type { UsageCost } from './usage-cost.js';
 import type { McpCallCost } from './mcp-cost.js';
-import type { ChunkPathCost } from './chunk-cost.js';
+import type { ChunkPathCost, ChunkScaling } from './chunk-cost.js';
 import { renderTeam, teamChecks, type TeamResults } from './team.js';
 import { median } from './load.js';
 
@@ -38,6 +38,8 @@ export interface BenchResults {
   streams: PerTargetRecord<{ ttfbMs: number; longStreamMs: number }[]>;
   /** One stream of 100k writes of 8 bytes through each proxy: CPU per chunk (absent in runs from before it). */
   chunkPath?: ChunkPathCost;
+  /** Streams of 1,000 and 64,000 events through each proxy: CPU per chunk at each length (absent in runs from before it). */
+  chunkScaling?: ChunkScaling;
   rss: { idle: number; peak: number; after: number; settleSeconds: number };
   /**
    * Gatehouse built from an older commit and measured as a fourth proxying target in the same rounds (its
@@ -274,6 +276,26 @@ function renderChunkPath(chunkPath: ChunkPathCost | undefined): string[] {
   return lines;
 }
 
+/** The chunk-scaling section: CPU per chunk at 1,000 and 64,000 chunks; a proxy priced per byte spends the same at both. */
+function renderChunkScaling(scaling: ChunkScaling | undefined): string[] {
+  if (!scaling) return [];
+  const lines = ['## CPU per chunk from 1,000 to 64,000 chunks', ''];
+  lines.push(
+    'Completion streams of 1,000 and 64,000 events, each event one write of the upstream double (bench/chunk-cost.ts), relayed by each proxy in turn; ' +
+      'medians of the rounds. What a proxy does once per stream (the call, its log row) is a larger share of the short stream; what it does per chunk is the same at both lengths, ' +
+      'unless its end-of-stream work rereads what it relayed.',
+  );
+  lines.push('');
+  const names = Object.keys(scaling.sizes[0]?.targets ?? {});
+  lines.push(`| chunks | ${names.map((name) => `${name} CPU / serving thread (µs per chunk)`).join(' | ')} |`);
+  lines.push(`|---|${names.map(() => '---').join('|')}|`);
+  for (const size of scaling.sizes) {
+    lines.push(`| ${size.chunks.toLocaleString('en')} | ${names.map((name) => `${fixed(size.targets[name].cpuUsPerChunk, 2)} / ${fixed(size.targets[name].mainThreadUsPerChunk, 2)}`).join(' | ')} |`);
+  }
+  lines.push('');
+  return lines;
+}
+
 export function renderReport(results: BenchResults, baseline?: BenchResults): { markdown: string } {
   const summary = summarize(results);
   const before = baseline ? summarize(baseline) : undefined;
@@ -351,6 +373,7 @@ export function renderReport(results: BenchResults, baseline?: BenchResults): { 
   );
   lines.push('');
   lines.push(...renderChunkPath(results.chunkPath));
+  lines.push(...renderChunkScaling(results.chunkScaling));
   if (results.variants?.length) {
     lines.push('## Other paths through Gatehouse');
     lines.push('');

@@ -24,7 +24,7 @@ import { measureMcpCall } from './mcp-cost.js';
 import { measureTeam } from './team.js';
 import { onInterrupt } from './interrupt.js';
 import { missedTargets, renderReport, summarize, type BenchResults } from './report.js';
-import { measureChunkPath, TINY_WRITES, type ChunkTarget } from './chunk-cost.js';
+import { measureChunkPath, measureChunkScaling, TINY_WRITES, type ChunkScalingTarget, type ChunkTarget } from './chunk-cost.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -182,6 +182,20 @@ function chunkTargets(upstreamPort: number, bare: ServerProcess, gatehouse: Serv
   ];
 }
 
+/** The proxies of the chunk-scaling row, each asking the upstream double for a stream of N events. */
+function scalingTargets(upstreamPort: number, bare: ServerProcess, gatehouse: ServerProcess, reference?: ServerProcess): ChunkScalingTarget[] {
+  const viaGatehouse = (name: 'Gatehouse' | 'reference', server: ServerProcess): ChunkScalingTarget => ({
+    name,
+    process: server,
+    request: (chunks) => ({ url: `http://127.0.0.1:${server.port}/v1/completions`, headers: gatehouseHeaders(upstreamPort, chunks) }),
+  });
+  return [
+    { name: 'bare proxy', process: bare, request: (chunks) => ({ url: `http://127.0.0.1:${bare.port}/chunks/${chunks}/v1/completions`, headers: gatehouseHeaders(upstreamPort, chunks) }) },
+    viaGatehouse('Gatehouse', gatehouse),
+    ...(reference ? [viaGatehouse('reference', reference)] : []),
+  ];
+}
+
 /** `--chunks-only`: the chunk-path row alone, printed (the full run takes a quarter of an hour). */
 async function chunksOnly(): Promise<void> {
   const bundles = await bundleServers();
@@ -200,6 +214,8 @@ async function chunksOnly(): Promise<void> {
     if (reference) servers.push(reference);
     say(`Chunk path: a stream of ${TINY_WRITES.toLocaleString('en')} writes of 8 bytes, ${plan.rounds} round(s)…`);
     await measureChunkPath(chunkTargets(upstream.port, bare, gatehouse, reference), plan.rounds, say);
+    say(`Chunk scaling: streams of 1,000 and 64,000 events, ${plan.rounds} round(s)…`);
+    await measureChunkScaling(scalingTargets(upstream.port, bare, gatehouse, reference), plan.rounds, say);
   } finally {
     for (const server of servers.reverse()) await server.stop();
     rmSync(workDir, { recursive: true, force: true });
@@ -423,6 +439,8 @@ async function main(): Promise<void> {
     // After the memory figures, so they stay those of the three proxying phases; the reference still runs.
     say(`Chunk path: a stream of ${TINY_WRITES.toLocaleString('en')} writes of 8 bytes per target and round…`);
     const chunkPath = await measureChunkPath(chunkTargets(upstream.port, bare, gatehouse, reference), plan.rounds, say);
+    say(`Chunk scaling: streams of 1,000 and 64,000 events per target and round…`);
+    const chunkScaling = await measureChunkScaling(scalingTargets(upstream.port, bare, gatehouse, reference), plan.rounds, say);
     say(`Gatehouse RSS: idle ${(idleRss / MB).toFixed(1)} MB, peak under load ${(peakRss / MB).toFixed(1)} MB, ${plan.settleSeconds} s after ${(afterRss / MB).toFixed(1)} MB`);
     let referenceResults: BenchResults['reference'];
     if (referenceBuild && reference) {
@@ -525,6 +543,7 @@ async function main(): Promise<void> {
       single: Object.fromEntries(single) as BenchResults['single'],
       streams: Object.fromEntries(streams) as BenchResults['streams'],
       chunkPath,
+      chunkScaling,
       rss: { idle: idleRss, peak: peakRss, after: afterRss, settleSeconds: plan.settleSeconds },
       reference: referenceResults,
       log: { rowsLogged: loggedRows, requestsAnswered: gatehouseRequests, writes: logWrites },

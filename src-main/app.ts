@@ -66,6 +66,7 @@ import { teamGatewayRoutes } from './admin/team-gateway-routes.js';
 import { teamRelayRoute } from './admin/team-relay.js';
 import { TeamGatewayStore } from './store/team-gateway.js';
 import type { TeamGatewayRepository } from './core/team-gateway.js';
+import { DEFAULT_PREPARE_LIMITS, type PrepareLimits } from './gateway/prepare/prepare-pool.js';
 
 export interface StartOptions {
   host?: string;
@@ -87,6 +88,8 @@ export interface StartOptions {
   clientTimeouts?: Partial<ClientTimeouts>;
   /** Tests lower these to prove silent and surplus connections are closed. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The preparing threads' limits (gateway/prepare/prepare-pool.ts); tests lower them to prove a body cannot hold or blow up a thread. */
+  prepareLimits?: Partial<PrepareLimits>;
   /** The clock of key limits (budget days and months, minute windows); tests pass a fake one. */
   limitsClock?: () => number;
   /** Team mode: how long Redis keeps a running call's reservation unrenewed (default 60 s; renewed every third of it). Tests shorten it. */
@@ -450,6 +453,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         limits: limits.limiter,
         modelAccess,
+        prepareLimits: options.prepareLimits && { ...DEFAULT_PREPARE_LIMITS, ...options.prepareLimits },
       },
       savedPrompts: storage.savedPrompts,
       mcpServers,

@@ -20,6 +20,7 @@ import type { Router } from './routing/router.js';
 import { LimitExceeded, type KeyLimiter, type LimitTicket } from './limits/limiter.js';
 import { CallAdmission } from './limits/call-admission.js';
 import { decodeGeneration, readRawBody, type Generation, type RawBody } from './request-body.js';
+import type { PrepareLimits } from './prepare/prepare-pool.js';
 import { callSecrets, REQUEST_FINISHED, type CallContext, type Served } from './call-context.js';
 import { serveGeneration } from './generation-call.js';
 import { serveRoute } from './routed-call.js';
@@ -40,6 +41,8 @@ export interface ProxyDependencies {
   limits?: KeyLimiter;
   /** Which models each key may call; absent = every key every model. */
   modelAccess?: Pick<ModelAccess, 'check'>;
+  /** The preparing threads' limits for bodies read off this thread (prepare/); absent = the defaults. */
+  prepareLimits?: PrepareLimits;
   /**
    * A caller already authenticated by someone else (the admin Playground runs a virtual key picked by
    * name); when set, the request's own key headers are not read.
@@ -148,11 +151,13 @@ function bodyStep(call: Admitted): BodyRead | Promise<BodyRead> {
 function dialectStep(call: BodyRead): Decoded | Promise<Decoded> {
   const { route, body, caller } = call;
   if (!body || route === 'models') return { ...call, generation: undefined, embeddings: undefined };
+  // A client that leaves while its body waits for a preparing thread takes its job back.
+  const preparing = { limits: call.deps.prepareLimits, signal: call.abort };
   if ('embeddings' in route) {
-    const read = readEmbeddings(body, route.embeddings, caller);
+    const read = readEmbeddings(body, route.embeddings, caller, preparing);
     return read instanceof Promise ? read.then((embeddings) => ({ ...call, generation: undefined, embeddings })) : { ...call, generation: undefined, embeddings: read };
   }
-  const decoded = decodeGeneration(body, route as GenerationRoute, caller);
+  const decoded = decodeGeneration(body, route as GenerationRoute, caller, preparing);
   return decoded instanceof Promise ? decoded.then((generation) => ({ ...call, generation, embeddings: undefined })) : { ...call, generation: decoded, embeddings: undefined };
 }
 

@@ -16,7 +16,7 @@ import { traitsOf, type RequestTraits } from './routing/conditions.js';
 import { estimateInputTokens } from './token-estimate.js';
 import type { TokenCount } from './token-count.js';
 import { encodeForTarget } from './plan-call.js';
-import { OFF_THREAD_MIN_BYTES, prepareGeneration } from './prepare/prepare-pool.js';
+import { OFF_THREAD_MIN_BYTES, prepareGeneration, type PrepareContext } from './prepare/prepare-pool.js';
 
 /** What a generation request asks, as routing, limits and the record read it; the parsed body stays with its reader. */
 export type CallRequest = Omit<RoutedRequest, 'body'>;
@@ -185,7 +185,7 @@ export function parseGeneration(body: RawBody, route: GenerationRoute, defaultMo
  * OFF_THREAD_MIN_BYTES is read here (a thread hop costs more than it saves); a larger one is read, checked
  * and decoded by a preparing thread, which hands back the call's facts and later each target's encoded bytes.
  */
-export type DecodeGeneration = (body: RawBody, route: GenerationRoute, caller: Caller) => Generation | Promise<Generation>;
+export type DecodeGeneration = (body: RawBody, route: GenerationRoute, caller: Caller, preparing?: PrepareContext) => Generation | Promise<Generation>;
 
-export const decodeGeneration: DecodeGeneration = (body, route, caller) =>
-  (body.bytes.length >= OFF_THREAD_MIN_BYTES && prepareGeneration(body, route, defaultModelOf(caller))) || readGeneration(body, route, caller);
+export const decodeGeneration: DecodeGeneration = (body, route, caller, preparing) =>
+  (body.bytes.length >= OFF_THREAD_MIN_BYTES && prepareGeneration(body, route, defaultModelOf(caller), preparing)) || readGeneration(body, route, caller);

@@ -9,6 +9,9 @@ export const MAX_STREAM_FRAME_BYTES = 16 * 1024 * 1024;
 export const oversizedStreamPiece = (what: string, size: number, provider?: string): GatewayError =>
   new GatewayError(502, 'gateway_error', `The provider stream sent ${what} of ${size} bytes or more, over the ${MAX_STREAM_FRAME_BYTES}-byte limit`, null, 'bad_provider_response', provider);
 
+const LF = 0x0a;
+const CR = 0x0d;
+
 /**
  * The length of the line a relayed byte stream is in, chunk by chunk: a passthrough stream is not parsed,
  * but a line that never ends must not go on for ever either (the client would hold it whole).
@@ -16,12 +19,12 @@ export const oversizedStreamPiece = (what: string, size: number, provider?: stri
 export class LineLength {
   private current = 0;
   /** Adds a chunk; true once the open line is over the bound. */
-  overAfter(chunk: Buffer): boolean {
-    // A CR counts only after the last LF: most chunks end in one, and the rest is not searched again.
-    const lastFeed = chunk.lastIndexOf(0x0a);
-    const lastReturn = lastFeed === chunk.length - 1 ? -1 : chunk.subarray(lastFeed + 1).lastIndexOf(0x0d);
-    const lastBreak = lastReturn === -1 ? lastFeed : lastFeed + 1 + lastReturn;
-    this.current = lastBreak < 0 ? this.current + chunk.length : chunk.length - lastBreak - 1;
+  overAfter(chunk: Uint8Array): boolean {
+    // One pass from the chunk's end to its last LF or CR: most chunks end in one, so this reads a byte or two
+    // (two native searches, a view and their calls were a few hundred ns of every relayed chunk).
+    let at = chunk.length - 1;
+    while (at >= 0 && chunk[at] !== LF && chunk[at] !== CR) at--;
+    this.current = at < 0 ? this.current + chunk.length : chunk.length - at - 1;
     return this.current > MAX_STREAM_FRAME_BYTES;
   }
 }

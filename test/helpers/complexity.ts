@@ -41,12 +41,16 @@ export interface Growth {
   ratio: number;
 }
 
-// A full collection before each timing: the garbage of the runs before is not charged to this one.
+// A full collection once per row, before its inputs are built: the garbage of the rows before is not charged
+// to this one. Before each timing only the young generation is collected (a scavenge, about a millisecond):
+// a full collection of this process (the gateway, the MCP server, the codecs) took about 45 ms, and one before
+// every timing was two thirds of the suite's CPU. What a run leaves in the old generation is small beside its
+// input, and a collection it sets off lands in some runs, not in their minimum.
 setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+const collectGarbage = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
 
 async function timeOnce<Input>(row: ComplexityRow<Input>, input: Input, repeat: number): Promise<number> {
-  collectGarbage();
+  collectGarbage({ type: 'minor' });
   const started = process.cpuUsage();
   for (let i = 0; i < repeat; i++) {
     const out = row.run(input);
@@ -65,6 +69,7 @@ async function timeOnce<Input>(row: ComplexityRow<Input>, input: Input, repeat: 
  * superlinear row takes seconds per run at 8n: one sample says enough).
  */
 export async function measureGrowth<Input>(row: ComplexityRow<Input>, runs = 3): Promise<Growth> {
+  collectGarbage();
   const small = row.build(row.n);
   const large = row.build(row.n * 8);
   const started = performance.now();

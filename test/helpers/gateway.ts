@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startGatehouse, type RunningGatehouse, type StartOptions } from '../../src-main/app.js';
 import type { ClientTimeouts } from '../../src-main/gateway/server.js';
 import type { ConnectionLimits } from '../../src-main/gateway/connection-guard.js';
+import type { PrepareLimits } from '../../src-main/gateway/prepare/prepare-pool.js';
 
 export const TEST_GATEWAY_KEY = 'gh-test-gateway-key-0123456789';
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -30,6 +31,8 @@ export interface StartGatewayOptions {
   maxBodyBytes?: number;
   clientTimeouts?: Partial<ClientTimeouts>;
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The preparing threads' limits (threads, queue, time and heap per job). */
+  prepareLimits?: Partial<PrepareLimits>;
   /** A fake clock for key limits (budget days and months, minute windows). */
   limitsClock?: () => number;
   /** Team mode: how long Redis keeps a running call's reservation unrenewed (default 60 s). */
@@ -56,6 +59,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     maxBodyBytes: options.maxBodyBytes,
     clientTimeouts: options.clientTimeouts,
     connectionLimits: options.connectionLimits,
+    prepareLimits: options.prepareLimits,
     limitsClock: options.limitsClock,
     reservationTtlMs: options.reservationTtlMs,
     refusalWindowMs: options.refusalWindowMs,

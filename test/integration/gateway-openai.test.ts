@@ -108,6 +108,10 @@ describe('POST /v1/completions through an OpenAI-format provider', () => {
     const usageChunk = JSON.parse(events.at(-2)!.slice(6));
     expect(usageChunk.choices).toEqual([]);
     expect(usageChunk.usage.total_tokens).toBe(8);
+    // The usage the relay read as the stream passed is the log row's.
+    gateway.flushLog();
+    const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { stream: boolean; promptTokens: number; completionTokens: number }[] };
+    expect(items[0]).toMatchObject({ stream: true, promptTokens: usageChunk.usage.prompt_tokens, completionTokens: usageChunk.usage.completion_tokens });
   });
 
   it('writes the first stream event to the client before the provider finished', async () => {

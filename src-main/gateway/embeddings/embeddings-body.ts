@@ -4,11 +4,11 @@
 import type { Caller } from '../../core/keys.js';
 import { isPlainObject } from '../../core/plain-object.js';
 import { defaultModelOf, parseJsonBody, type RawBody } from '../request-body.js';
-import { OFF_THREAD_MIN_BYTES, prepareEmbeddings } from '../prepare/prepare-pool.js';
+import { OFF_THREAD_MIN_BYTES, prepareEmbeddings, type PrepareContext } from '../prepare/prepare-pool.js';
 import type { EmbeddingsInbound, EmbeddingsIngress } from './embeddings-ingress.js';
 
-export function readEmbeddings(body: RawBody, ingress: EmbeddingsIngress, caller: Caller): EmbeddingsInbound | Promise<EmbeddingsInbound> {
-  if (body.bytes.length >= OFF_THREAD_MIN_BYTES) return prepareEmbeddings(body, ingress, defaultModelOf(caller));
+export function readEmbeddings(body: RawBody, ingress: EmbeddingsIngress, caller: Caller, preparing?: PrepareContext): EmbeddingsInbound | Promise<EmbeddingsInbound> {
+  if (body.bytes.length >= OFF_THREAD_MIN_BYTES) return prepareEmbeddings(body, ingress, defaultModelOf(caller), preparing);
   return parseEmbeddings(body, ingress, defaultModelOf(caller));
 }
 

@@ -2,6 +2,7 @@
 // would — scan, parse, the dialect's check, decode, count, encode, with the same code — and answers with
 // small facts or encoded bytes. It keeps nothing between jobs: each job parses the body it is given.
 import { parentPort } from 'node:worker_threads';
+import { WORKER_READY } from '../../core/worker-pool.js';
 import { setModelOverrides } from '../../catalog/catalog.js';
 import { refuseUnsafeJson } from '../../core/json-scan.js';
 import type { CanonicalRequest } from '../../codecs/canonical.js';
@@ -88,3 +89,5 @@ parentPort!.on('message', ({ id, job }: { id: number; job: PrepareJob }) => {
     (error: unknown) => parentPort!.postMessage({ id, failure: failureData(error) }),
   );
 });
+// Loaded: the pool starts each job's clock from here on (gateway/prepare/prepare-pool.ts).
+parentPort!.postMessage(WORKER_READY);

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { AnswerQuirk, ProviderCall } from '../../providers/types.js';
 import type { UpstreamResponse } from '../../providers/upstream.js';
-import { usageFromBody } from '../../codecs/usage-from-body.js';
+import { StreamUsage, usageFromBody } from '../../codecs/usage-from-body.js';
 import { sseData, SSE_DONE } from '../sse.js';
 import { LineLength, MAX_STREAM_FRAME_BYTES, oversizedStreamPiece } from '../stream-bounds.js';
 import { readHeldJson, relayedHeaders, relayProviderError, streamFailure, upstreamEvents } from './provider-answer.js';
@@ -86,6 +86,9 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   let endsOnEventBoundary = true;
   const decoder = new StringDecoder('utf8');
   const line = isEventStream ? new LineLength() : undefined;
+  const dialect = options.ingress?.dialect ?? null;
+  // An SSE stream's usage is read as it passes, never by reading the captured text again at its end.
+  const usage = isEventStream && options.stream ? new StreamUsage(dialect, MAX_STREAM_FRAME_BYTES) : undefined;
   try {
     await pipeChunks(upstream.body, res, (chunk) => {
       ttfbMs ??= performance.now() - options.started;
@@ -94,9 +97,12 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
       // The decoder holds back a character split between chunks until its last bytes arrive.
       const text = decoder.write(chunk);
       capture.add(text);
+      usage?.feed(text);
       endsOnEventBoundary = text.endsWith('\n\n');
     });
-    capture.add(decoder.end());
+    const rest = decoder.end();
+    capture.add(rest);
+    usage?.feed(rest);
   } catch (error) {
     if (res.destroyed) return { status: 499, ttfbMs, error: 'The client closed the connection', responseBody: capture.text() };
     const failure = streamFailure(error, options.signal, options.adapter.slug);
@@ -113,7 +119,8 @@ export async function relayPassthrough(res: ServerResponse, upstream: UpstreamRe
   }
   res.end();
   const responseBody = capture.text();
-  return { status: upstream.status, ttfbMs, error: null, responseBody, usage: usageFromBody(responseBody, options.stream, options.ingress?.dialect ?? null) };
+  // A whole answer (or a stream that is no SSE: Gemini's JSON array) is read once, here.
+  return { status: upstream.status, ttfbMs, error: null, responseBody, usage: usage ? usage.end() : usageFromBody(responseBody, options.stream, dialect) };
 }
 
 /** A whole answer the provider's quirk puts right (Azure's blank model): parsed, put right, sent. */

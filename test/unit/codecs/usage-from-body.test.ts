@@ -1,7 +1,7 @@
 // Usage read out of an answer as the client received it, in each client dialect's own shape, into
 // canonical Usage: input tokens count every prompt token (cached ones included).
 import { describe, expect, it } from 'vitest';
-import { answeredModel, dialectOfPath, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
+import { answeredModel, dialectOfPath, StreamUsage, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
 import type { Usage } from '../../../src-main/codecs/canonical.js';
 
 /** The answer reported no usage. */
@@ -130,6 +130,26 @@ const cases: Array<{ name: string; dialect: string | null; stream: boolean; body
 describe('usageFromBody', () => {
   it.each(cases)('$name', ({ body, stream, dialect, expected }) => {
     expect(usageFromBody(body, stream, dialect)).toEqual(expected);
+  });
+});
+
+// The passthrough relay reads an SSE stream's usage as it passes (relay/passthrough.ts): the same figures as
+// the whole text read at the end, however the stream is cut into pieces.
+describe('StreamUsage', () => {
+  const streamed = cases.filter(({ stream, body }) => stream && !body.trimStart().startsWith('['));
+  const read = (body: string, dialect: string | null, size: number) => {
+    const reader = new StreamUsage(dialect, 16 * 1024 * 1024);
+    for (let at = 0; at < body.length; at += size) reader.feed(body.slice(at, at + size));
+    return reader.end();
+  };
+  it.each(streamed)('$name', ({ body, dialect, expected }) => {
+    for (const size of [1, 7, 64, body.length]) expect(read(body, dialect, size), `in pieces of ${size}`).toEqual(expected);
+  });
+  it('gives up, with no usage, on an event over its bound rather than holding it', () => {
+    const reader = new StreamUsage('openai-chat', 1024);
+    reader.feed(`data: {"usage":{"prompt_tokens":1,"completion_tokens":1},"x":"${'a'.repeat(2048)}`);
+    reader.feed('"}\n\n');
+    expect(reader.end()).toBeUndefined();
   });
 });
 

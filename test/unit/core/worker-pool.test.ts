@@ -7,6 +7,7 @@ import { JobFailed, PoolBusy, WorkerPool, WorkerStopped } from '../../../src-mai
 // Doubles a number; 'crash' ends the thread; 'hold' answers after 300 ms; 'fail' answers a failure.
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
+parentPort.postMessage({ ready: true });
 parentPort.on('message', ({ id, job }) => {
   if (job === 'crash') process.exit(3);
   if (job === 'fail') return parentPort.postMessage({ id, failure: { reason: 'refused' } });

@@ -16,8 +16,8 @@ import { scanJson } from '../../../src-main/core/json-scan.js';
 import { parseJsonBody, readGeneration, readRawBody } from '../../../src-main/gateway/request-body.js';
 import { readSseEvents } from '../../../src-main/gateway/sse.js';
 import { readEventStreamFrames } from '../../../src-main/gateway/aws-eventstream.js';
-import { LineLength } from '../../../src-main/gateway/stream-bounds.js';
-import { answeredModel, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
+import { LineLength, MAX_STREAM_FRAME_BYTES } from '../../../src-main/gateway/stream-bounds.js';
+import { answeredModel, StreamUsage, usageFromBody } from '../../../src-main/codecs/usage-from-body.js';
 import { estimatedUsage } from '../../../src-main/gateway/limits/usage-estimate.js';
 import { redactHeaders, redactSecrets, redactUrl } from '../../../src-main/core/redact.js';
 import { countTokens } from '../../../src-main/gateway/token-count.js';
@@ -230,7 +230,7 @@ row({
 row({ path: 'scanJson: a long string', n: 1 << 20, repeat: 10, build: (n) => Buffer.from(JSON.stringify({ text: 'a'.repeat(n) })), run: scanJson });
 row({ path: 'scanJson: strings full of escapes and backslashes', n: 50_000, repeat: 4, build: (n) => Buffer.from(JSON.stringify({ text: escapy(n), more: '\\'.repeat(n) })), run: scanJson });
 row({ path: 'scanJson: many short strings with escaped quotes', n: 20_000, build: (n) => Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => `\\"${i}\\"`))), run: scanJson });
-row({ path: 'parseJsonBody: many member names (one-word messages)', n: 10_000, build: (n) => { const bytes = messagesBody(n); return { bytes, text: bytes.toString() }; }, run: ({ bytes, text }) => parseJsonBody(bytes, text) });
+row({ path: 'parseJsonBody: many member names (one-word messages)', n: 4_000, build: (n) => { const bytes = messagesBody(n); return { bytes, text: bytes.toString() }; }, run: ({ bytes, text }) => parseJsonBody(bytes, text) });
 
 // SSE, Bedrock frames, the line bound.
 const sseEvents = (n: number): Buffer => Buffer.from(Array.from({ length: n }, (_, i) => `data: {"choices":[{"delta":{"content":"w${i}"}}]}\n\n`).join(''));
@@ -239,9 +239,9 @@ const drain = async (events: AsyncIterable<unknown>): Promise<number> => {
   for await (const _ of events) count++;
   return count;
 };
-row({ path: 'readSseEvents: many events in tiny chunks', n: 2_000, build: (n) => cut(sseEvents(n), 8), run: (chunks) => drain(readSseEvents(chunked(chunks))) });
-row({ path: 'readSseEvents: one long line in tiny chunks', n: 40_000, build: (n) => cut(Buffer.from(`data: ${'x'.repeat(n * 8)}\n\n`), 8), run: (chunks) => drain(readSseEvents(chunked(chunks))) });
-row({ path: 'readSseEvents: many events in one chunk', n: 10_000, build: (n) => [sseEvents(n)], run: (chunks) => drain(readSseEvents(chunked(chunks))) });
+row({ path: 'readSseEvents: many events in tiny chunks', n: 500, build: (n) => cut(sseEvents(n), 8), run: (chunks) => drain(readSseEvents(chunked(chunks))) });
+row({ path: 'readSseEvents: one long line in tiny chunks', n: 5_000, build: (n) => cut(Buffer.from(`data: ${'x'.repeat(n * 8)}\n\n`), 8), run: (chunks) => drain(readSseEvents(chunked(chunks))) });
+row({ path: 'readSseEvents: many events in one chunk', n: 3_000, build: (n) => [sseEvents(n)], run: (chunks) => drain(readSseEvents(chunked(chunks))) });
 row({ path: 'readSseEvents: one event of many data lines', n: 20_000, build: (n) => [Buffer.from(`${'data: x\n'.repeat(n)}\n`)], run: (chunks) => drain(readSseEvents(chunked(chunks))) });
 
 const frameCodec = new EventStreamCodec(toUtf8, fromUtf8);
@@ -252,12 +252,12 @@ const frame = (payload: string): Buffer =>
       body: fromUtf8(payload),
     }),
   );
-row({ path: 'readEventStreamFrames: many frames in tiny chunks', n: 1_000, build: (n) => cut(Buffer.concat(Array.from({ length: n }, (_, i) => frame(`{"delta":{"text":"w${i}"}}`))), 8), run: (chunks) => drain(readEventStreamFrames(chunked(chunks))) });
-row({ path: 'readEventStreamFrames: one large frame in tiny chunks', n: 20_000, build: (n) => cut(frame(JSON.stringify({ delta: { text: 'x'.repeat(n * 8) } })), 8), run: (chunks) => drain(readEventStreamFrames(chunked(chunks))) });
-row({ path: 'readEventStreamFrames: many frames in one chunk', n: 2_000, build: (n) => [Buffer.concat(Array.from({ length: n }, (_, i) => frame(`{"delta":{"text":"w${i}"}}`)))], run: (chunks) => drain(readEventStreamFrames(chunked(chunks))) });
+row({ path: 'readEventStreamFrames: many frames in tiny chunks', n: 250, build: (n) => cut(Buffer.concat(Array.from({ length: n }, (_, i) => frame(`{"delta":{"text":"w${i}"}}`))), 8), run: (chunks) => drain(readEventStreamFrames(chunked(chunks))) });
+row({ path: 'readEventStreamFrames: one large frame in tiny chunks', n: 3_000, build: (n) => cut(frame(JSON.stringify({ delta: { text: 'x'.repeat(n * 8) } })), 8), run: (chunks) => drain(readEventStreamFrames(chunked(chunks))) });
+row({ path: 'readEventStreamFrames: many frames in one chunk', n: 600, build: (n) => [Buffer.concat(Array.from({ length: n }, (_, i) => frame(`{"delta":{"text":"w${i}"}}`)))], run: (chunks) => drain(readEventStreamFrames(chunked(chunks))) });
 row({
   path: 'LineLength: many tiny chunks of one line',
-  n: 50_000,
+  n: 20_000,
   build: (n) => cut(Buffer.alloc(n * 8, 0x61), 8),
   run: (chunks: Buffer[]) => {
     const line = new LineLength();
@@ -284,14 +284,24 @@ const responsesStream = (n: number): string =>
   `${Array.from({ length: n }, (_, i) => `event: response.in_progress\ndata: {"type":"response.in_progress","response":{"usage":null,"n":${i}}}\n\n`).join('')}event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":4}}}\n\n`;
 const geminiArrayStream = (n: number): string => `[${Array.from({ length: n }, (_, i) => `{"candidates":[{"content":{"parts":[{"text":"w${i}"}]}}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":${i}}}`).join(',\n')}]`;
 row({ path: 'usageFromBody (Chat stream): "usage":null in every chunk', n: 10_000, repeat: 20, build: (n) => chatStream(n, true), run: (body) => usageFromBody(body, true, 'openai-chat') });
-row({ path: 'usageFromBody (Chat stream): no usage anywhere', n: 10_000, build: (n) => chatStream(n, true).replace(/"usage":\{[^}]*\}/, '"usage":null'), run: (body) => usageFromBody(body, true, 'openai-chat') });
-row({ path: 'usageFromBody (Messages stream): usage in every event', n: 5_000, build: messagesStream, run: (body) => usageFromBody(body, true, 'anthropic-messages') });
-row({ path: 'usageFromBody (Responses stream): usage:null in every event', n: 5_000, build: (n) => responsesStream(n).replace(/"usage":\{[^}]*\}\}/, '"usage":null}'), run: (body) => usageFromBody(body, true, 'openai-responses') });
-row({ path: 'usageFromBody (Gemini, one JSON array)', n: 5_000, build: geminiArrayStream, run: (body) => usageFromBody(body, true, 'gemini') });
+row({ path: 'usageFromBody (Chat stream): no usage anywhere', n: 1_000, build: (n) => chatStream(n, true).replace(/"usage":\{[^}]*\}/, '"usage":null'), run: (body) => usageFromBody(body, true, 'openai-chat') });
+row({ path: 'usageFromBody (Messages stream): usage in every event', n: 2_000, build: messagesStream, run: (body) => usageFromBody(body, true, 'anthropic-messages') });
+row({ path: 'usageFromBody (Responses stream): usage:null in every event', n: 1_000, build: (n) => responsesStream(n).replace(/"usage":\{[^}]*\}\}/, '"usage":null}'), run: (body) => usageFromBody(body, true, 'openai-responses') });
+row({ path: 'usageFromBody (Gemini, one JSON array)', n: 2_000, build: geminiArrayStream, run: (body) => usageFromBody(body, true, 'gemini') });
 row({ path: 'usageFromBody (Chat stream): "usage" on one long line many times', n: 20_000, build: (n) => `data: ${'"usage"'.repeat(n)}\n\n`, run: (body) => usageFromBody(body, true, 'openai-chat') });
 row({ path: 'answeredModel (Chat stream): "usage":null in every chunk', n: 10_000, repeat: 20, build: (n) => chatStream(n, true), run: (body) => answeredModel(body, true) });
-row({ path: 'usageFromBody (Chat stream): "usage":null in every chunk, lines ended by CR alone', n: 10_000, build: (n) => chatStream(n, true).replace(/"usage":\{[^}]*\}/, '"usage":null').replace(/\n/g, '\r'), run: (body) => usageFromBody(body, true, 'openai-chat') });
-row({ path: 'estimatedUsage (Chat stream): text in every chunk', n: 5_000, build: (n) => chatStream(n, false), run: (body) => estimatedUsage(1000, body, true) });
+row({ path: 'usageFromBody (Chat stream): "usage":null in every chunk, lines ended by CR alone', n: 1_000, build: (n) => chatStream(n, true).replace(/"usage":\{[^}]*\}/, '"usage":null').replace(/\n/g, '\r'), run: (body) => usageFromBody(body, true, 'openai-chat') });
+/** Reads a stream's usage as the passthrough relay does, piece by piece as the chunks arrive. */
+const streamUsageOf = (dialect: string, pieces: string[]) => {
+  const reader = new StreamUsage(dialect, MAX_STREAM_FRAME_BYTES);
+  for (const piece of pieces) reader.feed(piece);
+  return reader.end();
+};
+const eventPieces = (text: string): string[] => text.split(/(?<=\n\n)/);
+row({ path: 'StreamUsage (Chat stream, as it passes): "usage":null in every chunk', n: 2_000, build: (n) => eventPieces(chatStream(n, true)), run: (pieces) => streamUsageOf('openai-chat', pieces) });
+row({ path: 'StreamUsage (Messages stream, as it passes): usage in every event', n: 2_000, build: (n) => eventPieces(messagesStream(n)), run: (pieces) => streamUsageOf('anthropic-messages', pieces) });
+row({ path: 'StreamUsage (Chat stream, as it passes): 8-byte pieces', n: 1_000, build: (n) => cut(Buffer.from(chatStream(n, true)), 8).map(String), run: (pieces) => streamUsageOf('openai-chat', pieces) });
+row({ path: 'estimatedUsage (Chat stream): text in every chunk', n: 2_000, build: (n) => chatStream(n, false), run: (body) => estimatedUsage(1000, body, true) });
 
 // Redaction.
 row({ path: 'redactSecrets: a long text full of key-shaped strings', n: 20_000, build: (n) => Array.from({ length: n }, (_, i) => `sk-${'a'.repeat(11)} AKIA${i} ya29.x gh-vk- AIza sk-ant-`).join(' '), run: (text) => redactSecrets(text, ['a-secret-value-1234', undefined, 'another-secret-5678']) });
