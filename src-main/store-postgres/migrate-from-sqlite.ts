@@ -17,7 +17,7 @@ import { migrate, RENAME_TWIN_KEYS } from './schema.js';
  * Gatehouse's own bookkeeping, which an instance that only started (or stopped cleanly) leaves behind: the
  * schema version, change counters, live instances and their names, spend writers' marks. Not data to lose.
  */
-const BOOKKEEPING_TABLES = ['gatehouse_schema', 'generations', 'instances', 'instance_names', 'spend_writes'];
+const BOOKKEEPING_TABLES = ['gatehouse_schema', 'generations', 'instances', 'instance_names', 'spend_writes', 'log_batches'];
 const TEAM_TABLES = ['key_store', 'virtual_keys', 'gateway_keys', 'settings', 'routes', 'saved_prompts', 'key_limits', 'key_allowed_models', 'key_spend', 'mcp_servers', 'request_log', 'usage_daily', 'usage_monthly', 'log_spills'];
 const ROWS_PER_INSERT = 500;
 

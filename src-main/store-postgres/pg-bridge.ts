@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { GatewayError } from '../core/errors.js';
 import { copyText } from './copy-in.js';
-import { LOG_BATCH_PLAN, LOG_BATCH_WORKER_SOURCE } from './log-batch.js';
+import { LOG_BATCH_PLAN, LOG_BATCH_WORKER_SOURCE, type BatchMark } from './log-batch.js';
 
 export interface Statement {
   sql: string;
@@ -126,6 +126,12 @@ async function run(job) {
     downReason = String(error && error.message);
     throw error;
   }
+  // A connection that ends under a query (cut after its COMMIT) also raises 'error' on the client once the
+  // query has failed: unheard, it would end this thread, and every later piece of work would wait forever.
+  if (!client.gatehouseHeard) {
+    client.gatehouseHeard = true;
+    client.on('error', () => {});
+  }
   let broken = false;
   try {
     if (job.transaction) await client.query('BEGIN');
@@ -168,7 +174,7 @@ parentPort.on('message', (message) => {
     return;
   }
   // A log batch comes as its rows: its statements are built here, off the gateway's thread.
-  const job = async () => run(message.logBatch ? { statements: buildLogBatch(message.logBatch.rows, message.logBatch.instanceId), transaction: true } : message.job);
+  const job = async () => run(message.logBatch ? { statements: buildLogBatch(message.logBatch.rows, message.logBatch.instanceId, message.logBatch.mark), transaction: true } : message.job);
   const work = message.barrier ? () => chain.then(() => []) : job;
   const done = work().then(
     (results) => answer({ id: message.id, results }),
@@ -246,14 +252,14 @@ export class PgBridge {
    * statements are built on the bridge's thread. The first result holds the rows' ids, in order. `done`
    * is told as soon as the answer is taken, before any promise waiting for the same answer goes on.
    */
-  writeLogBatch(rows: unknown[][], instanceId: string | null, done: (outcome: { results: Results } | { error: Error }) => void): void {
+  writeLogBatch(rows: unknown[][], instanceId: string | null, mark: BatchMark, done: (outcome: { results: Results } | { error: Error }) => void): void {
     if (this.closed) {
       done({ error: new DatabaseUnavailableError('the store is closed') });
       return;
     }
     const id = ++this.nextId;
     this.pending.set(id, { resolve: (results) => done({ results }), reject: (error) => done({ error }) });
-    this.worker.postMessage({ id, ordered: true, logBatch: { rows, instanceId } });
+    this.worker.postMessage({ id, ordered: true, logBatch: { rows, instanceId, mark } });
   }
 
   /** run(), its outcome told to `done` as soon as the answer is taken, before any promise waiting for the same answer goes on. */

@@ -1,13 +1,15 @@
 // The request log in PostgreSQL. Rows are queued in memory by the shared RequestLog (store/request-log.ts:
 // bounded queue, retry of refused batches, listeners) and handed to the bridge's thread, which writes
-// each batch as one transaction (log-batch.ts: ids from the log's sequence, the rows by COPY, the batch's
+// each batch as one transaction (log-batch.ts: its mark, so a batch sent again is written once; ids from the log's sequence, the rows by COPY, the batch's
 // usage added to the daily and monthly totals, and the instance that served each call). While PostgreSQL
 // is away, batches are refused and wait in that queue, then are written when it is back.
+import { randomBytes } from 'node:crypto';
 import type { AttemptRecord } from '../core/call-record.js';
 import { EMBEDDINGS_DIALECT, type LogEntry, type LogEntryDetail, type LogQuery } from '../core/log-store.js';
 import { LIST_COLUMNS, toEntry, type Row, type RowValues } from '../store/log-row.js';
 import type { BatchOutcome, LogBatchWriter } from '../store/log-writer.js';
 import type { LogReader } from '../store/request-log.js';
+import { BATCH_IDS, isWrittenBefore } from './log-batch.js';
 import type { PgBridge } from './pg-bridge.js';
 import { searchQuery, searchWords } from './search-vector.js';
 
@@ -18,29 +20,70 @@ const FILTERED_SCAN = 5_000;
 
 export class PgLogWriter implements LogBatchWriter {
   private inFlight = 0;
+  /** This writer's marks in log_batches (log-batch.ts): no other writer, of any instance, has the same. */
+  readonly batchWriterId: string;
+  /** Batches answered whose marks are still there: the next batch's statement removes them. */
+  private forget = new Set<number>();
+  /** Batches handed over and not answered as written: their marks must stay. */
+  private readonly unsettled = new Set<number>();
 
   constructor(
     private readonly bridge: PgBridge,
     private readonly instanceId: string,
-  ) {}
+  ) {
+    this.batchWriterId = `${instanceId}/${randomBytes(12).toString('hex')}`;
+  }
 
   get rowsInFlight(): number {
     return this.inFlight;
   }
 
-  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void {
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void, batch: number): void {
     this.inFlight += rows.length;
-    this.bridge.writeLogBatch(rows, this.instanceId, (outcome) => {
+    this.unsettled.add(batch);
+    const forgotten = [...this.forget];
+    this.bridge.writeLogBatch(rows, this.instanceId, { writer: this.batchWriterId, seq: batch, forget: forgotten }, (outcome) => {
       this.inFlight -= rows.length;
-      done('error' in outcome ? outcome : { ids: outcome.results[0].map((row) => Number(row.id)) });
+      if ('error' in outcome) {
+        // Sent before and committed then, though its answer was lost: written, with the ids it got then.
+        if (isWrittenBefore(outcome.error)) this.idsWrittenBefore(batch, done);
+        else done(outcome);
+        return;
+      }
+      for (const seq of forgotten) this.forget.delete(seq);
+      this.written(batch);
+      done({ ids: outcome.results[0].map((row) => Number(row.id)) });
     });
+  }
+
+  private idsWrittenBefore(batch: number, done: (outcome: BatchOutcome) => void): void {
+    this.bridge.query<{ id: number }>(BATCH_IDS, [this.batchWriterId, batch]).then(
+      (found) => {
+        this.written(batch);
+        done({ ids: found.map((row) => Number(row.id)) });
+      },
+      (error: Error) => done({ error }),
+    );
+  }
+
+  private written(batch: number): void {
+    this.unsettled.delete(batch);
+    this.forget.add(batch);
   }
 
   async whenWritten(): Promise<void> {
     await this.bridge.whenOrderedDone(FLUSH_WAIT_MS);
   }
 
-  async close(): Promise<void> {}
+  /** The marks of the batches answered go; those of batches that may be spilled stay for the replay. */
+  async close(): Promise<void> {
+    if (this.forget.size === 0) return;
+    try {
+      await this.bridge.query('DELETE FROM log_batches WHERE writer = $1 AND NOT (seq = ANY($2::bigint[]))', [this.batchWriterId, [...this.unsettled]]);
+    } catch {
+      // Kept (PostgreSQL away): a short row each, harmless.
+    }
+  }
 }
 
 export type PgRow = Row & { instance_id: string | null; instance_name?: string | null };

@@ -387,6 +387,16 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       ALTER TABLE gateway_keys ADD COLUMN mcp_tools text, ADD COLUMN mcp_default text;
     `,
   },
+  {
+    version: 13,
+    description: 'the mark of each log batch (log-batch.ts): a batch whose COMMIT landed while its answer was lost is written once however often it is sent again',
+    sql: `
+      -- writer: one per log writer opened ('<instance id>/<random>'); seq: the batch's number, the same on
+      -- every retry and in the spill; ids: the ids its rows got. A second write of the batch is refused by the
+      -- primary key, so its rows are not added twice. The writer removes a mark once the batch is answered.
+      CREATE TABLE log_batches (writer text NOT NULL, seq bigint NOT NULL, ids bigint[] NOT NULL, written_at bigint NOT NULL, PRIMARY KEY (writer, seq));
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

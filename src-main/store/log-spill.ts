@@ -21,7 +21,8 @@ export function spillSqliteRows(dataDir: string): (unwritten: UnwrittenRows) => 
 export function replaySqliteSpills(db: SqliteDatabase, dataDir: string): Promise<number> {
   const writer = new SameThreadLogWriter(db);
   const mark = db.prepare('INSERT INTO log_spills (chunk, rows, written_at) VALUES (?, ?, ?) ON CONFLICT (chunk) DO NOTHING');
-  // The file's `unansweredAfter` is not used here: SQLite's writer answers every batch before the log
+  // The file's batch marks (and a version 2 file's `unansweredAfter`) are not used here: SQLite's writer
+  // names no batches (its refusals are certain), and answers every batch before the log
   // closes (written or refused), and a delete above an id would take another run's rows.
   const writeChunk = db.transaction((header: SpillHeader, index: number, rows: RowValues[]): number => {
     if (mark.run(`${header.id}/${index}`, rows.length, Date.now()).changes === 0) return 0;

@@ -22,9 +22,16 @@ export type BatchOutcome = { ids: number[] } | { error: Error };
 export interface LogBatchWriter {
   /**
    * Writes the rows, their search entries and their usage (usageOfBatch) in one transaction. The writer
-   * sums the usage itself: on the writer thread that work is off the gateway's thread.
+   * sums the usage itself: on the writer thread that work is off the gateway's thread. `batch` numbers the
+   * batch: a refused batch is handed over again whole, with the same rows and number.
    */
-  write(rows: RowValues[], done: (outcome: BatchOutcome) => void): void;
+  write(rows: RowValues[], done: (outcome: BatchOutcome) => void, batch: number): void;
+  /**
+   * Set by a writer that cannot tell whether a refused batch was committed (another server, whose answer
+   * can be lost after its COMMIT): it writes each batch once by its number, and the spill keeps every batch
+   * handed over whole, under this id and its number, for the replay to write it once too.
+   */
+  readonly batchWriterId?: string;
   /** Rows handed over whose batch is not answered yet. */
   readonly rowsInFlight: number;
   /**

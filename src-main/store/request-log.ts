@@ -36,10 +36,17 @@ export interface UnwrittenRows {
   rows: Iterable<RowValues>;
   count: number;
   /**
-   * The highest id a batch of this log was answered with (0 when none). Batches handed over after it and
-   * never answered may still have been committed (an answer lost on the way): such rows have higher ids.
+   * With a writer that names itself (LogBatchWriter.batchWriterId): the batches handed over and not known
+   * to be written (refused, or never answered), which may have been committed all the same. Their rows come
+   * first in `rows`, batch after batch in this order, each whole; the queued rows (never handed over) follow.
    */
-  lastWrittenId: number;
+  batches?: { writer: string; seq: number; rows: number }[];
+}
+
+/** A batch handed over at least once: handed over again as it is, with its number. */
+interface Batch {
+  seq: number;
+  rows: RowValues[];
 }
 
 /**
@@ -67,8 +74,9 @@ const RETRY_FLUSH_MS = 1_000;
 
 export class RequestLog implements RequestLogStore {
   private queue: RedactedCallRecord[] = [];
-  /** Rows of batches the database refused, oldest first, written again before the queue. */
-  private refused: RedactedCallRecord[] = [];
+  /** Batches the database refused, oldest first, written again (each whole, with its number) before the queue. */
+  private refused: Batch[] = [];
+  private refusedRows = 0;
   private timer: NodeJS.Timeout | null = null;
   /** A full batch is handed over on the next turn of the event loop: one such turn at a time. */
   private handOverSoon = false;
@@ -89,11 +97,10 @@ export class RequestLog implements RequestLogStore {
   private lastDropReport = -Infinity;
   /** Rows dropped since start (the bounded queue overflowed, or the log closed with rows it could not keep), for /metrics. */
   private droppedTotal = 0;
-  /** Batches handed over and not answered yet, by the order they were handed over in. */
-  private readonly unanswered = new Map<number, RowValues[]>();
+  /** Batches handed over and not answered yet, by their number. */
+  private readonly unanswered = new Map<number, Batch>();
+  /** The last batch's number. */
   private handedOver = 0;
-  /** The highest id a batch was answered with. */
-  private lastWrittenId = 0;
   private readonly spill: ((unwritten: UnwrittenRows) => void) | undefined;
   private readonly instance: { id: string; name: string } | undefined;
 
@@ -137,7 +144,7 @@ export class RequestLog implements RequestLogStore {
 
   /** Rows not written yet: queued, or refused by the database and waiting for another try. */
   get pendingCount(): number {
-    return this.refused.length + this.queue.length;
+    return this.refusedRows + this.queue.length;
   }
 
   /**
@@ -165,32 +172,44 @@ export class RequestLog implements RequestLogStore {
       this.timer = null;
     }
     if (this.pendingCount === 0) return;
-    const room = evenIfBehind ? Infinity : MAX_ROWS_IN_WRITER - this.writer.rowsInFlight;
-    if (room > 0) {
-      const waiting = this.refused.length ? this.refused.concat(this.queue) : this.queue;
-      const batch = waiting.length > room ? waiting.slice(0, room) : waiting;
-      this.refused = [];
-      this.queue = batch === waiting ? [] : waiting.slice(room);
-      const rows = batch.map(toRowValues);
-      const order = ++this.handedOver;
-      this.unanswered.set(order, rows);
-      this.writer.write(rows, (outcome) => {
-        // Answered after the log closed: its rows were already counted or spilled as unanswered.
-        if (!this.unanswered.delete(order)) return;
-        this.afterWrite(batch, rows, outcome);
-      });
+    let room = evenIfBehind ? Infinity : MAX_ROWS_IN_WRITER - this.writer.rowsInFlight;
+    // Refused batches first, each as it was (its rows may have been committed already: a writer that
+    // cannot know recognizes it by its number). Whole, so one may go a little over the room.
+    while (room > 0 && this.refused.length > 0) {
+      const batch = this.refused.shift()!;
+      this.refusedRows -= batch.rows.length;
+      room -= batch.rows.length;
+      this.send(batch);
+    }
+    if (room > 0 && this.queue.length > 0) {
+      const taken = this.queue.length > room ? this.queue.slice(0, room) : this.queue;
+      this.queue = taken === this.queue ? [] : this.queue.slice(room);
+      this.send({ seq: ++this.handedOver, rows: taken.map(toRowValues) });
     }
     if (this.pendingCount > 0 && !this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs);
   }
 
-  private afterWrite(batch: RedactedCallRecord[], rows: RowValues[], outcome: BatchOutcome): void {
+  private send(batch: Batch): void {
+    this.unanswered.set(batch.seq, batch);
+    this.writer.write(
+      batch.rows,
+      (outcome) => {
+        // Answered after the log closed: its rows were already counted or spilled as unanswered.
+        if (!this.unanswered.delete(batch.seq)) return;
+        this.afterWrite(batch, outcome);
+      },
+      batch.seq,
+    );
+  }
+
+  private afterWrite(batch: Batch, outcome: BatchOutcome): void {
+    const rows = batch.rows;
     if ('error' in outcome) {
       this.keepForRetry(batch, outcome.error);
       return;
     }
-    for (const id of outcome.ids) if (id > this.lastWrittenId) this.lastWrittenId = id;
     if (this.failingSince !== null) {
-      console.error(`Gatehouse: request log writes work again; ${batch.length} waiting rows written.`);
+      console.error(`Gatehouse: request log writes work again; ${rows.length} waiting rows written.`);
       this.failingSince = null;
     }
     // Entries for the listeners (the admin event stream) are built only when someone listens.
@@ -209,25 +228,40 @@ export class RequestLog implements RequestLogStore {
    * A database that refuses the write (locked by another program past the busy timeout, disk full) must
    * neither take the gateway down nor lose the rows: they wait, ahead of newer ones, for a later try.
    */
-  private keepForRetry(batch: RedactedCallRecord[], error: Error): void {
-    this.refused = this.refused.concat(batch);
+  private keepForRetry(batch: Batch, error: Error): void {
+    // In number order: the oldest rows are written (and dropped, when too many wait) first.
+    let at = this.refused.length;
+    while (at > 0 && this.refused[at - 1].seq > batch.seq) at--;
+    this.refused.splice(at, 0, batch);
+    this.refusedRows += batch.rows.length;
     if (this.failingSince === null) {
       this.failingSince = Date.now();
-      console.error(`Gatehouse: could not write ${batch.length} request log rows (${error.message}); retrying every ${RETRY_FLUSH_MS / 1000} s.`);
+      console.error(`Gatehouse: could not write ${batch.rows.length} request log rows (${error.message}); retrying every ${RETRY_FLUSH_MS / 1000} s.`);
     }
     this.dropOldest();
     if (!this.closed && !this.timer) this.timer = setTimeout(() => this.handOver(), RETRY_FLUSH_MS);
   }
 
-  /** Keeps the waiting rows within MAX_PENDING_ROWS by dropping the oldest, and says so now and then. */
+  /**
+   * Keeps the waiting rows within MAX_PENDING_ROWS by dropping the oldest, and says so now and then. A
+   * refused batch goes whole (a part of it could not be told from the batch again), so a few more may go.
+   */
   private dropOldest(): void {
-    const excess = this.pendingCount - MAX_PENDING_ROWS;
+    let excess = this.pendingCount - MAX_PENDING_ROWS;
     if (excess <= 0) return;
-    const fromRefused = Math.min(excess, this.refused.length);
-    this.refused.splice(0, fromRefused);
-    this.queue.splice(0, excess - fromRefused);
-    this.droppedUnreported += excess;
-    this.droppedTotal += excess;
+    let dropped = 0;
+    while (excess > 0 && this.refused.length > 0) {
+      const batch = this.refused.shift()!;
+      this.refusedRows -= batch.rows.length;
+      excess -= batch.rows.length;
+      dropped += batch.rows.length;
+    }
+    if (excess > 0) {
+      this.queue.splice(0, excess);
+      dropped += excess;
+    }
+    this.droppedUnreported += dropped;
+    this.droppedTotal += dropped;
     const now = Date.now();
     if (now - this.lastDropReport < DROP_REPORT_INTERVAL_MS) return;
     console.error(
@@ -285,21 +319,23 @@ export class RequestLog implements RequestLogStore {
    * spill; those it cannot take are lost, and counted.
    */
   private keepUnwritten(): void {
-    const waiting = this.refused.concat(this.queue);
-    const handedOver = [...this.unanswered.values()];
+    const handedOver = [...this.refused, ...this.unanswered.values()].sort((a, b) => a.seq - b.seq);
+    const waiting = this.queue;
     this.refused = [];
+    this.refusedRows = 0;
     this.queue = [];
     this.unanswered.clear();
-    const count = waiting.length + handedOver.reduce((sum, rows) => sum + rows.length, 0);
+    const count = waiting.length + handedOver.reduce((sum, batch) => sum + batch.rows.length, 0);
     if (count === 0) return;
-    // Each row carries its own time: the order they are kept in does not matter.
+    // Each row carries its own time: apart from the batches being kept whole, the order does not matter.
     function* rows(): Generator<RowValues> {
-      for (const batch of handedOver) yield* batch;
+      for (const batch of handedOver) yield* batch.rows;
       for (const input of waiting) yield toRowValues(input);
     }
+    const writer = this.writer.batchWriterId;
     try {
       if (!this.spill) throw new Error('the store keeps no rows across a restart');
-      this.spill({ rows: rows(), count, lastWrittenId: this.lastWrittenId });
+      this.spill({ rows: rows(), count, batches: writer === undefined ? undefined : handedOver.map((batch) => ({ writer, seq: batch.seq, rows: batch.rows.length })) });
     } catch (error) {
       this.droppedTotal += count;
       console.error(`Gatehouse: ${count} request log rows could not be written or kept, and are lost (${(error as Error).message}).`);

@@ -32,19 +32,35 @@ const WRITE_CHUNK_CHARS = 1024 * 1024;
 /** The first line of a spill file. */
 export interface SpillHeader {
   format: typeof FORMAT;
-  /** 2: spend as numbered writes (key-limits.ts); 1 (read still): spend as plain amounts. */
-  version: 2;
+  /**
+   * 3: the log's batches named (`batches`); 2 (read still): spend as numbered writes (key-limits.ts);
+   * 1 (read still): spend as plain amounts.
+   */
+  version: 3;
   id: string;
   /** The instance that served the rows: they are written as its rows. */
   instanceId: string;
   createdAt: number;
   /**
-   * Rows of that instance above this id may be committed copies of this file's rows (a batch whose answer
-   * never came back); the first chunk deletes them before it writes. null: none can be (spend only).
+   * Version 2 only: rows of that instance above this id may be committed copies of this file's rows (a
+   * batch whose answer never came back); the first chunk deletes them before it writes.
    */
-  unansweredAfter: number | null;
+  unansweredAfter?: number | null;
+  /**
+   * The log's batches handed over and not known to be written (UnwrittenRows.batches): the first rows of
+   * the file, in this order. Each is written as one chunk under its own mark, which refuses it when the
+   * batch was committed before; the spend and the rest come in chunks of their own.
+   */
+  batches: SpillBatch[];
   rows: number;
   spend: SpendWrite[];
+}
+
+/** A batch of the log, as its writer numbered it. */
+export interface SpillBatch {
+  writer: string;
+  seq: number;
+  rows: number;
 }
 
 export interface SpillContent {
@@ -52,7 +68,7 @@ export interface SpillContent {
   /** Made one at a time as they are written: a stop need not hold them all at once beside the queue. */
   rows: Iterable<RowValues>;
   rowCount: number;
-  unansweredAfter: number | null;
+  batches?: SpillBatch[];
   spend: SpendWrite[];
 }
 
@@ -64,11 +80,11 @@ export function writeSpill(dataDir: string, content: SpillContent, prefix = SPIL
   const temporary = `${file}.tmp`;
   const header: SpillHeader = {
     format: FORMAT,
-    version: 2,
+    version: 3,
     id,
     instanceId: content.instanceId,
     createdAt: Date.now(),
-    unansweredAfter: content.unansweredAfter,
+    batches: content.batches ?? [],
     rows: content.rowCount,
     spend: content.spend,
   };
@@ -108,7 +124,7 @@ export function writeSpill(dataDir: string, content: SpillContent, prefix = SPIL
 export function spillRows(dataDir: string, instanceId: string, prefix = SPILL_PREFIX): (unwritten: UnwrittenRows) => void {
   const store = prefix === SPILL_PREFIX ? 'PostgreSQL' : 'The database';
   return (unwritten) => {
-    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, unansweredAfter: unwritten.lastWrittenId, spend: [] }, prefix);
+    const file = writeSpill(dataDir, { instanceId, rows: unwritten.rows, rowCount: unwritten.count, batches: unwritten.batches, spend: [] }, prefix);
     if (file) console.error(`Gatehouse: ${store} did not take ${unwritten.count} request log rows; kept in ${file} and written at the next start.`);
   };
 }
@@ -123,10 +139,11 @@ export function spillFiles(dataDir: string, prefix = SPILL_PREFIX): string[] {
 }
 
 /**
- * Writes one chunk of a file (and, with chunk 0, its spend and the removal of unanswered copies) exactly
- * once: it records `<file id>/<index>` with it in one transaction, and returns 0 for a chunk recorded before.
+ * Writes one chunk of a file (and, with chunk 0, its spend) exactly once: it records `<file id>/<index>`
+ * with it in one transaction, and returns 0 for a chunk recorded before. `batch`: the chunk is that batch
+ * of the log, whole (a store that may hold it already writes it under the batch's own mark).
  */
-export type SpillChunkWriter = (header: SpillHeader, index: number, rows: RowValues[]) => Promise<number> | number;
+export type SpillChunkWriter = (header: SpillHeader, index: number, rows: RowValues[], batch?: SpillBatch) => Promise<number> | number;
 
 /** replaySpills for any store: every file of `prefix` in `dataDir`, written chunk by chunk by `writeChunk`, then removed. */
 export async function replaySpillFiles(dataDir: string, prefix: string, writeChunk: SpillChunkWriter): Promise<number> {
@@ -149,13 +166,22 @@ export async function replaySpillFiles(dataDir: string, prefix: string, writeChu
 class SpillFileError extends Error {}
 
 function readHeader(value: unknown): SpillHeader {
-  const header = value as (Omit<SpillHeader, 'version' | 'spend'> & { version: 1; spend: SpendDelta[] }) | (SpillHeader & { version: 2 });
-  if (header?.format !== FORMAT || (header.version !== 1 && header.version !== 2) || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
+  const header = value as
+    | (Omit<SpillHeader, 'version' | 'spend' | 'batches'> & { version: 1; spend: SpendDelta[] })
+    | (Omit<SpillHeader, 'version' | 'batches'> & { version: 2 })
+    | SpillHeader;
+  if (header?.format !== FORMAT || ![1, 2, 3].includes(header.version) || typeof header.id !== 'string' || typeof header.instanceId !== 'string' || !Array.isArray(header.spend)) {
     throw new SpillFileError('not a spill file of a version this Gatehouse reads');
   }
-  if (header.version === 2) return header;
+  if (header.version === 3) {
+    if (!Array.isArray(header.batches) || header.batches.some((batch) => typeof batch?.writer !== 'string' || !Number.isSafeInteger(batch.seq) || !Number.isSafeInteger(batch.rows) || batch.rows < 1)) {
+      throw new SpillFileError('its batches are not readable');
+    }
+    return header;
+  }
+  if (header.version === 2) return { ...header, version: 3, batches: [] };
   // Version 1 kept the amounts unnumbered, as one write: numbered here by the file, which log_spills already keeps from being written twice.
-  return { ...header, version: 2, spend: header.spend.length > 0 ? [{ writer: `spill/${header.id}`, seq: 1, spend: header.spend }] : [] };
+  return { ...header, version: 3, batches: [], spend: header.spend.length > 0 ? [{ writer: `spill/${header.id}`, seq: 1, spend: header.spend }] : [] };
 }
 
 async function replayFile(writeChunk: SpillChunkWriter, file: string): Promise<number> {
@@ -165,8 +191,13 @@ async function replayFile(writeChunk: SpillChunkWriter, file: string): Promise<n
   let index = 0;
   let rows = 0;
   let written = 0;
+  /** The batch the next rows belong to (its place in header.batches), and how many of its rows are read. */
+  let batchAt = 0;
+  const inBatch = () => batchAt < header!.batches.length;
   const nextChunk = async () => {
-    written += await writeChunk(header!, index, chunk);
+    const batch = inBatch() && chunk.length > 0 ? header!.batches[batchAt] : undefined;
+    written += await writeChunk(header!, index, chunk, batch);
+    if (batch) batchAt++;
     index++;
     chunk = [];
     chunkChars = 0;
@@ -183,19 +214,22 @@ async function replayFile(writeChunk: SpillChunkWriter, file: string): Promise<n
     }
     if (header === null) {
       header = readHeader(value);
+      // The spend (and the rest of chunk 0's work) alone: a batch found written before refuses its whole chunk.
+      if (header.batches.length > 0) await nextChunk();
       continue;
     }
     if (!Array.isArray(value) || value.length !== ROW_WIDTH) throw new SpillFileError(`line ${rows + 2} is not a row`);
     chunk.push(value as RowValues);
     chunkChars += line.length;
     rows++;
-    if (chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await nextChunk();
+    // A batch is one chunk, whole, as it was one transaction when it was first sent.
+    if (inBatch() ? chunk.length === header.batches[batchAt].rows : chunk.length >= CHUNK_ROWS || chunkChars >= CHUNK_CHARS) await nextChunk();
     }
   } finally {
     input.destroy();
   }
   if (header === null) throw new SpillFileError('empty');
-  if (rows !== header.rows) throw new SpillFileError(`${rows} of its ${header.rows} rows are there`);
+  if (rows !== header.rows || batchAt < header.batches.length) throw new SpillFileError(`${rows} of its ${header.rows} rows are there`);
   // The last chunk (or the only one, with the spend alone).
   if (chunk.length > 0 || index === 0) await nextChunk();
   return written;

@@ -14,6 +14,11 @@ export interface TcpProxy {
    * the client sends still reaches the server, so the COMMIT lands, and its answer never comes back.
    */
   loseAnswersAfterCommit(): Promise<void>;
+  /**
+   * The next `count` COMMITs each reach the server, which commits, and their connection is then cut
+   * before the answer comes back (the client hears the connection end); later connections work as before.
+   */
+  cutAfterCommits(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,18 +27,29 @@ const { createConnection, createServer } = require('node:net');
 const { parentPort, workerData } = require('node:worker_threads');
 const open = new Set();
 let armed = false;
+let cuts = 0;
 const COMMIT = Buffer.from('COMMIT');
 const relay = createServer((client) => {
   const server = createConnection({ port: workerData.port, host: workerData.host });
-  const pair = { client, server, silent: false, deaf: false };
+  const pair = { client, server, silent: false, deaf: false, ending: false };
   open.add(pair);
   client.on('data', (chunk) => {
     if (pair.silent) return;
     if (armed && chunk.includes(COMMIT)) pair.deaf = true;
+    if (cuts > 0 && chunk.includes(COMMIT)) {
+      cuts--;
+      pair.deaf = true;
+      pair.ending = true;
+      // The server reads the COMMIT before the end of its connection; the client hears only the end.
+      server.end(chunk);
+      client.destroy();
+      return;
+    }
     server.write(chunk);
   });
   server.on('data', (chunk) => { if (!pair.silent && !pair.deaf) client.write(chunk); });
-  const drop = () => { open.delete(pair); client.destroy(); server.destroy(); };
+  // A connection cut after its COMMIT lets the server read to the end of what it was sent.
+  const drop = () => { open.delete(pair); client.destroy(); if (!pair.ending) server.destroy(); };
   client.on('error', drop).on('close', drop);
   server.on('error', drop).on('close', drop);
 });
@@ -45,6 +61,9 @@ parentPort.on('message', (message) => {
   } else if (message === 'arm') {
     armed = true;
     parentPort.postMessage('armed');
+  } else if (message && message.cut) {
+    cuts = message.cut;
+    parentPort.postMessage('cutting');
   } else if (message === 'close') {
     for (const pair of open) { pair.client.destroy(); pair.server.destroy(); }
     relay.close(() => parentPort.postMessage('closed'));
@@ -69,6 +88,11 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     loseAnswersAfterCommit: async () => {
       const answered = next();
       worker.postMessage('arm');
+      await answered;
+    },
+    cutAfterCommits: async (count) => {
+      const answered = next();
+      worker.postMessage({ cut: count });
       await answered;
     },
     close: async () => {

@@ -207,20 +207,24 @@ describe('team mode: a graceful stop while PostgreSQL is unreachable', () => {
     startServer();
     const [file] = spillFiles(dataDir);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
-    const header = JSON.parse(lines[0]) as { instanceId: string; unansweredAfter: number; rows: number };
+    const header = JSON.parse(lines[0]) as { instanceId: string; batches: { writer: string; seq: number; rows: number }[]; rows: number };
     expect(header.rows).toBe(20);
-    expect(header.unansweredAfter).toBeGreaterThan(0);
+    // Refused while PostgreSQL was stopped: handed over, so each may have been committed.
+    expect(header.batches.length).toBeGreaterThan(0);
+    const [first] = header.batches;
 
     const bridges = [new PgBridge({ url }), new PgBridge({ url })];
     try {
-      // A batch of the file's rows that PostgreSQL committed though its answer never came back: written
-      // after the last answered one, so with higher ids.
-      const committed = lines.slice(1, 9).map((line) => JSON.parse(line) as RowValues);
-      await new Promise<void>((resolve, reject) => bridges[0].writeLogBatch(committed, header.instanceId, (outcome) => ('error' in outcome ? reject(outcome.error) : resolve())));
-      expect((await stored(url, key.id)).rows).toBe(3 + 8);
+      // A batch of the file's rows that PostgreSQL committed though its answer never came back (the same
+      // rows under the same mark, as its writer sent it).
+      const committed = lines.slice(1, 1 + first.rows).map((line) => JSON.parse(line) as RowValues);
+      await new Promise<void>((resolve, reject) =>
+        bridges[0].writeLogBatch(committed, header.instanceId, { writer: first.writer, seq: first.seq, forget: [] }, (outcome) => ('error' in outcome ? reject(outcome.error) : resolve())),
+      );
+      expect((await stored(url, key.id)).rows).toBe(3 + first.rows);
 
       const written = await Promise.all(bridges.map((bridge) => replaySpills(bridge, dataDir)));
-      expect(written[0] + written[1]).toBe(20);
+      expect(written[0] + written[1]).toBe(20 - first.rows);
     } finally {
       await Promise.all(bridges.map((bridge) => bridge.close()));
     }
@@ -341,6 +345,54 @@ describe('team mode: a COMMIT that lands while its answer is lost', () => {
     // Every write applied: the replay's writer took its mark back; the one whose answers were lost keeps its own.
     const marks = await withClient(url, async (client) => (await client.query('SELECT writer FROM spend_writes')).rows as { writer: string }[]);
     expect(marks.length).toBeLessThanOrEqual(1);
+  }, 90_000);
+});
+
+describe('team mode: a log batch whose COMMIT lands while its connection is cut', () => {
+  it('is written once: its retry on a new connection finds it written, and the live log still hears each row', async () => {
+    const url = await postgres.newDatabase();
+    const dataDir = freshDir();
+    const parsed = new URL(url);
+    const proxy = await startTcpProxy(Number(parsed.port));
+    parsed.port = String(proxy.port);
+    let key: { id: string; key: string };
+    const heard: string[] = [];
+    try {
+      const gateway = await startGateway({ databaseUrl: parsed.toString(), dataDir });
+      try {
+        key = await keyWithBudget(gateway, 'cut-commits');
+        await answer(gateway, key.key, 3, 'before');
+        gateway.flushLog();
+        await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(3);
+        const unsubscribe = (gateway.running.services.requestLog as RequestLog).subscribe((entry) => heard.push(entry.id));
+        // The next COMMITs (log batches, and spend on the limiter's tick) land, and the gateway hears an error.
+        await proxy.cutAfterCommits(4);
+        await answer(gateway, key.key, 7, 'cut');
+        gateway.flushLog();
+        // Refused batches are tried again every second: each then finds its rows written.
+        await expect.poll(async () => heard.length, { timeout: 10_000, interval: 100 }).toBe(7);
+        unsubscribe();
+        const found = await stored(url, key.id);
+        expect(found.rows).toBe(10);
+        expect(found.distinctTraces).toBe(10);
+        expect(found.usageRequests).toBe(10);
+      } finally {
+        await gateway.close();
+      }
+      expect(droppedOf(gateway)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+    // A start adds nothing (and writes the spend a cut write left, if any, once).
+    const again = await startGateway({ databaseUrl: url, dataDir });
+    await again.close();
+    expectExactly(await stored(url, key.id), 10);
+    // Each row the listeners heard once, by the id it was stored under.
+    const ids = await withClient(url, async (client) => (await client.query("SELECT id::text AS id FROM request_log WHERE key_id = $1 AND prompt_tokens IS NOT NULL AND request_body LIKE '%cut %' ORDER BY request_log.id", [key.id])).rows.map((row) => row.id as string));
+    expect(ids).toHaveLength(7);
+    expect([...new Set(heard)].sort()).toEqual(ids.sort());
+    // The writer took its batches' marks back on stop.
+    expect(await withClient(url, async (client) => (await client.query('SELECT count(*)::int AS n FROM log_batches')).rows[0].n)).toBe(0);
   }, 90_000);
 });
 
