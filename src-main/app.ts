@@ -19,6 +19,8 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import type { ConnectionLimits } from './gateway/connection-guard.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { RefusalCoalescer } from './gateway/refusal-log.js';
+import { AgentSessions } from './gateway/agent-session.js';
+import { clientOf } from './store/usage-client.js';
 import { AdminTokenGuard, type AdminTokenGuardOptions } from './gateway/admin-token-guard.js';
 import { createAdminHandler } from './admin/router.js';
 import { isLoopbackHostname } from './core/loopback.js';
@@ -415,7 +417,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     // MCP servers: the configuration in storage (secrets sealed with the keys' data key); the CLI's changes,
     // and other team instances', reach the running gateway within a second, as keys' do.
     const mcpServers = storage.mcpServers;
-    const logCall = (entry: Parameters<AdminServices['proxy']['log']>[0]) => {
+    // Every row's agent session, given once here, where every kind of call is logged (gateway/agent-session.ts).
+    const sessions = new AgentSessions((userAgent) => clientOf(userAgent, null));
+    const logCall = (record: Parameters<AdminServices['proxy']['log']>[0]) => {
+      const entry = sessions.stamp(record);
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };

@@ -387,6 +387,15 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       ALTER TABLE gateway_keys ADD COLUMN mcp_tools text, ADD COLUMN mcp_default text;
     `,
   },
+  {
+    version: 14,
+    description: 'the agent session each call belongs to, and its calls in time order (the Sessions page)',
+    sql: `
+      -- As SQLite's migration 22. session_id: gateway/agent-session.ts; NULL on older rows.
+      ALTER TABLE request_log ADD COLUMN session_id text;
+      CREATE INDEX request_log_session ON request_log (session_id, created_at) WHERE session_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -592,4 +592,14 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
       ALTER TABLE gateway_keys ADD COLUMN mcp_default TEXT;
     `,
   },
+  {
+    version: 22,
+    description: 'the agent session each call belongs to, and its calls in time order (the Sessions page)',
+    sql: `
+      -- session_id: gateway/agent-session.ts; NULL on rows from before it was kept (they belong to no session).
+      ALTER TABLE request_log ADD COLUMN session_id TEXT;
+      -- One session's calls in order, and each session's first and last call (the newest sessions list).
+      CREATE INDEX request_log_session ON request_log (session_id, created_at) WHERE session_id IS NOT NULL;
+    `,
+  },
 ];
