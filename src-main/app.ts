@@ -31,6 +31,10 @@ import { routeRoutes } from './admin/route-routes.js';
 import { RouteStore } from './store/routes.js';
 import { Router } from './gateway/routing/router.js';
 import { usageRoutes } from './admin/usage-routes.js';
+import { sessionRoutes } from './admin/session-routes.js';
+import { SqliteSessions } from './store/session-queries.js';
+import { PgSessions } from './store-postgres/sessions.js';
+import type { SessionRepository } from './core/agent-sessions.js';
 import { UsageStore } from './store/usage.js';
 import { ModelOverrideStore } from './store/model-overrides.js';
 import { backfillCosts } from './store/usage-backfill.js';
@@ -120,6 +124,8 @@ interface Storage {
   settings: SettingsRepository;
   modelOverrides: ModelOverrideRepository;
   usage: UsageRepository;
+  /** Agent sessions, read from the request log. */
+  sessions: SessionRepository;
   keys: KeyRepository;
   keyProtection: KeyProtection;
   routes: RouteRepository;
@@ -182,6 +188,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
       settings,
       modelOverrides,
       usage: new UsageStore(db),
+      sessions: new SqliteSessions(db),
       keys,
       keyProtection: protector,
       routes: new RouteStore(db),
@@ -234,6 +241,7 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
     settings: store.settings,
     modelOverrides: store.modelOverrides,
     usage: store.usage,
+    sessions: new PgSessions(store.bridge),
     keys: store.keys,
     keyProtection: protector,
     routes: store.routes,
@@ -357,7 +365,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const closers = storage.closers;
   try {
     log(`Storage: ${storage.description}`);
-    const { settings, modelOverrides, usage, keys, routes, requestLog } = storage;
+    const { settings, modelOverrides, usage, sessions: sessionReads, keys, routes, requestLog } = storage;
     const protector = storage.keyProtection;
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
     let saved = settings.get();
@@ -484,7 +492,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...sessionRoutes(sessionReads), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
       handleMcp: mcp.handle,
       handleMetrics: createMetricsHandler(metrics, adminTokenGuard, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,

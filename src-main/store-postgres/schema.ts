@@ -393,7 +393,9 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
     sql: `
       -- As SQLite's migration 22. session_id: gateway/agent-session.ts; NULL on older rows.
       ALTER TABLE request_log ADD COLUMN session_id text;
-      CREATE INDEX request_log_session ON request_log (session_id, created_at) WHERE session_id IS NOT NULL;
+      CREATE INDEX request_log_session_recent ON request_log (created_at, id) INCLUDE (session_id, key_id, client) WHERE session_id IS NOT NULL;
+      CREATE INDEX request_log_session ON request_log (session_id, created_at) INCLUDE (kind, status, latency_ms, prompt_tokens, completion_tokens, cost_usd, key_id, client)
+        WHERE session_id IS NOT NULL;
     `,
   },
 ];
