@@ -20,6 +20,8 @@ import { createGatewayServer, type ClientTimeouts } from './gateway/server.js';
 import type { ConnectionLimits } from './gateway/connection-guard.js';
 import { createMetricsHandler, GatewayMetrics } from './gateway/metrics.js';
 import { RefusalCoalescer } from './gateway/refusal-log.js';
+import { AgentSessions } from './gateway/agent-session.js';
+import { clientOf } from './store/usage-client.js';
 import { AdminTokenGuard, type AdminTokenGuardOptions } from './gateway/admin-token-guard.js';
 import { createAdminHandler } from './admin/router.js';
 import { isLoopbackHostname } from './core/loopback.js';
@@ -30,6 +32,10 @@ import { routeRoutes } from './admin/route-routes.js';
 import { RouteStore } from './store/routes.js';
 import { Router } from './gateway/routing/router.js';
 import { usageRoutes } from './admin/usage-routes.js';
+import { sessionRoutes } from './admin/session-routes.js';
+import { SqliteSessions } from './store/session-queries.js';
+import { PgSessions } from './store-postgres/sessions.js';
+import type { SessionRepository } from './core/agent-sessions.js';
 import { UsageStore } from './store/usage.js';
 import { ModelOverrideStore } from './store/model-overrides.js';
 import { backfillCosts } from './store/usage-backfill.js';
@@ -122,6 +128,8 @@ interface Storage {
   settings: SettingsRepository;
   modelOverrides: ModelOverrideRepository;
   usage: UsageRepository;
+  /** Agent sessions, read from the request log. */
+  sessions: SessionRepository;
   keys: KeyRepository;
   keyProtection: KeyProtection;
   routes: RouteRepository;
@@ -184,6 +192,7 @@ async function openSqliteStorage(dataDir: string, options: StartOptions, env: No
       settings,
       modelOverrides,
       usage: new UsageStore(db),
+      sessions: new SqliteSessions(db),
       keys,
       keyProtection: protector,
       routes: new RouteStore(db),
@@ -231,6 +240,7 @@ async function openTeamStorage(databaseUrl: string, redisUrl: string | undefined
     settings: store.settings,
     modelOverrides: store.modelOverrides,
     usage: store.usage,
+    sessions: new PgSessions(store.bridge),
     keys: store.keys,
     keyProtection: protector,
     routes: store.routes,
@@ -354,7 +364,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
   const closers = storage.closers;
   try {
     log(`Storage: ${storage.description}`);
-    const { settings, modelOverrides, usage, keys, routes, requestLog } = storage;
+    const { settings, modelOverrides, usage, sessions: sessionReads, keys, routes, requestLog } = storage;
     const protector = storage.keyProtection;
     // The caller's choice (flags, the desktop's own), then the environment, then what was saved in Settings.
     let saved = settings.get();
@@ -414,7 +424,10 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     // MCP servers: the configuration in storage (secrets sealed with the keys' data key); the CLI's changes,
     // and other team instances', reach the running gateway within a second, as keys' do.
     const mcpServers = storage.mcpServers;
-    const logCall = (entry: Parameters<AdminServices['proxy']['log']>[0]) => {
+    // Every row's agent session, given once here, where every kind of call is logged (gateway/agent-session.ts).
+    const sessions = new AgentSessions((userAgent) => clientOf(userAgent, null));
+    const logCall = (record: Parameters<AdminServices['proxy']['log']>[0]) => {
+      const entry = sessions.stamp(record);
       metrics.observe(entry);
       if (!refusals.absorb(entry)) requestLog.append(entry);
     };
@@ -479,7 +492,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
       onBrowserRefused: (reason) => metrics.refused(reason),
       connectionLimits: options.connectionLimits,
       ...services.proxy,
-      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
+      handleAdmin: createAdminHandler([...coreRoutes, ...keyRoutes, ...routeRoutes, ...usageRoutes(usage, modelOverrides), ...sessionRoutes(sessionReads), ...limitRoutes, ...modelAccessRoutes, ...playgroundRoutes, ...localRoutes, ...mcpRoutes, ...teamGatewayRoutes, teamRelayRoute], services, { allowRemote: options.allowRemote, tokenGuard: adminTokenGuard }),
       handleMcp: mcp.handle,
       handleMetrics: createMetricsHandler(metrics, adminTokenGuard, () => logQueueMetrics(requestLog)),
       uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,

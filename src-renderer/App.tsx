@@ -13,12 +13,14 @@ import { RoutesPage } from './pages/RoutesPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { UsagePage } from './pages/UsagePage';
+import { SessionsPage } from './pages/SessionsPage';
 import { useRouteStore, type PageName } from './stores/route-store';
 import { useSessionStore } from './stores/session-store';
 
 const NAVIGATION: Array<{ page: PageName; label: string; icon: IconName }> = [
   { page: 'playground', label: 'Playground', icon: 'playground' },
   { page: 'logs', label: 'Logs', icon: 'logs' },
+  { page: 'sessions', label: 'Sessions', icon: 'chart' },
   { page: 'usage', label: 'Usage', icon: 'chart' },
   { page: 'keys', label: 'Keys', icon: 'keys' },
   { page: 'routes', label: 'Routes', icon: 'route' },
@@ -56,6 +58,8 @@ function CurrentPage({ page }: { page: PageName }) {
   switch (page) {
     case 'logs':
       return <LogsPage />;
+    case 'sessions':
+      return <SessionsPage />;
     case 'usage':
       return <UsagePage />;
     case 'keys':

@@ -7,7 +7,7 @@ import { LOG_KINDS, MAX_METADATA_FILTERS, type LogKind, type LogQuery } from '..
 import { logExportRoute } from './log-export.js';
 
 /** A date range bound: an ISO 8601 date or date-time, or epoch milliseconds; '' or absent for none. */
-function parseInstant(value: string | null, name: string): number | undefined {
+export function parseInstant(value: string | null, name: string): number | undefined {
   if (value === null || value === '') return undefined;
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
   if (!Number.isFinite(ms)) throw invalidRequest(`'${name}' must be an ISO 8601 date-time (2026-05-01T00:00:00Z) or epoch milliseconds`, name);

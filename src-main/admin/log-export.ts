@@ -45,6 +45,7 @@ const COLUMNS = [
   ['instance', (row) => row.instanceName ?? row.instance ?? null],
   // An object in a JSON line; its JSON text in a CSV cell.
   ['metadata', (row) => row.metadata],
+  ['sessionId', (row) => row.sessionId ?? null],
 ] as const satisfies ReadonlyArray<readonly [string, (row: ExportRow) => unknown]>;
 
 type ExportRow = ExportedLogEntry & { keyName: string | null };

@@ -43,6 +43,12 @@ export interface CallFacts {
    * many came in one window (gateway/refusal-log.ts). Left out: 1 (rows read back always have it).
    */
   count?: number;
+  /**
+   * The agent session the call belongs to (gateway/agent-session.ts): the id the client named, or one the
+   * gateway gave calls of the same key and client tool close together in time. Left out: none (rows from
+   * before it was kept read back null).
+   */
+  sessionId?: string | null;
 }
 
 /** The fields of CallFacts the gateway may leave out (older callers): they default at write time. */

@@ -4,6 +4,7 @@
 // as model calls' by the log's one redaction step (core/redacted-record.ts), the server's own secret values
 // (`secrets`) blanked wherever they appear: its error text, its tool output.
 import { newTraceId } from '../gateway/gateway-headers.js';
+import { namedSessionId } from '../gateway/agent-session.js';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
@@ -64,6 +65,12 @@ function errorText(facts: McpCallFacts, status: number): string | null {
   return null;
 }
 
+/** A 2026-07-28 request's trace context (`_meta.traceparent`), which names its agent session. */
+function metaTraceparent(params: unknown): string | undefined {
+  const meta = (params as { _meta?: { traceparent?: unknown } } | null | undefined)?._meta;
+  return typeof meta?.traceparent === 'string' ? meta.traceparent : undefined;
+}
+
 export function mcpCallRecord(facts: McpCallFacts): CallRecord {
   const status = statusOf(facts);
   const error = facts.error;
@@ -93,5 +100,7 @@ export function mcpCallRecord(facts: McpCallFacts): CallRecord {
           : JSON.stringify(facts.result),
     secrets: facts.secrets,
     mcp: { server: facts.server, tool: facts.tool, client: facts.client },
+    // The id the request names, if any; else the log sink's AgentSessions joins it to its agent's session.
+    sessionId: namedSessionId(facts.headers, metaTraceparent(facts.params)),
   };
 }

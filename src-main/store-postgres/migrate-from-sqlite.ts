@@ -25,7 +25,7 @@ const LOG_COLUMNS = [
   'id', 'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens',
   'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body', 'dialect', 'provider_format', 'dropped',
   'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id', 'request_count',
-  'usage_estimated', 'kind', 'mcp_server', 'mcp_tool', 'served_model',
+  'usage_estimated', 'kind', 'mcp_server', 'mcp_tool', 'served_model', 'session_id',
 ];
 /** SQLite's expression for each column: `dialect` is its generated column, `day` is worked out for rows from before migration 8. */
 const LOG_SOURCE = LOG_COLUMNS.map((column) => (column === 'day' ? "coalesce(day, date(created_at / 1000, 'unixepoch', 'localtime')) AS day" : column)).join(', ');

@@ -397,6 +397,17 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
       CREATE TABLE log_batches (writer text NOT NULL, seq bigint NOT NULL, ids bigint[] NOT NULL, written_at bigint NOT NULL, PRIMARY KEY (writer, seq));
     `,
   },
+  {
+    version: 14,
+    description: 'the agent session each call belongs to, and its calls in time order (the Sessions page)',
+    sql: `
+      -- As SQLite's migration 22. session_id: gateway/agent-session.ts; NULL on older rows.
+      ALTER TABLE request_log ADD COLUMN session_id text;
+      CREATE INDEX request_log_session_recent ON request_log (created_at, id) INCLUDE (session_id, key_id, client) WHERE session_id IS NOT NULL;
+      CREATE INDEX request_log_session ON request_log (session_id, created_at) INCLUDE (kind, status, latency_ms, prompt_tokens, completion_tokens, cost_usd, key_id, client)
+        WHERE session_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -88,5 +88,6 @@ export function toRowValues(input: RedactedCallRecord): RowValues {
     input.mcp?.server ?? null,
     input.mcp?.tool ?? null,
     input.servedModel !== undefined ? input.servedModel : input.model,
+    input.sessionId ?? null,
   ];
 }

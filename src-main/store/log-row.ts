@@ -44,6 +44,8 @@ export interface Row {
   mcp_server?: string | null;
   mcp_tool?: string | null;
   cost_usd: number | null;
+  /** The agent session (migration 22); NULL on older rows. */
+  session_id?: string | null;
   client: string | null;
   attempt_log: string | null;
   request_headers: string | null;
@@ -56,7 +58,7 @@ const ROW_COLUMNS = [
   'created_at', 'trace_id', 'metadata', 'key_id', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms',
   'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body', 'response_body',
   'dialect_given', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'day', 'route', 'route_target', 'target_key_id',
-  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool', 'served_model',
+  'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool', 'served_model', 'session_id',
 ] as const;
 
 /** One row's values, positional: cheaper than an object to build, to bind and to hand to another thread. */
@@ -70,7 +72,7 @@ export const COLUMN_INDEX = Object.fromEntries(ROW_COLUMNS.map((column, index) =
 // Qualified: a text search joins the search index, whose columns share some of these names.
 export const LIST_COLUMNS = ['id', 'created_at', 'trace_id', 'metadata', 'provider', 'model', 'path', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts',
   'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'client', 'route', 'route_target', 'request_count', 'usage_estimated', 'key_id',
-  'kind', 'mcp_server', 'mcp_tool', 'served_model']
+  'kind', 'mcp_server', 'mcp_tool', 'served_model', 'session_id']
   .map((column) => `request_log.${column}`)
   .join(', ');
 
@@ -116,6 +118,7 @@ export function toEntry(row: Row): LogEntry {
     kind: row.kind === 'mcp' ? 'mcp' : 'model',
     server: row.mcp_server ?? null,
     tool: row.mcp_tool ?? null,
+    sessionId: row.session_id ?? null,
   };
 }
 

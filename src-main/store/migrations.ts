@@ -592,4 +592,17 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
       ALTER TABLE gateway_keys ADD COLUMN mcp_default TEXT;
     `,
   },
+  {
+    version: 22,
+    description: 'the agent session each call belongs to, and its calls in time order (the Sessions page)',
+    sql: `
+      -- session_id: gateway/agent-session.ts; NULL on rows from before it was kept (they belong to no session).
+      ALTER TABLE request_log ADD COLUMN session_id TEXT;
+      -- The newest sessions (store/session-queries.ts): session rows newest first, with the list's filters,
+      -- read from the index alone; then each session's calls in order and its sums, from the index alone too.
+      CREATE INDEX request_log_session_recent ON request_log (created_at, id, session_id, key_id, client) WHERE session_id IS NOT NULL;
+      CREATE INDEX request_log_session ON request_log (session_id, created_at, kind, status, latency_ms, prompt_tokens, completion_tokens, cost_usd, key_id, client)
+        WHERE session_id IS NOT NULL;
+    `,
+  },
 ];

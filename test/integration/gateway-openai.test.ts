@@ -109,7 +109,7 @@ describe('POST /v1/completions through an OpenAI-format provider', () => {
     expect(usageChunk.choices).toEqual([]);
     expect(usageChunk.usage.total_tokens).toBe(8);
     // The usage the relay read as the stream passed is the log row's.
-    gateway.flushLog();
+    await gateway.flushLog();
     const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { stream: boolean; promptTokens: number; completionTokens: number }[] };
     expect(items[0]).toMatchObject({ stream: true, promptTokens: usageChunk.usage.prompt_tokens, completionTokens: usageChunk.usage.completion_tokens });
   });

@@ -63,7 +63,7 @@ async function until(condition: () => boolean, what: string, limitMs = 10_000): 
 async function untilLogged(gateway: TestGateway, status: number): Promise<void> {
   const started = performance.now();
   for (;;) {
-    gateway.flushLog();
+    await gateway.flushLog();
     const { items } = (await (await gateway.admin('/logs?limit=1')).json()) as { items: { status: number }[] };
     if (items[0]?.status === status) return;
     if (performance.now() - started > 10_000) throw new Error(`no log row with status ${status} within 10 s`);

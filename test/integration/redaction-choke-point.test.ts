@@ -59,6 +59,7 @@ const KNOWN_COLUMNS = new Set([
   'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'stream', 'error', 'attempts', 'attempt_log', 'request_headers', 'request_body',
   'response_body', 'dialect_given', 'dialect', 'provider_format', 'dropped', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens',
   'route', 'route_target', 'target_key_id', 'cost_usd', 'client', 'day', 'request_count', 'usage_estimated', 'kind', 'mcp_server', 'mcp_tool',
+  'session_id',
   // PostgreSQL only: the instance that served the call, and the search words (search-vector.ts).
   'instance_id', 'search',
 ]);
@@ -255,6 +256,20 @@ describe.each(backends())('on $name', (backend) => {
       chat(`my session token is ${SECRETS.namedHeaderInPrompt}`),
     );
     expect(direct.status).toBe(401);
+    // The agent session a client names (session_id): here a credential's value, named as such by its header.
+    fake.enqueue(echoError(401));
+    const namedSession = await post(
+      '/v1/chat/completions',
+      {
+        'x-gateway-api-key': TEST_GATEWAY_KEY,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.baseUrl,
+        'x-session-token': SECRETS.namedHeaderInPrompt,
+        'x-claude-code-session-id': SECRETS.namedHeaderInPrompt,
+      },
+      chat('hello'),
+    );
+    expect(namedSession.status).toBe(401);
     // Metadata: an entry named as a credential, and one shaped as a key.
     const withMetadata = await post(
       '/v1/chat/completions',

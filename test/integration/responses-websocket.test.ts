@@ -380,7 +380,7 @@ describe('Responses WebSocket: the socket and its rules', () => {
     } finally {
       ws.close();
     }
-    gateway.flushLog();
+    await gateway.flushLog();
     const list = (await (await gateway.admin(`/logs?q=${encodeURIComponent(traceId)}`)).json()) as { items: { id: string }[] };
     const rows = await Promise.all(list.items.map(async (item) => (await (await gateway.admin(`/logs/${item.id}`)).json()) as { path: string; status: number; requestHeaders: Record<string, string> }));
     expect(rows.map((row) => row.status).sort()).toEqual([200, 200, 429]);

@@ -362,13 +362,13 @@ describe('team mode: a log batch whose COMMIT lands while its connection is cut'
       try {
         key = await keyWithBudget(gateway, 'cut-commits');
         await answer(gateway, key.key, 3, 'before');
-        gateway.flushLog();
+        await gateway.flushLog();
         await expect.poll(async () => (await stored(url, key.id)).spendRequests, { timeout: 5_000, interval: 100 }).toBe(3);
         const unsubscribe = (gateway.running.services.requestLog as RequestLog).subscribe((entry) => heard.push(entry.id));
         // The next COMMITs (log batches, and spend on the limiter's tick) land, and the gateway hears an error.
         await proxy.cutAfterCommits(4);
         await answer(gateway, key.key, 7, 'cut');
-        gateway.flushLog();
+        await gateway.flushLog();
         // Refused batches are tried again every second: each then finds its rows written.
         await expect.poll(async () => heard.length, { timeout: 10_000, interval: 100 }).toBe(7);
         unsubscribe();

@@ -17,6 +17,7 @@ import { useLogsStore } from '../../stores/logs-store';
 import { usePlaygroundStore } from '../../stores/playground-store';
 import { useRouteStore } from '../../stores/route-store';
 import { useReplaceConversation } from '../playground/ReplaceConversation';
+import { useSessionsStore } from '../sessions/sessions-store';
 
 function TimingBar({ ttfbMs, latencyMs }: { ttfbMs: number | null; latencyMs: number | null }) {
   if (!latencyMs) return null;
@@ -335,6 +336,23 @@ function OpenInPlayground({ detail }: { detail: LogDetail }) {
   );
 }
 
+/** The agent session the call belongs to, on the Sessions page. */
+function OpenSession({ sessionId }: { sessionId: string }) {
+  const navigate = useRouteStore((state) => state.navigate);
+  return (
+    <button
+      type="button"
+      className="button button-secondary"
+      onClick={() => {
+        void useSessionsStore.getState().open(sessionId);
+        navigate('sessions');
+      }}
+    >
+      Open session
+    </button>
+  );
+}
+
 export function LogDetailPanel() {
   const selectedId = useLogsStore((state) => state.selectedId);
   const detail = useLogsStore((state) => state.detail);
@@ -354,6 +372,7 @@ export function LogDetailPanel() {
           <h2 className="truncate">{(current?.kind === 'mcp' ? `${current.server ?? ''} · ${current.tool ?? ''}` : current?.model) ?? (detailStatus === 'loading' ? 'Loading…' : 'Request')}</h2>
         </div>
         <div className="card-actions">
+          {current?.sessionId && <OpenSession sessionId={current.sessionId} />}
           {current && <OpenInPlayground detail={current} />}
           <button type="button" className="button button-ghost button-icon" aria-label="Close detail" onClick={() => void select(null)}>
             <Icon name="close" />
