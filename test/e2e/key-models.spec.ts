@@ -105,3 +105,23 @@ test("a key's panel tests its connection on demand, and again when its host move
   await expect(use.getByLabel('Model', { exact: true })).toHaveValue('');
   await expect(use).not.toContainText('llama3.2');
 });
+
+test("the Playground offers a key's models as its set-ups do: the server's list and the key's model map", async ({ page }) => {
+  const made = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'play-box', provider: 'openai-compatible', customHost: `${local.origin}/v1`, modelMap: { fast: 'llama3.2' } }) });
+  expect(made.status).toBe(201);
+  const { id } = (await made.json()) as { id: string };
+  const offered = (list: import('@playwright/test').Locator) => list.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+
+  await page.goto(gatehouse.uiUrl);
+  await page.getByLabel('Key', { exact: true }).selectOption(id);
+  // The key's first model, as its set-ups pick it; the model map's name is offered too.
+  await expect(page.getByLabel('Model')).toHaveValue('llama3.2');
+  await expect.poll(() => offered(page.locator('#playground-model-options'))).toEqual(['llama3.2', 'qwen3-coder:30b', 'fast']);
+
+  await page.getByRole('link', { name: 'Keys' }).click();
+  const panel = await openKeyPanel(page, 'play-box');
+  await panel.getByRole('button', { name: 'Use' }).click();
+  const use = page.getByRole('dialog', { name: 'Use “play-box”' });
+  await expect(use.getByLabel('Model', { exact: true })).toHaveValue('llama3.2');
+  expect(await offered(use.locator('datalist'))).toEqual(['llama3.2', 'qwen3-coder:30b', 'fast']);
+});
