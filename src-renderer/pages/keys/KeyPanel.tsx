@@ -3,7 +3,7 @@
 // each setting, Test connection for a virtual key (also run after its host changes), and Use, Rename,
 // Rotate and Revoke at the bottom. The panel reads the key from the store,
 // so what an action saves shows at once; a key revoked elsewhere closes it.
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { describeError } from '../../api/api-error';
 import type { GatewayKey, VirtualKey } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
@@ -13,6 +13,7 @@ import { keyNameProblem } from '../../keys/key-name';
 import { describeKeyModels } from '../../keys/model-map';
 import { useKeysStore } from '../../stores/keys-store';
 import { useKeyLimitsStore } from '../../stores/key-limits-store';
+import { useSettingsStore } from '../../stores/settings-store';
 import { useToastStore } from '../../stores/toast-store';
 import { ConnectionTest } from './ConnectionTest';
 import { EditKeyHostDialog } from './EditKeyHostDialog';
@@ -124,6 +125,12 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
   const allowed = useKeysStore((state) => state.allowedModels[key.id]);
   const limitsView = useKeyLimitsStore((state) => state.byKey[key.id]);
   const showToast = useToastStore((state) => state.show);
+  // What a key that names no MCP server gets unless it says otherwise (Settings → MCP servers).
+  const mcpKeyDefault = useSettingsStore((state) => state.settings?.mcpKeyDefault ?? 'allow');
+  const settingsStatus = useSettingsStore((state) => state.status);
+  useEffect(() => {
+    if (settingsStatus === 'idle') void useSettingsStore.getState().load();
+  }, [settingsStatus]);
   const [renaming, setRenaming] = useState(false);
   const [action, setAction] = useState<Action>(null);
   // Each Test connection (a click, a host just changed) mounts a fresh test, which asks the host at once.
@@ -187,7 +194,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
             </Setting>
           )}
           <Setting label="MCP servers" action="MCP servers" onChange={() => setAction('mcp')}>
-            <span className="key-setting-text">{describeMcpAccess(key.mcpServers, key.mcpTools, key.mcpDefault)}</span>
+            <span className="key-setting-text">{describeMcpAccess(key.mcpServers, key.mcpTools, key.mcpDefault, mcpKeyDefault)}</span>
           </Setting>
           <Setting label="Spend">
             <KeySpend keyId={key.id} keyName={key.name} />
@@ -236,7 +243,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
       {action === 'rotate' && kind === 'virtual' && <RotateKeyDialog virtualKey={key} onClose={closeAction} onRotated={() => done('Credential rotated')} />}
       {action === 'allowed' && <KeyModelAccessDialog keyRef={{ id: key.id, name: key.name }} current={allowed ?? null} onClose={closeAction} />}
       {action === 'limits' && <KeyLimitsDialog keyId={key.id} keyName={key.name} view={limitsView} onClose={closeAction} />}
-      {action === 'mcp' && <KeyMcpServersDialog keyRef={{ kind, id: key.id, name: key.name, mcpServers: key.mcpServers, mcpTools: key.mcpTools, mcpDefault: key.mcpDefault }} onClose={closeAction} />}
+      {action === 'mcp' && <KeyMcpServersDialog keyRef={{ kind, id: key.id, name: key.name, mcpServers: key.mcpServers, mcpTools: key.mcpTools, mcpDefault: key.mcpDefault }} globalDefault={mcpKeyDefault} onClose={closeAction} />}
       {action === 'revoke' && <ConfirmRevokeDialog kind={kind} name={key.name} onClose={closeAction} onConfirm={revoke} />}
       {action === 'use' && (
         <Dialog title={`Use “${key.name}”`} description={kind === 'virtual' ? 'Set-ups for coding tools, SDKs and curl, with this gateway’s address.' : 'The full key was shown once when it was created; these examples read it from an environment variable.'} onClose={closeAction} size="large">
