@@ -364,11 +364,6 @@ export class AdminClient {
     return { url: `${this.base}/playground/${encodeURIComponent(keyId)}${suffix}`, headers: { authorization: `Bearer ${this.token}` } };
   }
 
-  /** The models a virtual key's provider lists (its /v1/models, read with the key's credentials), or why none. */
-  playgroundModels(keyId: string, signal?: AbortSignal): Promise<ModelOffer> {
-    return this.request('GET', `/playground/${encodeURIComponent(keyId)}/models`, undefined, signal);
-  }
-
   /** The models listed for a pasted virtual key, or a provider with its token (and a gateway API key). */
   playgroundModelsFor(credentials: PlaygroundModelLookup, signal?: AbortSignal): Promise<ModelOffer> {
     return this.request('POST', '/playground/models', credentials, signal);

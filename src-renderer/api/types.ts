@@ -248,6 +248,8 @@ export interface McpAccessPatch {
   mcpServers?: McpServerAccess;
   /** Server → the tools the key may use there (a server not named keeps all); null = every tool. */
   mcpTools?: Record<string, string[]> | null;
+  /** What the key gets while it names no server: 'allow' every server, 'deny' none; null = the Settings' default. */
+  mcpDefault?: 'allow' | 'deny' | null;
 }
 
 /** Which models a key may call (GET/PUT /admin/api/keys/:id/allowed-models): names, globs or route:NAME; null for every model. */

@@ -5,6 +5,7 @@ import type { Settings } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { Field } from '../components/Field';
 import { Icon } from '../components/Icon';
+import { SegmentedControl } from '../components/SegmentedControl';
 import { ErrorNotice, LoadingState } from '../components/StatusViews';
 import { useSessionStore } from '../stores/session-store';
 import { useSettingsStore } from '../stores/settings-store';
@@ -20,6 +21,7 @@ interface SettingsDraft {
   retentionDays: string;
   maxLogRows: string;
   storeBodies: boolean;
+  mcpKeyDefault: Settings['mcpKeyDefault'];
 }
 
 type NumericSetting = 'port' | 'retentionDays' | 'maxLogRows';
@@ -34,6 +36,7 @@ function draftOf(settings: Settings): SettingsDraft {
     retentionDays: String(settings.retentionDays),
     maxLogRows: String(settings.maxLogRows),
     storeBodies: settings.storeBodies,
+    mcpKeyDefault: settings.mcpKeyDefault,
   };
 }
 
@@ -131,6 +134,7 @@ export function SettingsPage() {
       retentionDays: Number(draft.retentionDays),
       maxLogRows: Number(draft.maxLogRows),
       storeBodies: draft.storeBodies,
+      mcpKeyDefault: draft.mcpKeyDefault,
     });
     if (saved) showToast(listenChanged ? 'Saved. Restart Gatehouse to listen on the new address.' : 'Settings saved');
   };
@@ -185,6 +189,25 @@ export function SettingsPage() {
               </label>
               <p className="field-hint">Off keeps only timing, status and token counts: prompts and answers are not written to disk.</p>
             </div>
+          </div>
+        </section>
+
+        <section className="card" aria-labelledby="mcp-default-heading">
+          <h2 id="mcp-default-heading" className="card-title">
+            MCP servers
+          </h2>
+          <div className="field full-width">
+            <span className="field-label">Keys that name no MCP server</span>
+            <SegmentedControl<Settings['mcpKeyDefault']>
+              label="Keys that name no MCP server"
+              options={[
+                { value: 'allow', label: 'Reach every server' },
+                { value: 'deny', label: 'Reach none until allowed' },
+              ]}
+              value={draft.mcpKeyDefault}
+              onChange={(mcpKeyDefault) => setDraft({ ...draft, mcpKeyDefault })}
+            />
+            <p className="field-hint">A key’s own choice (Keys → a key → MCP servers) wins. “None until allowed” keeps every key away from tool servers until you give it some.</p>
           </div>
         </section>
 

@@ -28,7 +28,10 @@ export function useLocalServers(): LocalServer[] {
   return servers;
 }
 
-/** The listed models with the local server's own, each once, sorted. */
+/**
+ * The listed models, then the local server's own, each once. The list keeps its order: a key's comes
+ * default model first (as its set-ups offer it), so the model picked for a key is the one they name.
+ */
 export function mergeModelNames(listed: readonly string[], server: LocalServer | undefined): string[] {
-  return [...new Set([...listed, ...(server?.models.map((model) => model.id) ?? [])])].sort((a, b) => a.localeCompare(b));
+  return [...new Set([...listed, ...(server?.models.map((model) => model.id) ?? [])])];
 }

@@ -10,6 +10,7 @@ import { stringifyJson } from '../playground/json-text';
 import { draftRequest, endpointFor, pieceReaderFor, requestHeadersFor, runPathFor, runStreams, runTarget, usePlaygroundStore, type RunError, type RunPhase } from './playground-store';
 import { requireAdminClient } from './session-store';
 import { useKeysStore } from './keys-store';
+import { useKeyModelsStore } from './key-models-store';
 
 export interface CompareSide {
   keyId: string;
@@ -184,8 +185,9 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     async loadModels(keyId) {
       if (!keyId || get().modelsByKey[keyId]) return;
       try {
-        const offer = await requireAdminClient().playgroundModels(keyId);
-        set({ modelsByKey: { ...get().modelsByKey, [keyId]: offer.models } });
+        // The models the key's set-ups offer too (one source and cache for a key's models).
+        const { ids } = await useKeyModelsStore.getState().modelIds(keyId);
+        set({ modelsByKey: { ...get().modelsByKey, [keyId]: ids } });
       } catch {
         // The model fields still take any name.
       }

@@ -1,5 +1,6 @@
 // The models each virtual key can be asked for (GET /virtual-keys/:id/models), by key id: every set-up the
-// UI writes (the created-key dialog, Keys → Use, Connect a tool) offers these. Test connection asks the
+// UI writes (the created-key dialog, Keys → Use, Connect a tool) and the Playground (a key picked by name,
+// and Compare) offer these, so a key offers the same models everywhere. Test connection asks the
 // key's host now and reads the list again, so the set-ups follow what answered.
 import { create } from 'zustand';
 import { describeError } from '../api/api-error';
@@ -29,6 +30,8 @@ interface KeyModelsState {
   load(keyId: string, options?: { reread?: boolean; refresh?: boolean }): Promise<void>;
   /** Test connection: the key's host asked now for its models; the key's list is read again after. */
   testConnection(keyId: string): Promise<void>;
+  /** The key's model ids once read (its cached list if there is one), or why it offers none. */
+  modelIds(keyId: string): Promise<{ ids: string[]; problem: string | null }>;
 }
 
 export const useKeyModelsStore = create<KeyModelsState>()((set, get) => ({
@@ -56,5 +59,13 @@ export const useKeyModelsStore = create<KeyModelsState>()((set, get) => ({
     }
     // The host's answer is kept on the server: the key's list, read again, now carries it.
     await get().load(keyId, { reread: true });
+  },
+  async modelIds(keyId) {
+    await get().load(keyId);
+    const entry = get().byKey[keyId];
+    if (!entry || entry.status === 'error') return { ids: [], problem: entry?.error ?? 'The key’s models could not be read' };
+    const ids = entry.models.map((model) => model.id);
+    // No model at all: the host's own reason (a closed port, a refused secret) says why.
+    return { ids, problem: ids.length || !entry.listing || entry.listing.ok ? null : entry.listing.message };
   },
 }));

@@ -16,6 +16,7 @@ import {
   type Usage,
 } from '../api/gateway-client';
 import type { RequestDraft } from '../playground/draft-from-log';
+import { useKeyModelsStore } from './key-models-store';
 import { requireAdminClient } from './session-store';
 import { ANTHROPIC_VERSION, readMessagesPiece } from '../playground/messages';
 import { readResponsesPiece } from '../playground/responses';
@@ -326,6 +327,12 @@ export function isConversationMode(mode: PlaygroundMode): boolean {
   return mode !== 'completion';
 }
 
+/** A key's models as the Model field offers them: the key's list (key-models-store), or why it has none. */
+async function keyModelOffer(keyId: string): Promise<{ models: string[]; error: { message: string } | null }> {
+  const { ids, problem } = await useKeyModelsStore.getState().modelIds(keyId);
+  return { models: ids, error: problem ? { message: problem } : null };
+}
+
 export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) => ({
   // A new user starts in Chat, what most tools speak; Completion is the legacy API.
   mode: 'chat',
@@ -445,9 +452,10 @@ export const usePlaygroundStore = create<PlaygroundState>()(persist((set, get) =
     try {
       const client = requireAdminClient();
       const blank = (value: string) => value.trim() || undefined;
+      // A key picked by name offers the models its set-ups offer (one source, one cache: key-models-store).
       const offer =
         auth.kind === 'key-by-name'
-          ? await client.playgroundModels(auth.keyId)
+          ? await keyModelOffer(auth.keyId)
           : auth.kind === 'virtual-key'
             ? await client.playgroundModelsFor({ virtualKey: auth.virtualKey.trim() })
             : await client.playgroundModelsFor({ provider: auth.provider, gatewayApiKey: blank(auth.gatewayApiKey), providerToken: blank(auth.providerToken), customHost: blank(auth.customHost) });

@@ -77,3 +77,51 @@ test("Connect a tool picks among a pasted key's models", async ({ page }) => {
   await model.fill('qwen3-coder:30b');
   await expect(page.locator('.tool-setup').first()).toContainText('qwen3-coder:30b');
 });
+
+test("a key's panel tests its connection on demand, and again when its host moves: then the set-ups follow what answered", async ({ page }) => {
+  const made = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'panel-box', provider: 'openai-compatible', customHost: `${local.origin}/v1` }) });
+  expect(made.status).toBe(201);
+  await page.goto(gatehouse.uiUrl);
+  await page.getByRole('link', { name: 'Keys' }).click();
+  const panel = await openKeyPanel(page, 'panel-box');
+  const testSection = panel.getByRole('region', { name: 'Test connection' });
+  // Nothing is asked until the person asks (the panel opens without calling the host).
+  await expect(testSection).toHaveCount(0);
+  await panel.getByRole('button', { name: 'Test connection' }).click();
+  await expect(testSection).toContainText('2 models listed');
+  await expect(testSection.getByRole('list', { name: 'Models the host listed' })).toContainText('qwen3-coder:30b');
+
+  // The host moves to a closed port: the panel tests it at once and says why nothing answered.
+  const port = await closedPort();
+  await panel.getByRole('button', { name: 'Change host' }).click();
+  const hostDialog = page.getByRole('dialog', { name: 'Change the host of “panel-box”' });
+  await hostDialog.getByLabel('Custom host').fill(`http://127.0.0.1:${port}/v1`);
+  await hostDialog.getByRole('button', { name: 'Save' }).click();
+  await expect(hostDialog).toBeHidden();
+  await expect(testSection).toContainText('nothing listens on that port');
+  // Use reads the key's models as the test left them: the old host's models are not offered.
+  await panel.getByRole('button', { name: 'Use' }).click();
+  const use = page.getByRole('dialog', { name: 'Use “panel-box”' });
+  await expect(use.getByLabel('Model', { exact: true })).toHaveValue('');
+  await expect(use).not.toContainText('llama3.2');
+});
+
+test("the Playground offers a key's models as its set-ups do: the server's list and the key's model map", async ({ page }) => {
+  const made = await gatehouse.admin('/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'play-box', provider: 'openai-compatible', customHost: `${local.origin}/v1`, modelMap: { fast: 'llama3.2' } }) });
+  expect(made.status).toBe(201);
+  const { id } = (await made.json()) as { id: string };
+  const offered = (list: import('@playwright/test').Locator) => list.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+
+  await page.goto(gatehouse.uiUrl);
+  await page.getByLabel('Key', { exact: true }).selectOption(id);
+  // The key's first model, as its set-ups pick it; the model map's name is offered too.
+  await expect(page.getByLabel('Model')).toHaveValue('llama3.2');
+  await expect.poll(() => offered(page.locator('#playground-model-options'))).toEqual(['llama3.2', 'qwen3-coder:30b', 'fast']);
+
+  await page.getByRole('link', { name: 'Keys' }).click();
+  const panel = await openKeyPanel(page, 'play-box');
+  await panel.getByRole('button', { name: 'Use' }).click();
+  const use = page.getByRole('dialog', { name: 'Use “play-box”' });
+  await expect(use.getByLabel('Model', { exact: true })).toHaveValue('llama3.2');
+  expect(await offered(use.locator('datalist'))).toEqual(['llama3.2', 'qwen3-coder:30b', 'fast']);
+});

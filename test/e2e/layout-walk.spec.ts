@@ -166,6 +166,11 @@ for (const [width, height] of [
     await check('New gateway key', () => page.getByRole('button', { name: 'New gateway key' }).click());
     const panel = await openKeyPanel(page, 'Fake provider');
     problems.push(...(await dialogOutOfView(page, 'Key panel')));
+    // The panel with a Test connection result in it (what the host listed) keeps its buttons in view.
+    await panel.getByRole('button', { name: 'Test connection' }).click();
+    await expect(panel.getByRole('region', { name: 'Test connection' })).toContainText('models listed');
+    problems.push(...(await dialogOutOfView(page, 'Key panel with Test connection')));
+    await screenshot(page, `dialog-${width}-key-panel-test-connection`);
     for (const action of ['Change host', 'Change default model', 'Change allowed models', 'Change limits', 'Change MCP servers', 'Use', 'Rotate credential', 'Revoke']) {
       await check(action, () => panel.getByRole('button', { name: action, exact: true }).click());
     }

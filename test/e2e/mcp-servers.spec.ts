@@ -354,6 +354,62 @@ test("a key's MCP servers: all by default, a chosen set, none, and back to all",
   expect(problems).toEqual([]);
 });
 
+test("deny by default: Settings keeps keys that name no server away from MCP, and a key's own switch lets it in again", async ({ page }) => {
+  const problems = collectProblems(page);
+  const writes = recordAdminWrites(page);
+  await addServer({ name: 'github', command: FIXTURE_COMMAND, args: FIXTURE_ARGS });
+  const created = await gatehouse.admin('/gateway-keys', { method: 'POST', body: JSON.stringify({ name: 'mcp-default-key' }) });
+  const { id, key } = (await created.json()) as { id: string; key: string };
+  /** The tools this key is shown on /mcp/github, as an agent lists them (none when refused). */
+  const toolsListed = async (): Promise<string[]> => {
+    const client = new Client({ name: 'e2e-default', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp/github', gatehouse.origin), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      return (await client.listTools()).tools.map((tool) => tool.name);
+    } catch {
+      return [];
+    } finally {
+      await client.close();
+    }
+  };
+  expect(await toolsListed()).toContain('echo');
+  try {
+    await page.goto(gatehouse.uiUrl);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const card = page.getByRole('region', { name: 'MCP servers' });
+    await card.getByRole('radio', { name: 'Reach none until allowed' }).click();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByText('Settings saved')).toBeVisible();
+    expect(((await (await gatehouse.admin('/settings')).json()) as { mcpKeyDefault: string }).mcpKeyDefault).toBe('deny');
+    expect(await toolsListed()).toEqual([]);
+
+    await page.getByRole('link', { name: 'Keys' }).click();
+    const panel = await openKeyPanel(page, 'mcp-default-key');
+    await expect(panel).toContainText('No MCP servers until allowed');
+    await panel.getByRole('button', { name: 'Change MCP servers' }).click();
+    const dialog = page.getByRole('dialog', { name: 'MCP servers of “mcp-default-key”' });
+    await expect(dialog.getByRole('radio', { name: 'None until allowed' })).toBeChecked();
+    await dialog.getByRole('radio', { name: 'All servers' }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(panel).toContainText('All MCP servers');
+    expect(writes.at(-1)).toEqual({ method: 'PATCH', path: `/gateway-keys/${id}`, body: { mcpServers: null, mcpDefault: 'allow' } });
+    expect(await toolsListed()).toContain('echo');
+
+    // And the key's own switch back to none, while Settings let keys in again.
+    await gatehouse.admin('/settings', { method: 'PATCH', body: JSON.stringify({ mcpKeyDefault: 'allow' }) });
+    await panel.getByRole('button', { name: 'Change MCP servers' }).click();
+    await dialog.getByRole('radio', { name: 'None until allowed' }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(panel).toContainText('No MCP servers until allowed');
+    expect(writes.at(-1)?.body).toEqual({ mcpServers: null, mcpDefault: 'deny' });
+    expect(await toolsListed()).toEqual([]);
+  } finally {
+    await gatehouse.admin('/settings', { method: 'PATCH', body: JSON.stringify({ mcpKeyDefault: 'allow' }) });
+  }
+  expect(unexpected(problems, 401, 403, 404)).toEqual([]);
+});
+
 test("a key's MCP tools: only two tools of a server, ticked from its list, then every tool again", async ({ page }) => {
   const problems = collectProblems(page);
   const writes = recordAdminWrites(page);

@@ -1,6 +1,7 @@
 // A virtual key's host and chat-only switch, edited in place: the same gh-vk- key keeps working at the new
 // host, so no tool needs a new key. A new host needs the secret again (a key is bound to its host, and its
-// secret never follows it to another); the new host is then tried with a model list and the answer shown.
+// secret never follows it to another); the key's panel then tests the new host (Test connection) and shows
+// what answered there.
 import { useState, type FormEvent } from 'react';
 import type { VirtualKey } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
@@ -11,7 +12,7 @@ import { buildRotation, credentialFields, isSecretField, type FieldValues } from
 import { useKeysStore } from '../../stores/keys-store';
 import { requireAdminClient } from '../../stores/session-store';
 
-export function EditKeyHostDialog({ virtualKey, onClose, onSaved }: { virtualKey: VirtualKey; onClose(): void; onSaved(message: string): void }) {
+export function EditKeyHostDialog({ virtualKey, onClose, onSaved }: { virtualKey: VirtualKey; onClose(): void; onSaved(message: string, newHost: boolean): void }) {
   const providers = useKeysStore((state) => state.providers);
   const load = useKeysStore((state) => state.load);
   const provider = providers.find((item) => item.slug === virtualKey.provider);
@@ -30,16 +31,10 @@ export function EditKeyHostDialog({ virtualKey, onClose, onSaved }: { virtualKey
       return;
     }
     await submit(async () => {
-      const client = requireAdminClient();
       const patch = { ...(hostChanged ? { customHost: customHost.trim() || null, ...rotation } : {}), chatOnly };
-      await client.editVirtualKey(virtualKey.id, patch);
-      let message = `Saved ${virtualKey.name}`;
-      if (hostChanged && customHost.trim()) {
-        const check = await client.checkVirtualKeyHost(virtualKey.id);
-        message = [check.message, ...check.warnings].join(' ');
-      }
+      await requireAdminClient().editVirtualKey(virtualKey.id, patch);
       await load();
-      onSaved(message);
+      onSaved(hostChanged ? `Saved the host of ${virtualKey.name}` : `Saved ${virtualKey.name}`, hostChanged && customHost.trim() !== '');
     });
   };
 

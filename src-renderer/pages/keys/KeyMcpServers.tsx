@@ -1,8 +1,10 @@
-// A key's MCP servers on the Keys page: every server (the default) or a chosen set, and for any of them
-// only some of its tools. A server or tool a key may not use is neither listed nor callable through /mcp
-// with that key. Summed up in the key's panel, edited in a small dialog like the key's limits.
+// A key's MCP servers on the Keys page: every server, a chosen set, or none until some are allowed (the
+// deny-by-default switch, `mcpDefault`), and for any of them only some of its tools. A key that never
+// chose follows the Settings' default for keys (`mcpKeyDefault`). A server or tool a key may not use is
+// neither listed nor callable through /mcp with that key. Summed up in the key's panel, edited in a small
+// dialog like the key's limits.
 import { useEffect, useState, type FormEvent } from 'react';
-import type { McpServerAccess } from '../../api/types';
+import type { McpServerAccess, Settings } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { SegmentedControl } from '../../components/SegmentedControl';
 import { ErrorNotice, LoadingState } from '../../components/StatusViews';
@@ -23,17 +25,22 @@ export interface McpKeyRef {
   mcpDefault?: 'allow' | 'deny' | null;
 }
 
-export function describeMcpAccess(access: McpServerAccess | undefined, tools?: Record<string, string[]> | null, keyDefault?: 'allow' | 'deny' | null): string {
+export type McpDefault = Settings['mcpKeyDefault'];
+
+/** What a key without a server list gets: its own default, else the Settings' default for keys. */
+export const effectiveMcpDefault = (keyDefault: McpDefault | null | undefined, globalDefault: McpDefault): McpDefault => keyDefault ?? globalDefault;
+
+export function describeMcpAccess(access: McpServerAccess | undefined, tools: Record<string, string[]> | null | undefined, keyDefault: McpDefault | null | undefined, globalDefault: McpDefault): string {
   const limited = Object.keys(tools ?? {});
   const toolsNote = limited.length ? ` (some tools of ${limited.join(', ')})` : '';
-  if (access === null || access === undefined) return keyDefault === 'deny' ? 'No MCP servers until allowed' : `All MCP servers${toolsNote}`;
+  if (access === null || access === undefined) return effectiveMcpDefault(keyDefault, globalDefault) === 'deny' ? 'No MCP servers until allowed' : `All MCP servers${toolsNote}`;
   if (!access.length) return 'No MCP servers';
   return `MCP: ${access.join(', ')}${toolsNote}`;
 }
 
-type Mode = 'all' | 'chosen';
+type Mode = 'all' | 'chosen' | 'none';
 
-export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; onClose(): void }) {
+export function KeyMcpServersDialog({ keyRef, globalDefault, onClose }: { keyRef: McpKeyRef; globalDefault: McpDefault; onClose(): void }) {
   const servers = useMcpServersStore((state) => state.servers);
   const status = useMcpServersStore((state) => state.status);
   const loadError = useMcpServersStore((state) => state.loadError);
@@ -46,7 +53,8 @@ export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; on
   const [toolChoice, setToolChoice] = useState<Record<string, Set<string>>>(() => Object.fromEntries(Object.entries(currentTools).map(([server, tools]) => [server, new Set(tools)])));
   const showToast = useToastStore((state) => state.show);
   const current = keyRef.mcpServers ?? null;
-  const [mode, setMode] = useState<Mode>(current === null ? 'all' : 'chosen');
+  const currentDefault = effectiveMcpDefault(keyRef.mcpDefault, globalDefault);
+  const [mode, setMode] = useState<Mode>(current !== null ? 'chosen' : currentDefault === 'deny' ? 'none' : 'all');
   const [chosen, setChosen] = useState<Set<string>>(new Set(current ?? []));
   const { submitting, error, submit } = useSubmission(toFormError);
 
@@ -63,18 +71,22 @@ export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; on
   // Names the key keeps that no server has any more are still shown, so saving does not drop them unseen.
   const names = [...new Set([...servers.map((server) => server.name), ...(current ?? [])])].sort();
   // The servers whose tools can be limited here: those the key may use as the form stands.
-  const inScope = mode === 'all' ? names : names.filter((name) => chosen.has(name));
+  const inScope = mode === 'all' ? names : mode === 'chosen' ? names.filter((name) => chosen.has(name)) : [];
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const access: McpServerAccess = mode === 'all' ? null : names.filter((name) => chosen.has(name));
+    const access: McpServerAccess = mode === 'chosen' ? names.filter((name) => chosen.has(name)) : null;
+    // Without a list the key's own default decides: set only when it would decide otherwise than now, so
+    // a key that follows the Settings' default keeps following it.
+    const wanted: McpDefault | null = mode === 'all' ? 'allow' : mode === 'none' ? 'deny' : null;
+    const mcpDefault = wanted !== null && wanted !== currentDefault ? wanted : undefined;
     const entries = Object.entries(toolChoice).map(([server, tools]) => [server, [...tools].sort()] as const);
     const tools = entries.length ? Object.fromEntries(entries) : null;
     // Only what changed is sent: the tools stay as they are unless a server's tools were limited or freed here.
     const toolsChanged = JSON.stringify(tools ?? {}) !== JSON.stringify(Object.fromEntries(Object.entries(currentTools).map(([server, list]) => [server, [...list].sort()])));
     await submit(async () => {
-      await setKeyMcpAccess(keyRef.kind, keyRef.id, { mcpServers: access, ...(toolsChanged ? { mcpTools: tools } : {}) });
-      showToast(`${keyRef.name}: ${describeMcpAccess(access, tools, keyRef.mcpDefault).replace(/^MCP: /, 'MCP servers ')}`);
+      await setKeyMcpAccess(keyRef.kind, keyRef.id, { mcpServers: access, ...(toolsChanged ? { mcpTools: tools } : {}), ...(mcpDefault ? { mcpDefault } : {}) });
+      showToast(`${keyRef.name}: ${describeMcpAccess(access, tools, mcpDefault ?? keyRef.mcpDefault, globalDefault).replace(/^MCP: /, 'MCP servers ')}`);
       onClose();
     });
   };
@@ -87,12 +99,17 @@ export function KeyMcpServersDialog({ keyRef, onClose }: { keyRef: McpKeyRef; on
           options={[
             { value: 'all', label: 'All servers' },
             { value: 'chosen', label: 'Only these' },
+            { value: 'none', label: 'None until allowed' },
           ]}
           value={mode}
           onChange={setMode}
         />
         {mode === 'all' ? (
-          <p className="muted small">Every server, including those added later.</p>
+          <p className="muted small">Every server, including those added later.{keyRef.mcpDefault == null && globalDefault === 'allow' ? ' This is the default for keys in Settings.' : ''}</p>
+        ) : mode === 'none' ? (
+          <p className="muted small">
+            No server, including those added later, until you choose some here.{keyRef.mcpDefault == null && globalDefault === 'deny' ? ' This is the default for keys in Settings.' : ''}
+          </p>
         ) : status === 'loading' && !servers.length ? (
           <LoadingState label="Loading MCP servers" />
         ) : status === 'error' && !names.length ? (

@@ -1,8 +1,9 @@
 // One key's details and every action on it, opened from its row in the keys table: what the key is
 // (provider, host, models, limits, routing, MCP servers, spend, dates) with a plainly named action beside
-// each setting, and Use, Rename, Rotate and Revoke at the bottom. The panel reads the key from the store,
+// each setting, Test connection for a virtual key (also run after its host changes), and Use, Rename,
+// Rotate and Revoke at the bottom. The panel reads the key from the store,
 // so what an action saves shows at once; a key revoked elsewhere closes it.
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { describeError } from '../../api/api-error';
 import type { GatewayKey, VirtualKey } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
@@ -12,7 +13,9 @@ import { keyNameProblem } from '../../keys/key-name';
 import { describeKeyModels } from '../../keys/model-map';
 import { useKeysStore } from '../../stores/keys-store';
 import { useKeyLimitsStore } from '../../stores/key-limits-store';
+import { useSettingsStore } from '../../stores/settings-store';
 import { useToastStore } from '../../stores/toast-store';
+import { ConnectionTest } from './ConnectionTest';
 import { EditKeyHostDialog } from './EditKeyHostDialog';
 import { ConfirmRevokeDialog, KeyModelsDialog, RotateKeyDialog, RoutingSwitch } from './KeyDialogs';
 import { KeyHost } from './KeyHost';
@@ -69,8 +72,8 @@ function RenameForm({ currentName, rename, onDone }: { currentName: string; rena
   );
 }
 
-/** One setting of the key: its plain name, what it is now, and the button that changes it. */
-function Setting({ label, action, onChange, children }: { label: string; action?: string; onChange?(): void; children: ReactNode }) {
+/** One setting of the key: its plain name, what it is now, and the button that changes it (or tests it). */
+function Setting({ label, action, verb = 'Change', onChange, children }: { label: string; action?: string; verb?: string; onChange?(): void; children: ReactNode }) {
   return (
     <div className="key-setting">
       <dt>{label}</dt>
@@ -78,7 +81,8 @@ function Setting({ label, action, onChange, children }: { label: string; action?
       <dd className="key-setting-action">
         {onChange && (
           <button type="button" className="button button-ghost button-small" onClick={onChange}>
-            Change<span className="visually-hidden"> {action ?? label.toLowerCase()}</span>
+            {verb}
+            <span className="visually-hidden"> {action ?? label.toLowerCase()}</span>
           </button>
         )}
       </dd>
@@ -121,8 +125,17 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
   const allowed = useKeysStore((state) => state.allowedModels[key.id]);
   const limitsView = useKeyLimitsStore((state) => state.byKey[key.id]);
   const showToast = useToastStore((state) => state.show);
+  // What a key that names no MCP server gets unless it says otherwise (Settings → MCP servers).
+  const mcpKeyDefault = useSettingsStore((state) => state.settings?.mcpKeyDefault ?? 'allow');
+  const settingsStatus = useSettingsStore((state) => state.status);
+  useEffect(() => {
+    if (settingsStatus === 'idle') void useSettingsStore.getState().load();
+  }, [settingsStatus]);
   const [renaming, setRenaming] = useState(false);
   const [action, setAction] = useState<Action>(null);
+  // Each Test connection (a click, a host just changed) mounts a fresh test, which asks the host at once.
+  const [connectionTests, setConnectionTests] = useState(0);
+  const testConnection = () => setConnectionTests((count) => count + 1);
   const closeAction = () => setAction(null);
   const done = (message: string) => {
     setAction(null);
@@ -164,6 +177,11 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
               ))}
             </Setting>
           )}
+          {kind === 'virtual' && (
+            <Setting label="Connection" verb="Test" action="connection" onChange={testConnection}>
+              <span className="muted">Asks the host for its models with the key’s secret</span>
+            </Setting>
+          )}
           <Setting label="Allowed models" onChange={() => setAction('allowed')}>
             <span className="key-setting-text">{describeModelAccess(allowed)}</span>
           </Setting>
@@ -176,7 +194,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
             </Setting>
           )}
           <Setting label="MCP servers" action="MCP servers" onChange={() => setAction('mcp')}>
-            <span className="key-setting-text">{describeMcpAccess(key.mcpServers, key.mcpTools, key.mcpDefault)}</span>
+            <span className="key-setting-text">{describeMcpAccess(key.mcpServers, key.mcpTools, key.mcpDefault, mcpKeyDefault)}</span>
           </Setting>
           <Setting label="Spend">
             <KeySpend keyId={key.id} keyName={key.name} />
@@ -188,6 +206,7 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
             </span>
           </Setting>
         </dl>
+        {kind === 'virtual' && connectionTests > 0 && <ConnectionTest key={connectionTests} keyId={key.id} />}
         <div className="dialog-actions key-panel-actions">
           <button type="button" className="button button-secondary" onClick={() => setAction('use')}>
             <Icon name="code" />
@@ -210,12 +229,21 @@ export function KeyPanel({ target, onClose }: { target: KeyPanelTarget; onClose(
         </div>
       </div>
 
-      {action === 'host' && kind === 'virtual' && <EditKeyHostDialog virtualKey={key} onClose={closeAction} onSaved={done} />}
+      {action === 'host' && kind === 'virtual' && (
+        <EditKeyHostDialog
+          virtualKey={key}
+          onClose={closeAction}
+          onSaved={(message, newHost) => {
+            done(message);
+            if (newHost) testConnection();
+          }}
+        />
+      )}
       {action === 'models' && kind === 'virtual' && <KeyModelsDialog virtualKey={key} onClose={closeAction} onSaved={() => done(`Saved the models of ${key.name}`)} />}
       {action === 'rotate' && kind === 'virtual' && <RotateKeyDialog virtualKey={key} onClose={closeAction} onRotated={() => done('Credential rotated')} />}
       {action === 'allowed' && <KeyModelAccessDialog keyRef={{ id: key.id, name: key.name }} current={allowed ?? null} onClose={closeAction} />}
       {action === 'limits' && <KeyLimitsDialog keyId={key.id} keyName={key.name} view={limitsView} onClose={closeAction} />}
-      {action === 'mcp' && <KeyMcpServersDialog keyRef={{ kind, id: key.id, name: key.name, mcpServers: key.mcpServers, mcpTools: key.mcpTools, mcpDefault: key.mcpDefault }} onClose={closeAction} />}
+      {action === 'mcp' && <KeyMcpServersDialog keyRef={{ kind, id: key.id, name: key.name, mcpServers: key.mcpServers, mcpTools: key.mcpTools, mcpDefault: key.mcpDefault }} globalDefault={mcpKeyDefault} onClose={closeAction} />}
       {action === 'revoke' && <ConfirmRevokeDialog kind={kind} name={key.name} onClose={closeAction} onConfirm={revoke} />}
       {action === 'use' && (
         <Dialog title={`Use “${key.name}”`} description={kind === 'virtual' ? 'Set-ups for coding tools, SDKs and curl, with this gateway’s address.' : 'The full key was shown once when it was created; these examples read it from an environment variable.'} onClose={closeAction} size="large">

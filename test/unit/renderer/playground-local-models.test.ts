@@ -29,8 +29,8 @@ describe('local server models for the Model field', () => {
     expect(localServerFor([ollama], '  ')).toBeUndefined();
   });
 
-  it('offers the listed models and the server’s own, each once, sorted', () => {
-    expect(mergeModelNames(['llama3.2:latest', 'nomic-embed-text'], ollama)).toEqual(['llama3.2:latest', 'nomic-embed-text', 'qwen2.5-coder:7b']);
-    expect(mergeModelNames(['b', 'a'], undefined)).toEqual(['a', 'b']);
+  it('offers the listed models in their order, then the server’s own, each once', () => {
+    expect(mergeModelNames(['nomic-embed-text', 'llama3.2:latest'], ollama)).toEqual(['nomic-embed-text', 'llama3.2:latest', 'qwen2.5-coder:7b']);
+    expect(mergeModelNames(['b', 'a', 'b'], undefined)).toEqual(['b', 'a']);
   });
 });
