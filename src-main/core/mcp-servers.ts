@@ -59,6 +59,8 @@ export interface McpOAuthGrant {
   /** When the tokens were received (ms since the epoch): expires_in counts from here. */
   receivedAt?: number;
   discovery?: Record<string, unknown>;
+  /** The RFC 8707 resource the tokens were asked for (sent again on refresh). */
+  resource?: string;
 }
 
 /** A change of a server's sign-in: its state and grant together (null grant: forget the tokens and registration). */
