@@ -3,6 +3,7 @@
 // sealed at rest by whoever passes `persist`. The sign-in (sign-in.ts) and the gateway's connection
 // (upstream-auth.ts) both drive the SDK's auth() through it; they differ only in what a request for the
 // user's approval does (`onRedirect`): the sign-in shows the URL, the gateway marks the server "sign-in needed".
+import { randomBytes } from 'node:crypto';
 import type {
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -30,6 +31,7 @@ export interface GrantProviderOptions {
   persist: (grant: McpOAuthGrant) => Promise<void>;
   /** The SDK asks for the user's approval at this URL. */
   onRedirect: (authorizationUrl: URL) => Promise<void>;
+  /** The `state` the sign-in checks on its callback. */
   state?: string;
 }
 
@@ -51,9 +53,9 @@ export class GrantProvider implements OAuthClientProvider {
     return { ...clientMetadata(this.options.redirectUrl), ...(given?.client_secret ? { token_endpoint_auth_method: 'client_secret_post' } : {}) };
   }
 
+  /** The sign-in's own state; the gateway, which only drops the URL the SDK builds, gets a throwaway one. */
   state(): string {
-    if (!this.options.state) throw new Error('This sign-in has no state');
-    return this.options.state;
+    return this.options.state ?? randomBytes(16).toString('base64url');
   }
 
   clientInformation(): StoredOAuthClientInformation | undefined {
