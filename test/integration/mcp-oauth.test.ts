@@ -100,7 +100,8 @@ describe('OAuth sign-in to a remote MCP server', () => {
     // Before sign-in: a clear JSON-RPC error at once, never a hang.
     const started = Date.now();
     await expect(callEcho('guarded', 'early')).rejects.toThrow(/needs sign-in: run 'gatehouse mcp login guarded'/);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Well under the 60 s call timeout; the first call also loads the MCP gateway, seconds on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
 
     const signedIn = await login('guarded');
     expect(signedIn.stderr).toContain('does not carry the state of the sign-in under way');
