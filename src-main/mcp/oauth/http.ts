@@ -12,6 +12,27 @@ export function oauthTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isInteger(given) && given >= 100 && given <= 120_000 ? given : DEFAULT_OAUTH_TIMEOUT_MS;
 }
 
+/** Metadata, registrations and token answers are a few KiB; more is a broken or hostile server. */
+export const MAX_OAUTH_BODY_BYTES = 1 << 20;
+
+async function readCapped(response: Response, url: string): Promise<ArrayBuffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_OAUTH_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`${new URL(url).origin} answered more than ${MAX_OAUTH_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  const joined = Buffer.concat(chunks);
+  return joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength) as ArrayBuffer;
+}
+
 export class OAuthTimeoutError extends Error {
   constructor(url: string, timeoutMs: number) {
     super(`${new URL(url).origin} did not answer within ${timeoutMs} ms`);
@@ -26,8 +47,9 @@ export function boundedFetch(timeoutMs: number): FetchLike {
     const url = typeof input === 'string' ? input : input.toString();
     try {
       const response = await fetch(input, { ...init, signal });
-      // The body is read within the same bound: a server that sends headers and then stalls is a hang too.
-      const body = await response.arrayBuffer();
+      // The body is read within the same bound (a server that sends headers and then stalls is a hang too),
+      // and only up to MAX_OAUTH_BODY_BYTES: metadata and tokens are small, a server that streams more is refused.
+      const body = await readCapped(response, url);
       return new Response(body.byteLength === 0 && [204, 304].includes(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
     } catch (error) {
       if (timeout.aborted) throw new OAuthTimeoutError(url, timeoutMs);
