@@ -127,7 +127,8 @@ describe('OAuth sign-in to a remote MCP server', () => {
     expect(removed.stderr).toContain("Revoked the OAuth grant of 'guarded'");
     expect(server.counts.revocations).toBeGreaterThanOrEqual(1);
 
-    // Signed into again from scratch.
+    // Signed into again from scratch, once the running gateway has let the removed server go.
+    await until(async () => !gateway.running.services.mcp.has('guarded'), 3_000);
     expect((await mcp(['add', 'guarded', '--url', server.url])).code).toBe(0);
     await until(async () => (await serverRow('guarded').catch(() => ({ oauth: null }))).oauth?.state === 'sign-in-needed');
     expect((await login('guarded')).code).toBe(0);
