@@ -434,7 +434,7 @@ export async function startGatehouse(options: StartOptions = {}): Promise<Runnin
     // The one check of the admin token, for the admin API and /metrics: wrong tokens throttled per address.
     const adminTokenGuard = new AdminTokenGuard(adminToken, logCall, options.adminTokenGuard);
     const mcp = new OnDemandMcpGateway(
-      { version: packageVersion(), log: logCall, keyDefault: () => settings.get().mcpKeyDefault },
+      { version: packageVersion(), log: logCall, keyDefault: () => settings.get().mcpKeyDefault, saveOAuth: (server, change) => mcpServers.saveOAuth(server, change) },
       { keys: keyDirectory, limits: limits.limiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, allowRemote: options.allowRemote, onBrowserRefused: (reason) => metrics.refused(reason) },
       (message) => log(`Warning: ${message}`),
     );

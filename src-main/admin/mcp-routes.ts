@@ -18,6 +18,12 @@ function describe(services: Pick<AdminServices, 'mcp'>, config: McpServerConfig)
   };
 }
 
+/** A name → value map given in a body, for the OAuth probe only (create() checks it properly). */
+function stringMap(value: unknown): Record<string, string> {
+  if (!isPlainObject(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
 function objectBody(body: unknown): Record<string, unknown> {
   if (!isPlainObject(body)) throw invalidRequest('The body must be a JSON object');
   return body;
@@ -48,7 +54,11 @@ export const mcpRoutes: AdminRoute[] = [
     path: '/mcp-servers',
     handle: async ({ services, body }) => {
       const input = objectBody(body);
-      const created = await services.mcpServers.create(input as unknown as NewMcpServer);
+      if ('oauth' in input) throw invalidRequest("'oauth' is found out by asking the server, not given", 'oauth');
+      // A remote server is asked whether it wants OAuth sign-in (its 401 and metadata) before it is kept.
+      const remote = typeof input.url === 'string' && input.transport !== 'stdio' && input.command === undefined;
+      const oauth = remote && (await services.mcp.wantsOAuth(input.url as string, { ...stringMap(input.headers), ...stringMap(input.secretHeaders) }));
+      const created = await services.mcpServers.create({ ...(input as unknown as NewMcpServer), oauth });
       return { status: 201, body: { server: describe(services, created) } };
     },
   },
@@ -72,7 +82,17 @@ export const mcpRoutes: AdminRoute[] = [
     method: 'DELETE',
     path: '/mcp-servers/:name',
     handle: async ({ services, params }) => {
+      await services.mcpServers.get(params.name);
+      // The grant is revoked at its server where it offers revocation; a server that cannot be reached does
+      // not keep the row: its tokens are forgotten with it, and the answer says they were not revoked.
+      let revocation: string | null;
+      try {
+        revocation = await services.mcp.revokeSignIn(params.name);
+      } catch (error) {
+        revocation = `not revoked: ${(error as Error).message}`;
+      }
       await services.mcpServers.remove(params.name);
+      if (revocation && revocation !== 'nothing-to-revoke') return { status: 200, body: { removed: params.name, signIn: revocation } };
       return { status: 204, body: null };
     },
   },

@@ -19,9 +19,14 @@ export const MCP_USAGE = `Usage:
       A stdio server (started when first needed) or a remote one (Streamable HTTP, or legacy SSE). The value
       of each --secret-env / --secret-header is read from stdin, one line each in the order given (a hidden
       prompt on a terminal), and sealed at rest: never give secrets as flags.
+      A remote server that answers 401 with OAuth metadata is marked "sign-in needed".
+  gatehouse mcp login NAME [--client-id ID [--client-secret]] [--callback-port N] [--wait-s N]
+      Signs in to a server that wants OAuth: prints the address to open in a browser and waits for its
+      answer on a loopback port of its own (127.0.0.1). Dynamic registration where the server offers it;
+      else the client id you registered, its secret (if any) read from stdin or GATEHOUSE_MCP_CLIENT_SECRET.
   gatehouse mcp list [--json]
   gatehouse mcp tools NAME [--json]     (asks the running server; starts the MCP server itself if none runs)
-  gatehouse mcp remove NAME
+  gatehouse mcp remove NAME             (revokes its OAuth grant at the server where it offers revocation)
   gatehouse keys mcp NAME --servers a,b | --all     (which MCP servers a key may use)
 Every command takes --data-dir D, or --database-url for a team database. Tools connect to http://127.0.0.1:PORT/mcp (every server, names
 prefixed <server>__<tool>) or /mcp/NAME, with a gateway or virtual key as Authorization: Bearer.`;
@@ -38,6 +43,8 @@ export async function runMcpCommand(args: string[], io: CommandIOWithInput): Pro
         return await listTools(options, io);
       case 'remove':
         return await removeServer(options, io);
+      case 'login':
+        return await login(options, io);
       case 'help':
       case '--help':
       case '-h':
@@ -108,6 +115,7 @@ async function addServer(args: string[], io: CommandIOWithInput): Promise<number
   const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
   const secretEnv = await readSecretValues(values['secret-env'] ?? [], io);
   const secretHeaders = await readSecretValues(values['secret-header'] ?? [], io);
+  const oauth = values.url !== undefined && (await askWantsOAuth(values.url, { ...(values.header ? pairs(values.header, ':', 'header') : {}), ...secretHeaders }, io));
   return withMcpStore(values, io, true, async (store) => {
     const created = await store!.create({
       name,
@@ -120,8 +128,10 @@ async function addServer(args: string[], io: CommandIOWithInput): Promise<number
       headers: values.header ? pairs(values.header, ':', 'header') : undefined,
       secretHeaders,
       timeoutMs,
+      oauth,
     });
     io.stderr.write(`Added MCP server '${created.name}' (${created.transport}). Tools reach it at /mcp/${created.name}, or as ${created.name}__<tool> on /mcp.\n`);
+    if (created.oauth) io.stderr.write(`It wants OAuth sign-in: run 'gatehouse mcp login ${created.name}'. Until then its tools answer that sign-in is needed.\n`);
     return 0;
   });
 }
@@ -153,8 +163,9 @@ async function listServers(args: string[], io: CommandIOWithInput): Promise<numb
     for (const server of servers) {
       const target = server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : server.url;
       const secrets = [...server.secretEnv, ...server.secretHeaders];
+      const signIn = server.oauth ? `\t${server.oauth.state}${server.oauth.expiresAt ? ` (token until ${server.oauth.expiresAt})` : ''}` : '';
       io.stdout.write(
-        `${server.name}\t${server.transport}\t${server.enabled ? 'on' : 'off'}\t${target}${secrets.length ? `\tsecrets: ${secrets.join(', ')}` : ''}${server.disabledTools.length ? `\toff: ${server.disabledTools.join(', ')}` : ''}\n`,
+        `${server.name}\t${server.transport}\t${server.enabled ? 'on' : 'off'}\t${target}${signIn}${secrets.length ? `\tsecrets: ${secrets.join(', ')}` : ''}${server.disabledTools.length ? `\toff: ${server.disabledTools.join(', ')}` : ''}\n`,
       );
     }
     return 0;
@@ -164,6 +175,7 @@ async function listServers(args: string[], io: CommandIOWithInput): Promise<numb
 async function removeServer(args: string[], io: CommandIOWithInput): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { ...STORAGE_OPTIONS }, strict: true, allowPositionals: true });
   const name = oneName(positionals, 'remove');
+  await revokeBeforeRemoval(values, name, io);
   return withMcpStore(values, io, false, async (store) => {
     if (!store) throw new Error(`No MCP server named '${name}'`);
     await store.remove(name);
@@ -224,4 +236,70 @@ async function toolsDirectly(place: StoragePlace, name: string, io: CommandIOWit
       await upstream.stop();
     }
   });
+}
+
+/** Asks a remote server whether it wants OAuth (mcp/oauth/detect.ts); loads the OAuth client only here. */
+async function askWantsOAuth(url: string, headers: Record<string, string>, io: CommandIOWithInput): Promise<boolean> {
+  const [{ wantsOAuth }, { oauthTimeoutMs }] = await Promise.all([import('../mcp/oauth/detect.js'), import('../mcp/oauth/http.js')]);
+  return wantsOAuth(url, headers, oauthTimeoutMs(io.env));
+}
+
+/**
+ * A signed-in server's grant is revoked at its authorization server before the row goes. That needs the data
+ * key to open the grant; without it (or with the server away) the row is removed all the same and the
+ * output says the grant was not revoked.
+ */
+async function revokeBeforeRemoval(flags: StorageFlags, name: string, io: CommandIOWithInput): Promise<void> {
+  const config = await withServers(flags, io, async (servers) => servers.find((server) => server.name === name));
+  if (!config?.oauth || config.oauth.state !== 'signed-in') return;
+  try {
+    const grant = await withStorage(storagePlace(flags, io.env), io.env, false, async (storage) =>
+      ((await (await storage?.mcpServers({ unlock: true }))?.connections()) ?? []).find((server) => server.name === name)?.oauthGrant ?? null,
+    );
+    const [{ revokeGrant }, { oauthTimeoutMs }] = await Promise.all([import('../mcp/oauth/revoke.js'), import('../mcp/oauth/http.js')]);
+    const revocation = await revokeGrant(grant, oauthTimeoutMs(io.env));
+    io.stderr.write(revocation === 'revoked' ? `Revoked the OAuth grant of '${name}' at its server.\n` : revocation === 'not-offered' ? `The server of '${name}' offers no revocation; its tokens are forgotten here.\n` : '');
+  } catch (error) {
+    io.stderr.write(`The OAuth grant of '${name}' was not revoked at its server (${(error as Error).message}); its tokens are forgotten here.\n`);
+  }
+}
+
+async function login(args: string[], io: CommandIOWithInput): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...STORAGE_OPTIONS, 'client-id': { type: 'string' }, 'client-secret': { type: 'boolean', default: false }, 'callback-port': { type: 'string' }, 'wait-s': { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  const name = oneName(positionals, 'login');
+  if (values['client-secret'] && !values['client-id']) throw new UsageError('--client-secret goes with --client-id.');
+  const port = values['callback-port'] === undefined ? 0 : Number(values['callback-port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError('--callback-port takes a port number.');
+  const waitS = values['wait-s'] === undefined ? 300 : Number(values['wait-s']);
+  if (!Number.isFinite(waitS) || waitS <= 0 || waitS > 3_600) throw new UsageError('--wait-s takes seconds, up to 3600.');
+  const config = await withServers(values, io, async (servers) => servers.find((server) => server.name === name));
+  if (!config) throw new Error(`No MCP server named '${name}'`);
+  if (config.transport === 'stdio' || !config.url) throw new Error(`MCP server '${name}' is a stdio server; only remote servers sign in.`);
+  let client: { client_id: string; client_secret?: string } | undefined;
+  if (values['client-id']) {
+    const secret = values['client-secret'] ? (io.env.GATEHOUSE_MCP_CLIENT_SECRET ?? (await readSecretValues(['client secret'], io))['client secret']) : undefined;
+    client = { client_id: values['client-id'], ...(secret ? { client_secret: secret } : {}) };
+  }
+  const [{ beginSignIn }, { LoopbackCallback }, { oauthTimeoutMs }] = await Promise.all([
+    import('../mcp/oauth/sign-in.js'),
+    import('../mcp/oauth/loopback-callback.js'),
+    import('../mcp/oauth/http.js'),
+  ]);
+  const callback = await LoopbackCallback.open(port);
+  try {
+    const signIn = await beginSignIn({ server: name, serverUrl: config.url, redirectUrl: callback.redirectUrl, client, timeoutMs: oauthTimeoutMs(io.env) });
+    io.stderr.write(`Open this address in a browser to sign in to '${name}' (waiting up to ${waitS} s for its answer on ${callback.redirectUrl}):\n`);
+    io.stdout.write(`${signIn.authorizationUrl.href}\n`);
+    const grant = await callback.wait(signIn.finish, waitS * 1000, (reason) => io.stderr.write(`${reason}\n`));
+    await withMcpStore(values, io, false, async (store) => store!.saveOAuth(name, { state: 'signed-in', grant }));
+    io.stderr.write(`Signed in to MCP server '${name}'. A running Gatehouse uses the sign-in within a second.\n`);
+    return 0;
+  } finally {
+    await callback.close();
+  }
 }

@@ -33,14 +33,48 @@ export interface McpServerConfig {
   enabled: boolean;
   timeoutMs: number;
   disabledTools: string[];
+  /** OAuth sign-in, for a remote server that asked for it (its 401 and metadata); null = it takes no OAuth. */
+  oauth: McpOAuthStatus | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** 'sign-in-needed' until someone signs in, and again when the grant expired or was revoked. */
+export type McpOAuthState = 'sign-in-needed' | 'signed-in';
+
+export interface McpOAuthStatus {
+  state: McpOAuthState;
+  /** When the access token expires (ISO); null when signed out or the server named no expiry. */
+  expiresAt: string | null;
+}
+
+/**
+ * What a sign-in leaves, sealed at rest as one value (mcp/oauth/ reads and writes it in the SDK's own
+ * shapes): the client registration (dynamic, or the id and secret the user gave), the tokens, and the
+ * discovered metadata that refresh and revocation need.
+ */
+export interface McpOAuthGrant {
+  client?: { client_id: string; client_secret?: string; [field: string]: unknown };
+  tokens?: { access_token: string; token_type: string; refresh_token?: string; expires_in?: number; [field: string]: unknown };
+  /** When the tokens were received (ms since the epoch): expires_in counts from here. */
+  receivedAt?: number;
+  discovery?: Record<string, unknown>;
+  /** The RFC 8707 resource the tokens were asked for (sent again on refresh). */
+  resource?: string;
+}
+
+/** A change of a server's sign-in: its state and grant together (null grant: forget the tokens and registration). */
+export interface McpOAuthChange {
+  state: McpOAuthState | null;
+  grant: McpOAuthGrant | null;
 }
 
 /** A server with its secret values opened: what the gateway connects with (memory only, never logged). */
 export interface McpServerConnection extends McpServerConfig {
   secretEnvValues: Record<string, string>;
   secretHeaderValues: Record<string, string>;
+  /** The sealed sign-in opened; null when there is none. */
+  oauthGrant: McpOAuthGrant | null;
 }
 
 export interface NewMcpServer {
@@ -57,10 +91,12 @@ export interface NewMcpServer {
   enabled?: boolean;
   timeoutMs?: number;
   disabledTools?: string[];
+  /** Set by whoever added it after asking the server (mcp/oauth/detect.ts): it wants OAuth sign-in. */
+  oauth?: boolean;
 }
 
 /** Any of these; a secret map adds or replaces the values it names (an empty string removes one). */
-export type McpServerChange = Partial<Omit<NewMcpServer, 'name' | 'transport'>>;
+export type McpServerChange = Partial<Omit<NewMcpServer, 'name' | 'transport' | 'oauth'>>;
 
 /**
  * Where MCP servers are kept. `connections()` runs when the gateway (re)reads its servers and may go to
@@ -74,6 +110,11 @@ export interface McpServerRepository {
   create(input: NewMcpServer): Promise<McpServerConfig>;
   update(name: string, change: McpServerChange): Promise<McpServerConfig>;
   remove(name: string): Promise<void>;
+  /**
+   * Records a sign-in (or its loss) on its own, never as part of a settings change: a token refresh must not
+   * undo an edit made meanwhile, nor an edit a refresh. Sealed like the other secrets; needs only the public key.
+   */
+  saveOAuth(name: string, change: McpOAuthChange): Promise<void>;
   /** Every server with its secrets opened (needs the data key: a store opened for writing only rejects). */
   connections(): Promise<McpServerConnection[]>;
   /** Calls the listener with connections() after every change; returns a function that stops. */

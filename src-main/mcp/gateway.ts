@@ -5,7 +5,7 @@
 import { ProtocolError, ProtocolErrorCode, type Notification, type Request, type Result, type Tool } from '@modelcontextprotocol/server';
 import type { CallRecord } from '../core/call-record.js';
 import type { Caller } from '../core/keys.js';
-import type { McpServerConnection } from '../core/mcp-servers.js';
+import type { McpOAuthChange, McpServerConnection } from '../core/mcp-servers.js';
 import type { McpDefault } from '../core/mcp-access.js';
 import { mayUseServer, mayUseTool, RECHECK_INTERVAL_MS, toolGrantText } from './access.js';
 import { RefusedMcpCall } from './call-log.js';
@@ -14,6 +14,8 @@ import { McpUpstream, type UpstreamStatus } from './upstream.js';
 import { PASS_THROUGH } from './wire.js';
 import { ModernEndpoints } from './modern.js';
 import { HeldCalls } from './held-calls.js';
+import { oauthTimeoutMs } from './oauth/http.js';
+import { revokeGrant, type Revocation } from './oauth/revoke.js';
 
 /** Sessions idle this long are closed (a client that went away without DELETE). */
 const SESSION_IDLE_MS = 60 * 60_000;
@@ -32,6 +34,8 @@ export interface McpGatewayOptions {
   log: (record: CallRecord) => void;
   /** The global default of keys that name no server (the setting mcpKeyDefault), read as it is now; absent = 'allow'. */
   keyDefault?: () => McpDefault;
+  /** Keeps a server's changed sign-in (a refresh, a grant that ended) in the store, sealed. */
+  saveOAuth?: (server: string, change: McpOAuthChange) => Promise<void>;
 }
 
 export class McpGateway implements SessionHub {
@@ -199,6 +203,19 @@ export class McpGateway implements SessionHub {
     const recent = sessions.sort((a, b) => b.lastActive - a.lastActive)[0];
     if (!recent) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `No client is connected to MCP server '${server}' through Gatehouse to answer ${request.method}`);
     return recent.server.request(request, PASS_THROUGH, { signal });
+  }
+
+  onOAuthChange(server: string, change: McpOAuthChange): void {
+    this.options.saveOAuth?.(server, change).catch(() => {
+      // The store is away (PostgreSQL down): the grant serves from memory here, and the next change tries again.
+    });
+  }
+
+  /** Revokes a server's grant at its authorization server (before the server is removed); null when it has none. */
+  async revokeSignIn(name: string): Promise<Revocation | null> {
+    const upstream = this.upstreams.get(name);
+    if (!upstream?.settings.oauth) return null;
+    return revokeGrant(upstream.grant, oauthTimeoutMs());
   }
 
   onServerNotification(server: string, notification: Notification): void {

@@ -15,7 +15,7 @@ interface Loaded {
 }
 
 /** What the admin API asks of the running MCP gateway. */
-export type McpStatus = Pick<McpGateway, 'state' | 'stderr' | 'tools' | 'callTool' | 'has'>;
+export type McpStatus = Pick<McpGateway, 'state' | 'stderr' | 'tools' | 'callTool' | 'has' | 'revokeSignIn'> & Pick<OnDemandMcpGateway, 'wantsOAuth'>;
 
 export class OnDemandMcpGateway implements McpStatus {
   private loading: Promise<Loaded> | undefined;
@@ -56,6 +56,17 @@ export class OnDemandMcpGateway implements McpStatus {
 
   async callTool(name: string, tool: string, args: Record<string, unknown>): ReturnType<McpGateway['callTool']> {
     return (await this.load()).gateway.callTool(name, tool, args);
+  }
+
+  /** Revokes a server's grant at its authorization server; null when it has none (or the gateway never loaded it). */
+  async revokeSignIn(name: string): ReturnType<McpGateway['revokeSignIn']> {
+    return this.loaded ? this.loaded.gateway.revokeSignIn(name) : null;
+  }
+
+  /** Whether a remote server asks for OAuth sign-in (asked when it is added); loads only the OAuth client. */
+  async wantsOAuth(url: string, headers: Record<string, string>): Promise<boolean> {
+    const [{ wantsOAuth }, { oauthTimeoutMs }] = await Promise.all([import('./oauth/detect.js'), import('./oauth/http.js')]);
+    return wantsOAuth(url, headers, oauthTimeoutMs());
   }
 
   /** The /mcp endpoint; a request before the gateway is loaded waits for it (its body stays unread meanwhile). */

@@ -11,6 +11,7 @@ import {
   SdkErrorCode,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
   type Notification,
   type Request,
   type RequestOptions,
@@ -22,7 +23,10 @@ import {
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { PASS_THROUGH, TIMED_OUT, UNAVAILABLE } from './wire.js';
 import { redactSecrets } from '../core/redact.js';
-import type { McpServerConnection } from '../core/mcp-servers.js';
+import type { McpOAuthChange, McpOAuthGrant, McpServerConnection } from '../core/mcp-servers.js';
+import { wantsOAuth } from './oauth/detect.js';
+import { oauthTimeoutMs } from './oauth/http.js';
+import { UpstreamAuth } from './oauth/upstream-auth.js';
 
 export type UpstreamStatus = 'stopped' | 'starting' | 'running' | 'restarting' | 'failed' | 'disabled';
 
@@ -42,6 +46,13 @@ export interface UpstreamEvents {
   /** A request of the server to the client (sampling, elicitation, roots): answered by a session's client. */
   onServerRequest(server: string, request: Request, signal: AbortSignal): Promise<Result>;
   onServerNotification(server: string, notification: Notification): void;
+  /** The server's sign-in changed (a refresh, a grant that ended, a server found to want OAuth): to be kept in the store. */
+  onOAuthChange?(server: string, change: McpOAuthChange): void;
+}
+
+/** The JSON-RPC error of every call to a server that needs a sign-in first: at once, never a wait. */
+export function signInNeeded(name: string): ProtocolError {
+  return new ProtocolError(UNAVAILABLE, `MCP server '${name}' needs sign-in: run 'gatehouse mcp login ${name}', or use Sign in on the MCP servers page`, { signIn: 'needed', server: name });
 }
 
 export const STDERR_LINES = 200;
@@ -106,6 +117,8 @@ export class McpUpstream {
   private runningSince = 0;
   private stopped = false;
   private toolsCache: Tool[] | undefined;
+  /** The sign-in in use: the store's, or this process's own newer one (a refresh not yet read back). */
+  private oauthGrant: McpOAuthGrant | null;
 
   constructor(
     private config: McpServerConnection,
@@ -113,6 +126,7 @@ export class McpUpstream {
     private readonly version: string,
   ) {
     if (!config.enabled) this.status = 'disabled';
+    this.oauthGrant = config.oauthGrant;
   }
 
   get name(): string {
@@ -128,10 +142,17 @@ export class McpUpstream {
     if (this.secretsOf?.config !== this.config) {
       this.secretsOf = { config: this.config, values: [...Object.values(this.config.secretEnvValues), ...Object.values(this.config.secretHeaderValues)] };
     }
-    return this.secretsOf.values;
+    const grant = this.oauthGrant;
+    if (!grant) return this.secretsOf.values;
+    return [...this.secretsOf.values, grant.tokens?.access_token, grant.tokens?.refresh_token, grant.client?.client_secret].filter((value): value is string => !!value);
   }
 
   private secretsOf: { config: McpServerConnection; values: readonly string[] } | undefined;
+
+  /** The sign-in in use (for revocation when the server is removed). */
+  get grant(): McpOAuthGrant | null {
+    return this.oauthGrant;
+  }
 
   get stderr(): string[] {
     return [...this.stderrLines];
@@ -141,6 +162,7 @@ export class McpUpstream {
   reconfigure(config: McpServerConnection): void {
     const reconnect = connectionIdentity(config) !== connectionIdentity(this.config) || (this.config.enabled && !config.enabled);
     this.config = config;
+    this.adoptGrant(config.oauthGrant);
     if (reconnect) {
       void this.disconnect();
       this.failedAt = 0;
@@ -155,6 +177,7 @@ export class McpUpstream {
   async connected(): Promise<Client> {
     if (this.stopped) throw new ProtocolError(UNAVAILABLE, `MCP server '${this.name}' is shutting down`);
     if (!this.config.enabled) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server '${this.name}' is switched off`);
+    if (this.config.oauth && !this.oauthGrant?.tokens) throw signInNeeded(this.name);
     if (this.client) return this.client;
     if (this.connecting) return this.connecting;
     if (this.status === 'failed' && Date.now() - this.failedAt < START_COOLDOWN_MS) {
@@ -191,6 +214,7 @@ export class McpUpstream {
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         throw new ProtocolError(TIMED_OUT, `MCP server '${this.name}' did not answer ${request.method} within ${this.config.timeoutMs} ms`);
       }
+      if (this.isAuthFailure(error)) throw signInNeeded(this.name);
       throw error;
     }
   }
@@ -318,6 +342,13 @@ export class McpUpstream {
       await client.connect(transport, { timeout: startTimeout(config) });
     } catch (error) {
       await client.close().catch(() => undefined);
+      if (this.isAuthFailure(error)) {
+        this.lastError = 'sign-in needed';
+        this.status = 'failed';
+        this.failedAt = Date.now();
+        throw signInNeeded(this.name);
+      }
+      if (!config.oauth && config.transport !== 'stdio' && (error as { data?: { status?: unknown } }).data?.status === 401) await this.checkForOAuth(config);
       const reason = this.describe(error);
       this.failedAt = Date.now();
       this.lastError = reason;
@@ -357,7 +388,42 @@ export class McpUpstream {
     }
     const headers = { ...config.headers, ...config.secretHeaderValues };
     const url = new URL(config.url ?? '');
-    return config.transport === 'sse' ? new SSEClientTransport(url, { requestInit: { headers } }) : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+    const authProvider = config.oauth ? new UpstreamAuth(url.href, () => this.oauthGrant, async (change) => this.keepOAuth(change), oauthTimeoutMs()) : undefined;
+    return config.transport === 'sse'
+      ? new SSEClientTransport(url, { requestInit: { headers }, authProvider })
+      : new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider });
+  }
+
+  /** A sign-in change made here: used at once, and handed to the hub to be sealed in the store. */
+  private keepOAuth(change: McpOAuthChange): void {
+    this.oauthGrant = change.grant;
+    this.events.onOAuthChange?.(this.name, change);
+  }
+
+  /**
+   * The store's grant replaces this process's only when it is as new or newer: a store read from before this
+   * process's own refresh must not bring back a refresh token the server has rotated away.
+   */
+  private adoptGrant(stored: McpOAuthGrant | null): void {
+    const mine = this.oauthGrant;
+    if (!stored || !mine?.tokens || (stored.receivedAt ?? 0) >= (mine.receivedAt ?? 0)) {
+      const signedInAgain = !mine?.tokens && !!stored?.tokens;
+      this.oauthGrant = stored;
+      if (signedInAgain) this.failedAt = 0;
+    }
+  }
+
+  /** A 401 the SDK's OAuth could not cure, from the transport (its UnauthorizedError or its 401-after-retry). */
+  private isAuthFailure(error: unknown): boolean {
+    if (!this.config.oauth) return false;
+    return UnauthorizedError.isInstance(error) || (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication);
+  }
+
+  /** A server that took no OAuth answered 401: if it now asks for OAuth, it is marked "sign-in needed". */
+  private async checkForOAuth(config: McpServerConnection): Promise<void> {
+    if (await wantsOAuth(config.url ?? '', { ...config.headers, ...config.secretHeaderValues }, oauthTimeoutMs())) {
+      this.events.onOAuthChange?.(this.name, { state: 'sign-in-needed', grant: null });
+    }
   }
 
   private keepStderr(line: string): void {

@@ -2,14 +2,17 @@
 // secrets sealed with the team's data key exactly as the SQLite store seals them, so `gatehouse migrate`
 // copies them as they are. This instance's changes reach its MCP gateway at once; another instance's
 // within moments of the NOTIFY 'mcp_servers' its trigger sends (open.ts calls reload()).
-import type { McpServerChange, McpServerConfig, McpServerConnection, McpServerRepository, NewMcpServer } from '../core/mcp-servers.js';
+import type { McpOAuthChange, McpServerChange, McpServerConfig, McpServerConnection, McpServerRepository, NewMcpServer } from '../core/mcp-servers.js';
 import type { ValueSealer } from '../store/keys/key-store.js';
 import {
   changedMcpServerRow,
+  MCP_OAUTH_COLUMNS,
   MCP_SERVER_COLUMNS,
+  MCP_SETTINGS_COLUMNS,
   mcpServerNameTaken,
   mcpServerNotFound,
   newMcpServerRow,
+  oauthColumns,
   toConfig,
   toConnection,
   type McpServerRow,
@@ -19,8 +22,9 @@ import { bytes, type PgBridge } from './pg-bridge.js';
 const SELECT_ALL = 'SELECT * FROM mcp_servers ORDER BY name';
 const INSERT = `INSERT INTO mcp_servers (${MCP_SERVER_COLUMNS.join(', ')}) VALUES (${MCP_SERVER_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})
   ON CONFLICT (name) DO NOTHING RETURNING name`;
-const CHANGED = MCP_SERVER_COLUMNS.filter((column) => column !== 'name' && column !== 'created_at');
+const CHANGED = MCP_SETTINGS_COLUMNS;
 const UPDATE = `UPDATE mcp_servers SET ${CHANGED.map((column, index) => `${column} = $${index + 1}`).join(', ')} WHERE name = $${CHANGED.length + 1} RETURNING name`;
+const SAVE_OAUTH = `UPDATE mcp_servers SET ${[...MCP_OAUTH_COLUMNS, 'updated_at'].map((column, index) => `${column} = $${index + 1}`).join(', ')} WHERE name = $${MCP_OAUTH_COLUMNS.length + 2} RETURNING name`;
 
 /** A row as the bridge hands it over (bytea as bytes of any kind) in the shape the shared row code reads. */
 function mcpRow(row: Record<string, unknown>): McpServerRow {
@@ -28,6 +32,8 @@ function mcpRow(row: Record<string, unknown>): McpServerRow {
     ...(row as unknown as McpServerRow),
     secret_env: row.secret_env == null ? null : bytes(row.secret_env),
     secret_headers: row.secret_headers == null ? null : bytes(row.secret_headers),
+    oauth_grant: row.oauth_grant == null ? null : bytes(row.oauth_grant),
+    oauth_expires_at: row.oauth_expires_at == null ? null : Number(row.oauth_expires_at),
   };
 }
 
@@ -69,6 +75,13 @@ export class PgMcpServerStore implements McpServerRepository {
 
   async remove(name: string): Promise<void> {
     if ((await this.bridge.queryForAdmin('DELETE FROM mcp_servers WHERE name = $1 RETURNING name', [name])).length === 0) throw mcpServerNotFound(name);
+    await this.afterChange();
+  }
+
+  async saveOAuth(name: string, change: McpOAuthChange): Promise<void> {
+    const columns = oauthColumns(name, change, this.sealer);
+    const saved = await this.bridge.queryForAdmin(SAVE_OAUTH, [...MCP_OAUTH_COLUMNS.map((column) => columns[column]), Date.now(), name]);
+    if (saved.length === 0) throw mcpServerNotFound(name);
     await this.afterChange();
   }
 

@@ -408,6 +408,14 @@ export const MIGRATIONS: { version: number; description: string; sql: string }[]
         WHERE session_id IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    description: 'OAuth sign-in to remote MCP servers: whether a server needs it, its sealed grant, and when its token expires',
+    sql: `
+      -- As SQLite's migration 23: one sign-in serves every instance (the mcp_servers trigger tells them).
+      ALTER TABLE mcp_servers ADD COLUMN oauth_state text, ADD COLUMN oauth_grant bytea, ADD COLUMN oauth_expires_at bigint;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

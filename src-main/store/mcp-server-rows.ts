@@ -15,6 +15,9 @@ import {
   validValueMap,
   type McpServerChange,
   type McpServerConfig,
+  type McpOAuthChange,
+  type McpOAuthGrant,
+  type McpOAuthState,
   type McpServerConnection,
   type McpTransport,
   type NewMcpServer,
@@ -39,15 +42,26 @@ export interface McpServerRow {
   disabled_tools: string;
   created_at: number;
   updated_at: number;
+  oauth_state: McpOAuthState | null;
+  oauth_grant: Buffer | null;
+  oauth_expires_at: number | null;
 }
 
 /** The columns, in the order both stores write them. */
 export const MCP_SERVER_COLUMNS = [
   'name', 'transport', 'command', 'args', 'env', 'secret_env_names', 'secret_env', 'url', 'headers', 'secret_header_names', 'secret_headers',
-  'enabled', 'timeout_ms', 'disabled_tools', 'created_at', 'updated_at',
+  'enabled', 'timeout_ms', 'disabled_tools', 'created_at', 'updated_at', 'oauth_state', 'oauth_grant', 'oauth_expires_at',
 ] as const satisfies readonly (keyof McpServerRow)[];
 
-type SecretField = 'secret_env' | 'secret_headers';
+/** The sign-in columns: written only by saveOAuth (oauthColumns), never by a settings change. */
+export const MCP_OAUTH_COLUMNS = ['oauth_state', 'oauth_grant', 'oauth_expires_at'] as const satisfies readonly (keyof McpServerRow)[];
+
+/** The columns a settings change writes. */
+export const MCP_SETTINGS_COLUMNS = MCP_SERVER_COLUMNS.filter(
+  (column) => column !== 'name' && column !== 'created_at' && !(MCP_OAUTH_COLUMNS as readonly string[]).includes(column),
+);
+
+type SecretField = 'secret_env' | 'secret_headers' | 'oauth_grant';
 const context = (name: string, field: SecretField): SecretContext => ({ table: 'mcp_servers', rowId: name, field });
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -65,13 +79,32 @@ export function toConfig(row: McpServerRow): McpServerConfig {
     enabled: row.enabled === 1,
     timeoutMs: row.timeout_ms,
     disabledTools: JSON.parse(row.disabled_tools) as string[],
+    oauth: row.oauth_state ? { state: row.oauth_state, expiresAt: row.oauth_state === 'signed-in' && row.oauth_expires_at != null ? iso(Number(row.oauth_expires_at)) : null } : null,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
 }
 
 export function toConnection(row: McpServerRow, sealer: ValueSealer): McpServerConnection {
-  return { ...toConfig(row), secretEnvValues: openMap(row, 'secret_env', sealer), secretHeaderValues: openMap(row, 'secret_headers', sealer) };
+  return {
+    ...toConfig(row),
+    secretEnvValues: openMap(row, 'secret_env', sealer),
+    secretHeaderValues: openMap(row, 'secret_headers', sealer),
+    oauthGrant: row.oauth_grant ? (openJson(row, 'oauth_grant', sealer) as McpOAuthGrant) : null,
+  };
+}
+
+/** The sign-in columns after a change, the grant sealed; the expiry kept in the clear for display only. */
+export function oauthColumns(name: string, change: McpOAuthChange, sealer: ValueSealer): Pick<McpServerRow, (typeof MCP_OAUTH_COLUMNS)[number]> {
+  if (change.state !== null && change.state !== 'sign-in-needed' && change.state !== 'signed-in') throw invalidRequest('An OAuth state is sign-in-needed or signed-in');
+  const grant = change.grant;
+  const tokens = grant?.tokens;
+  const expiresAt = tokens?.expires_in !== undefined && grant?.receivedAt !== undefined ? grant.receivedAt + tokens.expires_in * 1000 : null;
+  return {
+    oauth_state: change.state,
+    oauth_grant: grant ? sealer.seal(context(name, 'oauth_grant'), JSON.stringify(grant)) : null,
+    oauth_expires_at: change.state === 'signed-in' ? expiresAt : null,
+  };
 }
 
 export function mcpServerNotFound(name: string): GatewayError {
@@ -113,6 +146,9 @@ export function newMcpServerRow(input: NewMcpServer, sealer: ValueSealer, now = 
     disabled_tools: JSON.stringify(validStringList(input.disabledTools ?? [], 'disabledTools')),
     created_at: now,
     updated_at: now,
+    oauth_state: input.oauth === true && !stdio ? 'sign-in-needed' : null,
+    oauth_grant: null,
+    oauth_expires_at: null,
   };
 }
 
@@ -162,10 +198,13 @@ function sealMap(name: string, field: SecretField, values: Record<string, string
 }
 
 function openMap(row: McpServerRow, field: SecretField, sealer: ValueSealer): Record<string, string> {
-  const sealed = row[field];
-  if (!sealed) return {};
+  return row[field] ? (openJson(row, field, sealer) as Record<string, string>) : {};
+}
+
+function openJson(row: McpServerRow, field: SecretField, sealer: ValueSealer): unknown {
+  const sealed = row[field]!;
   try {
-    return JSON.parse(sealer.open(context(row.name, field), sealed)) as Record<string, string>;
+    return JSON.parse(sealer.open(context(row.name, field), sealed));
   } catch (error) {
     throw new GatewayError(500, 'api_error', `The sealed secrets of MCP server '${row.name}' cannot be opened (${(error as Error).message}); set them again.`);
   }

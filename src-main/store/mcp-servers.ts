@@ -1,24 +1,26 @@
 // MCP servers in SQLite (migration 14): rows as mcp-server-rows.ts builds them (plain settings as JSON,
 // secret env values and headers sealed to the data key through the key store's ValueSealer, their names
 // kept in the clear for display). A running server is told of every change, whoever made it.
-import type { McpServerChange, McpServerConfig, McpServerConnection, McpServerRepository, NewMcpServer } from '../core/mcp-servers.js';
+import type { McpOAuthChange, McpServerChange, McpServerConfig, McpServerConnection, McpServerRepository, NewMcpServer } from '../core/mcp-servers.js';
 import type { SqliteDatabase } from './database.js';
 import type { ValueSealer } from './keys/key-store.js';
 import {
   changedMcpServerRow,
+  MCP_OAUTH_COLUMNS,
   MCP_SERVER_COLUMNS,
+  MCP_SETTINGS_COLUMNS,
   mcpServerNameTaken,
   mcpServerNotFound,
   newMcpServerRow,
+  oauthColumns,
   toConfig,
   toConnection,
   type McpServerRow,
 } from './mcp-server-rows.js';
 
 const INSERT = `INSERT INTO mcp_servers (${MCP_SERVER_COLUMNS.join(', ')}) VALUES (${MCP_SERVER_COLUMNS.map((column) => `@${column}`).join(', ')})`;
-const UPDATE = `UPDATE mcp_servers SET ${MCP_SERVER_COLUMNS.filter((column) => column !== 'name' && column !== 'created_at')
-  .map((column) => `${column} = @${column}`)
-  .join(', ')} WHERE name = @name`;
+const UPDATE = `UPDATE mcp_servers SET ${MCP_SETTINGS_COLUMNS.map((column) => `${column} = @${column}`).join(', ')} WHERE name = @name`;
+const SAVE_OAUTH = `UPDATE mcp_servers SET ${MCP_OAUTH_COLUMNS.map((column) => `${column} = @${column}`).join(', ')}, updated_at = @updated_at WHERE name = @name`;
 
 export class McpServerStore implements McpServerRepository {
   private readonly listeners = new Set<(servers: McpServerConnection[]) => void>();
@@ -53,6 +55,12 @@ export class McpServerStore implements McpServerRepository {
   async remove(name: string): Promise<void> {
     this.row(name);
     this.db.prepare('DELETE FROM mcp_servers WHERE name = ?').run(name);
+    this.notify();
+  }
+
+  async saveOAuth(name: string, change: McpOAuthChange): Promise<void> {
+    this.row(name);
+    this.db.prepare(SAVE_OAUTH).run({ name, ...oauthColumns(name, change, this.sealer), updated_at: Date.now() });
     this.notify();
   }
 

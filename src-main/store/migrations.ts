@@ -605,4 +605,16 @@ ${usageTriggers(USAGE_DIMENSION_COLUMNS)}
         WHERE session_id IS NOT NULL;
     `,
   },
+  {
+    version: 23,
+    description: 'OAuth sign-in to remote MCP servers: whether a server needs it, its sealed grant, and when its token expires',
+    sql: `
+      -- oauth_state: NULL = the server takes no OAuth; 'sign-in-needed' or 'signed-in' (core/mcp-servers.ts).
+      -- oauth_grant: the client registration, tokens and discovered metadata as one sealed JSON value
+      -- (context mcp_servers / name / oauth_grant). oauth_expires_at: the access token's expiry (ms), for display.
+      ALTER TABLE mcp_servers ADD COLUMN oauth_state TEXT;
+      ALTER TABLE mcp_servers ADD COLUMN oauth_grant BLOB;
+      ALTER TABLE mcp_servers ADD COLUMN oauth_expires_at INTEGER;
+    `,
+  },
 ];
