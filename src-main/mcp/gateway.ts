@@ -79,7 +79,10 @@ export class McpGateway implements SessionHub {
     }
     for (const config of servers) {
       const known = this.upstreams.get(config.name);
-      if (known) known.reconfigure(config);
+      // Removed and added again under the same name between two reads (one watch tick): a new server, not an
+      // edit — nothing of the old one (its connection, its failure pause, its sign-in) may carry over.
+      if (known && known.settings.createdAt !== config.createdAt) void known.stop();
+      if (known && known.settings.createdAt === config.createdAt) known.reconfigure(config);
       else this.upstreams.set(config.name, new McpUpstream(config, this, this.version));
     }
     this.serversVersion++;
