@@ -250,15 +250,18 @@ describe('the Playground with a key picked by name', () => {
     const asked: string[] = [];
     vi.stubGlobal('fetch', async (url: string) => {
       asked.push(url);
-      return url.includes('vk_good') ? jsonResponse({ models: ['llama3.2', 'qwen2.5'], error: null }) : jsonResponse({ models: [], error: { status: 404, message: "Provider 'x' has no model list" } });
+      // The key's models, as every set-up reads them (GET /virtual-keys/:id/models, key-models-store).
+      return url.includes('vk_good')
+        ? jsonResponse({ models: [{ id: 'llama3.2', source: 'listed' }, { id: 'qwen2.5', source: 'listed' }], listing: null })
+        : jsonResponse({ models: [], listing: { ok: false, host: 'http://127.0.0.1:9', models: 0, modelIds: [], reason: 'unreachable', message: 'Nothing answers at http://127.0.0.1:9' } });
     });
     usePlaygroundStore.getState().update({ keyId: 'vk_good' });
     await usePlaygroundStore.getState().loadModelOptions();
     expect(usePlaygroundStore.getState()).toMatchObject({ modelOptions: ['llama3.2', 'qwen2.5'], modelOptionsStatus: 'ready' });
     usePlaygroundStore.getState().update({ keyId: 'vk_bare' });
     await usePlaygroundStore.getState().loadModelOptions();
-    expect(usePlaygroundStore.getState()).toMatchObject({ modelOptions: [], modelOptionsStatus: 'error', modelOptionsError: "Provider 'x' has no model list" });
-    expect(asked).toEqual(['/admin/api/playground/vk_good/models', '/admin/api/playground/vk_bare/models']);
+    expect(usePlaygroundStore.getState()).toMatchObject({ modelOptions: [], modelOptionsStatus: 'error', modelOptionsError: 'Nothing answers at http://127.0.0.1:9' });
+    expect(asked).toEqual(['/admin/api/virtual-keys/vk_good/models', '/admin/api/virtual-keys/vk_bare/models']);
   });
 
   it('re-opens a draft with the key it ran with, picked by name', () => {
