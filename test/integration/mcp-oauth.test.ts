@@ -96,6 +96,8 @@ describe('OAuth sign-in to a remote MCP server', () => {
     const listed = await mcp(['list']);
     expect(listed.stdout).toMatch(/guarded\thttp\ton\t\S+\tsign-in-needed/);
     await until(async () => (await serverRow('guarded')).oauth?.state === 'sign-in-needed');
+    // The running gateway hears of a server the CLI added on its next read of the store (a watch tick).
+    await until(async () => !(await callEcho('guarded', 'probe').then(() => '', (error: Error) => error.message)).includes('No MCP server named'));
 
     // Before sign-in: a clear JSON-RPC error at once, never a hang.
     const started = Date.now();
